@@ -1,0 +1,541 @@
+//! The program language: a tiny line-based language of allocation operations.
+//!
+//! ```text
+//! # comment
+//! a = alloc 24 align 8        # size in bytes (decimal or 0x hex); align defaults to 1
+//! b = alloc u64               # u8 u16 u32 u64 u128 usize: size and alignment of the type
+//! c = alloc [u32; 17]         # arrays of those types
+//! a = realloc a 64            # grow or shrink block a to 64 bytes
+//! free b
+//! checkpoint s
+//! restore s
+//! reset
+//! repeat 1000 {               # the body runs N times; repeats may nest
+//!   x = alloc 16 align 8
+//! }
+//! ```
+//!
+//! Every error carries the 1-based line and column where it was found.
+
+use serde::Serialize;
+
+/// Largest program text accepted, so a paste cannot exhaust memory.
+pub const MAX_SOURCE_BYTES: usize = 1 << 20;
+/// Deepest nesting of `repeat` blocks.
+pub const MAX_REPEAT_DEPTH: usize = 8;
+
+/// A position in the program text (1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Pos {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// An error with the position it refers to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProgramError {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+impl ProgramError {
+    pub fn at(pos: Pos, message: impl Into<String>) -> Self {
+        ProgramError {
+            line: pos.line,
+            column: pos.column,
+            message: message.into(),
+        }
+    }
+}
+
+impl core::fmt::Display for ProgramError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+/// A primitive type usable as a size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prim {
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    Usize,
+}
+
+impl Prim {
+    fn parse(s: &str) -> Option<Prim> {
+        Some(match s {
+            "u8" => Prim::U8,
+            "u16" => Prim::U16,
+            "u32" => Prim::U32,
+            "u64" => Prim::U64,
+            "u128" => Prim::U128,
+            "usize" => Prim::Usize,
+            _ => return None,
+        })
+    }
+
+    /// Size (= alignment) in bytes for a target with `usize_bytes`-byte words.
+    pub fn size(self, usize_bytes: u64) -> u64 {
+        match self {
+            Prim::U8 => 1,
+            Prim::U16 => 2,
+            Prim::U32 => 4,
+            Prim::U64 => 8,
+            Prim::U128 => 16,
+            Prim::Usize => usize_bytes,
+        }
+    }
+}
+
+/// How a block's size is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizeExpr {
+    Bytes(u64),
+    Type(Prim),
+    Array(Prim, u64),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StmtKind {
+    Alloc {
+        name: String,
+        size: SizeExpr,
+        /// Explicit `align N`, with the position of N.
+        align: Option<(u64, Pos)>,
+    },
+    Realloc {
+        name: String,
+        block: String,
+        size: u64,
+    },
+    Free {
+        block: String,
+    },
+    Checkpoint {
+        name: String,
+    },
+    Restore {
+        name: String,
+    },
+    Reset,
+    Repeat {
+        count: u64,
+        body: Vec<Stmt>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stmt {
+    pub pos: Pos,
+    pub kind: StmtKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Tok {
+    Ident(String),
+    Num(u64),
+    Eq,
+    LBrace,
+    RBrace,
+    LBracket,
+    RBracket,
+    Semi,
+    Newline,
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    pos: Pos,
+}
+
+fn lex(src: &str) -> Result<Vec<Token>, ProgramError> {
+    let mut out = Vec::new();
+    for (li, line) in src.lines().enumerate() {
+        let line_no = li as u32 + 1;
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            let pos = Pos {
+                line: line_no,
+                column: i as u32 + 1,
+            };
+            if c == '#' {
+                break;
+            }
+            if c.is_whitespace() {
+                i += 1;
+                continue;
+            }
+            let single = match c {
+                '=' => Some(Tok::Eq),
+                '{' => Some(Tok::LBrace),
+                '}' => Some(Tok::RBrace),
+                '[' => Some(Tok::LBracket),
+                ']' => Some(Tok::RBracket),
+                ';' => Some(Tok::Semi),
+                _ => None,
+            };
+            if let Some(tok) = single {
+                out.push(Token { tok, pos });
+                i += 1;
+                continue;
+            }
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                let begin = i;
+                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_')
+                    || (i == begin && chars[i] == '-')
+                {
+                    i += 1;
+                }
+                let word: String = chars[begin..i].iter().collect();
+                let tok = if c.is_ascii_digit() || c == '-' {
+                    Tok::Num(parse_number(&word, pos)?)
+                } else {
+                    Tok::Ident(word)
+                };
+                out.push(Token { tok, pos });
+                continue;
+            }
+            return Err(ProgramError::at(pos, format!("unexpected character '{c}'")));
+        }
+        out.push(Token {
+            tok: Tok::Newline,
+            pos: Pos {
+                line: line_no,
+                column: chars.len() as u32 + 1,
+            },
+        });
+    }
+    Ok(out)
+}
+
+fn parse_number(word: &str, pos: Pos) -> Result<u64, ProgramError> {
+    if word.starts_with('-') {
+        return Err(ProgramError::at(
+            pos,
+            format!("'{word}' is negative: sizes and counts are whole numbers of 0 or more"),
+        ));
+    }
+    let parsed = if let Some(hex) = word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+        u64::from_str_radix(&hex.replace('_', ""), 16)
+    } else {
+        word.replace('_', "").parse::<u64>()
+    };
+    parsed.map_err(|e| {
+        let why = match e.kind() {
+            core::num::IntErrorKind::PosOverflow => {
+                "is too large (the largest is 0xffffffffffffffff)"
+            }
+            _ => "is not a number (use decimal like 24 or hex like 0x18)",
+        };
+        ProgramError::at(pos, format!("'{word}' {why}"))
+    })
+}
+
+const KEYWORDS: &[&str] = &[
+    "alloc",
+    "realloc",
+    "free",
+    "checkpoint",
+    "restore",
+    "reset",
+    "repeat",
+    "align",
+];
+
+struct Parser {
+    toks: Vec<Token>,
+    i: usize,
+    end: Pos,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Token> {
+        self.toks.get(self.i)
+    }
+
+    fn next(&mut self) -> Option<Token> {
+        let t = self.toks.get(self.i).cloned();
+        self.i += 1;
+        t
+    }
+
+    fn here(&self) -> Pos {
+        self.peek().map_or(self.end, |t| t.pos)
+    }
+
+    fn skip_newlines(&mut self) {
+        while matches!(
+            self.peek(),
+            Some(Token {
+                tok: Tok::Newline,
+                ..
+            })
+        ) {
+            self.i += 1;
+        }
+    }
+
+    fn name(&mut self, what: &str) -> Result<(String, Pos), ProgramError> {
+        let pos = self.here();
+        match self.next() {
+            Some(Token {
+                tok: Tok::Ident(s),
+                pos,
+            }) => {
+                if KEYWORDS.contains(&s.as_str()) {
+                    Err(ProgramError::at(
+                        pos,
+                        format!("'{s}' is a keyword and cannot be used as {what}"),
+                    ))
+                } else {
+                    Ok((s, pos))
+                }
+            }
+            Some(t) => Err(ProgramError::at(
+                t.pos,
+                format!("expected {what}, found {}", describe(&t.tok)),
+            )),
+            None => Err(ProgramError::at(
+                pos,
+                format!("expected {what}, found the end of the program"),
+            )),
+        }
+    }
+
+    fn number(&mut self, what: &str) -> Result<(u64, Pos), ProgramError> {
+        let pos = self.here();
+        match self.next() {
+            Some(Token {
+                tok: Tok::Num(n),
+                pos,
+            }) => Ok((n, pos)),
+            Some(t) => Err(ProgramError::at(
+                t.pos,
+                format!("expected {what}, found {}", describe(&t.tok)),
+            )),
+            None => Err(ProgramError::at(
+                pos,
+                format!("expected {what}, found the end of the program"),
+            )),
+        }
+    }
+
+    fn expect(&mut self, tok: Tok, what: &str) -> Result<Pos, ProgramError> {
+        let pos = self.here();
+        match self.next() {
+            Some(t) if t.tok == tok => Ok(t.pos),
+            Some(t) => Err(ProgramError::at(
+                t.pos,
+                format!("expected {what}, found {}", describe(&t.tok)),
+            )),
+            None => Err(ProgramError::at(
+                pos,
+                format!("expected {what}, found the end of the program"),
+            )),
+        }
+    }
+
+    fn end_of_stmt(&mut self) -> Result<(), ProgramError> {
+        match self.peek() {
+            None
+            | Some(Token {
+                tok: Tok::Newline | Tok::RBrace,
+                ..
+            }) => Ok(()),
+            Some(t) => Err(ProgramError::at(
+                t.pos,
+                format!("expected the end of the line, found {}", describe(&t.tok)),
+            )),
+        }
+    }
+
+    fn size_expr(&mut self) -> Result<SizeExpr, ProgramError> {
+        let pos = self.here();
+        match self.next() {
+            Some(Token { tok: Tok::Num(n), .. }) => Ok(SizeExpr::Bytes(n)),
+            Some(Token { tok: Tok::Ident(s), pos }) => Prim::parse(&s).map(SizeExpr::Type).ok_or_else(|| {
+                ProgramError::at(pos, format!("unknown type '{s}': use a size in bytes or one of u8 u16 u32 u64 u128 usize"))
+            }),
+            Some(Token { tok: Tok::LBracket, .. }) => {
+                let (ty, tpos) = self.name("an element type")?;
+                let prim = Prim::parse(&ty).ok_or_else(|| {
+                    ProgramError::at(tpos, format!("unknown type '{ty}': use one of u8 u16 u32 u64 u128 usize"))
+                })?;
+                self.expect(Tok::Semi, "';' between the element type and the length")?;
+                let (n, _) = self.number("an array length")?;
+                self.expect(Tok::RBracket, "']'")?;
+                Ok(SizeExpr::Array(prim, n))
+            }
+            Some(t) => Err(ProgramError::at(
+                t.pos,
+                format!("expected a size (bytes, a type like u64, or [u32; 17]), found {}", describe(&t.tok)),
+            )),
+            None => Err(ProgramError::at(pos, "expected a size, found the end of the program")),
+        }
+    }
+
+    fn block(&mut self, depth: usize) -> Result<Vec<Stmt>, ProgramError> {
+        let mut out = Vec::new();
+        loop {
+            self.skip_newlines();
+            match self.peek() {
+                None => return Ok(out),
+                Some(Token {
+                    tok: Tok::RBrace,
+                    pos,
+                }) => {
+                    if depth == 0 {
+                        return Err(ProgramError::at(
+                            *pos,
+                            "'}' without a matching 'repeat N {'",
+                        ));
+                    }
+                    return Ok(out);
+                }
+                Some(_) => out.push(self.stmt(depth)?),
+            }
+        }
+    }
+
+    fn stmt(&mut self, depth: usize) -> Result<Stmt, ProgramError> {
+        let start = self.here();
+        let Some(Token {
+            tok: Tok::Ident(word),
+            pos,
+        }) = self.next()
+        else {
+            let t = &self.toks[self.i - 1];
+            return Err(ProgramError::at(
+                t.pos,
+                format!("expected a statement (alloc, realloc, free, checkpoint, restore, reset, repeat), found {}", describe(&t.tok)),
+            ));
+        };
+        let kind = match word.as_str() {
+            "free" => StmtKind::Free {
+                block: self.name("the name of a block to free")?.0,
+            },
+            "checkpoint" => StmtKind::Checkpoint {
+                name: self.name("a checkpoint name")?.0,
+            },
+            "restore" => StmtKind::Restore {
+                name: self.name("a checkpoint name")?.0,
+            },
+            "reset" => StmtKind::Reset,
+            "repeat" => {
+                if depth + 1 > MAX_REPEAT_DEPTH {
+                    return Err(ProgramError::at(
+                        pos,
+                        format!("repeat blocks nest at most {MAX_REPEAT_DEPTH} deep"),
+                    ));
+                }
+                let (count, _) = self.number("a repeat count")?;
+                let open = self.expect(Tok::LBrace, "'{' after the repeat count")?;
+                let body = self.block(depth + 1)?;
+                if self.peek().is_none() {
+                    return Err(ProgramError::at(
+                        open,
+                        "this '{' is never closed: add a '}'",
+                    ));
+                }
+                self.expect(Tok::RBrace, "'}'")?;
+                StmtKind::Repeat { count, body }
+            }
+            "alloc" | "realloc" | "align" => {
+                return Err(ProgramError::at(
+                    pos,
+                    format!("'{word}' needs a name: write `a = {word} …`"),
+                ))
+            }
+            _ => {
+                self.expect(
+                    Tok::Eq,
+                    &format!("'=' after '{word}' (as in `{word} = alloc 8`) or a statement"),
+                )?;
+                let name = word;
+                let (op, opos) = match self.next() {
+                    Some(Token {
+                        tok: Tok::Ident(s),
+                        pos,
+                    }) => (s, pos),
+                    Some(t) => {
+                        return Err(ProgramError::at(
+                            t.pos,
+                            format!("expected 'alloc' or 'realloc', found {}", describe(&t.tok)),
+                        ))
+                    }
+                    None => {
+                        return Err(ProgramError::at(
+                            self.end,
+                            "expected 'alloc' or 'realloc', found the end of the program",
+                        ))
+                    }
+                };
+                match op.as_str() {
+                    "alloc" => {
+                        let size = self.size_expr()?;
+                        let align = if matches!(self.peek(), Some(Token { tok: Tok::Ident(s), .. }) if s == "align")
+                        {
+                            self.i += 1;
+                            Some(self.number("an alignment")?)
+                        } else {
+                            None
+                        };
+                        StmtKind::Alloc { name, size, align }
+                    }
+                    "realloc" => {
+                        let (block, _) = self.name("the block to reallocate")?;
+                        let (size, _) = self.number("the new size in bytes")?;
+                        StmtKind::Realloc { name, block, size }
+                    }
+                    _ => {
+                        return Err(ProgramError::at(
+                            opos,
+                            format!("unknown operation '{op}': use alloc or realloc"),
+                        ))
+                    }
+                }
+            }
+        };
+        self.end_of_stmt()?;
+        Ok(Stmt { pos: start, kind })
+    }
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Ident(s) => format!("'{s}'"),
+        Tok::Num(n) => format!("the number {n}"),
+        Tok::Eq => "'='".into(),
+        Tok::LBrace => "'{'".into(),
+        Tok::RBrace => "'}'".into(),
+        Tok::LBracket => "'['".into(),
+        Tok::RBracket => "']'".into(),
+        Tok::Semi => "';'".into(),
+        Tok::Newline => "the end of the line".into(),
+    }
+}
+
+/// Parses a program into statements.
+pub fn parse(src: &str) -> Result<Vec<Stmt>, ProgramError> {
+    if src.len() > MAX_SOURCE_BYTES {
+        return Err(ProgramError::at(
+            Pos { line: 1, column: 1 },
+            format!(
+                "the program is {} bytes; the limit is {MAX_SOURCE_BYTES}",
+                src.len()
+            ),
+        ));
+    }
+    let toks = lex(src)?;
+    let end = toks.last().map_or(Pos { line: 1, column: 1 }, |t| t.pos);
+    let mut p = Parser { toks, i: 0, end };
+    p.block(0)
+}

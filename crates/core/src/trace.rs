@@ -1,0 +1,156 @@
+//! The trace: what running a program did, op by op. Serialised as the
+//! versioned JSON format documented in `docs/trace-format.md`.
+
+use crate::algorithms::{Algorithm, Direction};
+use crate::steps::StepId;
+use crate::word::Target;
+use serde::Serialize;
+
+/// Bumped when the JSON format changes incompatibly.
+pub const TRACE_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Trace {
+    pub version: u32,
+    pub allocator: &'static str,
+    pub target: Target,
+    pub direction: Direction,
+    pub algorithm: Algorithm,
+    /// Path of the algorithm's source file, for the code view.
+    pub source_path: &'static str,
+    pub chunks: Vec<ChunkInfo>,
+    pub ops: Vec<Op>,
+}
+
+/// One chunk obtained from the simulated base allocator.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChunkInfo {
+    pub id: u32,
+    /// Address of the first usable byte.
+    pub start: u64,
+    /// Usable bytes (metadata excluded).
+    pub capacity: u64,
+    /// Bytes of header before `start`.
+    pub header: u64,
+    /// Bytes of footer after `start + capacity`.
+    pub footer: u64,
+    /// Index of the op that created it.
+    pub created_by: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpKind {
+    Alloc,
+    Realloc,
+    Free,
+    Reset,
+    Checkpoint,
+    Restore,
+}
+
+/// One executed operation (repeat loops expanded).
+#[derive(Clone, Debug, Serialize)]
+pub struct Op {
+    pub index: u32,
+    pub kind: OpKind,
+    /// The block the op names (`a` in `a = alloc 8`, `free a`); checkpoint name for checkpoint/restore.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<String>,
+    pub line: u32,
+    pub column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<u32>,
+    /// Bytes from the chunk's first usable byte to the block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub align: Option<u64>,
+    /// Alignment padding bytes skipped to place this block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub padding: Option<u64>,
+    /// For realloc: whether the block moved to a new address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved: Option<bool>,
+    /// The allocation did not fit (the fixed chunk is full).
+    pub failed: bool,
+    /// For free and realloc: index of the op that placed the block acted on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_op: Option<u32>,
+    /// Ops whose blocks' bytes this op returned to free space.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reclaimed: Vec<u32>,
+    /// The current chunk's bump pointer after the op.
+    pub bump_ptr: u64,
+    pub events: Vec<Event>,
+    pub stats: Stats,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// The bump algorithm ran; its micro-steps are attached.
+    Bump,
+    Padding,
+    OutOfMemory,
+    Freed,
+    NotReclaimed,
+    Reclaimed,
+    Moved,
+    Copied,
+    Leaked,
+    Checkpoint,
+    Restored,
+    Reset,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Event {
+    pub kind: EventKind,
+    /// One plain sentence.
+    pub text: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepOut>,
+}
+
+/// A micro-step as it appears in the trace.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepOut {
+    pub id: StepId,
+    pub label: &'static str,
+    /// 1-based line in the algorithm's source file.
+    pub line: u32,
+    pub values: Vec<NamedValue>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NamedValue {
+    pub name: &'static str,
+    pub value: u64,
+}
+
+/// Running totals after an op. Byte counts unless noted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// Bytes requested by live blocks.
+    pub requested: u64,
+    /// Bytes between each chunk's start and its bump pointer (blocks, padding, dead blocks).
+    pub used: u64,
+    /// Alignment padding in the used region.
+    pub padding: u64,
+    /// Header and footer bytes of all chunks.
+    pub metadata: u64,
+    /// Bytes of blocks left behind by moves (or freed without being reclaimed).
+    pub leaked: u64,
+    /// Bytes copied by moves, cumulative.
+    pub copied: u64,
+    /// Free bytes left in all chunks.
+    pub unused: u64,
+    pub chunks: u32,
+    /// requested / (capacity + metadata), 0..1.
+    pub utilisation: f64,
+}

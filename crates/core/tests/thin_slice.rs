@@ -1,0 +1,232 @@
+//! The thin slice: bump up and bump down in one fixed chunk, observable
+//! addresses, padding and errors with positions.
+
+use bumplab_core::algorithms::Algorithm;
+use bumplab_core::engine::{HEAP_BASE, MAX_EXECUTED_OPS};
+use bumplab_core::steps::{line_of, StepId};
+use bumplab_core::trace::OpKind;
+use bumplab_core::{run, Options, PresetId, Target};
+
+fn trace(src: &str, preset: PresetId) -> bumplab_core::Trace {
+    run(src, preset, &Options::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn err(src: &str) -> String {
+    let e = run(src, PresetId::FitzgenDown, &Options::default()).unwrap_err();
+    format!("{e}")
+}
+
+const PROGRAM: &str = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\n";
+
+#[test]
+fn bump_down_places_blocks_from_the_end() {
+    let t = trace(PROGRAM, PresetId::FitzgenDown);
+    let end = HEAP_BASE + 256;
+    let addrs: Vec<_> = t.ops.iter().map(|o| o.address.unwrap()).collect();
+    // a: end-1; b: (end-1-8) rounded down to 8 = end-16; c: (end-16-24)=end-40 rounded to 16 = end-48.
+    assert_eq!(addrs, vec![end - 1, end - 16, end - 48]);
+    let pads: Vec<_> = t.ops.iter().map(|o| o.padding.unwrap()).collect();
+    assert_eq!(pads, vec![0, 7, 8]);
+    assert_eq!(t.ops[2].bump_ptr, end - 48);
+    assert_eq!(t.ops[2].stats.requested, 33);
+    assert_eq!(t.ops[2].stats.used, 48);
+    assert_eq!(t.ops[2].stats.padding, 15);
+}
+
+#[test]
+fn bump_up_places_blocks_from_the_start() {
+    for preset in [PresetId::HinckleyUp, PresetId::HinckleyUpNaive] {
+        let t = trace(PROGRAM, preset);
+        let addrs: Vec<_> = t.ops.iter().map(|o| o.offset.unwrap()).collect();
+        // a at 0; b rounds 1 up to 8; c rounds 16 up to 16.
+        assert_eq!(addrs, vec![0, 8, 16], "{preset:?}");
+        assert_eq!(t.ops[2].bump_ptr, HEAP_BASE + 40);
+        assert_eq!(t.ops[2].stats.padding, 7);
+    }
+}
+
+#[test]
+fn branch_profile_matches_the_reference() {
+    // Bump down: 2 branches (checked_sub, compare to start); up naive: 3; up: 1.
+    let count = |preset, id_is_branch: &dyn Fn(StepId) -> bool| {
+        trace("a = alloc 8 align 8\n", preset).ops[0].events[0]
+            .steps
+            .iter()
+            .filter(|s| id_is_branch(s.id))
+            .count()
+    };
+    use StepId::*;
+    assert_eq!(
+        count(PresetId::FitzgenDown, &|s| matches!(
+            s,
+            DownSub | DownCheckStartPass
+        )),
+        2
+    );
+    assert_eq!(
+        count(PresetId::HinckleyUpNaive, &|s| matches!(
+            s,
+            UpNaiveRound | UpNaiveAdd | UpNaiveCheckEndPass
+        )),
+        3
+    );
+    assert_eq!(
+        count(PresetId::HinckleyUp, &|s| matches!(s, UpCheckPass)),
+        1
+    );
+}
+
+#[test]
+fn full_chunk_fails_and_reset_reclaims() {
+    let t = trace(
+        "a = alloc 200\nb = alloc 100\nreset\nc = alloc 100\n",
+        PresetId::HinckleyUp,
+    );
+    assert!(!t.ops[0].failed);
+    assert!(t.ops[1].failed);
+    assert_eq!(t.ops[2].kind, OpKind::Reset);
+    assert_eq!(t.ops[2].reclaimed, vec![0]);
+    assert_eq!(t.ops[3].offset, Some(0));
+}
+
+#[test]
+fn wasm32_target_checks_layout_at_32_bits() {
+    let opts = Options {
+        target: Target::Wasm32,
+        ..Options::default()
+    };
+    let e = run("a = alloc 0x80000000\n", PresetId::FitzgenDown, &opts).unwrap_err();
+    assert_eq!((e.line, e.column), (1, 1));
+    assert!(e.message.contains("isize::MAX"), "{e}");
+    // The same request is a valid Layout on 64-bit and simply does not fit.
+    let t = run(
+        "a = alloc 0x80000000\n",
+        PresetId::FitzgenDown,
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(t.ops[0].failed);
+}
+
+#[test]
+fn repeat_expands_and_is_capped() {
+    let t = trace("repeat 3 {\n  x = alloc 8\n}\n", PresetId::HinckleyUp);
+    assert_eq!(t.ops.len(), 3);
+    assert_eq!(t.ops[2].offset, Some(16));
+    let e = err(&format!(
+        "repeat {} {{\n x = alloc 0\n}}\n",
+        MAX_EXECUTED_OPS + 1
+    ));
+    assert!(
+        e.starts_with("1:1: the program would execute more than 2000000 ops"),
+        "{e}"
+    );
+    let e = err("a = alloc 1\nrepeat 2000 {\n  repeat 2000 {\n    x = alloc 1\n  }\n}\n");
+    assert!(
+        e.starts_with("2:1: the program would execute more than"),
+        "{e}"
+    );
+}
+
+#[test]
+fn errors_name_their_position() {
+    assert_eq!(
+        err("a = alloc 8 align 3\n"),
+        "1:19: alignment 3 is not allowed: use a power of two from 1 to 4096"
+    );
+    assert_eq!(
+        err("a = alloc 8 align 0\n"),
+        "1:19: alignment 0 is not allowed: use a power of two from 1 to 4096"
+    );
+    assert_eq!(
+        err("\nfree zz\n"),
+        "2:1: unknown block 'zz': no earlier line allocates it"
+    );
+    assert_eq!(
+        err("a = alloc 8\nfree a\nfree a\n"),
+        "3:1: cannot free 'a': it was freed at 2:1"
+    );
+    assert_eq!(
+        err("a = alloc -4\n"),
+        "1:11: '-4' is negative: sizes and counts are whole numbers of 0 or more"
+    );
+    assert_eq!(
+        err("a = alloc ten\n"),
+        "1:11: unknown type 'ten': use a size in bytes or one of u8 u16 u32 u64 u128 usize"
+    );
+    assert_eq!(
+        err("a = alloc\n"),
+        "1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line"
+    );
+    assert_eq!(
+        err("repeat 2 {\n x = alloc 1\n"),
+        "1:10: this '{' is never closed: add a '}'"
+    );
+    assert_eq!(err("}\n"), "1:1: '}' without a matching 'repeat N {'");
+    assert_eq!(
+        err("restore s\n"),
+        "1:1: unknown checkpoint 's': save it first with `checkpoint s`"
+    );
+    assert_eq!(err("a = alloc 8 $\n"), "1:13: unexpected character '$'");
+}
+
+#[test]
+fn checkpoint_restore_rewinds() {
+    let t = trace(
+        "a = alloc 8\ncheckpoint s\nb = alloc 8\nrestore s\nc = alloc 8\n",
+        PresetId::HinckleyUp,
+    );
+    assert_eq!(t.ops[3].reclaimed, vec![2]);
+    assert_eq!(t.ops[4].offset, Some(8));
+    let e = err("a = alloc 8\ncheckpoint s\nb = alloc 8\nrestore s\nfree b\n");
+    assert_eq!(
+        e,
+        "5:1: cannot free 'b': it was reclaimed by a reset or restore"
+    );
+}
+
+#[test]
+fn every_step_has_exactly_one_source_line() {
+    use StepId::*;
+    let all = [
+        (
+            Algorithm::BumpDown,
+            vec![
+                DownSub,
+                DownSubOverflow,
+                DownRound,
+                DownCheckStartPass,
+                DownCheckStartFail,
+                DownBump,
+            ],
+        ),
+        (
+            Algorithm::BumpUpNaive,
+            vec![
+                UpNaiveRound,
+                UpNaiveRoundOverflow,
+                UpNaiveAdd,
+                UpNaiveAddOverflow,
+                UpNaiveCheckEndPass,
+                UpNaiveCheckEndFail,
+                UpNaiveBump,
+            ],
+        ),
+        (
+            Algorithm::BumpUp,
+            vec![UpOffset, UpTotal, UpCheckPass, UpCheckFail, UpBump],
+        ),
+    ];
+    for (algo, steps) in all {
+        for s in steps {
+            let marker = format!("// step: {}", s.marker());
+            let n = algo
+                .source()
+                .lines()
+                .filter(|l| l.trim_end().ends_with(&marker))
+                .count();
+            assert_eq!(n, 1, "{algo:?} {s:?}");
+            assert!(line_of(algo.source(), s.marker()).is_some());
+        }
+    }
+}

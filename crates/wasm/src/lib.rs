@@ -1,0 +1,61 @@
+//! The wasm face of bumplab-core: small, boring conversions only.
+//!
+//! Results cross the boundary as the documented JSON trace format, so the
+//! page, the CLI and an exported file all read the very same thing.
+
+use bumplab_core::{presets, PresetId, ProgramError, Target};
+use wasm_bindgen::prelude::*;
+
+/// Runs `source` on `allocator` and returns the trace JSON, or a JSON error
+/// `{"error": {"line", "column", "message"}}` for bad input. Never throws for
+/// bad input: the page keeps its last good trace and shows the message.
+#[wasm_bindgen(js_name = traceProgram)]
+pub fn trace_program(source: &str, allocator: &str, target: &str, capacity: u32) -> String {
+    match run(source, allocator, target, capacity) {
+        Ok(json) => json,
+        Err(e) => serde_json::json!({ "error": e }).to_string(),
+    }
+}
+
+fn run(source: &str, allocator: &str, target: &str, capacity: u32) -> Result<String, ProgramError> {
+    let at_start = |message: String| ProgramError {
+        line: 1,
+        column: 1,
+        message,
+    };
+    let preset = PresetId::parse(allocator).ok_or_else(|| {
+        let names: Vec<_> = PresetId::ALL.iter().map(|p| p.name()).collect();
+        at_start(format!(
+            "unknown allocator '{allocator}': use one of {}",
+            names.join(", ")
+        ))
+    })?;
+    let target = Target::parse(target)
+        .ok_or_else(|| at_start(format!("unknown target '{target}': use 64 or wasm32")))?;
+    let opts = bumplab_core::Options {
+        target,
+        capacity: u64::from(capacity),
+    };
+    let trace = bumplab_core::run(source, preset, &opts)?;
+    Ok(serde_json::to_string(&trace).expect("a trace always serialises"))
+}
+
+/// The allocators, as JSON `[{name, direction, algorithm, description}]`.
+#[wasm_bindgen(js_name = listAllocators)]
+pub fn list_allocators() -> String {
+    serde_json::to_string(&presets::list()).expect("the list always serialises")
+}
+
+/// The source file of the algorithm `name` (as in the trace's `algorithm`).
+#[wasm_bindgen(js_name = algorithmSource)]
+pub fn algorithm_source(name: &str) -> Option<String> {
+    bumplab_core::algorithms::Algorithm::ALL
+        .into_iter()
+        .find(|a| {
+            serde_json::to_value(a)
+                .ok()
+                .and_then(|v| v.as_str().map(|s| s == name))
+                == Some(true)
+        })
+        .map(|a| a.source().to_string())
+}
