@@ -1,0 +1,5 @@
+// Pinned tool versions. WASM_BINDGEN must equal the `wasm-bindgen = "=X"`
+// pin in Cargo.toml: the CLI and the crate have to agree exactly.
+export const WASM_BINDGEN = "0.2.130";
+export const WASM_PACK = "0.15.1";
+export const CHROMIUM = "/usr/bin/chromium";
