@@ -78,11 +78,18 @@ impl StepId {
     }
 }
 
-/// Finds the 1-based line of `// step: <marker>` in `source`.
+/// Finds the 1-based line that performs the step marked `// step: <marker>`.
+///
+/// The marker is a trailing comment on that line; where rustfmt has moved it
+/// onto a line of its own (after the `{` of an `if` or `let … else`), the
+/// marked line is the one above it.
 pub fn line_of(source: &str, marker: &str) -> Option<u32> {
     let needle = format!("// step: {marker}");
-    source
-        .lines()
-        .position(|l| l.trim_end().ends_with(needle.as_str()))
-        .map(|i| i as u32 + 1)
+    let lines: Vec<&str> = source.lines().collect();
+    let i = lines
+        .iter()
+        .position(|l| l.trim_end().ends_with(needle.as_str()))?;
+    let own_line = lines[i].trim_start().starts_with("//");
+    let line = if own_line && i > 0 { i - 1 } else { i };
+    Some(line as u32 + 1)
 }

@@ -186,6 +186,26 @@ fn checkpoint_restore_rewinds() {
 }
 
 #[test]
+fn step_lines_point_at_the_code_that_runs() {
+    let src = Algorithm::BumpDown.source();
+    let line = |m| {
+        src.lines()
+            .nth(line_of(src, m).unwrap() as usize - 1)
+            .unwrap()
+            .trim()
+    };
+    assert_eq!(
+        line("checked_sub"),
+        "let Some(new_ptr) = ptr.checked_sub(size) else {"
+    );
+    assert_eq!(
+        line("round_down"),
+        "let new_ptr = new_ptr & !(align - W::ONE); // step: round_down"
+    );
+    assert_eq!(line("check_start"), "if new_ptr < start {");
+}
+
+#[test]
 fn every_step_has_exactly_one_source_line() {
     use StepId::*;
     let all = [
@@ -226,7 +246,12 @@ fn every_step_has_exactly_one_source_line() {
                 .filter(|l| l.trim_end().ends_with(&marker))
                 .count();
             assert_eq!(n, 1, "{algo:?} {s:?}");
-            assert!(line_of(algo.source(), s.marker()).is_some());
+            let line = line_of(algo.source(), s.marker()).unwrap();
+            let code = algo.source().lines().nth(line as usize - 1).unwrap();
+            assert!(
+                !code.trim_start().starts_with("//"),
+                "{s:?} points at a comment: {code}"
+            );
         }
     }
 }

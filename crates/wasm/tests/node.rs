@@ -1,0 +1,85 @@
+//! Runs under `wasm-pack test --node`: the binding as the page and CLI see it,
+//! compiled for wasm32.
+
+use bumplab_wasm::{algorithm_source, list_allocators, trace_program};
+use serde_json::Value;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).expect("the binding returns JSON")
+}
+
+#[wasm_bindgen_test]
+fn trace_returns_placements_for_both_directions() {
+    let src = "a = alloc 1\nb = alloc u64\n";
+    let down = json(&trace_program(src, "fitzgen-down", "64", 256));
+    let up = json(&trace_program(src, "hinckley-up", "64", 256));
+    let offsets = |t: &Value| -> Vec<u64> {
+        t["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["offset"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(offsets(&down), vec![255, 240]);
+    assert_eq!(offsets(&up), vec![0, 8]);
+    assert_eq!(down["version"], 1);
+    assert_eq!(down["chunks"][0]["capacity"], 256);
+}
+
+#[wasm_bindgen_test]
+fn usize_follows_the_target() {
+    let t = json(&trace_program(
+        "a = alloc usize\n",
+        "hinckley-up",
+        "wasm32",
+        256,
+    ));
+    assert_eq!(t["target"], "wasm32");
+    assert_eq!(t["ops"][0]["size"], 4);
+    let t = json(&trace_program(
+        "a = alloc usize\n",
+        "hinckley-up",
+        "64",
+        256,
+    ));
+    assert_eq!(t["ops"][0]["size"], 8);
+}
+
+#[wasm_bindgen_test]
+fn bad_input_is_an_error_value_not_a_trap() {
+    let e = json(&trace_program(
+        "a = alloc 8 align 3\n",
+        "fitzgen-down",
+        "64",
+        256,
+    ));
+    assert_eq!(e["error"]["line"], 1);
+    assert_eq!(e["error"]["column"], 19);
+    let e = json(&trace_program("a = alloc 8\n", "no-such", "64", 256));
+    assert!(e["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("unknown allocator 'no-such'"));
+    let e = json(&trace_program("a = alloc 8\n", "hinckley-up", "64", 100));
+    assert!(e["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("multiple of 16"));
+}
+
+#[wasm_bindgen_test]
+fn lists_allocators_and_their_sources() {
+    let list = json(&list_allocators());
+    let names: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["fitzgen-down", "hinckley-up-naive", "hinckley-up"]);
+    let src = algorithm_source("bump-down").expect("bump-down has a source");
+    assert!(src.contains("checked_sub"));
+    assert!(algorithm_source("nope").is_none());
+}
