@@ -1,27 +1,27 @@
 //! Runs a parsed program on a preset and records the trace.
 //!
-//! The engine keeps a shadow table of blocks (name, placement, state) beside
-//! the allocator: the allocator only ever sees addresses, as a real one does,
-//! and the shadow table is what checks names, frees and use after free.
+//! The engine keeps a shadow table beside the model: block names, states and
+//! which bytes each chunk still holds. The model only ever sees addresses and
+//! layouts, as a real allocator does; the shadow table is what checks names,
+//! catches use after free and double free, and tells reclaimed bytes from
+//! leaked ones.
 
 use std::collections::HashMap;
 
-use crate::algorithms::bump_down::BumpDown;
-use crate::algorithms::bump_up::BumpUp;
-use crate::algorithms::bump_up_naive::BumpUpNaive;
 use crate::algorithms::Direction;
-use crate::presets::PresetId;
-use crate::probe::Recorder;
+use crate::heap::Heap;
+use crate::model::{AllocError, ChunkReason, Layout, Model, ModelEvent, ModelOptions};
+use crate::presets::{self, PresetId, PresetVisitor};
+use crate::probe::{Recorded, Recorder};
 use crate::program::{parse, Pos, ProgramError, SizeExpr, Stmt, StmtKind};
-use crate::steps::line_of;
 use crate::trace::{
     ChunkInfo, Event, EventKind, NamedValue, Op, OpKind, Stats, StepOut, Trace, TRACE_VERSION,
 };
 use crate::word::{Target, Word};
 
-/// Where the simulated base allocator hands out its first chunk.
-pub const HEAP_BASE: u64 = 0x1_0000;
-/// Usable bytes of the fixed chunk when no capacity is given.
+pub use crate::heap::HEAP_BASE;
+
+/// Usable bytes of a fixed chunk when no capacity is given.
 pub const DEFAULT_CAPACITY: u64 = 256;
 /// Largest fixed-chunk capacity accepted.
 pub const MAX_CAPACITY: u64 = 1 << 30;
@@ -33,7 +33,7 @@ pub const MAX_EXECUTED_OPS: u64 = 2_000_000;
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     pub target: Target,
-    /// Usable bytes of the fixed chunk.
+    /// Usable bytes of a fixed chunk (presets with one fixed chunk).
     pub capacity: u64,
 }
 
@@ -49,6 +49,7 @@ impl Default for Options {
 /// Parses and runs `src` on `preset`.
 pub fn run(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, ProgramError> {
     let program = parse(src)?;
+    check_op_count(&program)?;
     if opts.capacity == 0 || opts.capacity > MAX_CAPACITY || opts.capacity % 16 != 0 {
         return Err(ProgramError::at(
             Pos { line: 1, column: 1 },
@@ -58,133 +59,132 @@ pub fn run(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, Program
             ),
         ));
     }
-    match opts.target {
-        Target::W64 => Engine::<u64>::new(preset, opts).run(&program),
-        Target::Wasm32 => Engine::<u32>::new(preset, opts).run(&program),
-    }
+    presets::visit(
+        preset,
+        opts.target,
+        RunProgram {
+            program: &program,
+            preset,
+            opts,
+        },
+    )
 }
 
-/// The seed algorithms, each over one fixed chunk.
-enum Bumper<W> {
-    Down(BumpDown<W>),
-    UpNaive(BumpUpNaive<W>),
-    Up(BumpUp<W>),
+struct RunProgram<'a> {
+    program: &'a [Stmt],
+    preset: PresetId,
+    opts: &'a Options,
 }
 
-impl<W: Word> Bumper<W> {
-    fn new(preset: PresetId, start: W, end: W) -> Self {
-        match preset {
-            PresetId::FitzgenDown => Bumper::Down(BumpDown { start, ptr: end }),
-            PresetId::HinckleyUpNaive => Bumper::UpNaive(BumpUpNaive { ptr: start, end }),
-            PresetId::HinckleyUp => Bumper::Up(BumpUp { ptr: start, end }),
-        }
-    }
-
-    fn alloc(&mut self, size: W, align: W, rec: &mut Recorder) -> Option<W> {
-        match self {
-            Bumper::Down(b) => b.alloc(size, align, rec),
-            Bumper::UpNaive(b) => b.alloc(size, align, rec),
-            Bumper::Up(b) => b.alloc(size, align, rec),
-        }
-    }
-
-    fn ptr(&self) -> W {
-        match self {
-            Bumper::Down(b) => b.ptr,
-            Bumper::UpNaive(b) => b.ptr,
-            Bumper::Up(b) => b.ptr,
-        }
-    }
-
-    fn set_ptr(&mut self, ptr: W) {
-        match self {
-            Bumper::Down(b) => b.ptr = ptr,
-            Bumper::UpNaive(b) => b.ptr = ptr,
-            Bumper::Up(b) => b.ptr = ptr,
-        }
+impl PresetVisitor for RunProgram<'_> {
+    type Out = Result<Trace, ProgramError>;
+    fn visit<W: Word, M: Model<W>>(self) -> Self::Out {
+        let mut engine = Engine::<W, M>::new(self.preset, self.opts)?;
+        engine.exec_all(self.program)?;
+        Ok(engine.finish())
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum BlockState {
     Live,
-    /// Freed by the program; the bytes stay until a reset or restore.
+    /// Freed by the program; its bytes stay until they are reclaimed.
     Freed,
     /// Left behind by a realloc that moved.
     Leaked,
-    /// Its bytes are free space again.
+    /// Its bytes are free space again (or belong to the block that replaced it).
     Reclaimed,
 }
 
 struct Block {
     op: u32,
+    chunk: u32,
+    address: u64,
     size: u64,
     align: u64,
     padding: u64,
     state: BlockState,
-    /// Where the op that ended it (free, moving realloc) stands, for errors.
+    /// Where the op that ended it stands, for error messages.
     ended_at: Option<Pos>,
 }
 
-struct Engine<W> {
+struct ChunkRec {
+    info: ChunkInfo,
+    /// Blocks whose bytes the chunk still holds, ordered from the chunk's
+    /// bump origin towards the bump pointer.
+    holding: Vec<usize>,
+    live: bool,
+}
+
+struct Engine<W: Word, M: Model<W>> {
     preset: PresetId,
     target: Target,
     direction: Direction,
-    bumper: Bumper<W>,
-    chunk: ChunkInfo,
+    model: M,
+    heap: Heap<W>,
     blocks: Vec<Block>,
-    /// Blocks whose bytes are in use, in placement order.
-    occupying: Vec<usize>,
+    chunks: Vec<ChunkRec>,
     names: HashMap<String, usize>,
-    checkpoints: HashMap<String, (W, usize)>,
+    /// Saved checkpoints, oldest first: restoring one drops those after it.
+    checkpoints: Vec<(String, M::Checkpoint)>,
+    /// Checkpoints a reset or restore dropped, and what dropped them.
+    dropped: HashMap<String, String>,
     ops: Vec<Op>,
-    stats: Stats,
+    copied: u64,
 }
 
-impl<W: Word> Engine<W> {
-    fn new(preset: PresetId, opts: &Options) -> Self {
-        let start = HEAP_BASE;
-        let end = start + opts.capacity;
-        let w = |v: u64| W::from_u64(v).expect("the heap lies below 4 GiB");
-        Engine {
+fn model_error(pos: Pos, e: AllocError, target: Target) -> ProgramError {
+    let limit = Heap::<u64>::limit(target);
+    let why = match e {
+        AllocError::HeapExhausted => {
+            format!("the simulated base allocator has no room for the chunk this needs (its heap is {limit:#x} bytes)")
+        }
+        AllocError::Full => "the allocator is full".into(),
+        AllocError::BadAlloc => "std::bad_alloc".into(),
+    };
+    ProgramError::at(pos, why)
+}
+
+impl<W: Word, M: Model<W>> Engine<W, M> {
+    fn new(preset: PresetId, opts: &Options) -> Result<Self, ProgramError> {
+        let mut heap = Heap::new(opts.target);
+        let mut rec = Recorder::default();
+        let model_opts = ModelOptions {
+            capacity: opts.capacity,
+        };
+        let model = M::new(&mut heap, &model_opts, &mut rec)
+            .map_err(|e| model_error(Pos { line: 1, column: 1 }, e, opts.target))?;
+        let mut engine = Engine {
             preset,
             target: opts.target,
-            direction: preset.direction(),
-            bumper: Bumper::new(preset, w(start), w(end)),
-            chunk: ChunkInfo {
-                id: 0,
-                start,
-                capacity: opts.capacity,
-                header: 0,
-                footer: 0,
-                created_by: 0,
-            },
+            direction: model.direction(),
+            model,
+            heap,
             blocks: Vec::new(),
-            occupying: Vec::new(),
+            chunks: Vec::new(),
             names: HashMap::new(),
-            checkpoints: HashMap::new(),
+            checkpoints: Vec::new(),
+            dropped: HashMap::new(),
             ops: Vec::new(),
-            stats: Stats {
-                unused: opts.capacity,
-                chunks: 1,
-                ..Stats::default()
-            },
-        }
+            copied: 0,
+        };
+        // Chunks made by the constructor belong to no op.
+        let mut sink = Vec::new();
+        engine.translate(rec, None, &mut sink);
+        Ok(engine)
     }
 
-    fn run(mut self, program: &[Stmt]) -> Result<Trace, ProgramError> {
-        check_op_count(program)?;
-        self.exec_all(program)?;
-        Ok(Trace {
+    fn finish(self) -> Trace {
+        Trace {
             version: TRACE_VERSION,
             allocator: self.preset.name(),
             target: self.target,
             direction: self.direction,
-            algorithm: self.preset.algorithm(),
-            source_path: self.preset.algorithm().source_path(),
-            chunks: vec![self.chunk],
+            source: self.preset.source(),
+            source_path: self.preset.source().path(),
+            chunks: self.chunks.into_iter().map(|c| c.info).collect(),
             ops: self.ops,
-        })
+        }
     }
 
     fn exec_all(&mut self, stmts: &[Stmt]) -> Result<(), ProgramError> {
@@ -200,16 +200,16 @@ impl<W: Word> Engine<W> {
         Ok(())
     }
 
-    fn word(&self, v: u64, pos: Pos, what: &str) -> Result<W, ProgramError> {
-        W::from_u64(v).ok_or_else(|| {
-            ProgramError::at(
-                pos,
-                format!("{what} {v:#x} does not fit a {}-bit usize", W::BITS),
-            )
-        })
+    fn word(&self, v: u64) -> W {
+        Self::w(v)
     }
 
-    fn block_of(&self, name: &str, pos: Pos, verb: &str) -> Result<usize, ProgramError> {
+    fn w(v: u64) -> W {
+        W::from_u64(v).expect("checked by check_layout")
+    }
+
+    /// The live block called `name`, or an error saying what became of it.
+    fn live_block(&self, name: &str, pos: Pos, verb: &str) -> Result<usize, ProgramError> {
         let Some(&b) = self.names.get(name) else {
             return Err(ProgramError::at(
                 pos,
@@ -217,22 +217,20 @@ impl<W: Word> Engine<W> {
             ));
         };
         let block = &self.blocks[b];
-        if block.state != BlockState::Live {
-            let how = match block.state {
-                BlockState::Freed => "was freed",
-                BlockState::Leaked => "was moved by a realloc (use the new name)",
-                _ => "was reclaimed by a reset or restore",
-            };
-            let at = block
-                .ended_at
-                .map(|p| format!(" at {}:{}", p.line, p.column))
-                .unwrap_or_default();
-            return Err(ProgramError::at(
-                pos,
-                format!("cannot {verb} '{name}': it {how}{at}"),
-            ));
-        }
-        Ok(b)
+        let how = match block.state {
+            BlockState::Live => return Ok(b),
+            BlockState::Freed => "was already freed",
+            BlockState::Leaked => "was moved by a realloc (use the name the realloc gave it)",
+            BlockState::Reclaimed => "was reclaimed by a reset or restore",
+        };
+        let at = block
+            .ended_at
+            .map(|p| format!(" at {}:{}", p.line, p.column))
+            .unwrap_or_default();
+        Err(ProgramError::at(
+            pos,
+            format!("cannot {verb} '{name}': it {how}{at}"),
+        ))
     }
 
     fn new_op(&self, kind: OpKind, pos: Pos, block: Option<String>) -> Op {
@@ -252,7 +250,7 @@ impl<W: Word> Engine<W> {
             failed: false,
             target_op: None,
             reclaimed: Vec::new(),
-            bump_ptr: 0,
+            bump_ptr: None,
             events: Vec::new(),
             stats: Stats::default(),
         }
@@ -260,145 +258,494 @@ impl<W: Word> Engine<W> {
 
     fn exec(&mut self, s: &Stmt) -> Result<(), ProgramError> {
         let mut op = match &s.kind {
-            StmtKind::Alloc { name, size, align } => {
-                let usize_bytes = self.target.usize_bytes();
-                let (bytes, natural) = match *size {
-                    SizeExpr::Bytes(n) => (n, 1),
-                    SizeExpr::Type(p) => (p.size(usize_bytes), p.size(usize_bytes)),
-                    SizeExpr::Array(p, n) => {
-                        let bytes = p.size(usize_bytes).checked_mul(n).ok_or_else(|| {
-                            ProgramError::at(
-                                s.pos,
-                                format!("[{p:?}; {n}] overflows a 64-bit size").to_lowercase(),
-                            )
-                        })?;
-                        (bytes, p.size(usize_bytes))
-                    }
-                };
-                let (align, apos) = align.unwrap_or((natural, s.pos));
-                check_align(align, apos)?;
-                self.check_layout(bytes, align, s.pos)?;
-                let mut op = self.new_op(OpKind::Alloc, s.pos, Some(name.clone()));
-                self.place(&mut op, bytes, align, s.pos)?;
-                if let Some(b) = self.blocks.len().checked_sub(1).filter(|_| !op.failed) {
-                    self.names.insert(name.clone(), b);
-                } else {
-                    self.names.remove(name);
-                }
-                op
-            }
-            StmtKind::Realloc { name, block, size } => {
-                let old = self.block_of(block, s.pos, "realloc")?;
-                let (old_op, old_size, align) = {
-                    let b = &self.blocks[old];
-                    (b.op, b.size, b.align)
-                };
-                self.check_layout(*size, align, s.pos)?;
-                let mut op = self.new_op(OpKind::Realloc, s.pos, Some(name.clone()));
-                op.target_op = Some(old_op);
-                // The reference algorithms define no realloc of their own:
-                // a realloc allocates anew and copies, as a plain allocator must.
-                self.place(&mut op, *size, align, s.pos)?;
-                if op.failed {
-                    self.names.remove(name);
-                } else {
-                    let copied = old_size.min(*size);
-                    let b = &mut self.blocks[old];
-                    b.state = BlockState::Leaked;
-                    b.ended_at = Some(s.pos);
-                    self.stats.requested -= old_size;
-                    self.stats.leaked += old_size;
-                    self.stats.copied += copied;
-                    op.moved = Some(true);
-                    op.events.push(Event {
-                        kind: EventKind::Moved,
-                        text: format!("moved: these algorithms have no in-place realloc, so the block is allocated anew and {copied} bytes are copied"),
-                        steps: Vec::new(),
-                    });
-                    op.events.push(Event {
-                        kind: EventKind::Leaked,
-                        text: format!("the old {old_size} bytes stay behind until a reset"),
-                        steps: Vec::new(),
-                    });
-                    if name != block {
-                        self.names.remove(block);
-                    }
-                    self.names.insert(name.clone(), self.blocks.len() - 1);
-                }
-                op
-            }
-            StmtKind::Free { block } => {
-                let b = self.block_of(block, s.pos, "free")?;
-                let mut op = self.new_op(OpKind::Free, s.pos, Some(block.clone()));
-                let blk = &mut self.blocks[b];
-                blk.state = BlockState::Freed;
-                blk.ended_at = Some(s.pos);
-                op.target_op = Some(blk.op);
-                let size = blk.size;
-                self.stats.requested -= size;
-                self.stats.leaked += size;
-                op.events.push(Event {
-                    kind: EventKind::NotReclaimed,
-                    text: format!("freed, but a plain bump allocator cannot reuse these {size} bytes until a reset"),
-                    steps: Vec::new(),
-                });
-                op
-            }
+            StmtKind::Alloc { name, size, align } => self.alloc(s.pos, name, *size, *align)?,
+            StmtKind::Realloc { name, block, size } => self.realloc(s.pos, name, block, *size)?,
+            StmtKind::Free { block } => self.free(s.pos, block)?,
             StmtKind::Reset => {
                 let mut op = self.new_op(OpKind::Reset, s.pos, None);
-                let start = self.rewind_ptr();
-                self.rewind_to(start, 0, &mut op);
-                op.events.push(Event {
-                    kind: EventKind::Reset,
-                    text: "reset: the bump pointer goes back to the chunk's edge and every block is reclaimed".into(),
-                    steps: Vec::new(),
-                });
+                let mut rec = Recorder::default();
+                self.model.reset(&mut self.heap, &mut rec);
+                self.translate(rec, Some(op.index), &mut op.events);
+                let why = format!("the reset at {}:{}", s.pos.line, s.pos.column);
+                self.drop_checkpoints(0, &why);
+                self.reclaim_all(&mut op);
+                op.events.push(Event::new(
+                    EventKind::Reset,
+                    format!(
+                        "reset: {} blocks reclaimed; every checkpoint is dropped",
+                        op.reclaimed.len()
+                    ),
+                ));
                 op
             }
             StmtKind::Checkpoint { name } => {
                 let mut op = self.new_op(OpKind::Checkpoint, s.pos, Some(name.clone()));
+                self.checkpoints.retain(|(n, _)| n != name);
                 self.checkpoints
-                    .insert(name.clone(), (self.bumper.ptr(), self.occupying.len()));
-                op.events.push(Event {
-                    kind: EventKind::Checkpoint,
-                    text: format!(
-                        "checkpoint '{name}' saves the bump pointer {:#x}",
-                        self.bumper.ptr().to_u64()
-                    ),
-                    steps: Vec::new(),
-                });
+                    .push((name.clone(), self.model.checkpoint()));
+                let at = self
+                    .model
+                    .bump_ptr()
+                    .map(|p| format!(" at bump pointer {:#x}", p.to_u64()))
+                    .unwrap_or_default();
+                op.events.push(Event::new(
+                    EventKind::Checkpoint,
+                    format!("checkpoint '{name}' saved{at}"),
+                ));
                 op
             }
             StmtKind::Restore { name } => {
-                let Some(&(ptr, depth)) = self.checkpoints.get(name) else {
-                    return Err(ProgramError::at(
-                        s.pos,
-                        format!(
-                            "unknown checkpoint '{name}': save it first with `checkpoint {name}`"
-                        ),
-                    ));
+                let Some(i) = self.checkpoints.iter().position(|(n, _)| n == name) else {
+                    let msg = match self.dropped.get(name) {
+                        Some(why) => format!("cannot restore '{name}': {why} dropped it (save it again with `checkpoint {name}`)"),
+                        None => format!("unknown checkpoint '{name}': save it first with `checkpoint {name}`"),
+                    };
+                    return Err(ProgramError::at(s.pos, msg));
                 };
                 let mut op = self.new_op(OpKind::Restore, s.pos, Some(name.clone()));
-                self.rewind_to(ptr, depth, &mut op);
-                // Checkpoints saved after this one point past the restored pointer.
-                let kept = self.occupying.len();
-                self.checkpoints.retain(|_, (_, d)| *d <= kept);
-                op.events.push(Event {
-                    kind: EventKind::Restored,
-                    text: format!(
-                        "restored '{name}': the bump pointer is back at {:#x}",
-                        ptr.to_u64()
-                    ),
-                    steps: Vec::new(),
-                });
+                let cp = self.checkpoints[i].1.clone();
+                let why = format!("restoring '{name}' at {}:{}", s.pos.line, s.pos.column);
+                self.drop_checkpoints(i + 1, &why);
+                let mut rec = Recorder::default();
+                self.model.restore(&mut self.heap, &cp, &mut rec);
+                self.translate(rec, Some(op.index), &mut op.events);
+                self.reclaim_all(&mut op);
+                op.events.push(Event::new(
+                    EventKind::Restored,
+                    format!("restored '{name}': {} blocks reclaimed", op.reclaimed.len()),
+                ));
                 op
             }
             StmtKind::Repeat { .. } => unreachable!("exec_all expands repeats"),
         };
-        op.bump_ptr = self.bumper.ptr().to_u64();
-        op.stats = self.snapshot_stats();
+        op.bump_ptr = self.model.bump_ptr().map(Word::to_u64);
+        op.stats = self.stats();
         self.ops.push(op);
         Ok(())
+    }
+
+    fn alloc(
+        &mut self,
+        pos: Pos,
+        name: &str,
+        size: SizeExpr,
+        align: Option<(u64, Pos)>,
+    ) -> Result<Op, ProgramError> {
+        let usize_bytes = self.target.usize_bytes();
+        let (bytes, natural) = match size {
+            SizeExpr::Bytes(n) => (n, 1),
+            SizeExpr::Type(p) => (p.size(usize_bytes), p.size(usize_bytes)),
+            SizeExpr::Array(p, n) => {
+                let bytes = p.size(usize_bytes).checked_mul(n).ok_or_else(|| {
+                    ProgramError::at(
+                        pos,
+                        format!("an array of {n} elements overflows a 64-bit size"),
+                    )
+                })?;
+                (bytes, p.size(usize_bytes))
+            }
+        };
+        let (align, apos) = align.unwrap_or((natural, pos));
+        check_align(align, apos)?;
+        self.check_layout(bytes, align, pos)?;
+        let mut op = self.new_op(OpKind::Alloc, pos, Some(name.to_string()));
+        op.size = Some(bytes);
+        op.align = Some(align);
+        let layout = Layout {
+            size: self.word(bytes),
+            align: self.word(align),
+        };
+        let mut rec = Recorder::default();
+        let got = self.model.alloc(&mut self.heap, layout, &mut rec);
+        self.translate(rec, Some(op.index), &mut op.events);
+        match got {
+            Ok(addr) => {
+                let b = self.place(&mut op, addr.to_u64(), bytes, align);
+                self.names.insert(name.to_string(), b);
+            }
+            Err(e) => self.fail(&mut op, e, pos, name)?,
+        }
+        Ok(op)
+    }
+
+    fn realloc(
+        &mut self,
+        pos: Pos,
+        name: &str,
+        block: &str,
+        size: u64,
+    ) -> Result<Op, ProgramError> {
+        let old = self.live_block(block, pos, "realloc")?;
+        let (old_op, old_addr, old_size, align) = {
+            let b = &self.blocks[old];
+            (b.op, b.address, b.size, b.align)
+        };
+        self.check_layout(size, align, pos)?;
+        let mut op = self.new_op(OpKind::Realloc, pos, Some(name.to_string()));
+        op.target_op = Some(old_op);
+        op.size = Some(size);
+        op.align = Some(align);
+        let old_layout = Layout {
+            size: self.word(old_size),
+            align: self.word(align),
+        };
+        let mut rec = Recorder::default();
+        let (old_w, size_w) = (self.word(old_addr), self.word(size));
+        let got = self
+            .model
+            .realloc(&mut self.heap, old_w, old_layout, size_w, &mut rec);
+        self.translate(rec, Some(op.index), &mut op.events);
+        let addr = match got {
+            Ok(addr) => addr.to_u64(),
+            Err(e) => {
+                self.fail(&mut op, e, pos, name)?;
+                return Ok(op);
+            }
+        };
+        let moved = addr != old_addr;
+        let overlaps = addr < old_addr + old_size && old_addr < addr + size;
+        // The old block ends here: replaced in place, overwritten by an
+        // overlapping move, or left behind by a move elsewhere.
+        let left_behind = moved && !overlaps;
+        {
+            let chunk = self.blocks[old].chunk as usize;
+            if !left_behind {
+                self.chunks[chunk].holding.retain(|&b| b != old);
+            }
+            let b = &mut self.blocks[old];
+            b.state = if left_behind {
+                BlockState::Leaked
+            } else {
+                BlockState::Reclaimed
+            };
+            b.ended_at = Some(pos);
+        }
+        let new = self.place(&mut op, addr, size, align);
+        op.moved = Some(moved);
+        let (kind, text) = match (moved, size >= old_size) {
+            (false, true) => (
+                EventKind::GrewInPlace,
+                format!("grew in place from {old_size} to {size} bytes"),
+            ),
+            (false, false) => (
+                EventKind::ShrankInPlace,
+                format!("shrank in place from {old_size} to {size} bytes"),
+            ),
+            (true, _) => (
+                EventKind::Moved,
+                format!("moved from {old_addr:#x} to {addr:#x}"),
+            ),
+        };
+        op.events.push(Event::new(kind, text));
+        if left_behind {
+            op.events.push(Event::new(
+                EventKind::Leaked,
+                format!("the old {old_size} bytes at {old_addr:#x} stay behind until they are reclaimed"),
+            ));
+        }
+        self.reclaim_touched(&mut op, &[self.blocks[old].chunk]);
+        if block != name {
+            self.names.remove(block);
+        }
+        self.names.insert(name.to_string(), new);
+        Ok(op)
+    }
+
+    fn free(&mut self, pos: Pos, name: &str) -> Result<Op, ProgramError> {
+        let b = self.live_block(name, pos, "free")?;
+        let mut op = self.new_op(OpKind::Free, pos, Some(name.to_string()));
+        let (addr, size, align, chunk) = {
+            let blk = &mut self.blocks[b];
+            blk.state = BlockState::Freed;
+            blk.ended_at = Some(pos);
+            (blk.address, blk.size, blk.align, blk.chunk)
+        };
+        op.target_op = Some(self.blocks[b].op);
+        op.address = Some(addr);
+        op.size = Some(size);
+        let layout = Layout {
+            size: self.word(size),
+            align: self.word(align),
+        };
+        let mut rec = Recorder::default();
+        let addr_w = self.word(addr);
+        self.model.free(&mut self.heap, addr_w, layout, &mut rec);
+        self.translate(rec, Some(op.index), &mut op.events);
+        self.reclaim_touched(&mut op, &[chunk]);
+        if op.reclaimed.contains(&self.blocks[b].op) {
+            op.events.push(Event::new(
+                EventKind::Freed,
+                format!("freed: it was the last block, so its {size} bytes are free space again"),
+            ));
+        } else {
+            op.events.push(Event::new(
+                EventKind::NotReclaimed,
+                format!(
+                    "freed, but its {size} bytes cannot be reused until the blocks after it go too"
+                ),
+            ));
+        }
+        Ok(op)
+    }
+
+    /// Drops the checkpoints saved after the first `keep`: their bump
+    /// pointers point into bytes that are free again.
+    fn drop_checkpoints(&mut self, keep: usize, why: &str) {
+        for (name, _) in self.checkpoints.drain(keep..) {
+            self.dropped.insert(name, why.to_string());
+        }
+    }
+
+    /// What happens when the model says no.
+    fn fail(
+        &mut self,
+        op: &mut Op,
+        e: AllocError,
+        pos: Pos,
+        name: &str,
+    ) -> Result<(), ProgramError> {
+        match e {
+            AllocError::HeapExhausted => return Err(model_error(pos, e, self.target)),
+            AllocError::Full => op.events.push(Event::new(
+                EventKind::OutOfMemory,
+                "does not fit: this allocator's memory is full and it never grows".to_string(),
+            )),
+            AllocError::BadAlloc => op.events.push(Event::new(
+                EventKind::OutOfMemory,
+                "std::bad_alloc thrown: the padding std::align needed did not fit".to_string(),
+            )),
+        }
+        op.failed = true;
+        self.names.remove(name);
+        Ok(())
+    }
+
+    /// Records a new block at `addr` and returns its index.
+    fn place(&mut self, op: &mut Op, addr: u64, size: u64, align: u64) -> usize {
+        let chunk = self
+            .chunks
+            .iter()
+            .rev()
+            .find(|c| {
+                c.live && c.info.start <= addr && addr + size <= c.info.start + c.info.capacity
+            })
+            .map(|c| c.info.id)
+            .expect("a model returns addresses inside one of its live chunks");
+        let rec = &self.chunks[chunk as usize];
+        // Padding is the gap between this block and its neighbour towards
+        // the bump origin (or the chunk edge): alignment padding plus any
+        // rounding the previous block's size got.
+        let (start, end) = (rec.info.start, rec.info.start + rec.info.capacity);
+        let neighbour = rec.holding.last().map(|&b| &self.blocks[b]);
+        let padding = match self.direction {
+            Direction::Up => addr - neighbour.map_or(start, |n| (n.address + n.size).min(addr)),
+            Direction::Down => {
+                neighbour.map_or(end, |n| n.address.max(addr + size)) - (addr + size)
+            }
+        };
+        op.chunk = Some(chunk);
+        op.address = Some(addr);
+        op.offset = Some(addr - start);
+        op.padding = Some(padding);
+        if padding > 0 {
+            op.events.push(Event::new(
+                EventKind::Padding,
+                format!("{padding} bytes of padding before the block"),
+            ));
+        }
+        op.events.push(Event::new(
+            EventKind::Placed,
+            format!(
+                "{size} bytes at {addr:#x} (chunk {chunk}, offset {})",
+                addr - start
+            ),
+        ));
+        self.blocks.push(Block {
+            op: op.index,
+            chunk,
+            address: addr,
+            size,
+            align,
+            padding,
+            state: BlockState::Live,
+            ended_at: None,
+        });
+        let b = self.blocks.len() - 1;
+        self.chunks[chunk as usize].holding.push(b);
+        b
+    }
+
+    /// Reclaims, in every chunk that holds blocks, those the model no longer holds.
+    fn reclaim_all(&mut self, op: &mut Op) {
+        let touched: Vec<u32> = self
+            .chunks
+            .iter()
+            .filter(|c| !c.holding.is_empty())
+            .map(|c| c.info.id)
+            .collect();
+        self.reclaim_touched(op, &touched);
+    }
+
+    /// Pops, from each chunk's held blocks, those now beyond its bump pointer
+    /// (or all of them, if the chunk went back to the base allocator).
+    fn reclaim_touched(&mut self, op: &mut Op, chunks: &[u32]) {
+        let before = op.reclaimed.len();
+        for &c in chunks {
+            let used = self
+                .model
+                .used(c)
+                .map(|(lo, hi)| (lo.to_u64(), hi.to_u64()));
+            while let Some(&b) = self.chunks[c as usize].holding.last() {
+                let blk = &self.blocks[b];
+                let gone = match used {
+                    None => true,
+                    Some((lo, hi)) => match self.direction {
+                        Direction::Up => {
+                            blk.address > hi || (blk.size > 0 && blk.address + blk.size > hi)
+                        }
+                        Direction::Down => blk.address < lo,
+                    },
+                };
+                if !gone {
+                    break;
+                }
+                self.chunks[c as usize].holding.pop();
+                let blk = &mut self.blocks[b];
+                if blk.state == BlockState::Live {
+                    blk.ended_at = Some(Pos {
+                        line: op.line,
+                        column: op.column,
+                    });
+                }
+                blk.state = BlockState::Reclaimed;
+                op.reclaimed.push(blk.op);
+            }
+        }
+        let n = op.reclaimed.len() - before;
+        if n > 0 && op.kind != OpKind::Free {
+            op.events.push(Event::new(
+                EventKind::Reclaimed,
+                format!("{n} block{} reclaimed", if n == 1 { "" } else { "s" }),
+            ));
+        }
+    }
+
+    /// Turns what the model reported into trace events, and keeps the chunk table.
+    fn translate(&mut self, rec: Recorder, op: Option<u32>, out: &mut Vec<Event>) {
+        let mut run: Vec<StepOut> = Vec::new();
+        let flush = |run: &mut Vec<StepOut>, out: &mut Vec<Event>| {
+            if run.is_empty() {
+                return;
+            }
+            let last = run.last().expect("not empty");
+            let (kind, text) = if last.outcome == "fail" || last.outcome == "overflow" {
+                (
+                    EventKind::NoRoom,
+                    "the capacity check failed: no room in this chunk".to_string(),
+                )
+            } else if last.marker == "bump" {
+                (
+                    EventKind::Bump,
+                    "the capacity check passed: the bump pointer moves".to_string(),
+                )
+            } else {
+                (EventKind::Steps, last.label.to_string())
+            };
+            out.push(Event {
+                kind,
+                text,
+                steps: core::mem::take(run),
+            });
+        };
+        for item in rec.log {
+            match item {
+                Recorded::Step(m) => run.push(StepOut {
+                    id: m.step.name(),
+                    marker: m.step.marker,
+                    outcome: m.step.outcome,
+                    label: m.step.label,
+                    file: m.step.source,
+                    line: m.step.line(),
+                    values: m
+                        .values
+                        .iter()
+                        .map(|&(name, value)| NamedValue { name, value })
+                        .collect(),
+                }),
+                Recorded::Event(e) => {
+                    flush(&mut run, out);
+                    out.push(self.chunk_event(e, op));
+                }
+            }
+        }
+        flush(&mut run, out);
+    }
+
+    fn chunk_event(&mut self, e: ModelEvent<u64>, op: Option<u32>) -> Event {
+        match e {
+            ModelEvent::NewChunk {
+                chunk: c,
+                reason,
+                requested,
+            } => {
+                debug_assert_eq!(
+                    c.id as usize,
+                    self.chunks.len(),
+                    "chunk ids are handed out in order"
+                );
+                self.chunks.push(ChunkRec {
+                    info: ChunkInfo {
+                        id: c.id,
+                        base: c.base,
+                        size: c.size,
+                        start: c.start,
+                        capacity: c.capacity,
+                        header: c.header,
+                        footer: c.footer,
+                        reason,
+                        requested,
+                        created_by: op,
+                        freed_by: None,
+                    },
+                    holding: Vec::new(),
+                    live: true,
+                });
+                let why = match reason {
+                    ChunkReason::First => "the first chunk",
+                    ChunkReason::Full => "the current chunk is full",
+                    ChunkReason::Oversized => "the request is larger than the next chunk would be",
+                    ChunkReason::Slab => "a new slab",
+                    ChunkReason::CustomSlab => {
+                        "the request is too big for a slab: it gets one of its own"
+                    }
+                };
+                Event::new(
+                    EventKind::NewChunk,
+                    format!(
+                        "new chunk {}: {} usable bytes at {:#x} ({why}; {requested} bytes needed)",
+                        c.id, c.capacity, c.start
+                    ),
+                )
+            }
+            ModelEvent::ChunkFreed { id } => {
+                let rec = &mut self.chunks[id as usize];
+                rec.live = false;
+                rec.info.freed_by = op;
+                Event::new(
+                    EventKind::ChunkFreed,
+                    format!("chunk {id} goes back to the base allocator"),
+                )
+            }
+            ModelEvent::ChunkReused { id } => Event::new(
+                EventKind::ChunkReused,
+                format!("chunk {id}, kept from before, is current again"),
+            ),
+            ModelEvent::Copied { bytes } => {
+                self.copied += bytes;
+                Event::new(EventKind::Copied, format!("{bytes} bytes copied"))
+            }
+            ModelEvent::Note(text) => Event::new(EventKind::Note, text.to_string()),
+        }
     }
 
     /// `Layout::from_size_align`'s rule on the target: size rounded up to
@@ -415,131 +762,37 @@ impl<W: Word> Engine<W> {
         }
     }
 
-    /// Runs the algorithm and records the block, or marks the op failed.
-    fn place(&mut self, op: &mut Op, size: u64, align: u64, pos: Pos) -> Result<(), ProgramError> {
-        let before = self.bumper.ptr().to_u64();
-        let mut rec = Recorder::default();
-        let got = self.bumper.alloc(
-            self.word(size, pos, "size")?,
-            self.word(align, pos, "alignment")?,
-            &mut rec,
-        );
-        let source = self.preset.algorithm().source();
-        let steps = rec
-            .steps
-            .iter()
-            .map(|m| StepOut {
-                id: m.step,
-                label: m.step.label(),
-                line: line_of(source, m.step.marker()).unwrap_or(0),
-                values: m
-                    .values
-                    .iter()
-                    .map(|&(name, value)| NamedValue { name, value })
-                    .collect(),
-            })
-            .collect();
-        op.size = Some(size);
-        op.align = Some(align);
-        let Some(addr) = got else {
-            op.failed = true;
-            op.events.push(Event {
-                kind: EventKind::OutOfMemory,
-                text: format!(
-                    "{size} bytes (align {align}) do not fit in the {} bytes left: this fixed chunk is full",
-                    self.room()
-                ),
-                steps,
-            });
-            return Ok(());
+    fn stats(&self) -> Stats {
+        let mut s = Stats {
+            copied: self.copied,
+            ..Stats::default()
         };
-        let address = addr.to_u64();
-        let padding = match self.direction {
-            Direction::Up => address - before,
-            Direction::Down => before - (address + size),
-        };
-        op.chunk = Some(0);
-        op.address = Some(address);
-        op.offset = Some(address - self.chunk.start);
-        op.padding = Some(padding);
-        op.events.push(Event {
-            kind: EventKind::Bump,
-            text: format!("{size} bytes at {address:#x}"),
-            steps,
-        });
-        if padding > 0 {
-            op.events.push(Event {
-                kind: EventKind::Padding,
-                text: format!("{padding} bytes of padding to reach a multiple of {align}"),
-                steps: Vec::new(),
-            });
-        }
-        self.blocks.push(Block {
-            op: op.index,
-            size,
-            align,
-            padding,
-            state: BlockState::Live,
-            ended_at: None,
-        });
-        self.occupying.push(self.blocks.len() - 1);
-        self.stats.requested += size;
-        self.stats.padding += padding;
-        Ok(())
-    }
-
-    fn room(&self) -> u64 {
-        let ptr = self.bumper.ptr().to_u64();
-        match self.direction {
-            Direction::Up => self.chunk.start + self.chunk.capacity - ptr,
-            Direction::Down => ptr - self.chunk.start,
-        }
-    }
-
-    /// The bump pointer of an empty chunk.
-    fn rewind_ptr(&self) -> W {
-        let edge = match self.direction {
-            Direction::Up => self.chunk.start,
-            Direction::Down => self.chunk.start + self.chunk.capacity,
-        };
-        W::from_u64(edge).expect("the heap lies below 4 GiB")
-    }
-
-    /// Moves the bump pointer back to `ptr` and reclaims every block placed
-    /// after the first `keep` occupying ones.
-    fn rewind_to(&mut self, ptr: W, keep: usize, op: &mut Op) {
-        self.bumper.set_ptr(ptr);
-        for b in self.occupying.drain(keep..) {
-            let blk = &mut self.blocks[b];
-            match blk.state {
-                BlockState::Live => self.stats.requested -= blk.size,
-                BlockState::Freed | BlockState::Leaked => self.stats.leaked -= blk.size,
-                BlockState::Reclaimed => {}
+        for c in self.chunks.iter().filter(|c| c.live) {
+            let (lo, hi) = self
+                .model
+                .used(c.info.id)
+                .map_or((0, 0), |(lo, hi)| (lo.to_u64(), hi.to_u64()));
+            s.used += hi - lo;
+            s.metadata += c.info.header + c.info.footer;
+            s.unused += c.info.capacity - (hi - lo);
+            s.chunks += 1;
+            for &b in &c.holding {
+                let blk = &self.blocks[b];
+                s.padding += blk.padding;
+                match blk.state {
+                    BlockState::Live => s.requested += blk.size,
+                    BlockState::Freed | BlockState::Leaked => s.leaked += blk.size,
+                    BlockState::Reclaimed => {}
+                }
             }
-            self.stats.padding -= blk.padding;
-            blk.state = BlockState::Reclaimed;
-            op.reclaimed.push(blk.op);
         }
-        if !op.reclaimed.is_empty() {
-            op.events.push(Event {
-                kind: EventKind::Reclaimed,
-                text: format!("{} blocks reclaimed", op.reclaimed.len()),
-                steps: Vec::new(),
-            });
-        }
-    }
-
-    fn snapshot_stats(&self) -> Stats {
-        let used = self.chunk.capacity - self.room();
-        let total = self.chunk.capacity + self.chunk.header + self.chunk.footer;
-        Stats {
-            used,
-            unused: self.chunk.capacity - used,
-            metadata: self.chunk.header + self.chunk.footer,
-            chunks: 1,
-            utilisation: self.stats.requested as f64 / total as f64,
-            ..self.stats
-        }
+        let total = s.used + s.unused + s.metadata;
+        s.utilisation = if total == 0 {
+            0.0
+        } else {
+            s.requested as f64 / total as f64
+        };
+        s
     }
 }
 
@@ -560,13 +813,12 @@ fn check_op_count(stmts: &[Stmt]) -> Result<(), ProgramError> {
     for s in stmts {
         total = total.saturating_add(op_count(core::slice::from_ref(s)));
         if total > MAX_EXECUTED_OPS {
-            let inner = match &s.kind {
-                StmtKind::Repeat { body, .. } if op_count(body) > MAX_EXECUTED_OPS => {
+            if let StmtKind::Repeat { body, .. } = &s.kind {
+                if op_count(body) > MAX_EXECUTED_OPS {
                     return check_op_count(body).and(Err(ProgramError::at(s.pos, over_cap())));
                 }
-                _ => s.pos,
-            };
-            return Err(ProgramError::at(inner, over_cap()));
+            }
+            return Err(ProgramError::at(s.pos, over_cap()));
         }
     }
     Ok(())

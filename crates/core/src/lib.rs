@@ -7,9 +7,13 @@
 
 pub mod algorithms;
 pub mod engine;
+pub mod heap;
+pub mod model;
+pub mod models;
 pub mod presets;
 pub mod probe;
 pub mod program;
+pub mod source;
 pub mod steps;
 pub mod trace;
 pub mod word;

@@ -1,7 +1,16 @@
-//! Named allocators the playground offers, each faithful to one reference.
+//! Named allocators the playground offers, each faithful to one reference,
+//! and the one place that maps a name and target to model types.
 
-use crate::algorithms::{Algorithm, Direction};
 use serde::Serialize;
+
+use crate::algorithms::bump_down::BumpDown;
+use crate::algorithms::bump_up::BumpUp;
+use crate::algorithms::bump_up_naive::BumpUpNaive;
+use crate::algorithms::Direction;
+use crate::model::Model;
+use crate::models::fixed::Fixed;
+use crate::source::Source;
+use crate::word::{Target, Word};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -33,16 +42,20 @@ impl PresetId {
         PresetId::ALL.into_iter().find(|p| p.name() == name)
     }
 
-    pub fn algorithm(self) -> Algorithm {
+    /// The file whose code does the bumping, shown first in the code view.
+    pub fn source(self) -> Source {
         match self {
-            PresetId::FitzgenDown => Algorithm::BumpDown,
-            PresetId::HinckleyUpNaive => Algorithm::BumpUpNaive,
-            PresetId::HinckleyUp => Algorithm::BumpUp,
+            PresetId::FitzgenDown => Source::BumpDown,
+            PresetId::HinckleyUpNaive => Source::BumpUpNaive,
+            PresetId::HinckleyUp => Source::BumpUp,
         }
     }
 
     pub fn direction(self) -> Direction {
-        self.algorithm().direction()
+        match self {
+            PresetId::FitzgenDown => Direction::Down,
+            PresetId::HinckleyUpNaive | PresetId::HinckleyUp => Direction::Up,
+        }
     }
 
     pub fn description(self) -> &'static str {
@@ -60,12 +73,34 @@ impl PresetId {
     }
 }
 
+/// Code generic over a model, run for a preset chosen at run time.
+pub trait PresetVisitor {
+    type Out;
+    fn visit<W: Word, M: Model<W>>(self) -> Self::Out;
+}
+
+/// Calls `v.visit::<W, M>()` with the word and model types of `preset` on `target`.
+pub fn visit<V: PresetVisitor>(preset: PresetId, target: Target, v: V) -> V::Out {
+    match target {
+        Target::W64 => visit_word::<u64, V>(preset, v),
+        Target::Wasm32 => visit_word::<u32, V>(preset, v),
+    }
+}
+
+fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, v: V) -> V::Out {
+    match preset {
+        PresetId::FitzgenDown => v.visit::<W, Fixed<W, BumpDown<W>>>(),
+        PresetId::HinckleyUpNaive => v.visit::<W, Fixed<W, BumpUpNaive<W>>>(),
+        PresetId::HinckleyUp => v.visit::<W, Fixed<W, BumpUp<W>>>(),
+    }
+}
+
 /// What `bumplab list` and the allocator chooser show.
 #[derive(Clone, Debug, Serialize)]
 pub struct PresetInfo {
     pub name: &'static str,
     pub direction: Direction,
-    pub algorithm: Algorithm,
+    pub source: Source,
     pub description: &'static str,
 }
 
@@ -75,7 +110,7 @@ pub fn list() -> Vec<PresetInfo> {
         .map(|p| PresetInfo {
             name: p.name(),
             direction: p.direction(),
-            algorithm: p.algorithm(),
+            source: p.source(),
             description: p.description(),
         })
         .collect()

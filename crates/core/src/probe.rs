@@ -1,20 +1,25 @@
-//! Micro-step recording that compiles away.
+//! Micro-step and event recording that compiles away.
 //!
-//! Algorithms take `&mut P where P: Probe<W>` and report each small step
-//! (round, check, bump) through the [`probe!`] macro. The macro tests
-//! `P::ENABLED`, a constant, so with [`NoProbe`] the whole report, including
-//! building its value list, is dead code and the optimiser drops it: the
-//! measured build is the algorithm as written, without instrumentation.
+//! Algorithms and models take `p: &mut P where P: Probe<W>` and report each
+//! small step (round, check, bump) with [`probe!`] and each notable event (a
+//! new chunk, a copy) with [`event!`]. Both macros test an associated
+//! constant of `P`, so with [`NoProbe`] every report, including building its
+//! value list, is dead code and the optimiser drops it: the measured build is
+//! the algorithm as written, without instrumentation.
 
+use crate::model::ModelEvent;
 use crate::steps::StepId;
 use crate::word::Word;
 
-/// Observer of an algorithm's micro-steps.
+/// Observer of an algorithm's micro-steps and a model's events.
 pub trait Probe<W: Word> {
-    /// `false` lets the compiler remove every report.
-    const ENABLED: bool;
+    /// `false` lets the compiler remove every `probe!`.
+    const STEPS: bool;
+    /// `false` lets the compiler remove every `event!`.
+    const EVENTS: bool;
     /// One micro-step, with the named values it computed or compared.
     fn record(&mut self, step: StepId, values: &[(&'static str, W)]);
+    fn event(&mut self, event: ModelEvent<W>);
 }
 
 /// Records nothing; what runs when costs are measured.
@@ -22,42 +27,66 @@ pub trait Probe<W: Word> {
 pub struct NoProbe;
 
 impl<W: Word> Probe<W> for NoProbe {
-    const ENABLED: bool = false;
+    const STEPS: bool = false;
+    const EVENTS: bool = false;
     #[inline(always)]
     fn record(&mut self, _step: StepId, _values: &[(&'static str, W)]) {}
+    #[inline(always)]
+    fn event(&mut self, _event: ModelEvent<W>) {}
 }
 
 /// One recorded micro-step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MicroStep {
     pub step: StepId,
-    /// Values at this step, widened to `u64`, in the order the algorithm named them.
+    /// Values at this step, widened to `u64`, in the order the code named them.
     pub values: Vec<(&'static str, u64)>,
 }
 
-/// Keeps every micro-step, for the trace.
+/// What a [`Recorder`] saw, in order.
+#[derive(Clone, Debug)]
+pub enum Recorded {
+    Step(MicroStep),
+    Event(ModelEvent<u64>),
+}
+
+/// Keeps every micro-step and event, in order, for the trace.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
-    pub steps: Vec<MicroStep>,
+    pub log: Vec<Recorded>,
 }
 
 impl<W: Word> Probe<W> for Recorder {
-    const ENABLED: bool = true;
+    const STEPS: bool = true;
+    const EVENTS: bool = true;
     fn record(&mut self, step: StepId, values: &[(&'static str, W)]) {
-        self.steps.push(MicroStep {
+        self.log.push(Recorded::Step(MicroStep {
             step,
             values: values.iter().map(|&(n, v)| (n, v.to_u64())).collect(),
-        });
+        }));
+    }
+    fn event(&mut self, event: ModelEvent<W>) {
+        self.log.push(Recorded::Event(event.widen()));
     }
 }
 
-/// Reports a micro-step: `probe!(p, StepId::RoundDown, new_ptr, align)`
-/// records the values under their variable names.
+/// Reports a micro-step: `probe!(p, ROUND, new_ptr, align)` records the
+/// values under their variable names. `P` must name the probe's type.
 #[macro_export]
 macro_rules! probe {
     ($p:expr, $step:expr $(, $name:ident)* $(,)?) => {
-        if P::ENABLED {
+        if P::STEPS {
             $p.record($step, &[$((stringify!($name), $name)),*]);
+        }
+    };
+}
+
+/// Reports a model event: `event!(p, ModelEvent::Copied { bytes })`.
+#[macro_export]
+macro_rules! event {
+    ($p:expr, $event:expr) => {
+        if P::EVENTS {
+            $p.event($event);
         }
     };
 }

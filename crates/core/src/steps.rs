@@ -1,80 +1,59 @@
 //! Micro-step identifiers and where each one lives in the source.
 //!
-//! A step's `marker` names a `// step: <marker>` comment on the line of the
-//! algorithm that performs it, so the code view can highlight the line that
-//! ran. A test checks that every step of every algorithm has exactly one line.
+//! Each algorithm or model file declares its own steps as constants. A step's
+//! `marker` names a `// step: <marker>` comment on the line that performs it,
+//! so the code view can highlight the line that ran. A test checks that every
+//! declared step has exactly one such line in its file.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepId {
-    // Bump down (Fitzgerald 2019).
-    DownSub,
-    DownSubOverflow,
-    DownRound,
-    DownCheckStartPass,
-    DownCheckStartFail,
-    DownBump,
-    // Bump up, first version: three branches.
-    UpNaiveRound,
-    UpNaiveRoundOverflow,
-    UpNaiveAdd,
-    UpNaiveAddOverflow,
-    UpNaiveCheckEndPass,
-    UpNaiveCheckEndFail,
-    UpNaiveBump,
-    // Bump up, one branch (relies on the `Layout` bound).
-    UpOffset,
-    UpTotal,
-    UpCheckPass,
-    UpCheckFail,
-    UpBump,
+use crate::source::Source;
+
+/// One kind of micro-step: which file, which marked line, and what it means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StepId {
+    pub source: Source,
+    /// The `// step: <marker>` comment naming the line.
+    pub marker: &'static str,
+    /// Distinguishes outcomes that share a line (a check that passes or fails).
+    pub outcome: &'static str,
+    /// A short plain-language description for the step list.
+    pub label: &'static str,
 }
 
 impl StepId {
-    /// The `// step: <marker>` comment that marks this step's line.
-    pub fn marker(self) -> &'static str {
-        use StepId::*;
-        match self {
-            DownSub | DownSubOverflow => "checked_sub",
-            DownRound => "round_down",
-            DownCheckStartPass | DownCheckStartFail => "check_start",
-            DownBump => "bump",
-            UpNaiveRound | UpNaiveRoundOverflow => "round_up",
-            UpNaiveAdd | UpNaiveAddOverflow => "add_size",
-            UpNaiveCheckEndPass | UpNaiveCheckEndFail => "check_end",
-            UpNaiveBump => "bump",
-            UpOffset => "align_offset",
-            UpTotal => "total_size",
-            UpCheckPass | UpCheckFail => "check_room",
-            UpBump => "bump",
+    pub const fn new(
+        source: Source,
+        marker: &'static str,
+        outcome: &'static str,
+        label: &'static str,
+    ) -> Self {
+        StepId {
+            source,
+            marker,
+            outcome,
+            label,
         }
     }
 
-    /// A short plain-language label for the step list.
-    pub fn label(self) -> &'static str {
-        use StepId::*;
-        match self {
-            DownSub => "subtract the size from the bump pointer",
-            DownSubOverflow => "subtracting the size overflowed: no room",
-            DownRound => "round down to the alignment",
-            DownCheckStartPass => "still at or above the chunk start: fits",
-            DownCheckStartFail => "below the chunk start: does not fit",
-            DownBump => "move the bump pointer down",
-            UpNaiveRound => "round the bump pointer up to the alignment",
-            UpNaiveRoundOverflow => "rounding up overflowed: no room",
-            UpNaiveAdd => "add the size",
-            UpNaiveAddOverflow => "adding the size overflowed: no room",
-            UpNaiveCheckEndPass => "new pointer within the chunk end: fits",
-            UpNaiveCheckEndFail => "new pointer past the chunk end: does not fit",
-            UpNaiveBump => "move the bump pointer up",
-            UpOffset => "padding needed to reach the alignment",
-            UpTotal => "padding plus size (cannot overflow: Layout bound)",
-            UpCheckPass => "fits in the room left before the end",
-            UpCheckFail => "more than the room left: does not fit",
-            UpBump => "move the bump pointer up",
+    /// A stable name, `marker` or `marker:outcome`.
+    pub fn name(&self) -> String {
+        if self.outcome.is_empty() {
+            self.marker.to_string()
+        } else {
+            format!("{}:{}", self.marker, self.outcome)
         }
+    }
+
+    /// The 1-based source line of this step in its file.
+    pub fn line(&self) -> u32 {
+        line_of(self.source.text(), self.marker).unwrap_or(0)
+    }
+}
+
+impl Serialize for StepId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
     }
 }
 

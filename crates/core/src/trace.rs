@@ -1,8 +1,9 @@
 //! The trace: what running a program did, op by op. Serialised as the
 //! versioned JSON format documented in `docs/trace-format.md`.
 
-use crate::algorithms::{Algorithm, Direction};
-use crate::steps::StepId;
+use crate::algorithms::Direction;
+use crate::model::ChunkReason;
+use crate::source::Source;
 use crate::word::Target;
 use serde::Serialize;
 
@@ -15,8 +16,9 @@ pub struct Trace {
     pub allocator: &'static str,
     pub target: Target,
     pub direction: Direction,
-    pub algorithm: Algorithm,
-    /// Path of the algorithm's source file, for the code view.
+    /// The file that does the bumping, shown first in the code view.
+    pub source: Source,
+    /// Its path from the repository root.
     pub source_path: &'static str,
     pub chunks: Vec<ChunkInfo>,
     pub ops: Vec<Op>,
@@ -26,6 +28,10 @@ pub struct Trace {
 #[derive(Clone, Debug, Serialize)]
 pub struct ChunkInfo {
     pub id: u32,
+    /// Address the base allocator returned.
+    pub base: u64,
+    /// Bytes obtained from the base allocator (metadata included).
+    pub size: u64,
     /// Address of the first usable byte.
     pub start: u64,
     /// Usable bytes (metadata excluded).
@@ -34,8 +40,15 @@ pub struct ChunkInfo {
     pub header: u64,
     /// Bytes of footer after `start + capacity`.
     pub footer: u64,
-    /// Index of the op that created it.
-    pub created_by: u32,
+    pub reason: ChunkReason,
+    /// Bytes the request that needed the chunk asked for.
+    pub requested: u64,
+    /// Index of the op that created it; absent for chunks the constructor made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_by: Option<u32>,
+    /// Index of the op that returned it to the base allocator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freed_by: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -84,8 +97,9 @@ pub struct Op {
     /// Ops whose blocks' bytes this op returned to free space.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reclaimed: Vec<u32>,
-    /// The current chunk's bump pointer after the op.
-    pub bump_ptr: u64,
+    /// The current chunk's bump pointer after the op (absent before the first chunk).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bump_ptr: Option<u64>,
     pub events: Vec<Event>,
     pub stats: Stats,
 }
@@ -93,16 +107,32 @@ pub struct Op {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
-    /// The bump algorithm ran; its micro-steps are attached.
+    /// A capacity check passed and the bump pointer moved; micro-steps attached.
     Bump,
+    /// A capacity check failed; micro-steps attached.
+    NoRoom,
+    /// Other recorded micro-steps (a reset, a copy).
+    Steps,
+    NewChunk,
+    ChunkFreed,
+    ChunkReused,
+    Copied,
+    /// A behaviour of the reference worth pointing out.
+    Note,
     Padding,
-    OutOfMemory,
+    /// Where the block landed.
+    Placed,
+    GrewInPlace,
+    ShrankInPlace,
+    Moved,
+    /// Bytes left behind by a move.
+    Leaked,
+    /// Freed and reclaimed (it was the last block).
     Freed,
+    /// Freed but not reclaimed.
     NotReclaimed,
     Reclaimed,
-    Moved,
-    Copied,
-    Leaked,
+    OutOfMemory,
     Checkpoint,
     Restored,
     Reset,
@@ -117,12 +147,29 @@ pub struct Event {
     pub steps: Vec<StepOut>,
 }
 
+impl Event {
+    pub fn new(kind: EventKind, text: String) -> Self {
+        Event {
+            kind,
+            text,
+            steps: Vec::new(),
+        }
+    }
+}
+
 /// A micro-step as it appears in the trace.
 #[derive(Clone, Debug, Serialize)]
 pub struct StepOut {
-    pub id: StepId,
+    /// `marker` or `marker:outcome`, unique within its file.
+    pub id: String,
+    #[serde(skip)]
+    pub marker: &'static str,
+    #[serde(skip)]
+    pub outcome: &'static str,
     pub label: &'static str,
-    /// 1-based line in the algorithm's source file.
+    /// The file the step's code is in.
+    pub file: Source,
+    /// 1-based line in that file.
     pub line: u32,
     pub values: Vec<NamedValue>,
 }

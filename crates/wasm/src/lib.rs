@@ -46,16 +46,9 @@ pub fn list_allocators() -> String {
     serde_json::to_string(&presets::list()).expect("the list always serialises")
 }
 
-/// The source file of the algorithm `name` (as in the trace's `algorithm`).
-#[wasm_bindgen(js_name = algorithmSource)]
-pub fn algorithm_source(name: &str) -> Option<String> {
-    bumplab_core::algorithms::Algorithm::ALL
-        .into_iter()
-        .find(|a| {
-            serde_json::to_value(a)
-                .ok()
-                .and_then(|v| v.as_str().map(|s| s == name))
-                == Some(true)
-        })
-        .map(|a| a.source().to_string())
+/// The text of source file `name` (a trace's `source`, or a step's `file`):
+/// the code that was compiled, stepped and measured.
+#[wasm_bindgen(js_name = sourceText)]
+pub fn source_text(name: &str) -> Option<String> {
+    bumplab_core::source::Source::parse(name).map(|s| s.text().to_string())
 }

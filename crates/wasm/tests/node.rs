@@ -1,7 +1,7 @@
 //! Runs under `wasm-pack test --node`: the binding as the page and CLI see it,
 //! compiled for wasm32.
 
-use bumplab_wasm::{algorithm_source, list_allocators, trace_program};
+use bumplab_wasm::{list_allocators, source_text, trace_program};
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -79,7 +79,7 @@ fn lists_allocators_and_their_sources() {
         .map(|a| a["name"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(names, ["fitzgen-down", "hinckley-up-naive", "hinckley-up"]);
-    let src = algorithm_source("bump-down").expect("bump-down has a source");
+    let src = source_text("bump-down").expect("bump-down has a source");
     assert!(src.contains("checked_sub"));
-    assert!(algorithm_source("nope").is_none());
+    assert!(source_text("nope").is_none());
 }

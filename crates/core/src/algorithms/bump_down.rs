@@ -6,8 +6,43 @@
 
 use crate::probe;
 use crate::probe::Probe;
+use crate::source::Source;
 use crate::steps::StepId;
 use crate::word::Word;
+
+const S: Source = Source::BumpDown;
+pub const SUB: StepId = StepId::new(
+    S,
+    "checked_sub",
+    "",
+    "subtract the size from the bump pointer",
+);
+pub const SUB_OVERFLOW: StepId = StepId::new(
+    S,
+    "checked_sub",
+    "overflow",
+    "subtracting the size wrapped below zero: no room",
+);
+pub const ROUND: StepId = StepId::new(
+    S,
+    "round_down",
+    "",
+    "round down to the alignment (one mask)",
+);
+pub const CHECK_PASS: StepId = StepId::new(
+    S,
+    "check_start",
+    "pass",
+    "still at or above the chunk start: fits",
+);
+pub const CHECK_FAIL: StepId = StepId::new(
+    S,
+    "check_start",
+    "fail",
+    "below the chunk start: does not fit",
+);
+pub const BUMP: StepId = StepId::new(S, "bump", "", "move the bump pointer down to the block");
+pub const STEPS: &[StepId] = &[SUB, SUB_OVERFLOW, ROUND, CHECK_PASS, CHECK_FAIL, BUMP];
 
 /// A chunk `[start, end)` bumped downwards; `ptr` is the lowest byte in use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,25 +61,25 @@ impl<W: Word> BumpDown<W> {
         // A size larger than the address itself would wrap below zero.
         let Some(new_ptr) = ptr.checked_sub(size) else {
             // step: checked_sub
-            probe!(p, StepId::DownSubOverflow, ptr, size);
+            probe!(p, SUB_OVERFLOW, ptr, size);
             return None;
         };
-        probe!(p, StepId::DownSub, ptr, size, new_ptr);
+        probe!(p, SUB, ptr, size, new_ptr);
 
         // Clearing the low bits rounds down; it cannot overflow.
         let new_ptr = new_ptr & !(align - W::ONE); // step: round_down
-        probe!(p, StepId::DownRound, new_ptr, align);
+        probe!(p, ROUND, new_ptr, align);
 
         let start = self.start;
         if new_ptr < start {
             // step: check_start
-            probe!(p, StepId::DownCheckStartFail, new_ptr, start);
+            probe!(p, CHECK_FAIL, new_ptr, start);
             return None;
         }
-        probe!(p, StepId::DownCheckStartPass, new_ptr, start);
+        probe!(p, CHECK_PASS, new_ptr, start);
 
         self.ptr = new_ptr; // step: bump
-        probe!(p, StepId::DownBump, new_ptr);
+        probe!(p, BUMP, new_ptr);
         Some(new_ptr)
     }
 }

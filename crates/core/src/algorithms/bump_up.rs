@@ -6,8 +6,37 @@
 
 use crate::probe;
 use crate::probe::Probe;
+use crate::source::Source;
 use crate::steps::StepId;
 use crate::word::Word;
+
+const S: Source = Source::BumpUp;
+pub const OFFSET: StepId = StepId::new(
+    S,
+    "align_offset",
+    "",
+    "padding needed to reach the alignment",
+);
+pub const TOTAL: StepId = StepId::new(
+    S,
+    "total_size",
+    "",
+    "padding plus size (cannot overflow: the Layout bound)",
+);
+pub const CHECK_PASS: StepId = StepId::new(
+    S,
+    "check_room",
+    "pass",
+    "fits in the room left before the end",
+);
+pub const CHECK_FAIL: StepId = StepId::new(
+    S,
+    "check_room",
+    "fail",
+    "more than the room left: does not fit",
+);
+pub const BUMP: StepId = StepId::new(S, "bump", "", "move the bump pointer up past the block");
+pub const STEPS: &[StepId] = &[OFFSET, TOTAL, CHECK_PASS, CHECK_FAIL, BUMP];
 
 /// A chunk `[start, end)` bumped upwards; `ptr` is the first free byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,26 +55,26 @@ impl<W: Word> BumpUp<W> {
 
         // Bytes from ptr to the next multiple of align (0 when aligned).
         let padding = W::ZERO.wrapping_sub(ptr) & (align - W::ONE); // step: align_offset
-        probe!(p, StepId::UpOffset, ptr, align, padding);
+        probe!(p, OFFSET, ptr, align, padding);
 
         // Cannot overflow: padding < align and the Layout bound caps size.
         let total = padding + size; // step: total_size
-        probe!(p, StepId::UpTotal, padding, size, total);
+        probe!(p, TOTAL, padding, size, total);
 
         // end >= ptr always holds, so the room is never negative.
         let room = self.end - ptr;
         if total > room {
             // step: check_room
-            probe!(p, StepId::UpCheckFail, total, room);
+            probe!(p, CHECK_FAIL, total, room);
             return None;
         }
-        probe!(p, StepId::UpCheckPass, total, room);
+        probe!(p, CHECK_PASS, total, room);
 
         // total <= end - ptr, so this cannot overflow either.
         let new_ptr = ptr + total; // step: bump
         let aligned = ptr + padding;
         self.ptr = new_ptr;
-        probe!(p, StepId::UpBump, aligned, new_ptr);
+        probe!(p, BUMP, aligned, new_ptr);
         Some(aligned)
     }
 }

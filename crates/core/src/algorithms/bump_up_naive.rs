@@ -4,8 +4,52 @@
 
 use crate::probe;
 use crate::probe::Probe;
+use crate::source::Source;
 use crate::steps::StepId;
 use crate::word::Word;
+
+const S: Source = Source::BumpUpNaive;
+pub const ROUND: StepId = StepId::new(
+    S,
+    "round_up",
+    "",
+    "round the bump pointer up to the alignment (checked add, mask)",
+);
+pub const ROUND_OVERFLOW: StepId = StepId::new(
+    S,
+    "round_up",
+    "overflow",
+    "rounding up wrapped past the top: no room",
+);
+pub const ADD: StepId = StepId::new(S, "add_size", "", "add the size (checked)");
+pub const ADD_OVERFLOW: StepId = StepId::new(
+    S,
+    "add_size",
+    "overflow",
+    "adding the size wrapped past the top: no room",
+);
+pub const CHECK_PASS: StepId = StepId::new(
+    S,
+    "check_end",
+    "pass",
+    "new pointer within the chunk end: fits",
+);
+pub const CHECK_FAIL: StepId = StepId::new(
+    S,
+    "check_end",
+    "fail",
+    "new pointer past the chunk end: does not fit",
+);
+pub const BUMP: StepId = StepId::new(S, "bump", "", "move the bump pointer up past the block");
+pub const STEPS: &[StepId] = &[
+    ROUND,
+    ROUND_OVERFLOW,
+    ADD,
+    ADD_OVERFLOW,
+    CHECK_PASS,
+    CHECK_FAIL,
+    BUMP,
+];
 
 /// A chunk `[start, end)` bumped upwards; `ptr` is the first free byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,29 +68,29 @@ impl<W: Word> BumpUpNaive<W> {
         // Rounding up adds align - 1 first, which can wrap past the top.
         let Some(bumped) = ptr.checked_add(align - W::ONE) else {
             // step: round_up
-            probe!(p, StepId::UpNaiveRoundOverflow, ptr, align);
+            probe!(p, ROUND_OVERFLOW, ptr, align);
             return None;
         };
         let aligned = bumped & !(align - W::ONE);
-        probe!(p, StepId::UpNaiveRound, ptr, align, aligned);
+        probe!(p, ROUND, ptr, align, aligned);
 
         let Some(new_ptr) = aligned.checked_add(size) else {
             // step: add_size
-            probe!(p, StepId::UpNaiveAddOverflow, aligned, size);
+            probe!(p, ADD_OVERFLOW, aligned, size);
             return None;
         };
-        probe!(p, StepId::UpNaiveAdd, aligned, size, new_ptr);
+        probe!(p, ADD, aligned, size, new_ptr);
 
         let end = self.end;
         if new_ptr > end {
             // step: check_end
-            probe!(p, StepId::UpNaiveCheckEndFail, new_ptr, end);
+            probe!(p, CHECK_FAIL, new_ptr, end);
             return None;
         }
-        probe!(p, StepId::UpNaiveCheckEndPass, new_ptr, end);
+        probe!(p, CHECK_PASS, new_ptr, end);
 
         self.ptr = new_ptr; // step: bump
-        probe!(p, StepId::UpNaiveBump, new_ptr);
+        probe!(p, BUMP, new_ptr);
         Some(aligned)
     }
 }

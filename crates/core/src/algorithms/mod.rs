@@ -1,14 +1,19 @@
-//! The bump algorithms, one file each, exactly as the references write them.
+//! The seed-000 bump algorithms, one file each, exactly as the references
+//! write them.
 //!
-//! Each is generic over the target word and a [`Probe`](crate::probe::Probe).
-//! The engine steps them with a recorder; the measured wasm exports call the
-//! same functions with `NoProbe`. The code view shows these very files.
+//! Each is generic over the target word and a [`Probe`]. The engine steps them
+//! with a recorder; the measured wasm exports call the same functions with
+//! `NoProbe`. The code view shows these very files.
 
 pub mod bump_down;
 pub mod bump_up;
 pub mod bump_up_naive;
 
 use serde::Serialize;
+
+use crate::probe::Probe;
+use crate::source::Source;
+use crate::word::Word;
 
 /// Which way the bump pointer moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -18,44 +23,69 @@ pub enum Direction {
     Down,
 }
 
-/// The algorithms the presets are built from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Algorithm {
-    BumpDown,
-    BumpUpNaive,
-    BumpUp,
+/// A bump algorithm over one chunk `[start, end)`, as the fixed-chunk
+/// presets use it.
+pub trait ChunkBump<W: Word>: Copy + core::fmt::Debug {
+    const DIRECTION: Direction;
+    const SOURCE: Source;
+    /// The algorithm's state over an empty chunk.
+    fn empty(start: W, end: W) -> Self;
+    /// The block's address, or `None` when it does not fit.
+    fn alloc<P: Probe<W>>(&mut self, size: W, align: W, p: &mut P) -> Option<W>;
+    fn ptr(&self) -> W;
+    fn set_ptr(&mut self, ptr: W);
 }
 
-impl Algorithm {
-    pub const ALL: [Algorithm; 3] = [
-        Algorithm::BumpDown,
-        Algorithm::BumpUpNaive,
-        Algorithm::BumpUp,
-    ];
-
-    pub fn direction(self) -> Direction {
-        match self {
-            Algorithm::BumpDown => Direction::Down,
-            Algorithm::BumpUpNaive | Algorithm::BumpUp => Direction::Up,
-        }
+impl<W: Word> ChunkBump<W> for bump_down::BumpDown<W> {
+    const DIRECTION: Direction = Direction::Down;
+    const SOURCE: Source = Source::BumpDown;
+    fn empty(start: W, end: W) -> Self {
+        bump_down::BumpDown { start, ptr: end }
     }
-
-    /// Path of the source file, as shown in the code view.
-    pub fn source_path(self) -> &'static str {
-        match self {
-            Algorithm::BumpDown => "crates/core/src/algorithms/bump_down.rs",
-            Algorithm::BumpUpNaive => "crates/core/src/algorithms/bump_up_naive.rs",
-            Algorithm::BumpUp => "crates/core/src/algorithms/bump_up.rs",
-        }
+    #[inline(always)]
+    fn alloc<P: Probe<W>>(&mut self, size: W, align: W, p: &mut P) -> Option<W> {
+        bump_down::BumpDown::alloc(self, size, align, p)
     }
+    fn ptr(&self) -> W {
+        self.ptr
+    }
+    fn set_ptr(&mut self, ptr: W) {
+        self.ptr = ptr;
+    }
+}
 
-    /// The source that is compiled, stepped and measured.
-    pub fn source(self) -> &'static str {
-        match self {
-            Algorithm::BumpDown => include_str!("bump_down.rs"),
-            Algorithm::BumpUpNaive => include_str!("bump_up_naive.rs"),
-            Algorithm::BumpUp => include_str!("bump_up.rs"),
-        }
+impl<W: Word> ChunkBump<W> for bump_up_naive::BumpUpNaive<W> {
+    const DIRECTION: Direction = Direction::Up;
+    const SOURCE: Source = Source::BumpUpNaive;
+    fn empty(start: W, end: W) -> Self {
+        bump_up_naive::BumpUpNaive { ptr: start, end }
+    }
+    #[inline(always)]
+    fn alloc<P: Probe<W>>(&mut self, size: W, align: W, p: &mut P) -> Option<W> {
+        bump_up_naive::BumpUpNaive::alloc(self, size, align, p)
+    }
+    fn ptr(&self) -> W {
+        self.ptr
+    }
+    fn set_ptr(&mut self, ptr: W) {
+        self.ptr = ptr;
+    }
+}
+
+impl<W: Word> ChunkBump<W> for bump_up::BumpUp<W> {
+    const DIRECTION: Direction = Direction::Up;
+    const SOURCE: Source = Source::BumpUp;
+    fn empty(start: W, end: W) -> Self {
+        bump_up::BumpUp { ptr: start, end }
+    }
+    #[inline(always)]
+    fn alloc<P: Probe<W>>(&mut self, size: W, align: W, p: &mut P) -> Option<W> {
+        bump_up::BumpUp::alloc(self, size, align, p)
+    }
+    fn ptr(&self) -> W {
+        self.ptr
+    }
+    fn set_ptr(&mut self, ptr: W) {
+        self.ptr = ptr;
     }
 }

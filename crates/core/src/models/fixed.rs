@@ -1,0 +1,162 @@
+//! One fixed chunk, bumped by one of the seed-000 algorithms.
+//!
+//! The references define only allocation. The rest is the least a bump
+//! allocator can do: `free` reclaims nothing, `realloc` allocates anew and
+//! copies, `reset` and `restore` move the bump pointer back.
+
+use crate::algorithms::{ChunkBump, Direction};
+use crate::heap::Heap;
+use crate::model::{AllocError, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions};
+use crate::probe::Probe;
+use crate::source::Source;
+use crate::steps::StepId;
+use crate::word::Word;
+use crate::{event, probe};
+
+const S: Source = Source::Fixed;
+pub const FREE: StepId = StepId::new(
+    S,
+    "free",
+    "",
+    "nothing to do: a plain bump allocator cannot reuse a freed block",
+);
+pub const COPY: StepId = StepId::new(S, "copy", "", "copy the old bytes to the new block");
+pub const RESET: StepId = StepId::new(
+    S,
+    "reset",
+    "",
+    "move the bump pointer back to the chunk's edge",
+);
+pub const RESTORE: StepId = StepId::new(
+    S,
+    "restore",
+    "",
+    "move the bump pointer back to the saved one",
+);
+pub const STEPS: &[StepId] = &[FREE, COPY, RESET, RESTORE];
+
+#[derive(Clone, Copy, Debug)]
+pub struct Fixed<W, A> {
+    chunk: ChunkDesc<W>,
+    bump: A,
+}
+
+impl<W: Word, A: ChunkBump<W>> Fixed<W, A> {
+    fn end(&self) -> W {
+        self.chunk.start + self.chunk.capacity
+    }
+
+    /// Where the bump pointer stands in an empty chunk.
+    fn edge(&self) -> W {
+        match A::DIRECTION {
+            Direction::Up => self.chunk.start,
+            Direction::Down => self.end(),
+        }
+    }
+}
+
+impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
+    type Checkpoint = W;
+
+    fn new<P: Probe<W>>(
+        heap: &mut Heap<W>,
+        opts: &ModelOptions,
+        p: &mut P,
+    ) -> Result<Self, AllocError> {
+        let capacity = W::from_u64(opts.capacity).ok_or(AllocError::HeapExhausted)?;
+        let (id, start) = heap
+            .alloc(capacity, W::ONE)
+            .ok_or(AllocError::HeapExhausted)?;
+        let chunk = ChunkDesc {
+            id,
+            base: start,
+            size: capacity,
+            start,
+            capacity,
+            header: W::ZERO,
+            footer: W::ZERO,
+        };
+        event!(
+            p,
+            ModelEvent::NewChunk {
+                chunk,
+                reason: ChunkReason::First,
+                requested: capacity
+            }
+        );
+        Ok(Fixed {
+            chunk,
+            bump: A::empty(start, start + capacity),
+        })
+    }
+
+    fn direction(&self) -> Direction {
+        A::DIRECTION
+    }
+
+    #[inline(always)]
+    fn alloc<P: Probe<W>>(
+        &mut self,
+        _heap: &mut Heap<W>,
+        layout: Layout<W>,
+        p: &mut P,
+    ) -> Result<W, AllocError> {
+        self.bump
+            .alloc(layout.size, layout.align, p)
+            .ok_or(AllocError::Full)
+    }
+
+    fn realloc<P: Probe<W>>(
+        &mut self,
+        heap: &mut Heap<W>,
+        addr: W,
+        old: Layout<W>,
+        new_size: W,
+        p: &mut P,
+    ) -> Result<W, AllocError> {
+        let new = self.alloc(
+            heap,
+            Layout {
+                size: new_size,
+                align: old.align,
+            },
+            p,
+        )?;
+        let copied = old.size.min(new_size); // step: copy
+        probe!(p, COPY, addr, new, copied);
+        event!(p, ModelEvent::Copied { bytes: copied });
+        Ok(new)
+    }
+
+    fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {
+        let _ = addr; // step: free
+        probe!(p, FREE, addr);
+    }
+
+    fn reset<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, p: &mut P) {
+        let ptr = self.edge();
+        self.bump.set_ptr(ptr); // step: reset
+        probe!(p, RESET, ptr);
+    }
+
+    fn checkpoint(&self) -> W {
+        self.bump.ptr()
+    }
+
+    fn restore<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, cp: &W, p: &mut P) {
+        let ptr = *cp;
+        self.bump.set_ptr(ptr); // step: restore
+        probe!(p, RESTORE, ptr);
+    }
+
+    fn used(&self, id: u32) -> Option<(W, W)> {
+        (id == self.chunk.id).then(|| match A::DIRECTION {
+            Direction::Up => (self.chunk.start, self.bump.ptr()),
+            Direction::Down => (self.bump.ptr(), self.end()),
+        })
+    }
+
+    fn bump_ptr(&self) -> Option<W> {
+        Some(self.bump.ptr())
+    }
+}
