@@ -21,9 +21,7 @@ use crate::word::{Target, Word};
 
 pub use crate::heap::HEAP_BASE;
 
-/// Usable bytes of a fixed chunk when no capacity is given.
-pub const DEFAULT_CAPACITY: u64 = 256;
-/// Largest fixed-chunk capacity accepted.
+/// Largest capacity a user may choose (1 GiB).
 pub const MAX_CAPACITY: u64 = 1 << 30;
 /// Largest alignment accepted (a page).
 pub const MAX_ALIGN: u64 = 4096;
@@ -33,15 +31,20 @@ pub const MAX_EXECUTED_OPS: u64 = 2_000_000;
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     pub target: Target,
-    /// Usable bytes of a fixed chunk (presets with one fixed chunk).
-    pub capacity: u64,
+    /// The preset's sizing knob (fixed chunk, buffer, slab or first pool
+    /// size); `None` for the reference's default.
+    pub capacity: Option<u64>,
+    /// The preset's minimum alignment, for presets that have one; `None` for
+    /// its default.
+    pub min_align: Option<u64>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             target: Target::W64,
-            capacity: DEFAULT_CAPACITY,
+            capacity: None,
+            min_align: None,
         }
     }
 }
@@ -50,18 +53,39 @@ impl Default for Options {
 pub fn run(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, ProgramError> {
     let program = parse(src)?;
     check_op_count(&program)?;
-    if opts.capacity == 0 || opts.capacity > MAX_CAPACITY || opts.capacity % 16 != 0 {
-        return Err(ProgramError::at(
-            Pos { line: 1, column: 1 },
-            format!(
-                "chunk capacity {} is not allowed: use a multiple of 16 from 16 to {MAX_CAPACITY}",
-                opts.capacity
-            ),
-        ));
+    let at_start = Pos { line: 1, column: 1 };
+    if let Some(c) = opts.capacity {
+        if c == 0 || c > MAX_CAPACITY || c % 16 != 0 {
+            return Err(ProgramError::at(
+                at_start,
+                format!(
+                    "capacity {c} is not allowed: use a multiple of 16 from 16 to {MAX_CAPACITY}"
+                ),
+            ));
+        }
     }
+    let min_align = match opts.min_align {
+        None => preset.min_aligns().first().copied().unwrap_or(1),
+        Some(m) if preset.min_aligns().contains(&m) => m,
+        Some(m) => {
+            let allowed = preset.min_aligns();
+            let msg = if allowed.is_empty() {
+                format!("{} has no minimum alignment setting", preset.name())
+            } else {
+                let list: Vec<String> = allowed.iter().map(u64::to_string).collect();
+                format!(
+                    "minimum alignment {m} is not allowed for {}: use one of {}",
+                    preset.name(),
+                    list.join(", ")
+                )
+            };
+            return Err(ProgramError::at(at_start, msg));
+        }
+    };
     presets::visit(
         preset,
         opts.target,
+        min_align,
         RunProgram {
             program: &program,
             preset,

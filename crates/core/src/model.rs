@@ -114,10 +114,12 @@ impl<W: Word> ModelEvent<W> {
 }
 
 /// Settings every model may read.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ModelOptions {
-    /// Usable bytes of a fixed chunk, or the first chunk/slab where the model lets users choose.
-    pub capacity: u64,
+    /// The size the user chose for the model's sizing knob: the usable bytes
+    /// of a fixed chunk, a fixed buffer, a slab or the first pool. `None`
+    /// means the reference's default. Models that have no such knob ignore it.
+    pub capacity: Option<u64>,
 }
 
 /// An allocator model: what the engine steps, and what the measured exports call.

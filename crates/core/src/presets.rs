@@ -58,6 +58,14 @@ impl PresetId {
         }
     }
 
+    /// The minimum alignments this preset can be built with, default first;
+    /// empty when it has no such setting.
+    pub fn min_aligns(self) -> &'static [u64] {
+        match self {
+            PresetId::FitzgenDown | PresetId::HinckleyUpNaive | PresetId::HinckleyUp => &[],
+        }
+    }
+
     pub fn description(self) -> &'static str {
         match self {
             PresetId::FitzgenDown => {
@@ -79,15 +87,31 @@ pub trait PresetVisitor {
     fn visit<W: Word, M: Model<W>>(self) -> Self::Out;
 }
 
-/// Calls `v.visit::<W, M>()` with the word and model types of `preset` on `target`.
-pub fn visit<V: PresetVisitor>(preset: PresetId, target: Target, v: V) -> V::Out {
+/// Calls `v.visit::<W, M>()` with the word and model types of `preset` on
+/// `target`. `min_align` must be one of `preset.min_aligns()` (or anything,
+/// for presets without the setting); it selects a const-generic
+/// instantiation, so the measured code is specialised as the real crates' is.
+pub fn visit<V: PresetVisitor>(preset: PresetId, target: Target, min_align: u64, v: V) -> V::Out {
     match target {
-        Target::W64 => visit_word::<u64, V>(preset, v),
-        Target::Wasm32 => visit_word::<u32, V>(preset, v),
+        Target::W64 => visit_word::<u64, V>(preset, min_align, v),
+        Target::Wasm32 => visit_word::<u32, V>(preset, min_align, v),
     }
 }
 
-fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, v: V) -> V::Out {
+/// Expands to a match over the powers of two a const generic may take:
+/// `by_min_align!(m, N => expr_using_N, [1, 2, 4, 8, 16])`.
+#[macro_export]
+macro_rules! by_min_align {
+    ($m:expr, $n:ident => $e:expr, [$($v:literal),*]) => {
+        match $m {
+            $($v => { const $n: u64 = $v; $e })*
+            other => unreachable!("minimum alignment {other} was validated by the engine"),
+        }
+    };
+}
+
+fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, min_align: u64, v: V) -> V::Out {
+    let _ = min_align;
     match preset {
         PresetId::FitzgenDown => v.visit::<W, Fixed<W, BumpDown<W>>>(),
         PresetId::HinckleyUpNaive => v.visit::<W, Fixed<W, BumpUpNaive<W>>>(),

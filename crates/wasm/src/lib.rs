@@ -6,18 +6,31 @@
 use bumplab_core::{presets, PresetId, ProgramError, Target};
 use wasm_bindgen::prelude::*;
 
-/// Runs `source` on `allocator` and returns the trace JSON, or a JSON error
+/// Runs `source` on `allocator` and returns the trace JSON. `capacity` and
+/// `min_align` left out mean the preset's defaults., or a JSON error
 /// `{"error": {"line", "column", "message"}}` for bad input. Never throws for
 /// bad input: the page keeps its last good trace and shows the message.
 #[wasm_bindgen(js_name = traceProgram)]
-pub fn trace_program(source: &str, allocator: &str, target: &str, capacity: u32) -> String {
-    match run(source, allocator, target, capacity) {
+pub fn trace_program(
+    source: &str,
+    allocator: &str,
+    target: &str,
+    capacity: Option<u32>,
+    min_align: Option<u32>,
+) -> String {
+    match run(source, allocator, target, capacity, min_align) {
         Ok(json) => json,
         Err(e) => serde_json::json!({ "error": e }).to_string(),
     }
 }
 
-fn run(source: &str, allocator: &str, target: &str, capacity: u32) -> Result<String, ProgramError> {
+fn run(
+    source: &str,
+    allocator: &str,
+    target: &str,
+    capacity: Option<u32>,
+    min_align: Option<u32>,
+) -> Result<String, ProgramError> {
     let at_start = |message: String| ProgramError {
         line: 1,
         column: 1,
@@ -34,7 +47,8 @@ fn run(source: &str, allocator: &str, target: &str, capacity: u32) -> Result<Str
         .ok_or_else(|| at_start(format!("unknown target '{target}': use 64 or wasm32")))?;
     let opts = bumplab_core::Options {
         target,
-        capacity: u64::from(capacity),
+        capacity: capacity.map(u64::from),
+        min_align: min_align.map(u64::from),
     };
     let trace = bumplab_core::run(source, preset, &opts)?;
     Ok(serde_json::to_string(&trace).expect("a trace always serialises"))

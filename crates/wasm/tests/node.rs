@@ -12,8 +12,8 @@ fn json(s: &str) -> Value {
 #[wasm_bindgen_test]
 fn trace_returns_placements_for_both_directions() {
     let src = "a = alloc 1\nb = alloc u64\n";
-    let down = json(&trace_program(src, "fitzgen-down", "64", 256));
-    let up = json(&trace_program(src, "hinckley-up", "64", 256));
+    let down = json(&trace_program(src, "fitzgen-down", "64", Some(256), None));
+    let up = json(&trace_program(src, "hinckley-up", "64", Some(256), None));
     let offsets = |t: &Value| -> Vec<u64> {
         t["ops"]
             .as_array()
@@ -34,7 +34,8 @@ fn usize_follows_the_target() {
         "a = alloc usize\n",
         "hinckley-up",
         "wasm32",
-        256,
+        Some(256),
+        None,
     ));
     assert_eq!(t["target"], "wasm32");
     assert_eq!(t["ops"][0]["size"], 4);
@@ -42,7 +43,8 @@ fn usize_follows_the_target() {
         "a = alloc usize\n",
         "hinckley-up",
         "64",
-        256,
+        Some(256),
+        None,
     ));
     assert_eq!(t["ops"][0]["size"], 8);
 }
@@ -53,16 +55,29 @@ fn bad_input_is_an_error_value_not_a_trap() {
         "a = alloc 8 align 3\n",
         "fitzgen-down",
         "64",
-        256,
+        Some(256),
+        None,
     ));
     assert_eq!(e["error"]["line"], 1);
     assert_eq!(e["error"]["column"], 19);
-    let e = json(&trace_program("a = alloc 8\n", "no-such", "64", 256));
+    let e = json(&trace_program(
+        "a = alloc 8\n",
+        "no-such",
+        "64",
+        Some(256),
+        None,
+    ));
     assert!(e["error"]["message"]
         .as_str()
         .unwrap()
         .starts_with("unknown allocator 'no-such'"));
-    let e = json(&trace_program("a = alloc 8\n", "hinckley-up", "64", 100));
+    let e = json(&trace_program(
+        "a = alloc 8\n",
+        "hinckley-up",
+        "64",
+        Some(100),
+        None,
+    ));
     assert!(e["error"]["message"]
         .as_str()
         .unwrap()

@@ -13,6 +13,10 @@ use crate::steps::StepId;
 use crate::word::Word;
 use crate::{event, probe};
 
+/// Usable bytes of the chunk when the user chose none: small enough to read
+/// every block on the map.
+pub const DEFAULT_CAPACITY: u64 = 256;
+
 const S: Source = Source::Fixed;
 pub const FREE: StepId = StepId::new(
     S,
@@ -63,7 +67,8 @@ impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
         opts: &ModelOptions,
         p: &mut P,
     ) -> Result<Self, AllocError> {
-        let capacity = W::from_u64(opts.capacity).ok_or(AllocError::HeapExhausted)?;
+        let capacity = opts.capacity.unwrap_or(DEFAULT_CAPACITY);
+        let capacity = W::from_u64(capacity).ok_or(AllocError::HeapExhausted)?;
         let (id, start) = heap
             .alloc(capacity, W::ONE)
             .ok_or(AllocError::HeapExhausted)?;
