@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// bumplab: run a program of allocation ops on an allocator model and print
+// the trace JSON, with the very wasm module the playground loads.
+//
+//   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] FILE|-
+//   bumplab list
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const USAGE = `usage:
+  bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] FILE|-
+  bumplab list`;
+
+function fail(message, code = 2) {
+  process.stderr.write(`bumplab: ${message}\n`);
+  process.exit(code);
+}
+
+async function loadEngine() {
+  const pkg = join(here, "..", "pkg");
+  let mod;
+  try {
+    mod = await import(join(pkg, "bumplab.js"));
+    mod.initSync({ module: readFileSync(join(pkg, "bumplab_bg.wasm")) });
+  } catch (e) {
+    fail(`the wasm engine is not built (${e.message}); run \`npm run build:wasm\` first`, 1);
+  }
+  return mod;
+}
+
+function parseArgs(argv) {
+  const opts = { target: "64" };
+  const rest = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) fail(`${a} needs a value\n${USAGE}`);
+      return v;
+    };
+    const number = (v) => {
+      if (!/^(0x[0-9a-f]+|\d+)$/i.test(v)) fail(`${a} takes a whole number, not '${v}'`);
+      return Number(v);
+    };
+    if (a === "--allocator" || a === "-a") opts.allocator = value();
+    else if (a === "--target" || a === "-t") opts.target = value();
+    else if (a === "--min-align") opts.minAlign = number(value());
+    else if (a === "--capacity") opts.capacity = number(value());
+    else if (a === "--help" || a === "-h") {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    } else if (a.startsWith("-") && a !== "-") fail(`unknown option ${a}\n${USAGE}`);
+    else rest.push(a);
+  }
+  return { opts, rest };
+}
+
+function readProgram(file) {
+  if (file === "-") return readFileSync(0, "utf8");
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    fail(`cannot read ${file}: ${e.code === "ENOENT" ? "no such file" : e.message}`, 1);
+  }
+}
+
+const [command, ...args] = process.argv.slice(2);
+if (command === "list") {
+  const engine = await loadEngine();
+  for (const a of JSON.parse(engine.listAllocators())) {
+    process.stdout.write(`${a.name.padEnd(22)}${a.direction.padEnd(6)}${a.description}\n`);
+  }
+} else if (command === "trace") {
+  const { opts, rest } = parseArgs(args);
+  if (!opts.allocator) fail(`trace needs --allocator NAME (see \`bumplab list\`)\n${USAGE}`);
+  if (rest.length !== 1) fail(`trace needs exactly one FILE, or - for standard input\n${USAGE}`);
+  const source = readProgram(rest[0]);
+  const engine = await loadEngine();
+  const out = engine.traceProgram(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
+  const parsed = JSON.parse(out);
+  if (parsed.error) {
+    const { line, column, message } = parsed.error;
+    fail(`${rest[0] === "-" ? "<stdin>" : rest[0]}:${line}:${column}: ${message}`, 1);
+  }
+  process.stdout.write(`${out}\n`);
+} else {
+  fail(command ? `unknown command '${command}'\n${USAGE}` : USAGE);
+}
