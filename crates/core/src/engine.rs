@@ -64,24 +64,7 @@ pub fn run(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, Program
             ));
         }
     }
-    let min_align = match opts.min_align {
-        None => preset.min_aligns().first().copied().unwrap_or(1),
-        Some(m) if preset.min_aligns().contains(&m) => m,
-        Some(m) => {
-            let allowed = preset.min_aligns();
-            let msg = if allowed.is_empty() {
-                format!("{} has no minimum alignment setting", preset.name())
-            } else {
-                let list: Vec<String> = allowed.iter().map(u64::to_string).collect();
-                format!(
-                    "minimum alignment {m} is not allowed for {}: use one of {}",
-                    preset.name(),
-                    list.join(", ")
-                )
-            };
-            return Err(ProgramError::at(at_start, msg));
-        }
-    };
+    let min_align = resolve_min_align(preset, opts.min_align)?;
     presets::visit(
         preset,
         opts.target,
@@ -92,6 +75,32 @@ pub fn run(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, Program
             opts,
         },
     )
+}
+
+/// The minimum alignment `preset` runs with: `requested` if the preset
+/// allows it, its default if `None`.
+pub fn resolve_min_align(preset: PresetId, requested: Option<u64>) -> Result<u64, ProgramError> {
+    let allowed = preset.min_aligns();
+    match requested {
+        None => Ok(allowed.first().copied().unwrap_or(1)),
+        Some(m) if allowed.contains(&m) => Ok(m),
+        Some(m) => {
+            let msg = if allowed.is_empty() {
+                format!(
+                    "{} has no minimum alignment setting (asked for {m})",
+                    preset.name()
+                )
+            } else {
+                let list: Vec<String> = allowed.iter().map(u64::to_string).collect();
+                format!(
+                    "minimum alignment {m} is not allowed for {}: use one of {}",
+                    preset.name(),
+                    list.join(", ")
+                )
+            };
+            Err(ProgramError::at(Pos { line: 1, column: 1 }, msg))
+        }
+    }
 }
 
 struct RunProgram<'a> {

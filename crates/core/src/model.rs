@@ -123,9 +123,9 @@ pub struct ModelOptions {
 }
 
 /// An allocator model: what the engine steps, and what the measured exports call.
-pub trait Model<W: Word>: Clone + Sized {
+pub trait Model<W: Word>: Clone + Sized + 'static {
     /// What `checkpoint` saves and `restore` needs.
-    type Checkpoint: Clone;
+    type Checkpoint: Clone + 'static;
 
     /// Builds the allocator as its constructor does (creating a first chunk
     /// where the real one does so eagerly).

@@ -35,6 +35,8 @@ pub trait Word:
     fn to_u64(self) -> u64;
     /// Narrows from `u64`; `None` when the value does not fit the target.
     fn from_u64(v: u64) -> Option<Self>;
+    /// Narrows from `u64`, keeping the low bits: for values already checked to fit.
+    fn truncate(v: u64) -> Self;
 }
 
 macro_rules! impl_word {
@@ -69,6 +71,10 @@ macro_rules! impl_word {
             #[inline(always)]
             fn from_u64(v: u64) -> Option<Self> {
                 <$t>::try_from(v).ok()
+            }
+            #[inline(always)]
+            fn truncate(v: u64) -> Self {
+                v as $t
             }
         }
     };

@@ -1,7 +1,7 @@
 //! Runs under `wasm-pack test --node`: the binding as the page and CLI see it,
 //! compiled for wasm32.
 
-use bumplab_wasm::{list_allocators, source_text, trace_program};
+use bumplab_wasm::{list_allocators, source_text, trace_program, MeasuredRun};
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -97,4 +97,26 @@ fn lists_allocators_and_their_sources() {
     let src = source_text("bump-down").expect("bump-down has a source");
     assert!(src.contains("checked_sub"));
     assert!(source_text("nope").is_none());
+}
+
+#[wasm_bindgen_test]
+fn a_measured_run_replays_the_trace_addresses() {
+    let src = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nfree b\nreset\nd = alloc 8\n";
+    for alloc in ["fitzgen-down", "hinckley-up-naive", "hinckley-up"] {
+        let t = json(&trace_program(src, alloc, "wasm32", None, None));
+        let mut run = MeasuredRun::new(alloc, "wasm32", None, None).unwrap();
+        for op in t["ops"].as_array().unwrap() {
+            let num = |k: &str| op[k].as_f64().unwrap();
+            match op["kind"].as_str().unwrap() {
+                "alloc" => assert_eq!(
+                    run.alloc(num("size"), num("align")),
+                    num("address"),
+                    "{alloc} {op}"
+                ),
+                "free" => run.free(num("address"), num("size"), 1.0),
+                "reset" => run.reset(),
+                other => panic!("unexpected {other}"),
+            }
+        }
+    }
 }

@@ -25,7 +25,7 @@ pub enum Direction {
 
 /// A bump algorithm over one chunk `[start, end)`, as the fixed-chunk
 /// presets use it.
-pub trait ChunkBump<W: Word>: Copy + core::fmt::Debug {
+pub trait ChunkBump<W: Word>: Copy + core::fmt::Debug + 'static {
     const DIRECTION: Direction;
     const SOURCE: Source;
     /// The algorithm's state over an empty chunk.
