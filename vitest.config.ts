@@ -1,0 +1,9 @@
+import { defineConfig } from "vitest/config";
+
+// Unit tests only: the Playwright specs in tests/e2e run with `playwright test`.
+export default defineConfig({
+  test: {
+    include: ["web/src/**/*.test.ts"],
+    environment: "node",
+  },
+});

@@ -1,0 +1,211 @@
+// Wires the engine, the store and the views. Effects live here (tracing,
+// playback timer, keyboard); views stay functions of derived data.
+
+import type { Engine } from "./engine/facade";
+import type { Op, Trace } from "./engine/types";
+import { blocksAt, bumpPointerAt, clampStep, currentChunkAt, statsAt } from "./model/blocks";
+import { currentOp, describeStep } from "./model/describe";
+import { initialState, reducer, type Action, type AppState } from "./state/reducer";
+import { createStore, type Store } from "./state/store";
+import { renderCodeView } from "./views/codeView";
+import { renderEditor } from "./views/editor";
+import { renderMapSummary } from "./views/mapSummary";
+import { renderMemoryMap } from "./views/memoryMap";
+import { renderOpDetails } from "./views/opDetails";
+import { renderStats } from "./views/stats";
+import { renderStepper } from "./views/stepper";
+
+export const TRACE_DEBOUNCE_MS = 150;
+export const PLAY_INTERVAL_MS = 700;
+
+export interface Mounts {
+  editor: HTMLElement;
+  mapSummary: HTMLElement;
+  map: HTMLElement;
+  stepper: HTMLElement;
+  stats: HTMLElement;
+  opDetails: HTMLElement;
+  code: HTMLElement;
+}
+
+function byId(id: string): HTMLElement {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`#${id} is missing from index.html`);
+  return el;
+}
+
+export function findMounts(): Mounts {
+  return {
+    editor: byId("editor"),
+    mapSummary: byId("map-summary"),
+    map: byId("memory-map"),
+    stepper: byId("stepper"),
+    stats: byId("stats"),
+    opDetails: byId("op-details"),
+    code: byId("code-view"),
+  };
+}
+
+/** Blocks the op placed or acted on, highlighted on the map. */
+function focusOf(op: Op | undefined): Set<number> {
+  const ids = new Set<number>();
+  if (!op) return ids;
+  if ((op.kind === "alloc" || op.kind === "realloc") && !op.failed) ids.add(op.index);
+  if (op.target_op !== undefined) ids.add(op.target_op);
+  return ids;
+}
+
+/**
+ * The file the code view shows (that of the op's last micro-step, else the
+ * trace's bumping file) and the lines the op's micro-steps ran in it.
+ */
+function codeFocus(trace: Trace, op: Op | undefined): { file: string; current: number | null; touched: Set<number> } {
+  const steps = op?.events.flatMap((e) => e.steps ?? []) ?? [];
+  const last = steps[steps.length - 1];
+  const file = last?.file ?? trace.source;
+  const inFile = steps.filter((s) => (s.file ?? trace.source) === file);
+  return { file, current: last ? last.line : null, touched: new Set(inFile.map((s) => s.line)) };
+}
+
+export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action> {
+  const allocators = engine.allocators();
+  const preferred = allocators.find((a) => a.name === "fitzgen-down") ?? allocators[0];
+  const store = createStore(reducer, initialState(preferred ? { allocator: preferred.name } : {}));
+  const { dispatch } = store;
+  const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+  // --- Tracing -----------------------------------------------------------
+  const retrace = (): void => {
+    const s = store.getState();
+    const result = engine.trace({ source: s.source, allocator: s.allocator, target: s.target, capacity: s.capacity });
+    dispatch(result.ok ? { type: "traced", trace: result.trace, source: s.source } : { type: "traceFailed", error: result.error });
+  };
+  let traceTimer: number | undefined;
+  store.subscribe((s, prev) => {
+    if (s.allocator !== prev.allocator || s.target !== prev.target || s.capacity !== prev.capacity) {
+      window.clearTimeout(traceTimer);
+      retrace();
+    } else if (s.source !== prev.source) {
+      window.clearTimeout(traceTimer);
+      traceTimer = window.setTimeout(retrace, TRACE_DEBOUNCE_MS);
+    }
+  });
+
+  // --- Playback ------------------------------------------------------------
+  let playTimer: number | undefined;
+  store.subscribe((s) => {
+    if (s.playing && playTimer === undefined) {
+      playTimer = window.setInterval(() => dispatch({ type: "tick" }), PLAY_INTERVAL_MS);
+    } else if (!s.playing && playTimer !== undefined) {
+      window.clearInterval(playTimer);
+      playTimer = undefined;
+    }
+  });
+
+  // --- Keyboard --------------------------------------------------------------
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    // Typing and native controls keep their keys (a range handles arrows itself).
+    if (
+      target instanceof HTMLTextAreaElement ||
+      target instanceof HTMLSelectElement ||
+      target instanceof HTMLInputElement ||
+      (target instanceof HTMLElement && target.isContentEditable)
+    ) {
+      return;
+    }
+    const keys: Record<string, Action> = {
+      ArrowLeft: { type: "back" },
+      ArrowRight: { type: "forward" },
+      Home: { type: "first" },
+      End: { type: "last" },
+    };
+    let action = keys[event.key];
+    // Space on a button presses that button; elsewhere it plays or pauses.
+    if (event.key === " " && !(target instanceof HTMLButtonElement)) action = { type: "togglePlay" };
+    if (!action) return;
+    event.preventDefault();
+    dispatch(action);
+  });
+
+  // --- Rendering -------------------------------------------------------------
+  const handlers = {
+    onSource: (source: string) => dispatch({ type: "edit", source }),
+    onAllocator: (allocator: string) => dispatch({ type: "selectAllocator", allocator }),
+    onTarget: (target: AppState["target"]) => dispatch({ type: "selectTarget", target }),
+    onCapacity: (capacity: number) => dispatch({ type: "selectCapacity", capacity }),
+  };
+
+  const renderTrace = (s: AppState, trace: Trace): void => {
+    const step = clampStep(trace, s.step);
+    const op = currentOp(trace, step);
+    const chunk = currentChunkAt(trace, step);
+    if (!chunk) return;
+    const stats = statsAt(trace, step);
+    renderMapSummary(mounts.mapSummary, {
+      chunk,
+      used: stats.used,
+      direction: trace.direction,
+      allocator: trace.allocator,
+      stale: s.error !== null,
+    });
+    renderMemoryMap(mounts.map, {
+      chunk,
+      direction: trace.direction,
+      blocks: blocksAt(trace, step).filter((b) => b.chunk === chunk.id),
+      bumpPtr: bumpPointerAt(trace, step),
+      focus: focusOf(op),
+      animate: !reducedMotion.matches,
+    });
+    renderStepper(
+      mounts.stepper,
+      { step, total: trace.ops.length, playing: s.playing, description: describeStep(trace, step) },
+      dispatch,
+    );
+    renderStats(mounts.stats, { stats, capacity: chunk.capacity });
+    const sourceLine = op ? (s.tracedSource.split("\n")[op.line - 1] ?? null) : null;
+    renderOpDetails(mounts.opDetails, { op, sourceLine });
+    const code = codeFocus(trace, op);
+    renderCodeView(mounts.code, {
+      path: code.file === trace.source ? trace.source_path : code.file,
+      source: engine.sourceText(code.file) ?? `// the source of ${code.file} is unavailable`,
+      currentLine: code.current,
+      touched: code.touched,
+    });
+  };
+
+  const render = (): void => {
+    const s = store.getState();
+    const op = s.trace ? currentOp(s.trace, s.step) : undefined;
+    renderEditor(
+      mounts.editor,
+      {
+        source: s.source,
+        allocators,
+        allocator: s.allocator,
+        target: s.target,
+        capacity: s.capacity,
+        error: s.error,
+        currentLine: op && s.source === s.tracedSource ? op.line : null,
+      },
+      handlers,
+    );
+    if (s.trace) renderTrace(s, s.trace);
+    document.body.dataset["ready"] = "true";
+  };
+
+  let frame: number | undefined;
+  const scheduleRender = (): void => {
+    frame ??= window.requestAnimationFrame(() => {
+      frame = undefined;
+      render();
+    });
+  };
+  store.subscribe(scheduleRender);
+  new ResizeObserver(scheduleRender).observe(mounts.map);
+
+  retrace();
+  render();
+  return store;
+}

@@ -1,0 +1,110 @@
+// A typed facade over the raw wasm exports: JSON in, TS types out. It does not
+// know how the module was instantiated (browser or Node), and it is the one
+// place that knows the engine's export names.
+
+import {
+  TRACE_VERSION,
+  type AllocatorInfo,
+  type ProgramError,
+  type SourceName,
+  type Trace,
+  type TraceRequest,
+  type TraceResult,
+} from "./types";
+
+/** The functions the engine needs from the initialised wasm module. */
+export interface WasmExports {
+  traceProgram(source: string, allocator: string, target: string, capacity?: number, minAlign?: number): string;
+  listAllocators(): string;
+  /** Text of an embedded source file, by name. */
+  sourceText(name: string): string | undefined;
+}
+
+export interface Engine {
+  allocators(): readonly AllocatorInfo[];
+  trace(request: TraceRequest): TraceResult;
+  /** Text of a source file (a trace's `source` or a step's `file`). */
+  sourceText(name: SourceName): string | undefined;
+}
+
+type Fn = (...args: never[]) => unknown;
+
+/** Picks the engine's functions out of the wasm-bindgen module namespace. */
+export function adaptModule(mod: object): WasmExports {
+  const m = mod as Record<string, Fn | undefined>;
+  const pick = (name: string): Fn => {
+    const f = m[name];
+    if (typeof f === "function") return f;
+    throw new Error(`the wasm module does not export ${name}: rebuild it (npm run build:wasm)`);
+  };
+  return {
+    traceProgram: pick("traceProgram") as unknown as WasmExports["traceProgram"],
+    listAllocators: pick("listAllocators") as unknown as WasmExports["listAllocators"],
+    sourceText: pick("sourceText") as unknown as WasmExports["sourceText"],
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null;
+}
+
+function isProgramError(v: unknown): v is ProgramError {
+  return (
+    isObject(v) &&
+    typeof v["line"] === "number" &&
+    typeof v["column"] === "number" &&
+    typeof v["message"] === "string"
+  );
+}
+
+const engineError = (message: string): TraceResult => ({ ok: false, error: { line: 1, column: 1, message } });
+
+/** Parses `traceProgram`'s JSON: a trace, or `{"error": {line, column, message}}`. */
+export function parseTraceResult(json: string): TraceResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return engineError("the engine returned malformed JSON");
+  }
+  if (isObject(value) && "error" in value) {
+    const error = value["error"];
+    return isProgramError(error) ? { ok: false, error } : engineError(String(error));
+  }
+  if (!isObject(value) || !Array.isArray(value["ops"]) || !Array.isArray(value["chunks"])) {
+    return engineError("the engine returned no trace");
+  }
+  if (value["version"] !== TRACE_VERSION) {
+    return engineError(`unsupported trace version ${String(value["version"])}`);
+  }
+  return { ok: true, trace: value as unknown as Trace };
+}
+
+function parseAllocators(json: string): AllocatorInfo[] {
+  const list: unknown = JSON.parse(json);
+  if (!Array.isArray(list)) return [];
+  return list.filter(isObject).map((a) => ({
+    name: String(a["name"]),
+    direction: a["direction"] === "down" ? "down" : "up",
+    source: String(a["source"] ?? ""),
+    description: String(a["description"] ?? ""),
+  }));
+}
+
+export function createEngine(wasm: WasmExports): Engine {
+  let allocators: readonly AllocatorInfo[] | undefined;
+  const sources = new Map<SourceName, string | undefined>();
+  return {
+    allocators() {
+      allocators ??= parseAllocators(wasm.listAllocators());
+      return allocators;
+    },
+    trace({ source, allocator, target, capacity }) {
+      return parseTraceResult(wasm.traceProgram(source, allocator, target, capacity));
+    },
+    sourceText(name) {
+      if (!sources.has(name)) sources.set(name, wasm.sourceText(name));
+      return sources.get(name);
+    },
+  };
+}

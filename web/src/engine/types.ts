@@ -1,0 +1,154 @@
+// TypeScript mirror of the trace format (crates/core/src/trace.rs, version 1;
+// docs/trace-format.md). Optional Rust fields (`skip_serializing_if`) are
+// optional here; numbers are JSON numbers (addresses stay far below 2^53).
+// The facade normalises older engine builds into this shape (see facade.ts).
+
+export const TRACE_VERSION = 1;
+
+export type Direction = "up" | "down";
+export type Target = "64" | "wasm32";
+/** A source file the engine embeds ("bump-down", "bump-up", "fixed", …). */
+export type SourceName = string;
+
+export type OpKind = "alloc" | "realloc" | "free" | "reset" | "checkpoint" | "restore";
+
+export type KnownEventKind =
+  | "bump"
+  | "no_room"
+  | "steps"
+  | "new_chunk"
+  | "chunk_freed"
+  | "chunk_reused"
+  | "copied"
+  | "note"
+  | "padding"
+  | "placed"
+  | "grew_in_place"
+  | "shrank_in_place"
+  | "moved"
+  | "leaked"
+  | "freed"
+  | "not_reclaimed"
+  | "reclaimed"
+  | "out_of_memory"
+  | "checkpoint"
+  | "restored"
+  | "reset";
+/** Known kinds, open to kinds a newer engine adds. */
+export type EventKind = KnownEventKind | (string & {});
+
+export interface ChunkInfo {
+  id: number;
+  /** Address the base allocator returned. */
+  base?: number;
+  /** Bytes obtained from the base allocator (metadata included). */
+  size?: number;
+  /** Address of the first usable byte. */
+  start: number;
+  /** Usable bytes (metadata excluded). */
+  capacity: number;
+  header: number;
+  footer: number;
+  /** Why it was made ("first", "full", …). */
+  reason?: string;
+  requested?: number;
+  /** Index of the op that created it; absent when the constructor did. */
+  created_by?: number;
+  /** Index of the op that returned it to the base allocator. */
+  freed_by?: number;
+}
+
+export interface NamedValue {
+  name: string;
+  value: number;
+}
+
+export interface StepOut {
+  id: string;
+  label: string;
+  /** The source file the step's code is in (absent: the trace's `source`). */
+  file?: SourceName;
+  /** 1-based line in that file. */
+  line: number;
+  values: NamedValue[];
+}
+
+export interface TraceEvent {
+  kind: EventKind;
+  text: string;
+  steps?: StepOut[];
+}
+
+export interface Stats {
+  requested: number;
+  used: number;
+  padding: number;
+  metadata: number;
+  leaked: number;
+  copied: number;
+  unused: number;
+  chunks: number;
+  /** requested / (capacity + metadata), 0..1. */
+  utilisation: number;
+}
+
+export interface Op {
+  index: number;
+  kind: OpKind;
+  /** Block name (alloc/realloc/free) or checkpoint name (checkpoint/restore). */
+  block?: string;
+  line: number;
+  column: number;
+  chunk?: number;
+  offset?: number;
+  address?: number;
+  size?: number;
+  align?: number;
+  padding?: number;
+  moved?: boolean;
+  failed: boolean;
+  /** For free and realloc: index of the op that placed the block acted on. */
+  target_op?: number;
+  /** Ops whose blocks' bytes this op returned to free space. */
+  reclaimed?: number[];
+  /** The current chunk's bump pointer after the op (absent before the first chunk). */
+  bump_ptr?: number;
+  events: TraceEvent[];
+  stats: Stats;
+}
+
+export interface Trace {
+  version: number;
+  allocator: string;
+  target: Target;
+  direction: Direction;
+  /** The file that does the bumping, shown in the code view. */
+  source: SourceName;
+  /** Its path from the repository root. */
+  source_path: string;
+  chunks: ChunkInfo[];
+  ops: Op[];
+}
+
+export interface ProgramError {
+  line: number;
+  column: number;
+  message: string;
+}
+
+export type TraceResult = { ok: true; trace: Trace } | { ok: false; error: ProgramError };
+
+export interface AllocatorInfo {
+  name: string;
+  direction: Direction;
+  source: SourceName;
+  description: string;
+}
+
+export interface TraceRequest {
+  source: string;
+  allocator: string;
+  target: Target;
+  /** Usable bytes of the fixed chunk, a multiple of 16. */
+  capacity: number;
+}

@@ -1,0 +1,52 @@
+// Minimal DOM building. Text always goes through textContent, never innerHTML.
+
+type Attrs = Record<string, string | number | boolean | null | undefined>;
+type Child = Node | string | null | undefined | false;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    el.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return el;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** A small inline icon (decorative: hidden from assistive tech). */
+export function icon(pathData: string): SVGSVGElement {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("width", "18");
+  svg.setAttribute("height", "18");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const path = document.createElementNS(SVG_NS, "path");
+  path.setAttribute("d", pathData);
+  svg.append(path);
+  return svg;
+}
+
+/** Sets text only when it changed (keeps live regions from re-announcing). */
+export function setText(el: Element, text: string): void {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+/** Returns the view's root inside `container`, building it on first use. */
+export function mountOnce<T extends HTMLElement>(container: HTMLElement, key: string, build: () => T): T {
+  const existing = container.querySelector<T>(`:scope > [data-view="${key}"]`);
+  if (existing) return existing;
+  const root = build();
+  root.dataset["view"] = key;
+  container.replaceChildren(root);
+  return root;
+}
