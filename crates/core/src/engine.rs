@@ -131,7 +131,9 @@ enum BlockState {
 
 struct Block {
     op: u32,
-    chunk: u32,
+    /// `None` for a zero-sized block placed outside every chunk (bumpalo
+    /// hands out a dangling, aligned pointer for those).
+    chunk: Option<u32>,
     address: u64,
     size: u64,
     align: u64,
@@ -441,9 +443,13 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         // overlapping move, or left behind by a move elsewhere.
         let left_behind = moved && !overlaps;
         {
-            let chunk = self.blocks[old].chunk as usize;
-            if !left_behind {
+            let chunk = self.blocks[old].chunk;
+            if let (false, Some(chunk)) = (left_behind, chunk) {
+                let chunk = chunk as usize;
+                // Its bytes now belong to the new block: list it as reclaimed
+                // so a reader of the trace drops it, as the shadow table does.
                 self.chunks[chunk].holding.retain(|&b| b != old);
+                op.reclaimed.push(old_op);
             }
             let b = &mut self.blocks[old];
             b.state = if left_behind {
@@ -476,7 +482,9 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                 format!("the old {old_size} bytes at {old_addr:#x} stay behind until they are reclaimed"),
             ));
         }
-        self.reclaim_touched(&mut op, &[self.blocks[old].chunk]);
+        if let Some(chunk) = self.blocks[old].chunk {
+            self.reclaim_touched(&mut op, &[chunk]);
+        }
         if block != name {
             self.names.remove(block);
         }
@@ -504,8 +512,15 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         let addr_w = self.word(addr);
         self.model.free(&mut self.heap, addr_w, layout, &mut rec);
         self.translate(rec, Some(op.index), &mut op.events);
-        self.reclaim_touched(&mut op, &[chunk]);
-        if op.reclaimed.contains(&self.blocks[b].op) {
+        if let Some(chunk) = chunk {
+            self.reclaim_touched(&mut op, &[chunk]);
+        }
+        if chunk.is_none() {
+            op.events.push(Event::new(
+                EventKind::Freed,
+                "freed: a zero-sized block holds no bytes".to_string(),
+            ));
+        } else if op.reclaimed.contains(&self.blocks[b].op) {
             op.events.push(Event::new(
                 EventKind::Freed,
                 format!("freed: it was the last block, so its {size} bytes are free space again"),
@@ -562,19 +577,38 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             .find(|c| {
                 c.live && c.info.start <= addr && addr + size <= c.info.start + c.info.capacity
             })
-            .map(|c| c.info.id)
-            .expect("a model returns addresses inside one of its live chunks");
+            .map(|c| c.info.id);
+        let Some(chunk) = chunk else {
+            assert_eq!(
+                size, 0,
+                "a model returns addresses inside one of its live chunks"
+            );
+            return self.place_dangling(op, addr, align);
+        };
         let rec = &self.chunks[chunk as usize];
+        // Held blocks stay sorted from the bump origin towards the pointer;
+        // a block usually lands last, but an in-place realloc of an earlier
+        // block lands in the middle.
+        let up = self.direction == Direction::Up;
+        let at = rec.holding.partition_point(|&b| {
+            let a = self.blocks[b].address;
+            if up {
+                a <= addr
+            } else {
+                a >= addr
+            }
+        });
         // Padding is the gap between this block and its neighbour towards
         // the bump origin (or the chunk edge): alignment padding plus any
         // rounding the previous block's size got.
         let (start, end) = (rec.info.start, rec.info.start + rec.info.capacity);
-        let neighbour = rec.holding.last().map(|&b| &self.blocks[b]);
-        let padding = match self.direction {
-            Direction::Up => addr - neighbour.map_or(start, |n| (n.address + n.size).min(addr)),
-            Direction::Down => {
-                neighbour.map_or(end, |n| n.address.max(addr + size)) - (addr + size)
-            }
+        let neighbour = at.checked_sub(1).map(|i| &self.blocks[rec.holding[i]]);
+        let padding = if up {
+            addr.saturating_sub(neighbour.map_or(start, |n| n.address + n.size))
+        } else {
+            neighbour
+                .map_or(end, |n| n.address)
+                .saturating_sub(addr + size)
         };
         op.chunk = Some(chunk);
         op.address = Some(addr);
@@ -595,7 +629,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         ));
         self.blocks.push(Block {
             op: op.index,
-            chunk,
+            chunk: Some(chunk),
             address: addr,
             size,
             align,
@@ -604,8 +638,31 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             ended_at: None,
         });
         let b = self.blocks.len() - 1;
-        self.chunks[chunk as usize].holding.push(b);
+        self.chunks[chunk as usize].holding.insert(at, b);
         b
+    }
+
+    /// Records a zero-sized block the model placed outside every chunk.
+    fn place_dangling(&mut self, op: &mut Op, addr: u64, align: u64) -> usize {
+        op.address = Some(addr);
+        op.padding = Some(0);
+        op.events.push(Event::new(
+            EventKind::Placed,
+            format!(
+                "zero-sized: a dangling pointer {addr:#x} aligned to {align}, no chunk bytes taken"
+            ),
+        ));
+        self.blocks.push(Block {
+            op: op.index,
+            chunk: None,
+            address: addr,
+            size: 0,
+            align,
+            padding: 0,
+            state: BlockState::Live,
+            ended_at: None,
+        });
+        self.blocks.len() - 1
     }
 
     /// Reclaims, in every chunk that holds blocks, those the model no longer holds.
@@ -692,19 +749,27 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         };
         for item in rec.log {
             match item {
-                Recorded::Step(m) => run.push(StepOut {
-                    id: m.step.name(),
-                    marker: m.step.marker,
-                    outcome: m.step.outcome,
-                    label: m.step.label,
-                    file: m.step.source,
-                    line: m.step.line(),
-                    values: m
-                        .values
-                        .iter()
-                        .map(|&(name, value)| NamedValue { name, value })
-                        .collect(),
-                }),
+                Recorded::Step(m) => {
+                    let failed = m.step.outcome == "fail" || m.step.outcome == "overflow";
+                    run.push(StepOut {
+                        id: m.step.name(),
+                        marker: m.step.marker,
+                        outcome: m.step.outcome,
+                        label: m.step.label,
+                        file: m.step.source,
+                        line: m.step.line(),
+                        values: m
+                            .values
+                            .iter()
+                            .map(|&(name, value)| NamedValue { name, value })
+                            .collect(),
+                    });
+                    // A failed check ends its run: it is an event of its own,
+                    // whatever the model does next.
+                    if failed {
+                        flush(&mut run, out);
+                    }
+                }
                 Recorded::Event(e) => {
                     flush(&mut run, out);
                     out.push(self.chunk_event(e, op));

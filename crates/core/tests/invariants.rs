@@ -1,0 +1,228 @@
+//! Properties every preset's trace must have, checked from the outside: a
+//! reader replays the trace (as the page does) and finds, after every op,
+//! that the blocks still holding bytes never overlap, lie inside a live
+//! chunk's usable bytes, are aligned, and that the stats add up.
+
+use std::collections::HashMap;
+
+use bumplab_core::trace::{OpKind, Trace};
+use bumplab_core::{run, Options, PresetId, Target};
+use proptest::prelude::*;
+
+/// Programs each preset and target is tried on per run.
+const CASES: u32 = 48;
+
+#[derive(Clone, Debug)]
+enum Stmt {
+    Alloc { size: u64, align: u64 },
+    Realloc { victim: usize, size: u64 },
+    Free { victim: usize },
+    Reset,
+    Checkpoint,
+    Restore,
+}
+
+fn stmt() -> impl Strategy<Value = Stmt> {
+    let size = prop_oneof![4 => 0u64..64, 2 => 64u64..600, 1 => 600u64..5000];
+    let align = prop_oneof![Just(1u64), Just(2), Just(4), Just(8), Just(16), Just(64)];
+    prop_oneof![
+        8 => (size.clone(), align).prop_map(|(size, align)| Stmt::Alloc { size, align }),
+        2 => (any::<usize>(), size).prop_map(|(victim, size)| Stmt::Realloc { victim, size }),
+        2 => any::<usize>().prop_map(|victim| Stmt::Free { victim }),
+        1 => Just(Stmt::Reset),
+        1 => Just(Stmt::Checkpoint),
+        1 => Just(Stmt::Restore),
+    ]
+}
+
+/// Writes the statements as a program, using only names that are live as
+/// far as the program text can tell (a failed alloc or a reclaim can still
+/// make a later use an error, which the property accepts as an outcome).
+fn program(stmts: &[Stmt]) -> String {
+    let mut live: Vec<String> = Vec::new();
+    let mut text = String::new();
+    let mut next = 0;
+    let mut saved = false;
+    for s in stmts {
+        match *s {
+            Stmt::Alloc { size, align } => {
+                let name = format!("b{next}");
+                next += 1;
+                text += &format!("{name} = alloc {size} align {align}\n");
+                live.push(name);
+            }
+            Stmt::Realloc { victim, size } if !live.is_empty() => {
+                let old = live.remove(victim % live.len());
+                let name = format!("b{next}");
+                next += 1;
+                text += &format!("{name} = realloc {old} {size}\n");
+                live.push(name);
+            }
+            Stmt::Free { victim } if !live.is_empty() => {
+                let old = live.remove(victim % live.len());
+                text += &format!("free {old}\n");
+            }
+            Stmt::Reset => {
+                text += "reset\n";
+                live.clear();
+                saved = false;
+            }
+            Stmt::Checkpoint => {
+                text += "checkpoint s\n";
+                saved = true;
+            }
+            Stmt::Restore if saved => {
+                text += "restore s\n";
+                // Blocks made after the checkpoint are gone; the text cannot
+                // tell which, so forget them all to keep the program valid.
+                live.clear();
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    address: u64,
+    size: u64,
+    align: u64,
+    /// `None` for a zero-sized block outside every chunk (a dangling pointer).
+    chunk: Option<u32>,
+    live: bool,
+}
+
+/// Replays `t` and checks the invariants after every op.
+fn check(t: &Trace, honours_alignment: bool) -> Result<(), TestCaseError> {
+    let mut held: HashMap<u32, Held> = HashMap::new();
+    for (i, op) in t.ops.iter().enumerate() {
+        let step = i as u32 + 1;
+        if matches!(op.kind, OpKind::Alloc | OpKind::Realloc) && !op.failed {
+            let h = Held {
+                address: op.address.unwrap(),
+                size: op.size.unwrap(),
+                align: op.align.unwrap(),
+                chunk: op.chunk,
+                live: true,
+            };
+            held.insert(op.index, h);
+            if let (OpKind::Realloc, Some(old)) = (op.kind, op.target_op) {
+                if let Some(o) = held.get_mut(&old) {
+                    o.live = false;
+                }
+            }
+        }
+        if let (OpKind::Free, Some(old)) = (op.kind, op.target_op) {
+            prop_assert!(held.contains_key(&old), "op {i} frees a block nobody holds");
+            held.get_mut(&old).unwrap().live = false;
+        }
+        for r in &op.reclaimed {
+            prop_assert!(
+                held.remove(r).is_some(),
+                "op {i} reclaims op {r}, which holds nothing"
+            );
+        }
+        let alive = |c: &bumplab_core::trace::ChunkInfo| {
+            c.created_by.is_none_or(|b| b < step) && c.freed_by.is_none_or(|f| f >= step)
+        };
+        for b in held.values().filter(|b| b.chunk.is_none()) {
+            prop_assert_eq!(
+                b.size,
+                0,
+                "op {}: only zero-sized blocks may lie outside every chunk",
+                i
+            );
+        }
+        let mut blocks: Vec<Held> = held
+            .values()
+            .filter(|b| b.chunk.is_some())
+            .copied()
+            .collect();
+        blocks.sort_by_key(|b| (b.address, b.size));
+        for w in blocks.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            prop_assert!(
+                a.size == 0 || b.size == 0 || a.address + a.size <= b.address,
+                "op {i}: blocks overlap: {a:?} and {b:?}"
+            );
+        }
+        for b in &blocks {
+            let c = &t.chunks[b.chunk.unwrap() as usize];
+            prop_assert!(
+                alive(c),
+                "op {i}: {b:?} is in chunk {} which is not alive",
+                c.id
+            );
+            prop_assert!(
+                c.start <= b.address && b.address + b.size <= c.start + c.capacity,
+                "op {i}: {b:?} lies outside chunk {c:?}"
+            );
+        }
+        for b in held.values() {
+            if honours_alignment {
+                prop_assert_eq!(b.address % b.align, 0, "op {}: {:?} is misaligned", i, b);
+            }
+        }
+        let s = &op.stats;
+        let live_bytes: u64 = blocks.iter().filter(|b| b.live).map(|b| b.size).sum();
+        let dead_bytes: u64 = blocks.iter().filter(|b| !b.live).map(|b| b.size).sum();
+        prop_assert_eq!(s.requested, live_bytes, "op {}: requested", i);
+        prop_assert_eq!(s.leaked, dead_bytes, "op {}: leaked", i);
+        prop_assert!(
+            s.requested + s.leaked + s.padding <= s.used,
+            "op {i}: {s:?} does not add up"
+        );
+        let chunks: Vec<_> = t.chunks.iter().filter(|c| alive(c)).collect();
+        prop_assert_eq!(s.chunks as usize, chunks.len(), "op {}: chunk count", i);
+        let capacity: u64 = chunks.iter().map(|c| c.capacity).sum();
+        let metadata: u64 = chunks.iter().map(|c| c.header + c.footer).sum();
+        prop_assert_eq!(s.used + s.unused, capacity, "op {}: used + unused", i);
+        prop_assert_eq!(s.metadata, metadata, "op {}: metadata", i);
+    }
+    Ok(())
+}
+
+/// Runs the property for one preset on both targets.
+fn property(preset: PresetId) {
+    // Bumper.jl bumps by byte count and ignores alignment, as the reference does.
+    let honours_alignment = !matches!(preset.name(), "bumper-alloc-buffer" | "bumper-slab");
+    let mut config = ProptestConfig::with_cases(CASES);
+    config.failure_persistence = None;
+    let errors = std::cell::Cell::new(0u32);
+    proptest!(config, |(stmts in proptest::collection::vec(stmt(), 1..40), wasm32 in any::<bool>())| {
+        let src = program(&stmts);
+        let target = if wasm32 { Target::Wasm32 } else { Target::W64 };
+        // A fixed buffer small enough to fill sometimes, big enough to hold a few blocks.
+        let fixed = matches!(
+            preset.name(),
+            "fitzgen-down" | "hinckley-up-naive" | "hinckley-up" | "up-min-align" | "down-min-align" | "bumper-alloc-buffer"
+        );
+        let capacity = fixed.then_some(1 << 13);
+        let opts = Options { target, capacity, min_align: None };
+        match run(&src, preset, &opts) {
+            Ok(t) => check(&t, honours_alignment)
+                .map_err(|e| TestCaseError::fail(format!("{preset:?} on {target:?}: {e}\n{src}")))?,
+            Err(e) => {
+                // Only a use of a name the program could not know was gone.
+                prop_assert!(
+                    e.message.starts_with("unknown block") || e.message.starts_with("cannot "),
+                    "{preset:?} rejected a valid program: {e}\n{src}"
+                );
+                errors.set(errors.get() + 1);
+            }
+        }
+    });
+    let errors = errors.get();
+    assert!(
+        errors < CASES / 2,
+        "{preset:?}: {errors} of {CASES} programs hit a runtime error"
+    );
+}
+
+#[test]
+fn every_preset_keeps_its_invariants() {
+    for preset in PresetId::ALL {
+        property(preset);
+    }
+}
