@@ -6,8 +6,14 @@ use serde::Serialize;
 use crate::algorithms::bump_down::BumpDown;
 use crate::algorithms::bump_up::BumpUp;
 use crate::algorithms::bump_up_naive::BumpUpNaive;
+use crate::algorithms::min_align_down::MinAlignDown;
+use crate::algorithms::min_align_up::MinAlignUp;
 use crate::algorithms::Direction;
 use crate::model::Model;
+use crate::models::bump_scope::BumpScope;
+use crate::models::bumpalo::Bumpalo;
+use crate::models::bumper::{AllocBuffer, SlabBuffer};
+use crate::models::cpp_arena::CppArena;
 use crate::models::fixed::Fixed;
 use crate::source::Source;
 use crate::word::{Target, Word};
@@ -21,13 +27,37 @@ pub enum PresetId {
     HinckleyUpNaive,
     /// Hinckley's one-branch bump up over one fixed chunk.
     HinckleyUp,
+    /// Hinckley's bump up with a minimum alignment over one fixed chunk.
+    UpMinAlign,
+    /// The same minimum-alignment trick bumping down, over one fixed chunk.
+    DownMinAlign,
+    /// Bumper.jl's AllocBuffer: one fixed buffer, no alignment.
+    BumperAllocBuffer,
+    /// Bumper.jl's SlabBuffer: fixed-size slabs and custom slabs.
+    BumperSlab,
+    /// The C++ parser arena's ArenaMemoryResource (seed 004).
+    CppArena,
+    /// bump-scope 2.4.1 bumping up (its default).
+    BumpScopeUp,
+    /// bump-scope 2.4.1 bumping down.
+    BumpScopeDown,
+    /// bumpalo 3.20.4 (bumps down, footer at each chunk's end).
+    Bumpalo,
 }
 
 impl PresetId {
-    pub const ALL: [PresetId; 3] = [
+    pub const ALL: [PresetId; 11] = [
         PresetId::FitzgenDown,
         PresetId::HinckleyUpNaive,
         PresetId::HinckleyUp,
+        PresetId::UpMinAlign,
+        PresetId::DownMinAlign,
+        PresetId::BumperAllocBuffer,
+        PresetId::BumperSlab,
+        PresetId::CppArena,
+        PresetId::BumpScopeUp,
+        PresetId::BumpScopeDown,
+        PresetId::Bumpalo,
     ];
 
     pub fn name(self) -> &'static str {
@@ -35,6 +65,14 @@ impl PresetId {
             PresetId::FitzgenDown => "fitzgen-down",
             PresetId::HinckleyUpNaive => "hinckley-up-naive",
             PresetId::HinckleyUp => "hinckley-up",
+            PresetId::UpMinAlign => "up-min-align",
+            PresetId::DownMinAlign => "down-min-align",
+            PresetId::BumperAllocBuffer => "bumper-alloc-buffer",
+            PresetId::BumperSlab => "bumper-slab",
+            PresetId::CppArena => "cpp-arena",
+            PresetId::BumpScopeUp => "bump-scope-up",
+            PresetId::BumpScopeDown => "bump-scope-down",
+            PresetId::Bumpalo => "bumpalo",
         }
     }
 
@@ -48,6 +86,12 @@ impl PresetId {
             PresetId::FitzgenDown => Source::BumpDown,
             PresetId::HinckleyUpNaive => Source::BumpUpNaive,
             PresetId::HinckleyUp => Source::BumpUp,
+            PresetId::UpMinAlign => Source::MinAlignUp,
+            PresetId::DownMinAlign => Source::MinAlignDown,
+            PresetId::BumperAllocBuffer | PresetId::BumperSlab => Source::Bumper,
+            PresetId::CppArena => Source::CppArena,
+            PresetId::BumpScopeUp | PresetId::BumpScopeDown => Source::BumpScope,
+            PresetId::Bumpalo => Source::Bumpalo,
         }
     }
 
@@ -55,6 +99,14 @@ impl PresetId {
         match self {
             PresetId::FitzgenDown => Direction::Down,
             PresetId::HinckleyUpNaive | PresetId::HinckleyUp => Direction::Up,
+            PresetId::UpMinAlign
+            | PresetId::BumperAllocBuffer
+            | PresetId::BumperSlab
+            | PresetId::CppArena => Direction::Up,
+            PresetId::DownMinAlign => Direction::Down,
+            PresetId::BumpScopeUp => Direction::Up,
+            PresetId::BumpScopeDown => Direction::Down,
+            PresetId::Bumpalo => Direction::Down,
         }
     }
 
@@ -63,6 +115,12 @@ impl PresetId {
     pub fn min_aligns(self) -> &'static [u64] {
         match self {
             PresetId::FitzgenDown | PresetId::HinckleyUpNaive | PresetId::HinckleyUp => &[],
+            PresetId::UpMinAlign | PresetId::DownMinAlign => {
+                &[8, 1, 2, 4, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+            }
+            PresetId::BumperAllocBuffer | PresetId::BumperSlab | PresetId::CppArena => &[],
+            PresetId::BumpScopeUp | PresetId::BumpScopeDown => &[1, 2, 4, 8, 16],
+            PresetId::Bumpalo => &[1, 2, 4, 8, 16],
         }
     }
 
@@ -76,6 +134,30 @@ impl PresetId {
             }
             PresetId::HinckleyUp => {
                 "Bump up over one fixed chunk, one branch (Hinckley 2024): padding + size compared once with the room left."
+            }
+            PresetId::UpMinAlign => {
+                "Bump up with a minimum alignment over one fixed chunk (Hinckley 2024): sizes rounded up to MIN_ALIGN keep the pointer aligned, so a request aligned to at most MIN_ALIGN needs no alignment work. 1 branch."
+            }
+            PresetId::DownMinAlign => {
+                "Bump down with a minimum alignment over one fixed chunk: the size rounded up to MIN_ALIGN, rounding down only above it. 2 branches."
+            }
+            PresetId::BumperAllocBuffer => {
+                "Bumper.jl's AllocBuffer: one fixed 1 MiB buffer bumped up by the byte count, with no alignment; the offset moves before the check, so an overflow error leaves it past the end."
+            }
+            PresetId::BumperSlab => {
+                "Bumper.jl's SlabBuffer: 1 MiB slabs, a custom slab for a request of half a slab or more; restoring a checkpoint frees the slabs made since (the slab-boundary pitfall)."
+            }
+            PresetId::CppArena => {
+                "The C++ parser arena: pools with a 3-word header at their start, made when remaining <= n, sized max(cap * 2, (n / cap) * 2 * cap); std::align can still fail and throw bad_alloc."
+            }
+            PresetId::BumpScopeUp => {
+                "bump-scope 2.4.1 bumping up: header at each chunk's start, a 464-byte first chunk made by Bump::new(), chunks doubling; the last block grows and shrinks in place; chunks made after a checkpoint are kept and reused."
+            }
+            PresetId::BumpScopeDown => {
+                "bump-scope 2.4.1 bumping down: header at each chunk's end, a 464-byte first chunk made by Bump::new(), chunks doubling; growing the last block reuses its space with a copy; chunks made after a checkpoint are kept and reused."
+            }
+            PresetId::Bumpalo => {
+                "bumpalo 3.20.4: bumps down, footer at each chunk's end (48 B on 64-bit, 32 on wasm32); Bump::new() owns no chunk until the first allocation (448 B usable, 464 on wasm32), each next chunk at least double; growing the last block moves it down with a copy, shrink moves only the last block and only if half comes back, free reclaims only the last block, reset keeps the current chunk. bumpalo has no checkpoints: checkpoint/restore here are the playground's emulation (restore frees the chunks made since and moves the saved bump pointer back)."
             }
         }
     }
@@ -116,6 +198,24 @@ fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, min_align: u64, v: V)
         PresetId::FitzgenDown => v.visit::<W, Fixed<W, BumpDown<W>>>(),
         PresetId::HinckleyUpNaive => v.visit::<W, Fixed<W, BumpUpNaive<W>>>(),
         PresetId::HinckleyUp => v.visit::<W, Fixed<W, BumpUp<W>>>(),
+        PresetId::UpMinAlign => {
+            by_min_align!(min_align, M => v.visit::<W, Fixed<W, MinAlignUp<W, M>>>(), [8, 1, 2, 4, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
+        }
+        PresetId::DownMinAlign => {
+            by_min_align!(min_align, M => v.visit::<W, Fixed<W, MinAlignDown<W, M>>>(), [8, 1, 2, 4, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
+        }
+        PresetId::BumperAllocBuffer => v.visit::<W, AllocBuffer<W>>(),
+        PresetId::BumperSlab => v.visit::<W, SlabBuffer<W>>(),
+        PresetId::CppArena => v.visit::<W, CppArena<W>>(),
+        PresetId::BumpScopeUp => {
+            by_min_align!(min_align, M => v.visit::<W, BumpScope<W, true, M>>(), [1, 2, 4, 8, 16])
+        }
+        PresetId::BumpScopeDown => {
+            by_min_align!(min_align, M => v.visit::<W, BumpScope<W, false, M>>(), [1, 2, 4, 8, 16])
+        }
+        PresetId::Bumpalo => {
+            by_min_align!(min_align, M => v.visit::<W, Bumpalo<W, M>>(), [1, 2, 4, 8, 16])
+        }
     }
 }
 
@@ -126,6 +226,8 @@ pub struct PresetInfo {
     pub direction: Direction,
     pub source: Source,
     pub description: &'static str,
+    /// Minimum alignments it can be built with, default first (empty: no such setting).
+    pub min_aligns: &'static [u64],
 }
 
 pub fn list() -> Vec<PresetInfo> {
@@ -136,6 +238,7 @@ pub fn list() -> Vec<PresetInfo> {
             direction: p.direction(),
             source: p.source(),
             description: p.description(),
+            min_aligns: p.min_aligns(),
         })
         .collect()
 }

@@ -13,14 +13,26 @@ pub enum Source {
     BumpUpNaive,
     BumpUp,
     Fixed,
+    MinAlignUp,
+    MinAlignDown,
+    Bumper,
+    CppArena,
+    BumpScope,
+    Bumpalo,
 }
 
 impl Source {
-    pub const ALL: [Source; 4] = [
+    pub const ALL: [Source; 10] = [
         Source::BumpDown,
         Source::BumpUpNaive,
         Source::BumpUp,
         Source::Fixed,
+        Source::BumpScope,
+        Source::Bumpalo,
+        Source::MinAlignUp,
+        Source::MinAlignDown,
+        Source::Bumper,
+        Source::CppArena,
     ];
 
     /// Path from the repository root.
@@ -30,6 +42,12 @@ impl Source {
             Source::BumpUpNaive => "crates/core/src/algorithms/bump_up_naive.rs",
             Source::BumpUp => "crates/core/src/algorithms/bump_up.rs",
             Source::Fixed => "crates/core/src/models/fixed.rs",
+            Source::MinAlignUp => "crates/core/src/algorithms/min_align_up.rs",
+            Source::MinAlignDown => "crates/core/src/algorithms/min_align_down.rs",
+            Source::Bumper => "crates/core/src/models/bumper.rs",
+            Source::CppArena => "crates/core/src/models/cpp_arena.rs",
+            Source::BumpScope => "crates/core/src/models/bump_scope.rs",
+            Source::Bumpalo => "crates/core/src/models/bumpalo.rs",
         }
     }
 
@@ -39,6 +57,12 @@ impl Source {
             Source::BumpUpNaive => include_str!("algorithms/bump_up_naive.rs"),
             Source::BumpUp => include_str!("algorithms/bump_up.rs"),
             Source::Fixed => include_str!("models/fixed.rs"),
+            Source::MinAlignUp => include_str!("algorithms/min_align_up.rs"),
+            Source::MinAlignDown => include_str!("algorithms/min_align_down.rs"),
+            Source::Bumper => include_str!("models/bumper.rs"),
+            Source::CppArena => include_str!("models/cpp_arena.rs"),
+            Source::BumpScope => include_str!("models/bump_scope.rs"),
+            Source::Bumpalo => include_str!("models/bumpalo.rs"),
         }
     }
 
@@ -49,6 +73,12 @@ impl Source {
             Source::BumpUpNaive => crate::algorithms::bump_up_naive::STEPS,
             Source::BumpUp => crate::algorithms::bump_up::STEPS,
             Source::Fixed => crate::models::fixed::STEPS,
+            Source::MinAlignUp => crate::algorithms::min_align_up::STEPS,
+            Source::MinAlignDown => crate::algorithms::min_align_down::STEPS,
+            Source::Bumper => crate::models::bumper::STEPS,
+            Source::CppArena => crate::models::cpp_arena::STEPS,
+            Source::BumpScope => crate::models::bump_scope::STEPS,
+            Source::Bumpalo => crate::models::bumpalo::STEPS,
         }
     }
 

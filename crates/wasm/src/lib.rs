@@ -69,6 +69,12 @@ pub fn source_text(name: &str) -> Option<String> {
     bumplab_core::source::Source::parse(name).map(|s| s.text().to_string())
 }
 
+/// The repository path of source file `name`, for the code view's title.
+#[wasm_bindgen(js_name = sourcePath)]
+pub fn source_path(name: &str) -> Option<String> {
+    bumplab_core::source::Source::parse(name).map(|s| s.path().to_string())
+}
+
 /// One model instance driven op by op, for counting what each op executes.
 /// The page replays a trace's ops on it and reads the meter's globals
 /// around each call (see `measure.rs` for what is and is not counted).

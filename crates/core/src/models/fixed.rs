@@ -67,11 +67,28 @@ impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
         opts: &ModelOptions,
         p: &mut P,
     ) -> Result<Self, AllocError> {
-        let capacity = opts.capacity.unwrap_or(DEFAULT_CAPACITY);
-        let capacity = W::from_u64(capacity).ok_or(AllocError::HeapExhausted)?;
+        let asked = opts.capacity.unwrap_or(DEFAULT_CAPACITY);
+        // A minimum-alignment algorithm needs both chunk edges on its
+        // alignment: the start from the base allocator, the end by holding
+        // whole units of it. For the others CHUNK_ALIGN is 1: nothing changes.
+        let chunk_align = A::CHUNK_ALIGN;
+        let rounded = asked
+            .checked_add(chunk_align - 1)
+            .ok_or(AllocError::HeapExhausted)?
+            & !(chunk_align - 1);
+        let capacity = W::from_u64(rounded).ok_or(AllocError::HeapExhausted)?;
+        let align = W::from_u64(chunk_align).ok_or(AllocError::HeapExhausted)?;
         let (id, start) = heap
-            .alloc(capacity, W::ONE)
+            .alloc(capacity, align)
             .ok_or(AllocError::HeapExhausted)?;
+        if rounded != asked {
+            event!(
+                p,
+                ModelEvent::Note(
+                    "capacity rounded up to a multiple of the minimum alignment, so the chunk ends on it too"
+                )
+            );
+        }
         let chunk = ChunkDesc {
             id,
             base: start,

@@ -1,4 +1,8 @@
 //! Allocator models: chunk policies faithful to a reference, built on the
 //! bump algorithms.
 
+pub mod bump_scope;
+pub mod bumpalo;
+pub mod bumper;
+pub mod cpp_arena;
 pub mod fixed;

@@ -1,0 +1,733 @@
+//! The bump-scope presets against bump-scope 2.4.1 itself.
+//!
+//! The real crate runs natively (64-bit) through its own `Allocator` impl
+//! (`allocate`, `grow`, `shrink`, `deallocate`) and `checkpoint`,
+//! `reset_to`, `reset`; its chunk list is read with `stats()`. The model runs
+//! the same program through `bumplab_core::run`. Offsets are measured from
+//! each chunk's first usable byte, so they do not depend on where malloc put
+//! the chunk as long as alignments stay at or below 16 (chunks are
+//! 16-aligned both in the real heap and in the simulated one).
+
+use std::alloc::Layout;
+use std::ptr::NonNull;
+
+use bump_scope::alloc::{Allocator, Global};
+use bump_scope::settings::{BumpAllocatorSettings, BumpSettings, True};
+use bump_scope::{Bump, Checkpoint};
+use bumplab_core::model::ModelEvent;
+use bumplab_core::models::bump_scope::{header_size, malloc_overhead};
+use bumplab_core::trace::{EventKind, OpKind};
+use bumplab_core::{run, Options, PresetId, Target, Trace};
+use proptest::prelude::*;
+
+type Real<S> = Bump<Global, S>;
+
+fn preset(up: bool) -> PresetId {
+    if up {
+        PresetId::BumpScopeUp
+    } else {
+        PresetId::BumpScopeDown
+    }
+}
+
+fn trace_with(src: &str, up: bool, target: Target, min_align: u64) -> Trace {
+    let opts = Options {
+        target,
+        capacity: None,
+        min_align: Some(min_align),
+    };
+    run(src, preset(up), &opts).unwrap_or_else(|e| panic!("{e}\n--- program ---\n{src}"))
+}
+
+fn trace(src: &str, up: bool) -> Trace {
+    trace_with(src, up, Target::W64, 1)
+}
+
+// ---------------------------------------------------------------------------
+// What an op leaves behind, read the same way from the real crate and from a
+// trace.
+
+/// The observable outcome of one op.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seen {
+    /// For an alloc or realloc: the block's chunk (place in the chunk list),
+    /// that chunk's capacity and the block's offset from its content start.
+    block: Option<(usize, u64, u64)>,
+    /// For a realloc: whether the block moved.
+    moved: Option<bool>,
+    /// Capacities of all chunks, first to last (their count is the chunk count).
+    capacities: Vec<u64>,
+    /// The current chunk's place in the list and the bump pointer's offset
+    /// from its content start.
+    current: (usize, u64),
+}
+
+/// One chunk of the real crate as `stats()` shows it.
+#[derive(Clone, Copy, Debug)]
+struct RealChunk {
+    start: usize,
+    end: usize,
+    pos: usize,
+}
+
+/// The real crate's chunk list, first to last, and the current chunk's index.
+fn real_chunks<S: BumpAllocatorSettings>(bump: &Real<S>) -> (Vec<RealChunk>, usize) {
+    let stats = bump.stats();
+    let current = stats.current_chunk().expect("Bump::new allocates a chunk");
+    let mut chunks = Vec::new();
+    let mut cur = None;
+    for (i, c) in stats.small_to_big().enumerate() {
+        if c == current {
+            cur = Some(i);
+        }
+        chunks.push(RealChunk {
+            start: c.content_start().as_ptr() as usize,
+            end: c.content_end().as_ptr() as usize,
+            pos: c.bump_position().as_ptr() as usize,
+        });
+    }
+    (chunks, cur.expect("the current chunk is in the list"))
+}
+
+fn real_seen<S: BumpAllocatorSettings>(
+    bump: &Real<S>,
+    block: Option<(usize, usize)>,
+    moved: Option<bool>,
+) -> Seen {
+    let (chunks, cur) = real_chunks(bump);
+    let block = block.map(|(addr, size)| {
+        let (i, c) = chunks
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.start <= addr && addr + size <= c.end)
+            .expect("a block lies in one of the chunks");
+        (i, (c.end - c.start) as u64, (addr - c.start) as u64)
+    });
+    Seen {
+        block,
+        moved,
+        capacities: chunks.iter().map(|c| (c.end - c.start) as u64).collect(),
+        current: (cur, (chunks[cur].pos - chunks[cur].start) as u64),
+    }
+}
+
+/// The same reading from a trace, for op `i`.
+fn trace_seen(t: &Trace, i: usize) -> Seen {
+    let op = &t.ops[i];
+    let at = i as u32;
+    // Chunks alive after op i, in list order (ids are handed out in order
+    // and new chunks are appended at the end).
+    let live: Vec<_> = t
+        .chunks
+        .iter()
+        .filter(|c| c.created_by.is_none_or(|o| o <= at) && c.freed_by.is_none_or(|o| o > at))
+        .collect();
+    let block = match (op.kind, op.chunk) {
+        (OpKind::Alloc | OpKind::Realloc, Some(id)) => {
+            let i = live
+                .iter()
+                .position(|c| c.id == id)
+                .expect("block in a live chunk");
+            Some((i, live[i].capacity, op.offset.unwrap()))
+        }
+        _ => None,
+    };
+    let ptr = op.bump_ptr.expect("bump-scope always has a current chunk");
+    let cur = live
+        .iter()
+        .position(|c| c.start <= ptr && ptr <= c.start + c.capacity)
+        .expect("the bump pointer lies in a live chunk");
+    Seen {
+        block,
+        moved: op.moved,
+        capacities: live.iter().map(|c| c.capacity).collect(),
+        current: (cur, ptr - live[cur].start),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Random programs.
+
+#[derive(Clone, Debug)]
+enum AOp {
+    Alloc {
+        size: usize,
+        align: usize,
+    },
+    /// `pick` counts back from the most recent live block.
+    Realloc {
+        pick: usize,
+        size: usize,
+    },
+    Free {
+        pick: usize,
+    },
+    Reset,
+    Checkpoint(u8),
+    Restore(u8),
+}
+
+fn size_strategy() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        6 => 0usize..=64,
+        3 => 65usize..=600,
+        1 => 601usize..=5000,
+    ]
+}
+
+fn pick_strategy() -> impl Strategy<Value = usize> {
+    prop_oneof![3 => Just(0usize), 1 => 0usize..64]
+}
+
+fn op_strategy() -> impl Strategy<Value = AOp> {
+    prop_oneof![
+        10 => (size_strategy(), 0u32..=4).prop_map(|(size, a)| AOp::Alloc { size, align: 1 << a }),
+        5 => (pick_strategy(), size_strategy()).prop_map(|(pick, size)| AOp::Realloc { pick, size }),
+        3 => pick_strategy().prop_map(|pick| AOp::Free { pick }),
+        1 => Just(AOp::Reset),
+        2 => (0u8..3).prop_map(AOp::Checkpoint),
+        3 => (0u8..3).prop_map(AOp::Restore),
+    ]
+}
+
+/// A block the program may still use.
+struct Live {
+    name: String,
+    ptr: NonNull<u8>,
+    size: usize,
+    align: usize,
+    /// When it was allocated, to tell which blocks a `reset_to` invalidates.
+    seq: usize,
+}
+
+/// Runs `ops` on the real crate, writing the program text as it goes (ops
+/// that cannot apply, such as freeing with no live block, are skipped), and
+/// returns the text and what each op left behind.
+fn run_real<S: BumpAllocatorSettings<GuaranteedAllocated = True>>(
+    ops: &[AOp],
+) -> (String, Vec<Seen>) {
+    let mut bump = Real::<S>::new();
+    let mut live: Vec<Live> = Vec::new();
+    let mut cps: Vec<(u8, Checkpoint, usize)> = Vec::new();
+    let mut src = String::new();
+    let mut seen = Vec::new();
+    let mut names = 0usize;
+    for (seq, op) in ops.iter().enumerate() {
+        let mut fresh = || {
+            names += 1;
+            format!("b{names}")
+        };
+        let pick = |live: &Vec<Live>, pick: usize| live.len() - 1 - pick % live.len();
+        let s = match *op {
+            AOp::Alloc { size, align } => {
+                let layout = Layout::from_size_align(size, align).unwrap();
+                let ptr = bump
+                    .allocate(layout)
+                    .expect("the real heap has room")
+                    .cast::<u8>();
+                let name = fresh();
+                src += &format!("{name} = alloc {size} align {align}\n");
+                live.push(Live {
+                    name,
+                    ptr,
+                    size,
+                    align,
+                    seq,
+                });
+                real_seen(&bump, Some((ptr.as_ptr() as usize, size)), None)
+            }
+            AOp::Realloc { pick: p, size } => {
+                if live.is_empty() {
+                    continue;
+                }
+                let b = live.remove(pick(&live, p));
+                let old = Layout::from_size_align(b.size, b.align).unwrap();
+                let new = Layout::from_size_align(size, b.align).unwrap();
+                // The model's rule: larger grows, equal or smaller shrinks.
+                let ptr = unsafe {
+                    if size > b.size {
+                        bump.grow(b.ptr, old, new)
+                    } else {
+                        bump.shrink(b.ptr, old, new)
+                    }
+                }
+                .expect("the real heap has room")
+                .cast::<u8>();
+                let name = fresh();
+                src += &format!("{name} = realloc {} {size}\n", b.name);
+                live.push(Live {
+                    name,
+                    ptr,
+                    size,
+                    align: b.align,
+                    seq,
+                });
+                real_seen(
+                    &bump,
+                    Some((ptr.as_ptr() as usize, size)),
+                    Some(ptr != b.ptr),
+                )
+            }
+            AOp::Free { pick: p } => {
+                if live.is_empty() {
+                    continue;
+                }
+                let b = live.remove(pick(&live, p));
+                let layout = Layout::from_size_align(b.size, b.align).unwrap();
+                unsafe { bump.deallocate(b.ptr, layout) };
+                src += &format!("free {}\n", b.name);
+                real_seen(&bump, None, None)
+            }
+            AOp::Reset => {
+                bump.reset();
+                live.clear();
+                cps.clear();
+                src += "reset\n";
+                real_seen(&bump, None, None)
+            }
+            AOp::Checkpoint(slot) => {
+                cps.retain(|c| c.0 != slot);
+                cps.push((slot, bump.checkpoint(), seq));
+                src += &format!("checkpoint c{slot}\n");
+                real_seen(&bump, None, None)
+            }
+            AOp::Restore(slot) => {
+                let Some(i) = cps.iter().position(|c| c.0 == slot) else {
+                    continue;
+                };
+                let (_, cp, at) = cps[i];
+                // As the engine does: restoring drops the checkpoints saved after it.
+                cps.truncate(i + 1);
+                // SAFETY: the checkpoint was made by this allocator and no
+                // reset happened since (a reset clears the list).
+                unsafe { bump.reset_to(cp) };
+                live.retain(|b| b.seq < at);
+                src += &format!("restore c{slot}\n");
+                real_seen(&bump, None, None)
+            }
+        };
+        seen.push(s);
+        // Blocks whose bytes lie beyond their chunk's bump pointer are
+        // reclaimed (the engine's rule): never use them again.
+        let (chunks, cur) = real_chunks(&bump);
+        live.retain(|b| {
+            let addr = b.ptr.as_ptr() as usize;
+            let Some((i, c)) = chunks
+                .iter()
+                .enumerate()
+                .find(|(_, c)| c.start <= addr && addr + b.size <= c.end)
+            else {
+                return false;
+            };
+            let (lo, hi) = match (S::UP, i <= cur) {
+                (true, true) => (c.start, c.pos),
+                (false, true) => (c.pos, c.end),
+                (true, false) => (c.start, c.start),
+                (false, false) => (c.end, c.end),
+            };
+            if S::UP {
+                !(addr > hi || (b.size > 0 && addr + b.size > hi))
+            } else {
+                addr >= lo
+            }
+        });
+    }
+    (src, seen)
+}
+
+fn run_real_dyn(up: bool, min_align: u64, ops: &[AOp]) -> (String, Vec<Seen>) {
+    match (up, min_align) {
+        (true, 1) => run_real::<BumpSettings<1, true>>(ops),
+        (true, 2) => run_real::<BumpSettings<2, true>>(ops),
+        (true, 4) => run_real::<BumpSettings<4, true>>(ops),
+        (true, 8) => run_real::<BumpSettings<8, true>>(ops),
+        (true, 16) => run_real::<BumpSettings<16, true>>(ops),
+        (false, 1) => run_real::<BumpSettings<1, false>>(ops),
+        (false, 2) => run_real::<BumpSettings<2, false>>(ops),
+        (false, 4) => run_real::<BumpSettings<4, false>>(ops),
+        (false, 8) => run_real::<BumpSettings<8, false>>(ops),
+        (false, 16) => run_real::<BumpSettings<16, false>>(ops),
+        _ => unreachable!(),
+    }
+}
+
+/// Runs `ops` on both and compares op by op.
+fn compare(up: bool, min_align: u64, ops: &[AOp]) -> Result<(), TestCaseError> {
+    let (src, real) = run_real_dyn(up, min_align, ops);
+    let opts = Options {
+        target: Target::W64,
+        capacity: None,
+        min_align: Some(min_align),
+    };
+    let t = run(&src, preset(up), &opts)
+        .map_err(|e| TestCaseError::fail(format!("{e}\n--- program ---\n{src}")))?;
+    prop_assert_eq!(t.ops.len(), real.len(), "{}", src);
+    for (i, want) in real.iter().enumerate() {
+        prop_assert!(!t.ops[i].failed, "op {} failed\n{}", i, src);
+        let got = trace_seen(&t, i);
+        prop_assert_eq!(&got, want, "op {} ({:?}) of\n{}", i, t.ops[i].kind, src);
+    }
+    Ok(())
+}
+
+/// Random programs compared per direction (each with a random MIN_ALIGN).
+const CASES: u32 = 256;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
+
+    #[test]
+    fn up_matches_the_real_crate(
+        min_align in prop::sample::select(vec![1u64, 2, 4, 8, 16]),
+        ops in prop::collection::vec(op_strategy(), 1..48),
+    ) {
+        compare(true, min_align, &ops)?;
+    }
+
+    #[test]
+    fn down_matches_the_real_crate(
+        min_align in prop::sample::select(vec![1u64, 2, 4, 8, 16]),
+        ops in prop::collection::vec(op_strategy(), 1..48),
+    ) {
+        compare(false, min_align, &ops)?;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Deterministic facts, each checked on the model and, natively, on the crate.
+
+fn alloc(size: usize, align: usize) -> AOp {
+    AOp::Alloc { size, align }
+}
+
+#[test]
+fn header_and_overhead_follow_the_word() {
+    assert_eq!(header_size::<u64>(), 32);
+    assert_eq!(header_size::<u32>(), 16);
+    assert_eq!(malloc_overhead::<u64>(), 16);
+    assert_eq!(malloc_overhead::<u32>(), 8);
+}
+
+#[test]
+fn first_chunk_is_made_by_new() {
+    for up in [true, false] {
+        // 64-bit: a 512-byte hint, less malloc's 16 bytes, is a 496-byte
+        // chunk; the 32-byte header leaves 464.
+        let t = trace("", up);
+        assert_eq!(t.chunks.len(), 1);
+        let c = &t.chunks[0];
+        assert_eq!((c.size, c.capacity), (496, 464), "up={up}");
+        assert_eq!(c.created_by, None);
+        if up {
+            assert_eq!((c.header, c.footer, c.start), (32, 0, c.base + 32));
+        } else {
+            assert_eq!((c.header, c.footer, c.start), (0, 32, c.base));
+        }
+        // wasm32: 512 - 8 = 504, rounded down to 16 = 496; a 16-byte header.
+        let t = trace_with("", up, Target::Wasm32, 1);
+        let c = &t.chunks[0];
+        assert_eq!((c.size, c.capacity), (496, 480), "up={up}");
+    }
+    let real = Real::<BumpSettings<1, true>>::new();
+    assert_eq!(real.stats().count(), 1);
+    assert_eq!(real.stats().size(), 496);
+    assert_eq!(real.stats().capacity(), 464);
+    let real = Real::<BumpSettings<1, false>>::new();
+    assert_eq!((real.stats().size(), real.stats().capacity()), (496, 464));
+}
+
+#[test]
+fn a_chosen_capacity_is_bump_with_capacity() {
+    // 4096 bytes at align 1: 16 + 32 + 4096 + 16 = 4160, two pages less 16.
+    let opts = Options {
+        target: Target::W64,
+        capacity: Some(4096),
+        min_align: None,
+    };
+    for up in [true, false] {
+        let t = run("", preset(up), &opts).unwrap();
+        assert_eq!((t.chunks[0].size, t.chunks[0].capacity), (8176, 8144));
+    }
+    let layout = Layout::from_size_align(4096, 1).unwrap();
+    let real = Real::<BumpSettings<1, true>>::with_capacity(layout);
+    assert_eq!(real.stats().capacity(), 8144);
+    let real = Real::<BumpSettings<1, false>>::with_capacity(layout);
+    assert_eq!(real.stats().capacity(), 8144);
+}
+
+#[test]
+fn chunks_double_to_powers_of_two_then_pages() {
+    for up in [true, false] {
+        let ops: Vec<AOp> = (0..120).map(|_| alloc(200, 8)).collect();
+        let (src, real) = run_real_dyn(up, 1, &ops);
+        let real_caps = real.last().unwrap().capacities.clone();
+        let t = trace(&src, up);
+        let sizes: Vec<u64> = t.chunks.iter().map(|c| c.size).collect();
+        assert_eq!(sizes, vec![496, 1008, 2032, 4080, 8176, 16368], "up={up}");
+        let caps: Vec<u64> = t.chunks.iter().map(|c| c.capacity).collect();
+        assert_eq!(caps, real_caps, "up={up}");
+        assert_eq!(caps[..3], [464, 976, 2000]);
+        // The op that opens the second chunk shows the failed check first.
+        let op = t.ops.iter().find(|o| o.chunk == Some(1)).unwrap();
+        let kinds: Vec<EventKind> = op.events.iter().map(|e| e.kind).collect();
+        let no_room = kinds.iter().position(|&k| k == EventKind::NoRoom);
+        let new_chunk = kinds.iter().position(|&k| k == EventKind::NewChunk);
+        assert!(no_room.is_some() && no_room < new_chunk, "{kinds:?}");
+    }
+}
+
+#[test]
+fn an_oversized_request_gets_a_page_rounded_chunk_and_growth_continues_from_it() {
+    for up in [true, false] {
+        let ops = [alloc(10_000, 1), alloc(400, 1), alloc(12_000, 1)];
+        let (src, real) = run_real_dyn(up, 1, &ops);
+        let t = trace(&src, up);
+        // 16 + 32 + 10000 + 16 = 10064 > 2 x 496: rounded to 3 pages,
+        // less 16 = 12272 bytes, 12240 usable.
+        assert_eq!(t.chunks[1].size, 12272);
+        assert_eq!(t.chunks[1].capacity, 12240);
+        assert_eq!(format!("{:?}", t.chunks[1].reason), "Oversized", "up={up}");
+        // The next chunk doubles the oversized one: 24544 -> 24576 - 16.
+        assert_eq!(t.chunks[2].size, 24560);
+        assert_eq!(format!("{:?}", t.chunks[2].reason), "Full");
+        for (i, want) in real.iter().enumerate() {
+            assert_eq!(&trace_seen(&t, i), want, "op {i} up={up}");
+        }
+    }
+}
+
+#[test]
+fn up_grows_and_shrinks_the_last_block_in_place() {
+    let ops = [
+        alloc(8, 8),
+        AOp::Realloc { pick: 0, size: 100 },
+        AOp::Realloc { pick: 0, size: 20 },
+    ];
+    let (src, real) = run_real_dyn(true, 1, &ops);
+    let t = trace(&src, true);
+    for (i, want) in real.iter().enumerate() {
+        assert_eq!(&trace_seen(&t, i), want, "op {i}");
+    }
+    assert_eq!(t.ops[1].moved, Some(false));
+    assert_eq!(t.ops[1].offset, Some(0));
+    assert_eq!(t.ops[1].stats.copied, 0);
+    assert_eq!(real[1].current.1, 100);
+    assert_eq!(t.ops[2].moved, Some(false));
+    assert_eq!(real[2].current.1, 20);
+    assert!(t.ops[2]
+        .events
+        .iter()
+        .any(|e| e.kind == EventKind::ShrankInPlace));
+}
+
+#[test]
+fn down_grows_the_last_block_by_moving_it_down_with_a_copy() {
+    let ops = [
+        alloc(8, 8),
+        AOp::Realloc { pick: 0, size: 100 },
+        AOp::Realloc { pick: 0, size: 20 },
+    ];
+    let (src, real) = run_real_dyn(false, 1, &ops);
+    let t = trace(&src, false);
+    for (i, want) in real.iter().enumerate() {
+        assert_eq!(&trace_seen(&t, i), want, "op {i}");
+    }
+    // 464 - 8 = 456; grown by 92 to 364, rounded down to 8 = 360.
+    assert_eq!(t.ops[0].offset, Some(456));
+    assert_eq!(t.ops[1].moved, Some(true));
+    assert_eq!(t.ops[1].offset, Some(360));
+    assert_eq!(t.ops[1].stats.copied, 8);
+    // Shrinking slides it back up to end where it ended: 460 - 20 = 440.
+    assert_eq!(t.ops[2].moved, Some(true));
+    assert_eq!(t.ops[2].offset, Some(440));
+    assert_eq!(t.ops[2].stats.copied, 8 + 20);
+    assert_eq!(real[2].current.1, 440);
+}
+
+#[test]
+fn a_block_that_is_not_last_moves_to_grow_and_stays_to_shrink() {
+    for up in [true, false] {
+        let ops = [
+            alloc(16, 8),
+            alloc(16, 8),
+            AOp::Realloc { pick: 1, size: 64 },
+            AOp::Realloc { pick: 1, size: 4 },
+        ];
+        let (src, real) = run_real_dyn(up, 1, &ops);
+        let t = trace(&src, up);
+        for (i, want) in real.iter().enumerate() {
+            assert_eq!(&trace_seen(&t, i), want, "op {i} up={up}");
+        }
+        assert_eq!(t.ops[2].moved, Some(true), "up={up}");
+        assert_eq!(t.ops[2].stats.copied, 16);
+        // The second block is not last any more: shrinking leaves it be.
+        assert_eq!(t.ops[3].moved, Some(false), "up={up}");
+        assert_eq!(real[3].current, real[2].current);
+    }
+}
+
+#[test]
+fn freeing_the_last_block_gives_its_bytes_back() {
+    for up in [true, false] {
+        let ops = [
+            alloc(24, 8),
+            alloc(40, 8),
+            AOp::Free { pick: 0 },
+            alloc(40, 8),
+            AOp::Free { pick: 1 },
+        ];
+        let (src, real) = run_real_dyn(up, 1, &ops);
+        let t = trace(&src, up);
+        for (i, want) in real.iter().enumerate() {
+            assert_eq!(&trace_seen(&t, i), want, "op {i} up={up}");
+        }
+        // The freed last block's place is handed out again.
+        assert_eq!(t.ops[3].offset, t.ops[1].offset, "up={up}");
+        assert_eq!(real[2].current, real[0].current);
+        // Freeing a block that is not last changes nothing.
+        assert_eq!(real[4].current, real[3].current);
+        assert!(t.ops[4]
+            .events
+            .iter()
+            .any(|e| e.kind == EventKind::NotReclaimed));
+    }
+}
+
+#[test]
+fn min_align_rounds_the_bump_pointer_and_hides_odd_sized_last_blocks() {
+    // MIN_ALIGN 8: every bump leaves the pointer at a multiple of 8.
+    for up in [true, false] {
+        let ops = [alloc(3, 1), alloc(1, 1), AOp::Free { pick: 0 }];
+        let (src, real) = run_real_dyn(up, 8, &ops);
+        let t = trace_with(&src, up, Target::W64, 8);
+        for (i, want) in real.iter().enumerate() {
+            assert_eq!(&trace_seen(&t, i), want, "op {i} up={up}");
+        }
+        if up {
+            assert_eq!((t.ops[0].offset, t.ops[1].offset), (Some(0), Some(8)));
+            // The 1-byte block ends at 9 but the pointer was rounded to 16:
+            // it no longer counts as the last block, so freeing it is a no-op.
+            assert_eq!(real[2].current.1, 16);
+        } else {
+            // 464 - 3 = 461 -> 456; 456 - 1 = 455 -> 448.
+            assert_eq!((t.ops[0].offset, t.ops[1].offset), (Some(456), Some(448)));
+            // Bumping down the block's start is the pointer, so it is the
+            // last block, but the pointer goes back to its end (449) rounded
+            // down to 8: it stays at 448 and the byte is not given back.
+            assert_eq!(real[2].current.1, 448);
+        }
+    }
+}
+
+#[test]
+fn reset_keeps_the_last_chunk_even_when_an_earlier_one_is_current() {
+    for up in [true, false] {
+        let mut ops = vec![alloc(16, 1), AOp::Checkpoint(0)];
+        ops.extend((0..12).map(|_| alloc(300, 1)));
+        ops.push(AOp::Restore(0));
+        ops.push(AOp::Reset);
+        ops.push(alloc(16, 1));
+        let (src, real) = run_real_dyn(up, 1, &ops);
+        let t = trace(&src, up);
+        for (i, want) in real.iter().enumerate() {
+            assert_eq!(&trace_seen(&t, i), want, "op {i} up={up}");
+        }
+        let restore = &real[real.len() - 3];
+        // After the restore the first chunk is current again, the rest kept.
+        assert_eq!(restore.capacities, vec![464, 976, 2000, 4048]);
+        assert_eq!(restore.current, (0, if up { 16 } else { 448 }));
+        // reset frees all but the last (largest) chunk, not the current one.
+        let reset = &real[real.len() - 2];
+        assert_eq!(reset.capacities, vec![4048]);
+        let r = &t.ops[t.ops.len() - 2];
+        let freed = r
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::ChunkFreed)
+            .count();
+        assert_eq!(freed, 3);
+        assert!(r.events.iter().any(|e| e.kind == EventKind::ChunkReused));
+        assert_eq!(t.chunks[3].freed_by, None);
+        assert!(t.chunks[..3].iter().all(|c| c.freed_by.is_some()));
+    }
+}
+
+#[test]
+fn chunks_made_after_a_checkpoint_are_kept_and_reused() {
+    for up in [true, false] {
+        let ops = [
+            alloc(100, 1),
+            AOp::Checkpoint(0),
+            alloc(400, 1),
+            alloc(900, 1),
+            AOp::Restore(0),
+            alloc(300, 1),
+            alloc(500, 1),
+            alloc(1500, 1),
+        ];
+        let (src, real) = run_real_dyn(up, 1, &ops);
+        let t = trace(&src, up);
+        for (i, want) in real.iter().enumerate() {
+            assert_eq!(&trace_seen(&t, i), want, "op {i} up={up}");
+        }
+        // Three chunks before and after the restore: none is freed.
+        assert_eq!(real[3].capacities, vec![464, 976, 2000]);
+        assert_eq!(real[4].capacities, vec![464, 976, 2000]);
+        assert_eq!(real[4].current.0, 0);
+        assert!(t.chunks.iter().all(|c| c.freed_by.is_none()));
+        // The restore reclaims the blocks in the kept chunks: they hold
+        // nothing any more, whatever their stale bump pointers say.
+        let mut reclaimed = t.ops[4].reclaimed.clone();
+        reclaimed.sort();
+        assert_eq!(reclaimed, vec![2, 3], "up={up}");
+        // 300 still fits the first chunk; 500 moves into kept chunk 1
+        // without a new chunk; 1500 skips past it into kept chunk 2.
+        assert_eq!(real[5].block.unwrap().0, 0);
+        assert_eq!(real[6].block.unwrap().0, 1);
+        assert_eq!(real[7].block.unwrap().0, 2);
+        for i in [6, 7] {
+            let op = &t.ops[i];
+            assert!(op.events.iter().any(|e| e.kind == EventKind::ChunkReused));
+            assert!(!op.events.iter().any(|e| e.kind == EventKind::NewChunk));
+        }
+        assert_eq!(t.chunks.len(), 3);
+        // The kept chunk was emptied before use: the block sits at its edge.
+        let edge = if up { 0 } else { 976 - 500 };
+        assert_eq!(t.ops[6].offset, Some(edge));
+    }
+}
+
+#[test]
+fn the_model_emits_a_new_chunk_event_per_chunk() {
+    // Checked on the recorded events directly, independent of the engine.
+    use bumplab_core::heap::Heap;
+    use bumplab_core::model::{Layout as L, Model, ModelOptions};
+    use bumplab_core::models::bump_scope::BumpScope;
+    use bumplab_core::probe::{Recorded, Recorder};
+    let mut heap = Heap::<u64>::new(Target::W64);
+    let mut rec = Recorder::default();
+    let mut m =
+        BumpScope::<u64, true, 1>::new(&mut heap, &ModelOptions::default(), &mut rec).unwrap();
+    // 400 bytes each: one in the first chunk (464), two in the second
+    // (976), and the fourth opens a third.
+    for _ in 0..4 {
+        m.alloc(
+            &mut heap,
+            L {
+                size: 400,
+                align: 1,
+            },
+            &mut rec,
+        )
+        .unwrap();
+    }
+    let new_chunks: Vec<u64> = rec
+        .log
+        .iter()
+        .filter_map(|r| match r {
+            Recorded::Event(ModelEvent::NewChunk { chunk, .. }) => Some(chunk.capacity),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(new_chunks, vec![464, 976, 2000]);
+}

@@ -1,0 +1,428 @@
+//! Differential harness for the bumpalo preset: the same straight-line
+//! program runs on the model (through `bumplab_core::run`) and on the real
+//! `bumpalo::Bump` (through `allocator_api2::alloc::Allocator` on `&Bump`),
+//! and each side reports, after every op, the same observations.
+//!
+//! No proptest here, so the file can be included (with `#[path]`) by any
+//! test crate that has `bumpalo` and `allocator-api2`, the wasm32 suite too:
+//! `run_real` observes whatever target it is compiled for, `run_model`
+//! takes the target to simulate.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::ptr::NonNull;
+
+use allocator_api2::alloc::{Allocator, Layout};
+use bumpalo::Bump;
+use bumplab_core::{run, Options, PresetId, Target, Trace};
+
+/// One straight-line op, with the block names the program text uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Alloc {
+        name: String,
+        size: u64,
+        align: u64,
+    },
+    Realloc {
+        name: String,
+        from: String,
+        size: u64,
+    },
+    Free {
+        name: String,
+    },
+    Reset,
+}
+
+/// An op of a generated program, before block names are chosen.
+#[derive(Clone, Debug)]
+pub enum GenOp {
+    Alloc {
+        size: u64,
+        align: u64,
+    },
+    /// Grow or shrink the live block `pick % live`.
+    Realloc {
+        pick: usize,
+        size: u64,
+    },
+    /// Free the live block `pick % live`, or with `None` the newest one.
+    Free {
+        pick: Option<usize>,
+    },
+    Reset,
+}
+
+/// Where a block landed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// In the chunk created `chunk`-th (0 first), of `capacity` usable
+    /// bytes, `offset` bytes from its first usable byte.
+    InChunk {
+        chunk: usize,
+        capacity: u64,
+        offset: u64,
+    },
+    /// A zero-size request: a dangling pointer, `align.max(MIN_ALIGN)`
+    /// used as an address, in no chunk.
+    ZeroSized,
+    /// What a side did that neither of the above explains.
+    Unexpected(String),
+}
+
+/// What one op did, as both sides can observe it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Obs {
+    pub place: Option<Place>,
+    /// For a realloc: whether the block moved.
+    pub moved: Option<bool>,
+    /// Chunks owned after the op.
+    pub chunks: usize,
+    /// The current chunk after the op: creation index, capacity, and bytes
+    /// between its first usable byte and the bump pointer.
+    pub current: Option<(usize, u64, u64)>,
+}
+
+/// Parses lines of `name = alloc N [align A]`, `name = realloc old N`,
+/// `free name` and `reset` (no repeats, no types).
+pub fn parse_steps(src: &str) -> Vec<Step> {
+    src.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            match w.as_slice() {
+                ["reset"] => Step::Reset,
+                ["free", name] => Step::Free {
+                    name: name.to_string(),
+                },
+                [name, "=", "alloc", size] => Step::Alloc {
+                    name: name.to_string(),
+                    size: size.parse().unwrap(),
+                    align: 1,
+                },
+                [name, "=", "alloc", size, "align", align] => Step::Alloc {
+                    name: name.to_string(),
+                    size: size.parse().unwrap(),
+                    align: align.parse().unwrap(),
+                },
+                [name, "=", "realloc", from, size] => Step::Realloc {
+                    name: name.to_string(),
+                    from: from.to_string(),
+                    size: size.parse().unwrap(),
+                },
+                _ => panic!("not a harness line: {l}"),
+            }
+        })
+        .collect()
+}
+
+pub fn program_text(steps: &[Step]) -> String {
+    let mut s = String::new();
+    for st in steps {
+        let line = match st {
+            Step::Alloc { name, size, align } => format!("{name} = alloc {size} align {align}"),
+            Step::Realloc { name, from, size } => format!("{name} = realloc {from} {size}"),
+            Step::Free { name } => format!("free {name}"),
+            Step::Reset => "reset".to_string(),
+        };
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s
+}
+
+/// Names the blocks of a generated program, dropping ops that would name
+/// no block (nothing live to realloc or free).
+pub fn lower(ops: &[GenOp]) -> Vec<Step> {
+    let mut live: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        let name = format!("b{i}");
+        match *op {
+            GenOp::Alloc { size, align } => {
+                out.push(Step::Alloc {
+                    name: name.clone(),
+                    size,
+                    align,
+                });
+                live.push(name);
+            }
+            GenOp::Realloc { pick, size } => {
+                if live.is_empty() {
+                    continue;
+                }
+                let from = live.remove(pick % live.len());
+                out.push(Step::Realloc {
+                    name: name.clone(),
+                    from,
+                    size,
+                });
+                live.push(name);
+            }
+            GenOp::Free { pick } => {
+                if live.is_empty() {
+                    continue;
+                }
+                let i = pick.map_or(live.len() - 1, |p| p % live.len());
+                let name = live.remove(i);
+                out.push(Step::Free { name });
+            }
+            GenOp::Reset => {
+                live.clear();
+                out.push(Step::Reset);
+            }
+        }
+    }
+    out
+}
+
+/// Whether the step asks bumpalo for a zero-size allocation (`allocate`
+/// with size 0: an `alloc 0`, or a realloc from size 0 to size 0).
+fn zero_sized(step: &Step, sizes: &HashMap<String, u64>) -> bool {
+    match step {
+        Step::Alloc { size, .. } => *size == 0,
+        Step::Realloc { from, size, .. } => *size == 0 && sizes[from] == 0,
+        _ => false,
+    }
+}
+
+/// The model's observations, from its trace.
+pub fn run_model(
+    steps: &[Step],
+    target: Target,
+    min_align: u64,
+    capacity: Option<u64>,
+) -> (Trace, Vec<Obs>) {
+    let opts = Options {
+        target,
+        capacity,
+        min_align: Some(min_align),
+    };
+    let src = program_text(steps);
+    let t = run(&src, PresetId::Bumpalo, &opts).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    assert_eq!(t.ops.len(), steps.len());
+    let live_at = |c: &bumplab_core::trace::ChunkInfo, i: usize| {
+        c.created_by.is_none_or(|o| o as usize <= i) && c.freed_by.is_none_or(|o| o as usize > i)
+    };
+    let mut sizes: HashMap<String, u64> = HashMap::new();
+    let mut obs = Vec::new();
+    for (i, (op, step)) in t.ops.iter().zip(steps).enumerate() {
+        let zero = zero_sized(step, &sizes);
+        let place = match step {
+            Step::Free { .. } | Step::Reset => None,
+            _ if zero => Some(match (op.failed, op.chunk, op.address, op.align) {
+                (false, None, Some(a), Some(align)) if a == align.max(min_align) => {
+                    Place::ZeroSized
+                }
+                other => Place::Unexpected(format!("zero-size op {i}: {other:?}")),
+            }),
+            _ if op.failed => Some(Place::Unexpected(format!("op {i} failed"))),
+            _ => {
+                let chunk = op.chunk.unwrap() as usize;
+                Some(Place::InChunk {
+                    chunk,
+                    capacity: t.chunks[chunk].capacity,
+                    offset: op.offset.unwrap(),
+                })
+            }
+        };
+        match step {
+            Step::Alloc { name, size, .. } | Step::Realloc { name, size, .. } => {
+                sizes.insert(name.clone(), *size);
+            }
+            Step::Reset => sizes.clear(),
+            Step::Free { .. } => {}
+        }
+        let current = op.bump_ptr.map(|bp| {
+            let c = t
+                .chunks
+                .iter()
+                .find(|c| live_at(c, i) && c.start <= bp && bp <= c.start + c.capacity)
+                .expect("the bump pointer is in a live chunk");
+            (c.id as usize, c.capacity, bp - c.start)
+        });
+        obs.push(Obs {
+            place,
+            moved: op.moved,
+            chunks: op.stats.chunks as usize,
+            current,
+        });
+    }
+    (t, obs)
+}
+
+/// Runs `steps` on a real `Bump<MIN_ALIGN>`; `capacity` picks
+/// `with_min_align_and_capacity` over `with_min_align`.
+pub fn run_real(steps: &[Step], min_align: u64, capacity: Option<u64>) -> Vec<Obs> {
+    match min_align {
+        1 => run_real_with::<1>(steps, capacity),
+        2 => run_real_with::<2>(steps, capacity),
+        4 => run_real_with::<4>(steps, capacity),
+        8 => run_real_with::<8>(steps, capacity),
+        16 => run_real_with::<16>(steps, capacity),
+        m => panic!("bumpalo has no MIN_ALIGN {m}"),
+    }
+}
+
+/// Chunks seen so far, by footer address: (creation index, first usable
+/// byte). Every chunk is current right after the op that made it, which is
+/// when `chunk_capacity()` tells where its usable bytes start.
+struct ChunkTable {
+    by_end: HashMap<usize, (usize, usize)>,
+    next: usize,
+}
+
+impl ChunkTable {
+    /// Chunks now owned, current first, as `(end, bump pointer)`; learns
+    /// the current one if new and forgets the freed ones.
+    fn sync<const M: usize>(&mut self, bump: &Bump<M>) -> Vec<(usize, usize)> {
+        // SAFETY: only addresses are read; nothing allocates meanwhile.
+        let chunks: Vec<(usize, usize)> = unsafe { bump.iter_allocated_chunks_raw() }
+            .map(|(ptr, len)| (ptr as usize + len, ptr as usize))
+            .collect();
+        self.by_end
+            .retain(|end, _| chunks.iter().any(|c| c.0 == *end));
+        if let Some(&(end, ptr)) = chunks.first() {
+            let data = ptr - bump.chunk_capacity();
+            let next = &mut self.next;
+            let entry = self.by_end.entry(end).or_insert_with(|| {
+                *next += 1;
+                (*next - 1, data)
+            });
+            assert_eq!(entry.1, data, "a chunk's start does not move");
+        }
+        chunks
+    }
+
+    fn place(&self, addr: usize) -> Place {
+        match self
+            .by_end
+            .iter()
+            .find(|(&end, &(_, data))| data <= addr && addr <= end)
+        {
+            Some((&end, &(chunk, data))) => Place::InChunk {
+                chunk,
+                capacity: (end - data) as u64,
+                offset: (addr - data) as u64,
+            },
+            None => Place::Unexpected(format!("{addr:#x} is in no chunk")),
+        }
+    }
+}
+
+fn run_real_with<const M: usize>(steps: &[Step], capacity: Option<u64>) -> Vec<Obs> {
+    let mut bump = match capacity {
+        Some(c) => Bump::<M>::with_min_align_and_capacity(c as usize),
+        None => Bump::<M>::with_min_align(),
+    };
+    let mut table = ChunkTable {
+        by_end: HashMap::new(),
+        next: 0,
+    };
+    table.sync(&bump);
+    let mut blocks: HashMap<String, (NonNull<u8>, Layout)> = HashMap::new();
+    let mut sizes: HashMap<String, u64> = HashMap::new();
+    let mut obs = Vec::new();
+    for step in steps {
+        let zero = zero_sized(step, &sizes);
+        let mut moved = None;
+        let got: Option<(NonNull<u8>, Layout)> = match step {
+            Step::Alloc { size, align, .. } => {
+                let layout = Layout::from_size_align(*size as usize, *align as usize).unwrap();
+                let p = (&bump).allocate(layout).expect("the real Bump allocates");
+                Some((p.cast(), layout))
+            }
+            Step::Realloc { from, size, .. } => {
+                let (ptr, old) = blocks.remove(from).expect("a live block");
+                let new = Layout::from_size_align(*size as usize, old.align()).unwrap();
+                // SAFETY: `ptr` is a live block of `bump` with layout `old`;
+                // the branches follow bumpalo's own `realloc`.
+                let p = unsafe {
+                    if old.size() == 0 {
+                        (&bump).allocate(new)
+                    } else if new.size() <= old.size() {
+                        (&bump).shrink(ptr, old, new)
+                    } else {
+                        (&bump).grow(ptr, old, new)
+                    }
+                }
+                .expect("the real Bump reallocates");
+                moved = Some(p.cast::<u8>() != ptr);
+                Some((p.cast(), new))
+            }
+            Step::Free { name } => {
+                let (ptr, layout) = blocks.remove(name).expect("a live block");
+                // SAFETY: a live block of `bump` with this layout.
+                unsafe { (&bump).deallocate(ptr, layout) };
+                None
+            }
+            Step::Reset => {
+                blocks.clear();
+                bump.reset();
+                None
+            }
+        };
+        let chunks = table.sync(&bump);
+        let place = got.map(|(p, layout)| {
+            let addr = p.as_ptr() as usize;
+            if zero {
+                if addr == layout.align().max(M) {
+                    Place::ZeroSized
+                } else {
+                    Place::Unexpected(format!("zero-size block at {addr:#x}"))
+                }
+            } else {
+                table.place(addr)
+            }
+        });
+        match step {
+            Step::Alloc { name, size, .. } | Step::Realloc { name, size, .. } => {
+                sizes.insert(name.clone(), *size);
+                let (p, layout) = got.unwrap();
+                blocks.insert(name.clone(), (p, layout));
+            }
+            Step::Reset => sizes.clear(),
+            Step::Free { .. } => {}
+        }
+        let current = chunks.first().map(|&(end, ptr)| {
+            let (chunk, data) = table.by_end[&end];
+            (chunk, (end - data) as u64, (ptr - data) as u64)
+        });
+        obs.push(Obs {
+            place,
+            moved,
+            chunks: chunks.len(),
+            current,
+        });
+    }
+    obs
+}
+
+/// Runs `steps` on both sides (the model on the native target) and
+/// asserts every op observed the same; returns the model's trace.
+pub fn assert_same(steps: &[Step], min_align: u64, capacity: Option<u64>) -> Trace {
+    let (t, model) = run_model(steps, native_target(), min_align, capacity);
+    let real = run_real(steps, min_align, capacity);
+    for (i, (m, r)) in model.iter().zip(&real).enumerate() {
+        assert_eq!(
+            m,
+            r,
+            "op {i} ({:?}) differs: model left, real right; MIN_ALIGN {min_align}\n{}",
+            steps[i],
+            program_text(steps)
+        );
+    }
+    t
+}
+
+/// The simulated target matching the machine the real crate runs on.
+pub fn native_target() -> Target {
+    if cfg!(target_pointer_width = "64") {
+        Target::W64
+    } else {
+        Target::Wasm32
+    }
+}
