@@ -1,6 +1,10 @@
-// Builds the wasm module the page and the CLI load: cargo (release, wasm32)
-// -> wasm-bindgen (via wasm-pack) -> wasm-opt (npm's binaryen; Debian's is too
-// old for this rustc). Skipped when no input changed since the last build.
+// Builds the wasm module the page and the CLI load: cargo (release, wasm32,
+// LTO) -> wasm-bindgen (via wasm-pack) -> bumplab-meter, which adds the
+// executed-instruction counters LAST, so the counted code is the code that
+// ships. No wasm-opt: its inliner ignores #[inline(never)], folding the
+// measured entry points and the models' cold slow paths (bumpalo's among
+// them) into their callers, so what was counted would no longer be the code
+// the sources describe. Skipped when no input changed since the last build.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashTree, log, root, run } from "./lib.mjs";
@@ -33,6 +37,7 @@ run("wasm-pack", [
   "no-install",
 ]);
 const wasm = join(pkg, "bumplab_bg.wasm");
-run("wasm-opt", ["-O3", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasm, "-o", wasm]);
+run("cargo", ["build", "--release", "--quiet", "-p", "bumplab-meter"]);
+run(join(root, "target", "release", "bumplab-meter"), [wasm, "-o", wasm]);
 writeFileSync(stamp, inputs);
 log(`wasm built: ${wasm}`);
