@@ -288,6 +288,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             bump_ptr: None,
             events: Vec::new(),
             stats: Stats::default(),
+            cost: None,
         }
     }
 

@@ -102,6 +102,22 @@ pub struct Op {
     pub bump_ptr: Option<u64>,
     pub events: Vec<Event>,
     pub stats: Stats,
+    /// What the op's compiled code executed, when the trace comes from the
+    /// metered wasm module (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+/// Executed wasm instructions and conditional branches of one op, counted by
+/// bumplab-meter on the final module. The slow part (a new chunk, a move
+/// through the allocator's cold path) is included in the totals and also
+/// reported on its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Cost {
+    pub wasm_instructions: u64,
+    pub wasm_branches: u64,
+    pub slow_instructions: u64,
+    pub slow_branches: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

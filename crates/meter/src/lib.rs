@@ -70,6 +70,12 @@ pub struct Options {
     /// functions. `None`: no slow split (the slow counters stay 0, and the
     /// module needs no name section).
     pub slow_substring: Option<String>,
+    /// A function `(i32) -> i64` with this exact name (name section) gets its
+    /// body replaced by a reader of the counters: 0 instructions, 1
+    /// branches, 2 slow instructions, 3 slow branches, anything else 1 ("this
+    /// module is metered"). It lets the program under measurement read the
+    /// counters around a call itself. `None`, or no such function: no reader.
+    pub reader: Option<String>,
 }
 
 impl Default for Options {
@@ -77,6 +83,7 @@ impl Default for Options {
         Options {
             roots_prefix: "bumplab_measure_".to_string(),
             slow_substring: Some("slow".to_string()),
+            reader: Some("bumplab_meter_read".to_string()),
         }
     }
 }
@@ -329,11 +336,33 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
         );
     }
 
+    let reader = match &options.reader {
+        None => None,
+        Some(name) => (0..info.bodies.len() as u32)
+            .map(|i| info.func_imports + i)
+            .find(|&f| info.func_name(f) == Some(name.as_str())),
+    };
+    if let Some(f) = reader {
+        let ty = info.func_type(f)?;
+        if ty.params() != [wasmparser::ValType::I32] || ty.results() != [wasmparser::ValType::I64] {
+            return Err(Error::new(format!(
+                "the reader function {f} must have type (i32) -> i64"
+            )));
+        }
+        if instrumented.contains(&f) {
+            return Err(Error::new(
+                "the reader function must not be reachable from a root",
+            ));
+        }
+    }
+
     // The code section: original count, then each body either copied or rewritten.
     let mut code = wasm[info.code_prefix.clone()].to_vec();
     for (i, body) in info.bodies.iter().enumerate() {
         let func = info.func_imports + i as u32;
-        if instrumented.contains(&func) {
+        if Some(func) == reader {
+            reader_body(&globals).encode(&mut code);
+        } else if instrumented.contains(&func) {
             let new_body = counting::rewrite_body(wasm, body, &globals, slow_wraps.get(&func))
                 .map_err(|e| Error::new(format!("function {func}: {e}")))?;
             (new_body.len() as u32).encode(&mut code);
@@ -404,6 +433,30 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
             defined: info.bodies.len(),
         },
     })
+}
+
+/// The body of the counter reader: `(index: i32) -> i64`.
+fn reader_body(g: &MeterGlobals) -> wasm_encoder::Function {
+    use wasm_encoder::Instruction as I;
+    let mut f = wasm_encoder::Function::new([]);
+    let counters = [
+        g.instructions,
+        g.branches,
+        g.slow_instructions,
+        g.slow_branches,
+    ];
+    for (index, global) in counters.into_iter().enumerate() {
+        f.instruction(&I::LocalGet(0));
+        f.instruction(&I::I32Const(index as i32));
+        f.instruction(&I::I32Eq);
+        f.instruction(&I::If(BlockType::Empty));
+        f.instruction(&I::GlobalGet(global));
+        f.instruction(&I::Return);
+        f.instruction(&I::End);
+    }
+    f.instruction(&I::I64Const(1));
+    f.instruction(&I::End);
+    f
 }
 
 fn val_type(ty: wasmparser::ValType) -> Result<ValType, Error> {

@@ -348,3 +348,44 @@ fn cost_model_is_documented() {
         assert!(text.contains(word), "COST_MODEL lacks {word:?}: {text}");
     }
 }
+
+/// A module can read its own counters through the reader function, whose
+/// body the meter replaces: what a program sees equals the exported globals.
+#[test]
+fn the_reader_returns_the_counters() {
+    let wat = r#"
+(module
+  (func $bumplab_meter_read (param i32) (result i64) i64.const 0)
+  (func $work (param i32) (result i32)
+    local.get 0 i32.const 1 i32.add)
+  (func (export "bumplab_measure_work") (param i32) (result i32)
+    local.get 0 call $work)
+  (func (export "read") (param i32) (result i64)
+    local.get 0 call $bumplab_meter_read)
+  ;; what a harness does: read, call the measured op, read again
+  (func (export "measure_around") (param i32) (result i64)
+    (local $before i64)
+    i32.const 0 call $bumplab_meter_read local.set $before
+    local.get 0 call $work drop
+    i32.const 0 call $bumplab_meter_read local.get $before i64.sub))
+"#;
+    let wasm = wat::parse_str(wat).unwrap();
+    let metered = instrument(&wasm);
+    let mut meter = Metered::new(&metered.wasm);
+    let (_, counts) = meter.call("bumplab_measure_work", &i32s(&[41]));
+    // root: local.get, call; work: local.get, i32.const, i32.add (end counts 0)
+    assert_eq!(counts.instructions, 5);
+    for (index, expected) in [
+        (0, counts.instructions),
+        (1, counts.branches),
+        (2, 0),
+        (3, 0),
+        (9, 1),
+    ] {
+        let got = meter.call_plain("read", &i32s(&[index]));
+        assert_eq!(got, vec![expected as i64], "reader({index})");
+    }
+    // Only the instrumented callee counts between the two reads.
+    let around = meter.call_plain("measure_around", &i32s(&[1]));
+    assert_eq!(around, vec![3]);
+}

@@ -4,6 +4,9 @@
 //! page, the CLI and an exported file all read the very same thing.
 
 mod measure;
+mod meter;
+
+pub use meter::bumplab_meter_read;
 
 use bumplab_core::{presets, PresetId, ProgramError, Target};
 use wasm_bindgen::prelude::*;
@@ -52,7 +55,11 @@ fn run(
         capacity: capacity.map(u64::from),
         min_align: min_align.map(u64::from),
     };
-    let trace = bumplab_core::run(source, preset, &opts)?;
+    let mut trace = bumplab_core::run(source, preset, &opts)?;
+    if meter::metered() {
+        let min_align = bumplab_core::engine::resolve_min_align(preset, opts.min_align)?;
+        measure::attach_costs(&mut trace, preset, min_align, opts.capacity);
+    }
     Ok(serde_json::to_string(&trace).expect("a trace always serialises"))
 }
 

@@ -12,6 +12,7 @@ use bumplab_core::heap::Heap;
 use bumplab_core::model::{AllocError, Layout, Model, ModelOptions};
 use bumplab_core::presets::{self, PresetId, PresetVisitor};
 use bumplab_core::probe::NoProbe;
+use bumplab_core::trace::Trace;
 use bumplab_core::word::{Target, Word};
 
 /// Result of an allocating op as JavaScript sees it: the address, or a
@@ -174,4 +175,67 @@ pub fn new_instance(
     capacity: Option<u64>,
 ) -> Result<Box<dyn Measured>, AllocError> {
     presets::visit(preset, target, min_align, Build { target, capacity })
+}
+
+/// Replays `trace`'s ops on a fresh instance of its preset and records what
+/// each op executed. Every replayed block must land at the trace's address
+/// (the simulated heap is deterministic); if one does not, no costs are
+/// attached rather than costs of a different run.
+pub fn attach_costs(trace: &mut Trace, preset: PresetId, min_align: u64, capacity: Option<u64>) {
+    use bumplab_core::trace::OpKind;
+    let Ok(mut run) = new_instance(preset, trace.target, min_align, capacity) else {
+        return;
+    };
+    let mut saved: Vec<(String, u32)> = Vec::new();
+    let mut costs = Vec::with_capacity(trace.ops.len());
+    for op in &trace.ops {
+        let num = |v: Option<u64>| v.unwrap_or(0) as f64;
+        let expected = if op.failed { None } else { op.address };
+        let before = crate::meter::now();
+        let landed = match op.kind {
+            OpKind::Alloc => Some(run.alloc(num(op.size), num(op.align))),
+            OpKind::Realloc => {
+                let old = op.target_op.and_then(|i| trace.ops.get(i as usize));
+                let (addr, old_size) = old.map_or((0.0, 0.0), |o| (num(o.address), num(o.size)));
+                Some(run.realloc(addr, old_size, num(op.align), num(op.size)))
+            }
+            OpKind::Free => {
+                let align = op
+                    .target_op
+                    .and_then(|i| trace.ops.get(i as usize))
+                    .and_then(|o| o.align);
+                run.free(num(op.address), num(op.size), num(align));
+                None
+            }
+            OpKind::Reset => {
+                run.reset();
+                None
+            }
+            OpKind::Checkpoint => {
+                let n = run.checkpoint();
+                let name = op.block.clone().unwrap_or_default();
+                saved.retain(|(s, _)| *s != name);
+                saved.push((name, n));
+                None
+            }
+            OpKind::Restore => {
+                let name = op.block.as_deref().unwrap_or_default();
+                if let Some(&(_, n)) = saved.iter().find(|(s, _)| s == name) {
+                    run.restore(n);
+                }
+                None
+            }
+        };
+        let cost = crate::meter::since(before);
+        if let Some(addr) = landed {
+            let got = (addr >= 0.0).then_some(addr as u64);
+            if got != expected {
+                return;
+            }
+        }
+        costs.push(cost);
+    }
+    for (op, cost) in trace.ops.iter_mut().zip(costs) {
+        op.cost = Some(cost);
+    }
 }
