@@ -8,27 +8,18 @@
 //! the chunk as long as alignments stay at or below 16 (chunks are
 //! 16-aligned both in the real heap and in the simulated one).
 
-use std::alloc::Layout;
-use std::ptr::NonNull;
+#[path = "common/bump_scope_diff.rs"]
+mod bump_scope_diff;
 
-use bump_scope::alloc::{Allocator, Global};
-use bump_scope::settings::{BumpAllocatorSettings, BumpSettings, True};
-use bump_scope::{Bump, Checkpoint};
+use std::alloc::Layout;
+
+use bump_scope::settings::BumpSettings;
+use bump_scope_diff::{compare, preset, run_real_dyn, trace_seen, AOp, Real};
 use bumplab_core::model::ModelEvent;
 use bumplab_core::models::bump_scope::{header_size, malloc_overhead};
-use bumplab_core::trace::{EventKind, OpKind};
-use bumplab_core::{run, Options, PresetId, Target, Trace};
+use bumplab_core::trace::EventKind;
+use bumplab_core::{run, Options, Target, Trace};
 use proptest::prelude::*;
-
-type Real<S> = Bump<Global, S>;
-
-fn preset(up: bool) -> PresetId {
-    if up {
-        PresetId::BumpScopeUp
-    } else {
-        PresetId::BumpScopeDown
-    }
-}
 
 fn trace_with(src: &str, up: bool, target: Target, min_align: u64) -> Trace {
     let opts = Options {
@@ -44,128 +35,7 @@ fn trace(src: &str, up: bool) -> Trace {
 }
 
 // ---------------------------------------------------------------------------
-// What an op leaves behind, read the same way from the real crate and from a
-// trace.
-
-/// The observable outcome of one op.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Seen {
-    /// For an alloc or realloc: the block's chunk (place in the chunk list),
-    /// that chunk's capacity and the block's offset from its content start.
-    block: Option<(usize, u64, u64)>,
-    /// For a realloc: whether the block moved.
-    moved: Option<bool>,
-    /// Capacities of all chunks, first to last (their count is the chunk count).
-    capacities: Vec<u64>,
-    /// The current chunk's place in the list and the bump pointer's offset
-    /// from its content start.
-    current: (usize, u64),
-}
-
-/// One chunk of the real crate as `stats()` shows it.
-#[derive(Clone, Copy, Debug)]
-struct RealChunk {
-    start: usize,
-    end: usize,
-    pos: usize,
-}
-
-/// The real crate's chunk list, first to last, and the current chunk's index.
-fn real_chunks<S: BumpAllocatorSettings>(bump: &Real<S>) -> (Vec<RealChunk>, usize) {
-    let stats = bump.stats();
-    let current = stats.current_chunk().expect("Bump::new allocates a chunk");
-    let mut chunks = Vec::new();
-    let mut cur = None;
-    for (i, c) in stats.small_to_big().enumerate() {
-        if c == current {
-            cur = Some(i);
-        }
-        chunks.push(RealChunk {
-            start: c.content_start().as_ptr() as usize,
-            end: c.content_end().as_ptr() as usize,
-            pos: c.bump_position().as_ptr() as usize,
-        });
-    }
-    (chunks, cur.expect("the current chunk is in the list"))
-}
-
-fn real_seen<S: BumpAllocatorSettings>(
-    bump: &Real<S>,
-    block: Option<(usize, usize)>,
-    moved: Option<bool>,
-) -> Seen {
-    let (chunks, cur) = real_chunks(bump);
-    let block = block.map(|(addr, size)| {
-        let (i, c) = chunks
-            .iter()
-            .enumerate()
-            .find(|(_, c)| c.start <= addr && addr + size <= c.end)
-            .expect("a block lies in one of the chunks");
-        (i, (c.end - c.start) as u64, (addr - c.start) as u64)
-    });
-    Seen {
-        block,
-        moved,
-        capacities: chunks.iter().map(|c| (c.end - c.start) as u64).collect(),
-        current: (cur, (chunks[cur].pos - chunks[cur].start) as u64),
-    }
-}
-
-/// The same reading from a trace, for op `i`.
-fn trace_seen(t: &Trace, i: usize) -> Seen {
-    let op = &t.ops[i];
-    let at = i as u32;
-    // Chunks alive after op i, in list order (ids are handed out in order
-    // and new chunks are appended at the end).
-    let live: Vec<_> = t
-        .chunks
-        .iter()
-        .filter(|c| c.created_by.is_none_or(|o| o <= at) && c.freed_by.is_none_or(|o| o > at))
-        .collect();
-    let block = match (op.kind, op.chunk) {
-        (OpKind::Alloc | OpKind::Realloc, Some(id)) => {
-            let i = live
-                .iter()
-                .position(|c| c.id == id)
-                .expect("block in a live chunk");
-            Some((i, live[i].capacity, op.offset.unwrap()))
-        }
-        _ => None,
-    };
-    let ptr = op.bump_ptr.expect("bump-scope always has a current chunk");
-    let cur = live
-        .iter()
-        .position(|c| c.start <= ptr && ptr <= c.start + c.capacity)
-        .expect("the bump pointer lies in a live chunk");
-    Seen {
-        block,
-        moved: op.moved,
-        capacities: live.iter().map(|c| c.capacity).collect(),
-        current: (cur, ptr - live[cur].start),
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Random programs.
-
-#[derive(Clone, Debug)]
-enum AOp {
-    Alloc {
-        size: usize,
-        align: usize,
-    },
-    /// `pick` counts back from the most recent live block.
-    Realloc {
-        pick: usize,
-        size: usize,
-    },
-    Free {
-        pick: usize,
-    },
-    Reset,
-    Checkpoint(u8),
-    Restore(u8),
-}
+// Random programs (the harness is in common/bump_scope_diff.rs).
 
 fn size_strategy() -> impl Strategy<Value = usize> {
     prop_oneof![
@@ -190,184 +60,9 @@ fn op_strategy() -> impl Strategy<Value = AOp> {
     ]
 }
 
-/// A block the program may still use.
-struct Live {
-    name: String,
-    ptr: NonNull<u8>,
-    size: usize,
-    align: usize,
-    /// When it was allocated, to tell which blocks a `reset_to` invalidates.
-    seq: usize,
-}
-
-/// Runs `ops` on the real crate, writing the program text as it goes (ops
-/// that cannot apply, such as freeing with no live block, are skipped), and
-/// returns the text and what each op left behind.
-fn run_real<S: BumpAllocatorSettings<GuaranteedAllocated = True>>(
-    ops: &[AOp],
-) -> (String, Vec<Seen>) {
-    let mut bump = Real::<S>::new();
-    let mut live: Vec<Live> = Vec::new();
-    let mut cps: Vec<(u8, Checkpoint, usize)> = Vec::new();
-    let mut src = String::new();
-    let mut seen = Vec::new();
-    let mut names = 0usize;
-    for (seq, op) in ops.iter().enumerate() {
-        let mut fresh = || {
-            names += 1;
-            format!("b{names}")
-        };
-        let pick = |live: &Vec<Live>, pick: usize| live.len() - 1 - pick % live.len();
-        let s = match *op {
-            AOp::Alloc { size, align } => {
-                let layout = Layout::from_size_align(size, align).unwrap();
-                let ptr = bump
-                    .allocate(layout)
-                    .expect("the real heap has room")
-                    .cast::<u8>();
-                let name = fresh();
-                src += &format!("{name} = alloc {size} align {align}\n");
-                live.push(Live {
-                    name,
-                    ptr,
-                    size,
-                    align,
-                    seq,
-                });
-                real_seen(&bump, Some((ptr.as_ptr() as usize, size)), None)
-            }
-            AOp::Realloc { pick: p, size } => {
-                if live.is_empty() {
-                    continue;
-                }
-                let b = live.remove(pick(&live, p));
-                let old = Layout::from_size_align(b.size, b.align).unwrap();
-                let new = Layout::from_size_align(size, b.align).unwrap();
-                // The model's rule: larger grows, equal or smaller shrinks.
-                let ptr = unsafe {
-                    if size > b.size {
-                        bump.grow(b.ptr, old, new)
-                    } else {
-                        bump.shrink(b.ptr, old, new)
-                    }
-                }
-                .expect("the real heap has room")
-                .cast::<u8>();
-                let name = fresh();
-                src += &format!("{name} = realloc {} {size}\n", b.name);
-                live.push(Live {
-                    name,
-                    ptr,
-                    size,
-                    align: b.align,
-                    seq,
-                });
-                real_seen(
-                    &bump,
-                    Some((ptr.as_ptr() as usize, size)),
-                    Some(ptr != b.ptr),
-                )
-            }
-            AOp::Free { pick: p } => {
-                if live.is_empty() {
-                    continue;
-                }
-                let b = live.remove(pick(&live, p));
-                let layout = Layout::from_size_align(b.size, b.align).unwrap();
-                unsafe { bump.deallocate(b.ptr, layout) };
-                src += &format!("free {}\n", b.name);
-                real_seen(&bump, None, None)
-            }
-            AOp::Reset => {
-                bump.reset();
-                live.clear();
-                cps.clear();
-                src += "reset\n";
-                real_seen(&bump, None, None)
-            }
-            AOp::Checkpoint(slot) => {
-                cps.retain(|c| c.0 != slot);
-                cps.push((slot, bump.checkpoint(), seq));
-                src += &format!("checkpoint c{slot}\n");
-                real_seen(&bump, None, None)
-            }
-            AOp::Restore(slot) => {
-                let Some(i) = cps.iter().position(|c| c.0 == slot) else {
-                    continue;
-                };
-                let (_, cp, at) = cps[i];
-                // As the engine does: restoring drops the checkpoints saved after it.
-                cps.truncate(i + 1);
-                // SAFETY: the checkpoint was made by this allocator and no
-                // reset happened since (a reset clears the list).
-                unsafe { bump.reset_to(cp) };
-                live.retain(|b| b.seq < at);
-                src += &format!("restore c{slot}\n");
-                real_seen(&bump, None, None)
-            }
-        };
-        seen.push(s);
-        // Blocks whose bytes lie beyond their chunk's bump pointer are
-        // reclaimed (the engine's rule): never use them again.
-        let (chunks, cur) = real_chunks(&bump);
-        live.retain(|b| {
-            let addr = b.ptr.as_ptr() as usize;
-            let Some((i, c)) = chunks
-                .iter()
-                .enumerate()
-                .find(|(_, c)| c.start <= addr && addr + b.size <= c.end)
-            else {
-                return false;
-            };
-            let (lo, hi) = match (S::UP, i <= cur) {
-                (true, true) => (c.start, c.pos),
-                (false, true) => (c.pos, c.end),
-                (true, false) => (c.start, c.start),
-                (false, false) => (c.end, c.end),
-            };
-            if S::UP {
-                !(addr > hi || (b.size > 0 && addr + b.size > hi))
-            } else {
-                addr >= lo
-            }
-        });
-    }
-    (src, seen)
-}
-
-fn run_real_dyn(up: bool, min_align: u64, ops: &[AOp]) -> (String, Vec<Seen>) {
-    match (up, min_align) {
-        (true, 1) => run_real::<BumpSettings<1, true>>(ops),
-        (true, 2) => run_real::<BumpSettings<2, true>>(ops),
-        (true, 4) => run_real::<BumpSettings<4, true>>(ops),
-        (true, 8) => run_real::<BumpSettings<8, true>>(ops),
-        (true, 16) => run_real::<BumpSettings<16, true>>(ops),
-        (false, 1) => run_real::<BumpSettings<1, false>>(ops),
-        (false, 2) => run_real::<BumpSettings<2, false>>(ops),
-        (false, 4) => run_real::<BumpSettings<4, false>>(ops),
-        (false, 8) => run_real::<BumpSettings<8, false>>(ops),
-        (false, 16) => run_real::<BumpSettings<16, false>>(ops),
-        _ => unreachable!(),
-    }
-}
-
-/// Runs `ops` on both and compares op by op.
-fn compare(up: bool, min_align: u64, ops: &[AOp]) -> Result<(), TestCaseError> {
-    let (src, real) = run_real_dyn(up, min_align, ops);
-    let opts = Options {
-        target: Target::W64,
-        capacity: None,
-        min_align: Some(min_align),
-    };
-    let t = run(&src, preset(up), &opts)
-        .map_err(|e| TestCaseError::fail(format!("{e}\n--- program ---\n{src}")))?;
-    prop_assert_eq!(t.ops.len(), real.len(), "{}", src);
-    for (i, want) in real.iter().enumerate() {
-        prop_assert!(!t.ops[i].failed, "op {} failed\n{}", i, src);
-        let got = trace_seen(&t, i);
-        prop_assert_eq!(&got, want, "op {} ({:?}) of\n{}", i, t.ops[i].kind, src);
-    }
-    Ok(())
+/// Runs `ops` on both (the model on the native target) and compares op by op.
+fn compare_native(up: bool, min_align: u64, ops: &[AOp]) -> Result<(), TestCaseError> {
+    compare(up, min_align, Target::W64, ops).map_err(TestCaseError::fail)
 }
 
 /// Random programs compared per direction (each with a random MIN_ALIGN).
@@ -381,7 +76,7 @@ proptest! {
         min_align in prop::sample::select(vec![1u64, 2, 4, 8, 16]),
         ops in prop::collection::vec(op_strategy(), 1..48),
     ) {
-        compare(true, min_align, &ops)?;
+        compare_native(true, min_align, &ops)?;
     }
 
     #[test]
@@ -389,7 +84,7 @@ proptest! {
         min_align in prop::sample::select(vec![1u64, 2, 4, 8, 16]),
         ops in prop::collection::vec(op_strategy(), 1..48),
     ) {
-        compare(false, min_align, &ops)?;
+        compare_native(false, min_align, &ops)?;
     }
 }
 

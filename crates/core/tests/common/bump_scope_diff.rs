@@ -1,0 +1,352 @@
+//! Differential harness for the bump-scope presets: random programs run on
+//! the real `bump_scope::Bump` (through its own `Allocator` impl and
+//! `checkpoint`, `reset_to`, `reset`, its chunk list read with `stats()`),
+//! which writes the program text as it goes, and then on the model through
+//! `bumplab_core::run`; each side reports the same observations per op.
+//!
+//! Offsets are measured from each chunk's first usable byte, so they do not
+//! depend on where the global allocator put the chunk as long as alignments
+//! stay at or below 16. No proptest here, so the file can be included (with
+//! `#[path]`) by any test crate that has `bump-scope`, the wasm32 suite too:
+//! `run_real` observes whatever target it is compiled for, `compare` takes
+//! the target to simulate.
+
+#![allow(dead_code)]
+
+use std::alloc::Layout;
+use std::ptr::NonNull;
+
+use bump_scope::alloc::{Allocator, Global};
+use bump_scope::settings::{BumpAllocatorSettings, BumpSettings, True};
+use bump_scope::{Bump, Checkpoint};
+use bumplab_core::trace::OpKind;
+use bumplab_core::{run, Options, PresetId, Target, Trace};
+
+pub type Real<S> = Bump<Global, S>;
+
+pub fn preset(up: bool) -> PresetId {
+    if up {
+        PresetId::BumpScopeUp
+    } else {
+        PresetId::BumpScopeDown
+    }
+}
+
+// ---------------------------------------------------------------------------
+// What an op leaves behind, read the same way from the real crate and from a
+// trace.
+
+/// The observable outcome of one op.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// For an alloc or realloc: the block's chunk (place in the chunk list),
+    /// that chunk's capacity and the block's offset from its content start.
+    pub block: Option<(usize, u64, u64)>,
+    /// For a realloc: whether the block moved.
+    pub moved: Option<bool>,
+    /// Capacities of all chunks, first to last (their count is the chunk count).
+    pub capacities: Vec<u64>,
+    /// The current chunk's place in the list and the bump pointer's offset
+    /// from its content start.
+    pub current: (usize, u64),
+}
+
+/// One chunk of the real crate as `stats()` shows it.
+#[derive(Clone, Copy, Debug)]
+pub struct RealChunk {
+    pub start: usize,
+    pub end: usize,
+    pub pos: usize,
+}
+
+/// The real crate's chunk list, first to last, and the current chunk's index.
+pub fn real_chunks<S: BumpAllocatorSettings>(bump: &Real<S>) -> (Vec<RealChunk>, usize) {
+    let stats = bump.stats();
+    let current = stats.current_chunk().expect("Bump::new allocates a chunk");
+    let mut chunks = Vec::new();
+    let mut cur = None;
+    for (i, c) in stats.small_to_big().enumerate() {
+        if c == current {
+            cur = Some(i);
+        }
+        chunks.push(RealChunk {
+            start: c.content_start().as_ptr() as usize,
+            end: c.content_end().as_ptr() as usize,
+            pos: c.bump_position().as_ptr() as usize,
+        });
+    }
+    (chunks, cur.expect("the current chunk is in the list"))
+}
+
+pub fn real_seen<S: BumpAllocatorSettings>(
+    bump: &Real<S>,
+    block: Option<(usize, usize)>,
+    moved: Option<bool>,
+) -> Seen {
+    let (chunks, cur) = real_chunks(bump);
+    let block = block.map(|(addr, size)| {
+        let (i, c) = chunks
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.start <= addr && addr + size <= c.end)
+            .expect("a block lies in one of the chunks");
+        (i, (c.end - c.start) as u64, (addr - c.start) as u64)
+    });
+    Seen {
+        block,
+        moved,
+        capacities: chunks.iter().map(|c| (c.end - c.start) as u64).collect(),
+        current: (cur, (chunks[cur].pos - chunks[cur].start) as u64),
+    }
+}
+
+/// The same reading from a trace, for op `i`.
+pub fn trace_seen(t: &Trace, i: usize) -> Seen {
+    let op = &t.ops[i];
+    let at = i as u32;
+    // Chunks alive after op i, in list order (ids are handed out in order
+    // and new chunks are appended at the end).
+    let live: Vec<_> = t
+        .chunks
+        .iter()
+        .filter(|c| c.created_by.is_none_or(|o| o <= at) && c.freed_by.is_none_or(|o| o > at))
+        .collect();
+    let block = match (op.kind, op.chunk) {
+        (OpKind::Alloc | OpKind::Realloc, Some(id)) => {
+            let i = live
+                .iter()
+                .position(|c| c.id == id)
+                .expect("block in a live chunk");
+            Some((i, live[i].capacity, op.offset.unwrap()))
+        }
+        _ => None,
+    };
+    let ptr = op.bump_ptr.expect("bump-scope always has a current chunk");
+    let cur = live
+        .iter()
+        .position(|c| c.start <= ptr && ptr <= c.start + c.capacity)
+        .expect("the bump pointer lies in a live chunk");
+    Seen {
+        block,
+        moved: op.moved,
+        capacities: live.iter().map(|c| c.capacity).collect(),
+        current: (cur, ptr - live[cur].start),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Programs, run on the real crate.
+
+/// An op of a generated program, before block names are chosen.
+#[derive(Clone, Debug)]
+pub enum AOp {
+    Alloc {
+        size: usize,
+        align: usize,
+    },
+    /// `pick` counts back from the most recent live block.
+    Realloc {
+        pick: usize,
+        size: usize,
+    },
+    Free {
+        pick: usize,
+    },
+    Reset,
+    Checkpoint(u8),
+    Restore(u8),
+}
+
+/// A block the program may still use.
+pub struct Live {
+    pub name: String,
+    pub ptr: NonNull<u8>,
+    pub size: usize,
+    pub align: usize,
+    /// When it was allocated, to tell which blocks a `reset_to` invalidates.
+    pub seq: usize,
+}
+
+/// Runs `ops` on the real crate, writing the program text as it goes (ops
+/// that cannot apply, such as freeing with no live block, are skipped), and
+/// returns the text and what each op left behind.
+pub fn run_real<S: BumpAllocatorSettings<GuaranteedAllocated = True>>(
+    ops: &[AOp],
+) -> (String, Vec<Seen>) {
+    let mut bump = Real::<S>::new();
+    let mut live: Vec<Live> = Vec::new();
+    let mut cps: Vec<(u8, Checkpoint, usize)> = Vec::new();
+    let mut src = String::new();
+    let mut seen = Vec::new();
+    let mut names = 0usize;
+    for (seq, op) in ops.iter().enumerate() {
+        let mut fresh = || {
+            names += 1;
+            format!("b{names}")
+        };
+        let pick = |live: &Vec<Live>, pick: usize| live.len() - 1 - pick % live.len();
+        let s = match *op {
+            AOp::Alloc { size, align } => {
+                let layout = Layout::from_size_align(size, align).unwrap();
+                let ptr = bump
+                    .allocate(layout)
+                    .expect("the real heap has room")
+                    .cast::<u8>();
+                let name = fresh();
+                src += &format!("{name} = alloc {size} align {align}\n");
+                live.push(Live {
+                    name,
+                    ptr,
+                    size,
+                    align,
+                    seq,
+                });
+                real_seen(&bump, Some((ptr.as_ptr() as usize, size)), None)
+            }
+            AOp::Realloc { pick: p, size } => {
+                if live.is_empty() {
+                    continue;
+                }
+                let b = live.remove(pick(&live, p));
+                let old = Layout::from_size_align(b.size, b.align).unwrap();
+                let new = Layout::from_size_align(size, b.align).unwrap();
+                // The model's rule: larger grows, equal or smaller shrinks.
+                let ptr = unsafe {
+                    if size > b.size {
+                        bump.grow(b.ptr, old, new)
+                    } else {
+                        bump.shrink(b.ptr, old, new)
+                    }
+                }
+                .expect("the real heap has room")
+                .cast::<u8>();
+                let name = fresh();
+                src += &format!("{name} = realloc {} {size}\n", b.name);
+                live.push(Live {
+                    name,
+                    ptr,
+                    size,
+                    align: b.align,
+                    seq,
+                });
+                real_seen(
+                    &bump,
+                    Some((ptr.as_ptr() as usize, size)),
+                    Some(ptr != b.ptr),
+                )
+            }
+            AOp::Free { pick: p } => {
+                if live.is_empty() {
+                    continue;
+                }
+                let b = live.remove(pick(&live, p));
+                let layout = Layout::from_size_align(b.size, b.align).unwrap();
+                unsafe { bump.deallocate(b.ptr, layout) };
+                src += &format!("free {}\n", b.name);
+                real_seen(&bump, None, None)
+            }
+            AOp::Reset => {
+                bump.reset();
+                live.clear();
+                cps.clear();
+                src += "reset\n";
+                real_seen(&bump, None, None)
+            }
+            AOp::Checkpoint(slot) => {
+                cps.retain(|c| c.0 != slot);
+                cps.push((slot, bump.checkpoint(), seq));
+                src += &format!("checkpoint c{slot}\n");
+                real_seen(&bump, None, None)
+            }
+            AOp::Restore(slot) => {
+                let Some(i) = cps.iter().position(|c| c.0 == slot) else {
+                    continue;
+                };
+                let (_, cp, at) = cps[i];
+                // As the engine does: restoring drops the checkpoints saved after it.
+                cps.truncate(i + 1);
+                // SAFETY: the checkpoint was made by this allocator and no
+                // reset happened since (a reset clears the list).
+                unsafe { bump.reset_to(cp) };
+                live.retain(|b| b.seq < at);
+                src += &format!("restore c{slot}\n");
+                real_seen(&bump, None, None)
+            }
+        };
+        seen.push(s);
+        // Blocks whose bytes lie beyond their chunk's bump pointer are
+        // reclaimed (the engine's rule): never use them again.
+        let (chunks, cur) = real_chunks(&bump);
+        live.retain(|b| {
+            let addr = b.ptr.as_ptr() as usize;
+            let Some((i, c)) = chunks
+                .iter()
+                .enumerate()
+                .find(|(_, c)| c.start <= addr && addr + b.size <= c.end)
+            else {
+                return false;
+            };
+            let (lo, hi) = match (S::UP, i <= cur) {
+                (true, true) => (c.start, c.pos),
+                (false, true) => (c.pos, c.end),
+                (true, false) => (c.start, c.start),
+                (false, false) => (c.end, c.end),
+            };
+            if S::UP {
+                !(addr > hi || (b.size > 0 && addr + b.size > hi))
+            } else {
+                addr >= lo
+            }
+        });
+    }
+    (src, seen)
+}
+
+pub fn run_real_dyn(up: bool, min_align: u64, ops: &[AOp]) -> (String, Vec<Seen>) {
+    match (up, min_align) {
+        (true, 1) => run_real::<BumpSettings<1, true>>(ops),
+        (true, 2) => run_real::<BumpSettings<2, true>>(ops),
+        (true, 4) => run_real::<BumpSettings<4, true>>(ops),
+        (true, 8) => run_real::<BumpSettings<8, true>>(ops),
+        (true, 16) => run_real::<BumpSettings<16, true>>(ops),
+        (false, 1) => run_real::<BumpSettings<1, false>>(ops),
+        (false, 2) => run_real::<BumpSettings<2, false>>(ops),
+        (false, 4) => run_real::<BumpSettings<4, false>>(ops),
+        (false, 8) => run_real::<BumpSettings<8, false>>(ops),
+        (false, 16) => run_real::<BumpSettings<16, false>>(ops),
+        _ => unreachable!(),
+    }
+}
+
+/// Runs `ops` on the real crate, then the program it wrote on the model
+/// simulating `target`, and compares op by op; the error names the op and
+/// holds the program text.
+pub fn compare(up: bool, min_align: u64, target: Target, ops: &[AOp]) -> Result<(), String> {
+    let (src, real) = run_real_dyn(up, min_align, ops);
+    let opts = Options {
+        target,
+        capacity: None,
+        min_align: Some(min_align),
+    };
+    let t = run(&src, preset(up), &opts).map_err(|e| format!("{e}\n--- program ---\n{src}"))?;
+    if t.ops.len() != real.len() {
+        return Err(format!(
+            "{} ops in the trace, {} on the real crate\n{src}",
+            t.ops.len(),
+            real.len()
+        ));
+    }
+    for (i, want) in real.iter().enumerate() {
+        if t.ops[i].failed {
+            return Err(format!("op {i} failed\n{src}"));
+        }
+        let got = trace_seen(&t, i);
+        if &got != want {
+            return Err(format!(
+                "op {i} ({:?}) of\n{src}\nmodel: {got:?}\nreal:  {want:?}",
+                t.ops[i].kind
+            ));
+        }
+    }
+    Ok(())
+}
