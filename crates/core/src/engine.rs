@@ -141,6 +141,8 @@ struct Block {
     state: BlockState,
     /// Where the op that ended it stands, for error messages.
     ended_at: Option<Pos>,
+    /// Where a realloc replaced it, if one did (its name may still point here).
+    reallocated_at: Option<Pos>,
 }
 
 struct ChunkRec {
@@ -252,10 +254,19 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             ));
         };
         let block = &self.blocks[b];
+        if let (Some(p), false) = (block.reallocated_at, block.state == BlockState::Live) {
+            return Err(ProgramError::at(
+                pos,
+                format!(
+                    "cannot {verb} '{name}': it was reallocated at {}:{} (use the name the realloc gave it)",
+                    p.line, p.column
+                ),
+            ));
+        }
         let how = match block.state {
             BlockState::Live => return Ok(b),
             BlockState::Freed => "was already freed",
-            BlockState::Leaked => "was moved by a realloc (use the name the realloc gave it)",
+            BlockState::Leaked => "was left behind by a realloc",
             BlockState::Reclaimed => "was reclaimed by a reset or restore",
         };
         let at = block
@@ -459,6 +470,8 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                 BlockState::Reclaimed
             };
             b.ended_at = Some(pos);
+            b.reallocated_at = Some(pos);
+            b.reallocated_at = Some(pos);
         }
         let new = self.place(&mut op, addr, size, align);
         op.moved = Some(moved);
@@ -486,9 +499,8 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         if let Some(chunk) = self.blocks[old].chunk {
             self.reclaim_touched(&mut op, &[chunk]);
         }
-        if block != name {
-            self.names.remove(block);
-        }
+        // The old name keeps pointing at the old block, so a later use of it
+        // can say what became of it.
         self.names.insert(name.to_string(), new);
         Ok(op)
     }
@@ -637,6 +649,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             padding,
             state: BlockState::Live,
             ended_at: None,
+            reallocated_at: None,
         });
         let b = self.blocks.len() - 1;
         self.chunks[chunk as usize].holding.insert(at, b);
@@ -662,6 +675,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             padding: 0,
             state: BlockState::Live,
             ended_at: None,
+            reallocated_at: None,
         });
         self.blocks.len() - 1
     }

@@ -227,3 +227,47 @@ fn every_step_has_exactly_one_source_line() {
         }
     }
 }
+
+#[test]
+fn every_error_class_names_position_and_what_is_allowed() {
+    let cases: &[(&str, &str)] = &[
+        // Sizes and numbers.
+        ("a = alloc 99999999999999999999\n", "1:11: '99999999999999999999' is too large (the largest is 0xffffffffffffffff)"),
+        ("a = alloc 0xzz\n", "1:11: '0xzz' is not a number (use decimal like 24 or hex like 0x18)"),
+        ("a = alloc [u64; 0x4000000000000000]\n", "1:1: an array of 4611686018427387904 elements overflows a 64-bit size"),
+        ("a = alloc [u7; 3]\n", "1:12: unknown type 'u7': use one of u8 u16 u32 u64 u128 usize"),
+        ("a = alloc [u8 3]\n", "1:15: expected ';' between the element type and the length, found the number 3"),
+        ("a = alloc 0xffffffffffffffff\n", "1:1: size 0xffffffffffffffff with align 1 exceeds isize::MAX (0x7fffffffffffffff) on this target: no Layout can describe it"),
+        // Alignment.
+        ("a = alloc 8 align 8192\n", "1:19: alignment 8192 is not allowed: use a power of two from 1 to 4096"),
+        ("a = alloc 8 align\n", "1:18: expected an alignment, found the end of the line"),
+        // Statements.
+        ("alloc 8\n", "1:1: 'alloc' needs a name: write `a = alloc …`"),
+        ("a = malloc 8\n", "1:5: unknown operation 'malloc': use alloc or realloc"),
+        ("free = alloc 8\n", "1:6: expected the name of a block to free, found '='"),
+        ("a alloc 8\n", "1:3: expected '=' after 'a' (as in `a = alloc 8`) or a statement, found 'alloc'"),
+        ("a = alloc 8 8\n", "1:13: expected the end of the line, found the number 8"),
+        ("repeat {\n}\n", "1:8: expected a repeat count, found '{'"),
+        ("repeat 2\n", "1:9: expected '{' after the repeat count, found the end of the line"),
+        // Blocks over time.
+        ("a = alloc 8\nb = realloc a 16\nfree a\n", "3:1: cannot free 'a': it was reallocated at 2:1 (use the name the realloc gave it)"),
+        ("a = alloc 8\nfree a\nb = realloc a 16\n", "3:1: cannot realloc 'a': it was already freed at 2:1"),
+        ("a = alloc 8\nreset\nfree a\n", "3:1: cannot free 'a': it was reclaimed by a reset or restore at 2:1"),
+        ("b = realloc a 16\n", "1:1: unknown block 'a': no earlier line allocates it"),
+    ];
+    for (src, want) in cases {
+        assert_eq!(&err(src), want, "for {src:?}");
+    }
+    let nested = "repeat 2 {\n".repeat(9) + &"}\n".repeat(9);
+    assert_eq!(err(&nested), "9:1: repeat blocks nest at most 8 deep");
+    let huge = "# padding\n".repeat(110_000);
+    assert!(err(&huge).starts_with("1:1: the program is 1100000 bytes; the limit is 1048576"));
+}
+
+#[test]
+fn the_empty_program_is_a_valid_trace_with_no_ops() {
+    for preset in PresetId::ALL {
+        let t = trace("# nothing yet\n\n", preset);
+        assert!(t.ops.is_empty(), "{preset:?}");
+    }
+}
