@@ -156,11 +156,33 @@ test("switching to hinckley-up puts the first block at the chunk start", async (
   await expect(page.locator(".code-path")).toHaveText("crates/core/src/algorithms/bump_up.rs");
 });
 
+// Three bumpalo chunks with padding, a free, a realloc and footers.
+const SCREENSHOT_PROGRAM = [
+  "a = alloc 1",
+  "b = alloc u64",
+  "c = alloc 24 align 16",
+  "d = alloc [u32; 5]",
+  "free b",
+  "c = realloc c 48",
+  "repeat 5 { row = alloc 64 }",
+  "big = alloc 500",
+  "buf = alloc [u8; 300]",
+  "free buf",
+  "tail = alloc 200 align 32",
+  "repeat 3 { n = alloc 48 }",
+  "img = alloc 640 align 64",
+  "key = alloc u128",
+].join("\n");
+
 test("screenshot @screenshot", async ({ page }) => {
   test.skip(!process.env["SCREENSHOT"], "set SCREENSHOT=1 to write docs/screenshot.png");
   await page.emulateMedia({ reducedMotion: "reduce", colorScheme: "light" });
   await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
+  await page.getByRole("textbox", { name: "Program" }).fill(SCREENSHOT_PROGRAM);
   await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 20 / 20");
+  await expect(page.locator("svg.memory-map g.chunk-row")).toHaveCount(3);
   await page.getByRole("heading", { name: "Memory" }).click();
   await page.waitForTimeout(300);
   await page.screenshot({ path: "docs/screenshot.png" });

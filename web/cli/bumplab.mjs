@@ -4,6 +4,10 @@
 //
 //   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] FILE|-
 //   bumplab list
+//
+// Exit status: 0 on success; 1 for a bad program (one line on stderr,
+// `FILE:LINE:COLUMN: message`) or a file that cannot be read; 2 for a usage
+// error (a bad command, option or option value).
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,7 +45,10 @@ function parseArgs(argv) {
       return v;
     };
     const number = (v) => {
-      if (!/^(0x[0-9a-f]+|\d+)$/i.test(v)) fail(`${a} takes a whole number, not '${v}'`);
+      // The engine takes a u32: a larger number would wrap around silently.
+      if (!/^(0x[0-9a-f]+|\d+)$/i.test(v) || Number(v) > 0xffffffff) {
+        fail(`${a} takes a whole number up to 4294967295, not '${v}'`);
+      }
       return Number(v);
     };
     if (a === "--allocator" || a === "-a") opts.allocator = value();
@@ -76,13 +83,22 @@ if (command === "list") {
   const { opts, rest } = parseArgs(args);
   if (!opts.allocator) fail(`trace needs --allocator NAME (see \`bumplab list\`)\n${USAGE}`);
   if (rest.length !== 1) fail(`trace needs exactly one FILE, or - for standard input\n${USAGE}`);
-  const source = readProgram(rest[0]);
   const engine = await loadEngine();
-  const out = engine.traceProgram(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
+  const trace = (source) =>
+    engine.traceProgram(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
+  // The engine reports a bad allocator, target, capacity or minimum alignment
+  // as an error at 1:1 of whatever program it runs. Those are usage errors,
+  // not the program's: find them by running the empty program first.
+  const options = JSON.parse(trace("")).error;
+  if (options) fail(options.message);
+  const source = readProgram(rest[0]);
+  const out = trace(source);
   const parsed = JSON.parse(out);
   if (parsed.error) {
+    // Exactly `FILE:LINE:COLUMN: message`, the line editors and CI logs link.
     const { line, column, message } = parsed.error;
-    fail(`${rest[0] === "-" ? "<stdin>" : rest[0]}:${line}:${column}: ${message}`, 1);
+    process.stderr.write(`${rest[0] === "-" ? "<stdin>" : rest[0]}:${line}:${column}: ${message}\n`);
+    process.exit(1);
   }
   process.stdout.write(`${out}\n`);
 } else {

@@ -3,7 +3,8 @@
 
 import type { Engine } from "./engine/facade";
 import type { Op, Trace } from "./engine/types";
-import { blocksAt, bumpPointerAt, clampStep, currentChunkAt, statsAt } from "./model/blocks";
+import { clampStep } from "./model/blocks";
+import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
 import { currentOp, describeStep } from "./model/describe";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { createStore, type Store } from "./state/store";
@@ -56,8 +57,9 @@ function focusOf(op: Op | undefined): Set<number> {
 }
 
 /**
- * The file the code view shows (that of the op's last micro-step, else the
- * trace's bumping file) and the lines the op's micro-steps ran in it.
+ * The file the code view shows (that of the op's last micro-step, the one in
+ * view, else the trace's bumping file) and the lines the op's micro-steps ran
+ * in it.
  */
 function codeFocus(trace: Trace, op: Op | undefined): { file: string; current: number | null; touched: Set<number> } {
   const steps = op?.events.flatMap((e) => e.steps ?? []) ?? [];
@@ -77,12 +79,23 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
   // --- Tracing -----------------------------------------------------------
   const retrace = (): void => {
     const s = store.getState();
-    const result = engine.trace({ source: s.source, allocator: s.allocator, target: s.target, capacity: s.capacity });
+    const result = engine.trace({
+      source: s.source,
+      allocator: s.allocator,
+      target: s.target,
+      capacity: s.capacity ?? undefined,
+      minAlign: s.minAlign ?? undefined,
+    });
     dispatch(result.ok ? { type: "traced", trace: result.trace, source: s.source } : { type: "traceFailed", error: result.error });
   };
   let traceTimer: number | undefined;
   store.subscribe((s, prev) => {
-    if (s.allocator !== prev.allocator || s.target !== prev.target || s.capacity !== prev.capacity) {
+    if (
+      s.allocator !== prev.allocator ||
+      s.target !== prev.target ||
+      s.capacity !== prev.capacity ||
+      s.minAlign !== prev.minAlign
+    ) {
       window.clearTimeout(traceTimer);
       retrace();
     } else if (s.source !== prev.source) {
@@ -134,28 +147,34 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     onSource: (source: string) => dispatch({ type: "edit", source }),
     onAllocator: (allocator: string) => dispatch({ type: "selectAllocator", allocator }),
     onTarget: (target: AppState["target"]) => dispatch({ type: "selectTarget", target }),
-    onCapacity: (capacity: number) => dispatch({ type: "selectCapacity", capacity }),
+    onCapacity: (capacity: number | null) => dispatch({ type: "selectCapacity", capacity }),
+    onMinAlign: (minAlign: number | null) => dispatch({ type: "selectMinAlign", minAlign }),
   };
 
   const renderTrace = (s: AppState, trace: Trace): void => {
     const step = clampStep(trace, s.step);
     const op = currentOp(trace, step);
-    const chunk = currentChunkAt(trace, step);
-    if (!chunk) return;
+    const rows = chunkViewsAt(trace, step);
+    const current = rows.find((r) => r.current)?.chunk;
     const stats = statsAt(trace, step);
+    const bumpPtr = bumpPointerAt(trace, step);
     renderMapSummary(mounts.mapSummary, {
-      chunk,
       used: stats.used,
+      capacity: rows.reduce((n, r) => n + r.chunk.capacity, 0),
+      chunks: rows.length,
+      current,
       direction: trace.direction,
       allocator: trace.allocator,
       stale: s.error !== null,
     });
     renderMemoryMap(mounts.map, {
-      chunk,
       direction: trace.direction,
-      blocks: blocksAt(trace, step).filter((b) => b.chunk === chunk.id),
-      bumpPtr: bumpPointerAt(trace, step),
+      rows,
+      bumpPtr,
       focus: focusOf(op),
+      emptyText: noChunkYet(trace, step)
+        ? `no chunk yet: ${trace.allocator} allocates its first chunk lazily`
+        : "no chunk: every chunk went back to the base allocator; the next allocation makes one",
       animate: !reducedMotion.matches,
     });
     renderStepper(
@@ -163,12 +182,12 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       { step, total: trace.ops.length, playing: s.playing, description: describeStep(trace, step) },
       dispatch,
     );
-    renderStats(mounts.stats, { stats, capacity: chunk.capacity });
+    renderStats(mounts.stats, { stats });
     const sourceLine = op ? (s.tracedSource.split("\n")[op.line - 1] ?? null) : null;
     renderOpDetails(mounts.opDetails, { op, sourceLine });
     const code = codeFocus(trace, op);
     renderCodeView(mounts.code, {
-      path: code.file === trace.source ? trace.source_path : code.file,
+      path: engine.sourcePath(code.file) ?? (code.file === trace.source ? trace.source_path : code.file),
       source: engine.sourceText(code.file) ?? `// the source of ${code.file} is unavailable`,
       currentLine: code.current,
       touched: code.touched,
@@ -186,6 +205,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
         allocator: s.allocator,
         target: s.target,
         capacity: s.capacity,
+        minAlign: s.minAlign,
         error: s.error,
         currentLine: op && s.source === s.tracedSource ? op.line : null,
       },

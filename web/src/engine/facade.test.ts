@@ -42,6 +42,38 @@ describe("engine facade", () => {
   it("names the export a stale build lacks", () => {
     const base = { traceProgram: () => "{}", listAllocators: () => "[]" };
     expect(() => adaptModule(base)).toThrow(/does not export sourceText/);
+    expect(() => adaptModule({ ...base, sourceText: () => "" })).toThrow(/does not export sourcePath/);
+  });
+
+  it("lists each preset's minimum alignments, default first", () => {
+    const byName = new Map(loadEngineSync().allocators().map((a) => [a.name, a.minAligns]));
+    expect(byName.get("fitzgen-down")).toEqual([]);
+    expect(byName.get("bumpalo")).toEqual([1, 2, 4, 8, 16]);
+    expect(byName.get("up-min-align")?.[0]).toBe(8);
+  });
+
+  it("passes capacity and minimum alignment, undefined meaning the preset's default", () => {
+    const engine = loadEngineSync();
+    const run = (capacity?: number, minAlign?: number) => {
+      const r = engine.trace({ source: "a = alloc 1\nb = alloc 1", allocator: "bump-scope-up", target: "64", capacity, minAlign });
+      if (!r.ok) throw new Error(r.error.message);
+      return r.trace;
+    };
+    expect(run().chunks[0]?.capacity).toBe(464);
+    expect(run(4096).chunks[0]?.capacity).toBeGreaterThan(464);
+    // Minimum alignment 8 rounds the 1-byte block up: the second lands 8 bytes on.
+    expect((run(undefined, 8).ops[1]?.address ?? 0) - (run(undefined, 8).ops[0]?.address ?? 0)).toBe(8);
+    expect((run(undefined, 1).ops[1]?.address ?? 0) - (run(undefined, 1).ops[0]?.address ?? 0)).toBe(1);
+  });
+
+  it("gives the repository path of every file a trace's micro-steps name", () => {
+    const engine = loadEngineSync();
+    expect(engine.sourcePath("bumpalo")).toBe("crates/core/src/models/bumpalo.rs");
+    expect(engine.sourcePath("no-such-file")).toBeUndefined();
+    const r = engine.trace({ source: "a = alloc 8\nreset", allocator: "fitzgen-down", target: "64" });
+    if (!r.ok) throw new Error(r.error.message);
+    const files = new Set(r.trace.ops.flatMap((o) => o.events.flatMap((e) => (e.steps ?? []).map((s) => s.file ?? r.trace.source))));
+    for (const f of files) expect(engine.sourcePath(f), f).toMatch(/^crates\/core\/src\/.+\.rs$/);
   });
 
   it("rejects malformed or foreign JSON", () => {

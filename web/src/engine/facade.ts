@@ -18,6 +18,8 @@ export interface WasmExports {
   listAllocators(): string;
   /** Text of an embedded source file, by name. */
   sourceText(name: string): string | undefined;
+  /** Repository path of an embedded source file, by name. */
+  sourcePath(name: string): string | undefined;
 }
 
 export interface Engine {
@@ -25,6 +27,8 @@ export interface Engine {
   trace(request: TraceRequest): TraceResult;
   /** Text of a source file (a trace's `source` or a step's `file`). */
   sourceText(name: SourceName): string | undefined;
+  /** Its path from the repository root (for the code view's title). */
+  sourcePath(name: SourceName): string | undefined;
 }
 
 type Fn = (...args: never[]) => unknown;
@@ -41,6 +45,7 @@ export function adaptModule(mod: object): WasmExports {
     traceProgram: pick("traceProgram") as unknown as WasmExports["traceProgram"],
     listAllocators: pick("listAllocators") as unknown as WasmExports["listAllocators"],
     sourceText: pick("sourceText") as unknown as WasmExports["sourceText"],
+    sourcePath: pick("sourcePath") as unknown as WasmExports["sourcePath"],
   };
 }
 
@@ -88,23 +93,31 @@ function parseAllocators(json: string): AllocatorInfo[] {
     direction: a["direction"] === "down" ? "down" : "up",
     source: String(a["source"] ?? ""),
     description: String(a["description"] ?? ""),
+    minAligns: Array.isArray(a["min_aligns"])
+      ? a["min_aligns"].filter((n): n is number => typeof n === "number" && Number.isInteger(n) && n > 0)
+      : [],
   }));
 }
 
 export function createEngine(wasm: WasmExports): Engine {
   let allocators: readonly AllocatorInfo[] | undefined;
   const sources = new Map<SourceName, string | undefined>();
+  const paths = new Map<SourceName, string | undefined>();
   return {
     allocators() {
       allocators ??= parseAllocators(wasm.listAllocators());
       return allocators;
     },
-    trace({ source, allocator, target, capacity }) {
-      return parseTraceResult(wasm.traceProgram(source, allocator, target, capacity));
+    trace({ source, allocator, target, capacity, minAlign }) {
+      return parseTraceResult(wasm.traceProgram(source, allocator, target, capacity, minAlign));
     },
     sourceText(name) {
       if (!sources.has(name)) sources.set(name, wasm.sourceText(name));
       return sources.get(name);
+    },
+    sourcePath(name) {
+      if (!paths.has(name)) paths.set(name, wasm.sourcePath(name));
+      return paths.get(name);
     },
   };
 }

@@ -143,12 +143,19 @@ export interface AllocatorInfo {
   direction: Direction;
   source: SourceName;
   description: string;
+  /** Minimum alignments the preset accepts, its default first; empty: no such setting. */
+  minAligns: readonly number[];
 }
 
 export interface TraceRequest {
   source: string;
   allocator: string;
   target: Target;
-  /** Usable bytes of the fixed chunk, a multiple of 16. */
-  capacity: number;
+  /**
+   * The preset's size knob (fixed chunk, buffer, slab, first pool or first
+   * chunk, depending on the preset); undefined: the preset's default.
+   */
+  capacity?: number | undefined;
+  /** One of the preset's `minAligns`; undefined: its default. */
+  minAlign?: number | undefined;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
 import type { Trace } from "../engine/types";
-import { blocksAt, bumpPointerAt, clampStep, statsAt } from "./blocks";
+import { blocksAt, clampStep } from "./blocks";
+import { bumpPointerAt, statsAt } from "./chunks";
 import { describeStep } from "./describe";
 import { hex } from "./format";
 

@@ -1,7 +1,8 @@
 // One plain sentence for the op that produced the current step.
 
 import type { Op, Trace } from "../engine/types";
-import { bumpPointerAt, clampStep, statsAt } from "./blocks";
+import { clampStep } from "./blocks";
+import { bumpPointerAt, chunksAt, noChunkYet, statsAt } from "./chunks";
 import { bytes, hex } from "./format";
 
 /** The op whose effect step `step` shows (undefined at step 0). */
@@ -10,14 +11,38 @@ export function currentOp(trace: Trace, step: number): Op | undefined {
   return s > 0 ? trace.ops[s - 1] : undefined;
 }
 
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 function reclaimedText(op: Op): string {
   const n = op.reclaimed?.length ?? 0;
-  return n === 0 ? "nothing to reclaim" : `${n} ${n === 1 ? "block" : "blocks"} reclaimed`;
+  return n === 0 ? "nothing to reclaim" : `${plural(n, "block")} reclaimed`;
+}
+
+const count = (op: Op, kind: string): number => op.events.filter((e) => e.kind === kind).length;
+
+/** ", 2 chunks freed" when the op returned chunks to the base allocator. */
+function chunksFreedText(op: Op): string {
+  const n = count(op, "chunk_freed");
+  return n > 0 ? `, ${plural(n, "chunk")} freed` : "";
+}
+
+/** Where the block went when that was not the current chunk's next bytes. */
+function chunkNote(op: Op): string {
+  if (op.chunk === undefined) return "";
+  if (count(op, "new_chunk") > 0) return ` in new chunk ${op.chunk}`;
+  if (count(op, "chunk_reused") > 0) return ` in kept chunk ${op.chunk}`;
+  return "";
 }
 
 function placement(op: Op): string {
   const pad = op.padding ? `, ${bytes(op.padding)} padding` : "";
-  return `${bytes(op.size ?? 0)} at ${hex(op.address ?? 0)}${pad}`;
+  return `${bytes(op.size ?? 0)} at ${hex(op.address ?? 0)}${chunkNote(op)}${pad}`;
+}
+
+function pointerText(ptr: number | undefined): string {
+  return ptr === undefined ? "no chunk left" : `bump pointer back at ${hex(ptr)}`;
 }
 
 export function describeOp(trace: Trace, op: Op): string {
@@ -33,23 +58,30 @@ export function describeOp(trace: Trace, op: Op): string {
       const head = from && from !== name ? `${name} = realloc ${from}` : `realloc ${name}`;
       if (op.failed) return `${head}: ${bytes(op.size ?? 0)} do not fit: the chunk is full`;
       if (op.moved === false) return `${head}: resized in place, ${placement(op)}`;
-      return `${head}: moved to ${placement(op)}, old bytes left behind`;
+      const reused = op.target_op !== undefined && (op.reclaimed ?? []).includes(op.target_op);
+      return `${head}: moved to ${placement(op)}, ${reused ? "old bytes reused" : "old bytes left behind"}`;
     }
-    case "free":
-      return `free ${name}: not reclaimed`;
+    case "free": {
+      const reclaimed = op.target_op !== undefined && (op.reclaimed ?? []).includes(op.target_op);
+      return `free ${name}: ${reclaimed ? "reclaimed (it was the last block)" : "not reclaimed"}`;
+    }
     case "reset":
-      return `reset: ${reclaimedText(op)}, bump pointer back at ${hex(ptr)}`;
+      return `reset: ${reclaimedText(op)}${chunksFreedText(op)}, ${pointerText(ptr)}`;
     case "checkpoint":
-      return `checkpoint ${name}: saves bump pointer ${hex(ptr)}`;
+      return ptr === undefined ? `checkpoint ${name}: no chunk yet` : `checkpoint ${name}: saves bump pointer ${hex(ptr)}`;
     case "restore":
-      return `restore ${name}: ${reclaimedText(op)}, bump pointer back at ${hex(ptr)}`;
+      return `restore ${name}: ${reclaimedText(op)}${chunksFreedText(op)}, ${pointerText(ptr)}`;
   }
 }
 
-/** The sentence for a step: the op that produced it, or the empty chunk. */
+/** The sentence for a step: the op that produced it, or the state before the first op. */
 export function describeStep(trace: Trace, step: number): string {
   const op = currentOp(trace, step);
   if (op) return describeOp(trace, op);
+  const ptr = bumpPointerAt(trace, 0);
+  if (ptr === undefined || chunksAt(trace, 0).length === 0) {
+    return noChunkYet(trace, 0) ? `No chunk yet: ${trace.allocator} allocates its first chunk lazily` : "No chunk";
+  }
   const free = statsAt(trace, 0).unused;
-  return `Empty chunk: ${bytes(free)} free, bump pointer at ${hex(bumpPointerAt(trace, 0))}`;
+  return `Empty chunk: ${bytes(free)} free, bump pointer at ${hex(ptr)}`;
 }

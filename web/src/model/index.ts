@@ -1,3 +1,4 @@
 export * from "./blocks";
+export * from "./chunks";
 export * from "./describe";
 export * from "./format";

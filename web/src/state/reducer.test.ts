@@ -109,3 +109,17 @@ describe("store", () => {
     expect(store.getState().step).toBe(0);
   });
 });
+
+describe("reducer: run settings", () => {
+  it("a new allocator starts at its default minimum alignment; capacity stays", () => {
+    const s = run(initialState(), { type: "selectCapacity", capacity: 1024 }, { type: "selectMinAlign", minAlign: 8 });
+    expect(s).toMatchObject({ capacity: 1024, minAlign: 8 });
+    expect(run(s, { type: "selectAllocator", allocator: "bumpalo" })).toMatchObject({ allocator: "bumpalo", capacity: 1024, minAlign: null });
+    expect(reducer(s, { type: "selectMinAlign", minAlign: 8 })).toBe(s);
+  });
+
+  it("capacity null means the preset's default", () => {
+    expect(initialState().capacity).toBeNull();
+    expect(run(initialState(), { type: "selectCapacity", capacity: 64 }, { type: "selectCapacity", capacity: null }).capacity).toBeNull();
+  });
+});

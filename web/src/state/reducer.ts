@@ -8,14 +8,17 @@ export interface AppState {
   source: string;
   allocator: string;
   target: Target;
-  capacity: number;
+  /** The preset's size knob; null: the preset's default. */
+  capacity: number | null;
+  /** One of the preset's minimum alignments; null: its default (the first). */
+  minAlign: number | null;
   /** The last trace that ran without error: kept while the program has an error. */
   trace: Trace | null;
   /** The program text `trace` ran (differs from `source` while it has an error). */
   tracedSource: string;
   /** The current program's error, if it has one. */
   error: ProgramError | null;
-  /** Ops executed in the view: 0 (empty chunk) .. trace.ops.length. */
+  /** Ops executed in the view: 0 (before the first op) .. trace.ops.length. */
   step: number;
   playing: boolean;
 }
@@ -24,7 +27,8 @@ export type Action =
   | { type: "edit"; source: string }
   | { type: "selectAllocator"; allocator: string }
   | { type: "selectTarget"; target: Target }
-  | { type: "selectCapacity"; capacity: number }
+  | { type: "selectCapacity"; capacity: number | null }
+  | { type: "selectMinAlign"; minAlign: number | null }
   | { type: "traced"; trace: Trace; source: string }
   | { type: "traceFailed"; error: ProgramError }
   | { type: "first" }
@@ -51,7 +55,8 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     source: DEFAULT_PROGRAM,
     allocator: "fitzgen-down",
     target: "64",
-    capacity: 256,
+    capacity: null,
+    minAlign: null,
     trace: null,
     tracedSource: "",
     error: null,
@@ -76,11 +81,14 @@ export function reducer(state: AppState, action: Action): AppState {
     case "edit":
       return action.source === state.source ? state : { ...state, source: action.source };
     case "selectAllocator":
-      return action.allocator === state.allocator ? state : { ...state, allocator: action.allocator };
+      // Minimum alignments differ per preset: a new preset starts at its default.
+      return action.allocator === state.allocator ? state : { ...state, allocator: action.allocator, minAlign: null };
     case "selectTarget":
       return action.target === state.target ? state : { ...state, target: action.target };
     case "selectCapacity":
       return action.capacity === state.capacity ? state : { ...state, capacity: action.capacity };
+    case "selectMinAlign":
+      return action.minAlign === state.minAlign ? state : { ...state, minAlign: action.minAlign };
     case "traced": {
       // Follow the end while it is in view (the first trace, or editing at the
       // last op shows the new last op); otherwise stay on the same step.

@@ -1,9 +1,11 @@
-// The algorithm's source with line numbers; the current micro-step's line is
-// highlighted, the op's other micro-step lines are marked. Plain text only.
+// The source of the file the current micro-step ran in, with line numbers; the
+// step's line is highlighted, the op's other micro-step lines in that file are
+// marked. Each file's lines are built once and kept. Plain text only.
 
 import { h, setText } from "./dom";
 
 export interface CodeViewData {
+  /** Repository path of the file, shown as the title. */
   path: string;
   source: string;
   /** Line of the op's last micro-step (1-based), if it ran the algorithm. */
@@ -12,12 +14,19 @@ export interface CodeViewData {
   touched: ReadonlySet<number>;
 }
 
+interface Built {
+  code: HTMLElement;
+  lines: HTMLElement[];
+}
+
 interface Refs {
   path: HTMLElement;
   pre: HTMLPreElement;
   lines: HTMLElement[];
   source: string | null;
   current: number | null;
+  /** Built lines per source text, so switching files back and forth is cheap. */
+  built: Map<string, Built>;
 }
 const views = new WeakMap<HTMLElement, Refs>();
 
@@ -27,19 +36,25 @@ export function renderCodeView(container: HTMLElement, data: CodeViewData): void
     const path = h("p", { class: "code-path" });
     const pre = h("pre", { class: "code", tabindex: 0, "aria-label": "Algorithm source" });
     container.replaceChildren(path, pre);
-    refs = { path, pre, lines: [], source: null, current: null };
+    refs = { path, pre, lines: [], source: null, current: null, built: new Map() };
     views.set(container, refs);
   }
   setText(refs.path, data.path);
+  refs.pre.setAttribute("aria-label", `Source of ${data.path}`);
   if (refs.source !== data.source) {
     refs.source = data.source;
     refs.current = null;
-    const text = data.source.replace(/\n$/, "");
-    refs.lines = text.split("\n").map((line, i) =>
-      h("span", { class: "code-line", "data-line": i + 1 }, h("span", { class: "code-num" }, String(i + 1)), h("span", { class: "code-text" }, line || " ")),
-    );
-    const code = h("code", {}, ...refs.lines);
-    refs.pre.replaceChildren(code);
+    let built = refs.built.get(data.source);
+    if (!built) {
+      const text = data.source.replace(/\n$/, "");
+      const lines = text.split("\n").map((line, i) =>
+        h("span", { class: "code-line", "data-line": i + 1 }, h("span", { class: "code-num" }, String(i + 1)), h("span", { class: "code-text" }, line || " ")),
+      );
+      built = { code: h("code", {}, ...lines), lines };
+      refs.built.set(data.source, built);
+    }
+    refs.lines = built.lines;
+    refs.pre.replaceChildren(built.code);
   }
   refs.lines.forEach((el, i) => {
     const n = i + 1;

@@ -27,6 +27,8 @@ export interface LabelOptions {
   width: number;
   /** Minimum horizontal gap between callouts in one lane. */
   gap: number;
+  /** Lane extents already taken by other text (a title, the bump pointer's label). */
+  reserved?: readonly { lane: number; left: number; right: number }[];
 }
 
 export function layoutLabels(items: readonly LabelItem[], opts: LabelOptions): PlacedLabel[] {
@@ -42,27 +44,36 @@ export function layoutLabels(items: readonly LabelItem[], opts: LabelOptions): P
   outside.sort((a, b) => a.x0 + a.x1 - (b.x0 + b.x1));
   // Lane 0 is nearest the bar. A callout's leader line runs from its lane
   // down to the bar, so it must not cross the text of a nearer lane.
-  const texts: { lane: number; left: number; right: number }[] = [];
+  // Reserved extents come padded by their owner: they only need a hairline gap.
+  const texts: { lane: number; left: number; right: number; gap: number }[] = (opts.reserved ?? []).map((r) => ({ ...r, gap: 2 }));
   const leaders: { lane: number; x: number }[] = [];
+  const clamp = (left: number, w: number): number => Math.min(Math.max(left, 0), Math.max(0, opts.width - w));
   for (const item of outside) {
     const w = opts.measure(item.short);
     const anchorX = (item.x0 + item.x1) / 2;
-    const left = Math.min(Math.max(anchorX - w / 2, 0), Math.max(0, opts.width - w));
-    const right = left + w;
-    let lane = -1;
-    for (let k = 0; k < opts.lanes && lane === -1; k++) {
-      const clashesText = texts.some(
-        (t) =>
-          (t.lane === k && left < t.right + opts.gap && right + opts.gap > t.left) ||
-          (t.lane < k && anchorX >= t.left - 2 && anchorX <= t.right + 2),
-      );
-      const clashesLeader = leaders.some((l) => l.lane > k && l.x >= left - 2 && l.x <= right + 2);
-      if (!clashesText && !clashesLeader) lane = k;
+    // Centred over the block first; then ending or starting at its leader;
+    // then wholly beside the leader.
+    const lefts = [anchorX - w / 2, anchorX + 3 - w, anchorX - 3, anchorX + 3, anchorX - 3 - w].map((l) => clamp(l, w));
+    let spot: { lane: number; left: number } | undefined;
+    for (let k = 0; k < opts.lanes && !spot; k++) {
+      for (const left of lefts) {
+        const right = left + w;
+        const clashesText = texts.some(
+          (t) =>
+            (t.lane === k && left < t.right + t.gap && right + t.gap > t.left) ||
+            (t.lane < k && anchorX >= t.left - 2 && anchorX <= t.right + 2),
+        );
+        const clashesLeader = leaders.some((l) => l.lane > k && l.x >= left - 2 && l.x <= right + 2);
+        if (!clashesText && !clashesLeader) {
+          spot = { lane: k, left };
+          break;
+        }
+      }
     }
-    if (lane === -1) continue;
-    texts.push({ lane, left, right });
-    leaders.push({ lane, x: anchorX });
-    placed.push({ id: item.id, mode: "callout", text: item.short, x: left + w / 2, lane, anchorX });
+    if (!spot) continue;
+    texts.push({ lane: spot.lane, left: spot.left, right: spot.left + w, gap: opts.gap });
+    leaders.push({ lane: spot.lane, x: anchorX });
+    placed.push({ id: item.id, mode: "callout", text: item.short, x: spot.left + w / 2, lane: spot.lane, anchorX });
   }
   return placed;
 }

@@ -1,13 +1,18 @@
-// The line above the map: how full the chunk is, where it lies, and whether
-// the drawing is of an older program (the current one has an error).
+// The line above the map: how full the chunks are, which one is current and
+// where it lies, and whether the drawing is of an older program (the current
+// one has an error).
 
 import type { ChunkInfo, Direction } from "../engine/types";
 import { hex } from "../model/format";
 import { h, setText } from "./dom";
 
 export interface MapSummaryData {
-  chunk: ChunkInfo;
+  /** Used bytes over every live chunk. */
   used: number;
+  /** Usable bytes over every live chunk. */
+  capacity: number;
+  chunks: number;
+  current: ChunkInfo | undefined;
   direction: Direction;
   allocator: string;
   /** The program has an error: the map shows its last valid version. */
@@ -29,21 +34,17 @@ export function renderMapSummary(container: HTMLElement, data: MapSummaryData): 
     const meter = h("span", { class: "meter-bar" });
     const range = h("span", { class: "chunk-range" });
     const stale = h("span", { class: "stale-badge" }, "showing the last valid program");
-    container.replaceChildren(
-      h("span", { class: "meter", "aria-hidden": "true" }, meter),
-      fill,
-      range,
-      stale,
-    );
+    container.replaceChildren(h("span", { class: "meter", "aria-hidden": "true" }, meter), fill, range, stale);
     refs = { fill, meter, range, stale };
     views.set(container, refs);
   }
-  const { chunk, used } = data;
-  setText(refs.fill, `${used} / ${chunk.capacity} bytes used`);
-  refs.meter.style.width = `${chunk.capacity ? (100 * used) / chunk.capacity : 0}%`;
-  setText(
-    refs.range,
-    `${data.allocator} · chunk ${hex(chunk.start)}–${hex(chunk.start + chunk.capacity)} · bumps ${data.direction}`,
-  );
+  const { used, capacity, chunks, current } = data;
+  const across = chunks > 1 ? ` in ${chunks} chunks` : "";
+  setText(refs.fill, chunks === 0 ? "no chunk" : `${used} / ${capacity} bytes used${across}`);
+  refs.meter.style.width = `${capacity ? Math.min(100, (100 * used) / capacity) : 0}%`;
+  const where = current
+    ? `${chunks > 1 ? `current chunk ${current.id}` : "chunk"} ${hex(current.start)}–${hex(current.start + current.capacity)}`
+    : "no chunk";
+  setText(refs.range, `${data.allocator} · ${where} · bumps ${data.direction}`);
   refs.stale.hidden = !data.stale;
 }

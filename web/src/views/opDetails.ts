@@ -1,4 +1,6 @@
-// The current op's events and the micro-steps the algorithm took, values in hex.
+// The current op's events in order, each with a badge for its kind, and the
+// micro-steps under the events that ran recorded code, values in hex. Notes
+// (quirks of the reference) are asides.
 
 import type { Op } from "../engine/types";
 import { hexWithDecimal } from "../model/format";
@@ -12,9 +14,36 @@ export interface OpDetailsData {
 
 /** Badge text where it differs from the kind with spaces for underscores. */
 const EVENT_LABELS: Partial<Record<string, string>> = {
-  no_room: "no room",
   steps: "code",
+  out_of_memory: "out of memory",
+  grew_in_place: "grew in place",
+  shrank_in_place: "shrank in place",
+  not_reclaimed: "not reclaimed",
 };
+
+/** Colour family of a badge, by event kind (unknown kinds stay neutral). */
+const EVENT_TONES: Partial<Record<string, string>> = {
+  bump: "accent",
+  placed: "accent",
+  grew_in_place: "accent",
+  shrank_in_place: "accent",
+  new_chunk: "chunk",
+  chunk_freed: "chunk",
+  chunk_reused: "chunk",
+  no_room: "warn",
+  leaked: "warn",
+  not_reclaimed: "warn",
+  moved: "warn",
+  out_of_memory: "error",
+  reclaimed: "good",
+  freed: "good",
+  restored: "good",
+  reset: "good",
+};
+
+export function eventLabel(kind: string): string {
+  return EVENT_LABELS[kind] ?? kind.replaceAll("_", " ");
+}
 
 interface Refs {
   heading: HTMLElement;
@@ -60,15 +89,15 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
     ...(data.sourceLine !== null ? [h("code", { class: "op-source" }, data.sourceLine.trim())] : []),
   );
   const parts: HTMLElement[] = [];
-  for (const event of op.events) {
+  // The op's last micro-step is the one the code view highlights.
+  const lastWithSteps = op.events.reduce((last, e, i) => ((e.steps?.length ?? 0) > 0 ? i : last), -1);
+  for (const [index, event] of op.events.entries()) {
+    const tone = EVENT_TONES[event.kind] ?? "neutral";
+    const badge = h("span", { class: `badge tone-${tone}` }, eventLabel(event.kind));
     parts.push(
-      h(
-        "p",
-        { class: `event event-${event.kind}` },
-        h("span", { class: "badge" }, EVENT_LABELS[event.kind] ?? event.kind.replaceAll("_", " ")),
-        " ",
-        event.text,
-      ),
+      event.kind === "note"
+        ? h("aside", { class: "event event-note", "data-kind": event.kind }, badge, " ", event.text)
+        : h("p", { class: `event event-${event.kind}`, "data-kind": event.kind }, badge, " ", event.text),
     );
     const steps = event.steps ?? [];
     if (steps.length === 0) continue;
@@ -79,7 +108,7 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
         ...steps.map((s, i) =>
           h(
             "li",
-            { class: i === steps.length - 1 ? "step is-last" : "step" },
+            { class: index === lastWithSteps && i === steps.length - 1 ? "step is-last" : "step" },
             h("span", { class: "step-num", "aria-hidden": "true" }, String(i + 1)),
             h(
               "div",
@@ -88,7 +117,7 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
                 "div",
                 { class: "step-head" },
                 h("span", { class: "step-label" }, s.label),
-                h("span", { class: "step-line" }, `line ${s.line}`),
+                h("span", { class: "step-line", title: s.file ?? "" }, `line ${s.line}`),
               ),
               h("div", { class: "values" }, ...s.values.map((v) => valueCell(v.name, v.value))),
             ),

@@ -1,4 +1,4 @@
-// Running totals after the current step.
+// Running totals after the current step, over every live chunk.
 
 import type { Stats } from "../engine/types";
 import { percent } from "../model/format";
@@ -6,16 +6,22 @@ import { h, setText } from "./dom";
 
 export interface StatsData {
   stats: Stats;
-  capacity: number;
 }
 
-const FIELDS: { key: string; label: string; value: (s: Stats, capacity: number) => string; title: string }[] = [
+const FIELDS: { key: string; label: string; value: (s: Stats) => string; title: string }[] = [
   { key: "requested", label: "Requested", value: (s) => `${s.requested} B`, title: "Bytes requested by live blocks" },
-  { key: "used", label: "Used", value: (s, c) => `${s.used} / ${c} B`, title: "Bytes between the chunk's edge and the bump pointer" },
-  { key: "padding", label: "Padding", value: (s) => `${s.padding} B`, title: "Alignment padding in the used region" },
-  { key: "leaked", label: "Dead", value: (s) => `${s.leaked} B`, title: "Freed or moved blocks whose bytes stay until a reset" },
-  { key: "unused", label: "Unused", value: (s) => `${s.unused} B`, title: "Free bytes left in the chunk" },
-  { key: "utilisation", label: "Utilisation", value: (s) => percent(s.utilisation), title: "Requested bytes over the chunk's capacity" },
+  { key: "used", label: "Used", value: (s) => `${s.used} B`, title: "Bytes between each chunk's bump origin and its bump pointer" },
+  { key: "padding", label: "Padding", value: (s) => `${s.padding} B`, title: "Alignment padding in the used bytes" },
+  { key: "leaked", label: "Leaked", value: (s) => `${s.leaked} B`, title: "Freed or moved blocks whose bytes are not reclaimed yet" },
+  { key: "unused", label: "Unused", value: (s) => `${s.unused} B`, title: "Usable bytes beyond the bump pointers" },
+  { key: "metadata", label: "Metadata", value: (s) => `${s.metadata} B`, title: "Chunk headers and footers" },
+  { key: "chunks", label: "Chunks", value: (s) => String(s.chunks), title: "Chunks the allocator holds now" },
+  {
+    key: "utilisation",
+    label: "Utilisation",
+    value: (s) => percent(s.utilisation),
+    title: "Requested bytes over all the bytes the chunks take (usable and metadata)",
+  },
 ];
 
 const views = new WeakMap<HTMLElement, Map<string, HTMLElement>>();
@@ -36,6 +42,6 @@ export function renderStats(container: HTMLElement, data: StatsData): void {
   }
   for (const f of FIELDS) {
     const dd = cells.get(f.key);
-    if (dd) setText(dd, f.value(data.stats, data.capacity));
+    if (dd) setText(dd, f.value(data.stats));
   }
 }

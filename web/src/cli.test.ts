@@ -1,0 +1,215 @@
+// The command line (web/cli/bumplab.mjs), run as a user runs it: `node
+// bumplab.mjs ...` in a child process, checking stdout, stderr and the exit
+// status. Needs the wasm engine built (`npm run build:wasm`), as the engine's
+// own tests do.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const cli = fileURLToPath(new URL("../cli/bumplab.mjs", import.meta.url));
+const wasm = fileURLToPath(new URL("../pkg/bumplab_bg.wasm", import.meta.url));
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in `dir` with `args`, feeding `input` to its standard input. */
+function bumplab(args: string[], input = ""): Run {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: dir, input, encoding: "utf8", timeout: 30_000 });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The parts of the trace JSON these tests read. */
+interface Trace {
+  allocator: string;
+  target: string;
+  direction: string;
+  chunks: { id: number; start: number; capacity: number; reason: string }[];
+  ops: { block?: string; chunk?: number; offset?: number; address?: number; size: number; padding?: number; failed: boolean }[];
+}
+
+function trace(args: string[], input = ""): Trace {
+  const r = bumplab(["trace", ...args], input);
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  return JSON.parse(r.stdout) as Trace;
+}
+
+/** Op `i` of `t`, which must exist. */
+function op(t: Trace, i: number): Trace["ops"][number] {
+  const o = t.ops[i];
+  if (!o) throw new Error(`no op ${i} in the trace`);
+  return o;
+}
+
+// Needs two chunks from bumpalo: 400 bytes fill most of the first (448 usable
+// bytes on 64-bit), 100 more do not fit in what is left.
+const TWO_CHUNKS = "a = alloc 400\nb = alloc 100\nc = alloc 8 align 8\n";
+// Line 2, column 19 is the alignment's value.
+const BAD_ALIGN = "a = alloc 8\nx = alloc 8 align 3\n";
+const PRESETS: [string, "up" | "down"][] = [
+  ["fitzgen-down", "down"],
+  ["hinckley-up-naive", "up"],
+  ["hinckley-up", "up"],
+  ["up-min-align", "up"],
+  ["down-min-align", "down"],
+  ["bumpalo", "down"],
+  ["bump-scope-up", "up"],
+  ["bump-scope-down", "down"],
+  ["bumper-alloc-buffer", "up"],
+  ["bumper-slab", "up"],
+  ["cpp-arena", "up"],
+];
+
+let dir = "";
+
+beforeAll(() => {
+  if (!existsSync(wasm)) throw new Error(`${wasm} is missing: run \`npm run build:wasm\` first`);
+  dir = mkdtempSync(join(tmpdir(), "bumplab-cli-"));
+  writeFileSync(join(dir, "two.txt"), TWO_CHUNKS);
+  writeFileSync(join(dir, "prog.txt"), BAD_ALIGN);
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("bumplab list", () => {
+  it("prints every preset with its direction", () => {
+    const r = bumplab(["list"]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe("");
+    const listed = new Map(
+      r.stdout
+        .trimEnd()
+        .split("\n")
+        .map((line) => {
+          const m = /^(\S+)\s+(up|down)\s+\S/.exec(line);
+          if (!m) throw new Error(`unexpected list line: ${line}`);
+          return [m[1], m[2]] as const;
+        }),
+    );
+    for (const [name, direction] of PRESETS) expect(listed.get(name), name).toBe(direction);
+  });
+});
+
+describe("bumplab trace", () => {
+  it("bumpalo on 64-bit: a 448-byte chunk, then a 960-byte one", () => {
+    const t = trace(["--allocator", "bumpalo", "two.txt"]);
+    expect([t.allocator, t.target, t.direction]).toEqual(["bumpalo", "64", "down"]);
+    expect(t.chunks.map((c) => [c.id, c.capacity, c.reason])).toEqual([
+      [0, 448, "first"],
+      [1, 960, "full"],
+    ]);
+    const [a, b, c] = [op(t, 0), op(t, 1), op(t, 2)];
+    // Bumping down from each chunk's end: a lands 400 below the first end.
+    expect([a.block, a.chunk, a.offset, a.failed]).toEqual(["a", 0, 448 - 400, false]);
+    // 48 bytes are left, too few for b: it goes 100 below the second chunk's end.
+    expect([b.block, b.chunk, b.offset, b.padding]).toEqual(["b", 1, 960 - 100, 0]);
+    // c, 8 bytes aligned to 8: 852 rounds down to 848, 4 bytes of padding.
+    expect([c.block, c.chunk, c.offset, c.padding]).toEqual(["c", 1, 848, 4]);
+    for (const o of [a, b, c]) {
+      const chunk = t.chunks[o.chunk ?? -1];
+      expect(o.address).toBe((chunk?.start ?? NaN) + (o.offset ?? NaN));
+    }
+  });
+
+  it("--target wasm32: bumpalo's first chunk has 464 usable bytes", () => {
+    const t = trace(["--allocator", "bumpalo", "--target", "wasm32", "two.txt"]);
+    expect(t.target).toBe("wasm32");
+    expect(t.chunks.map((c) => c.capacity)).toEqual([464, 976]);
+    expect(op(t, 0).offset).toBe(464 - 400);
+    expect(op(t, 1).offset).toBe(976 - 100);
+  });
+
+  it("--min-align 8 rounds bumpalo's sizes up to 8", () => {
+    const t = trace(["--allocator", "bumpalo", "--min-align", "8", "two.txt"]);
+    expect(t.chunks.map((c) => c.capacity)).toEqual([448, 960]);
+    expect(op(t, 0).offset).toBe(448 - 400); // 400 is already a multiple of 8
+    // 100 is rounded up to 104, so b lands 4 bytes lower than without it ...
+    expect([op(t, 1).offset, op(t, 1).padding]).toEqual([960 - 104, 4]);
+    // ... and c, already aligned there, needs no padding.
+    expect([op(t, 2).offset, op(t, 2).padding]).toEqual([848, 0]);
+  });
+
+  it("reads the program from standard input with -, with the same output as from the file", () => {
+    const fromStdin = bumplab(["trace", "--allocator", "bumpalo", "-"], TWO_CHUNKS);
+    const fromFile = bumplab(["trace", "--allocator", "bumpalo", "two.txt"]);
+    expect(fromStdin.status).toBe(0);
+    expect(fromStdin.stdout).toBe(fromFile.stdout);
+    expect((JSON.parse(fromStdin.stdout) as Trace).ops).toHaveLength(3);
+  });
+
+  it("prints byte-identical output for the same input", () => {
+    for (const args of [
+      ["--allocator", "bumpalo", "two.txt"],
+      ["--allocator", "bump-scope-up", "--target", "wasm32", "two.txt"],
+    ]) {
+      const first = bumplab(["trace", ...args]);
+      const second = bumplab(["trace", ...args]);
+      expect(first.status).toBe(0);
+      expect(first.stdout.length).toBeGreaterThan(100);
+      expect(second.stdout).toBe(first.stdout);
+    }
+  });
+});
+
+describe("bumplab errors", () => {
+  it("a bad alignment: exit 1 and exactly FILE:LINE:COLUMN: message", () => {
+    const r = bumplab(["trace", "--allocator", "bumpalo", "prog.txt"]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe("prog.txt:2:19: alignment 3 is not allowed: use a power of two from 1 to 4096\n");
+  });
+
+  it("a program error read from standard input is at <stdin>", () => {
+    const r = bumplab(["trace", "--allocator", "fitzgen-down", "-"], BAD_ALIGN);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe("<stdin>:2:19: alignment 3 is not allowed: use a power of two from 1 to 4096\n");
+  });
+
+  it("an unknown allocator: exit 2, naming the allocators", () => {
+    const r = bumplab(["trace", "--allocator", "nope", "two.txt"]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^bumplab: unknown allocator 'nope': use one of /);
+    for (const [name] of PRESETS) expect(r.stderr).toContain(name);
+  });
+
+  it("an unknown option: exit 2 with the usage", () => {
+    const r = bumplab(["trace", "--allocator", "bumpalo", "--bogus", "two.txt"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^bumplab: unknown option --bogus\nusage:\n/);
+  });
+
+  it("a missing file: exit 1", () => {
+    const r = bumplab(["trace", "--allocator", "bumpalo", "missing.txt"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe("bumplab: cannot read missing.txt: no such file\n");
+  });
+
+  it("--min-align 3 on bumpalo: exit 2, naming the allowed values", () => {
+    const r = bumplab(["trace", "--allocator", "bumpalo", "--min-align", "3", "two.txt"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("bumplab: minimum alignment 3 is not allowed for bumpalo: use one of 1, 2, 4, 8, 16\n");
+  });
+
+  it("--min-align on fitzgen-down, which has no such setting: exit 2", () => {
+    const r = bumplab(["trace", "--allocator", "fitzgen-down", "--min-align", "8", "two.txt"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("bumplab: fitzgen-down has no minimum alignment setting (asked for 8)\n");
+  });
+
+  it("numbers past 32 bits are refused, not wrapped around", () => {
+    // 2^32 + 8 would wrap to 8, which bumpalo allows.
+    const r = bumplab(["trace", "--allocator", "bumpalo", "--min-align", "4294967304", "two.txt"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("bumplab: --min-align takes a whole number up to 4294967295, not '4294967304'\n");
+  });
+});
