@@ -6,6 +6,7 @@
 //! constant of `P`, so with [`NoProbe`] every report, including building its
 //! value list, is dead code and the optimiser drops it: the measured build is
 //! the algorithm as written, without instrumentation.
+//! `tests/noprobe_codegen.rs` checks this against the source with its probes deleted.
 
 use crate::model::ModelEvent;
 use crate::steps::StepId;
