@@ -221,6 +221,8 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             source_path: self.preset.source().path(),
             chunks: self.chunks.into_iter().map(|c| c.info).collect(),
             ops: self.ops,
+            real: None,
+            baseline: None,
         }
     }
 
@@ -528,7 +530,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         if let Some(chunk) = chunk {
             self.reclaim_touched(&mut op, &[chunk]);
         }
-        if chunk.is_none() {
+        if chunk.is_none() || size == 0 {
             op.events.push(Event::new(
                 EventKind::Freed,
                 "freed: a zero-sized block holds no bytes".to_string(),
@@ -716,6 +718,13 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                 }
                 self.chunks[c as usize].holding.pop();
                 let blk = &mut self.blocks[b];
+                if blk.size == 0 && blk.state == BlockState::Live && used.is_some() {
+                    // It holds no bytes, so a rewind past it takes nothing
+                    // away: it stays a valid, live block (the real crates
+                    // agree: its pointer may still be reallocated or freed).
+                    // Only its chunk going back to the base allocator ends it.
+                    continue;
+                }
                 if blk.state == BlockState::Live {
                     blk.ended_at = Some(Pos {
                         line: op.line,
