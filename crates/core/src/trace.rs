@@ -22,6 +22,14 @@ pub struct Trace {
     pub source_path: &'static str,
     pub chunks: Vec<ChunkInfo>,
     pub ops: Vec<Op>,
+    /// The same ops replayed on the real crate the preset models (bumpalo,
+    /// bump-scope), filled in by the wasm module; absent for other presets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub real: Option<RealRun>,
+    /// The same allocation sizes on a general-purpose allocator, filled in
+    /// by the metered wasm module; absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
 }
 
 /// One chunk obtained from the simulated base allocator.
@@ -118,6 +126,87 @@ pub struct Cost {
     pub wasm_branches: u64,
     pub slow_instructions: u64,
     pub slow_branches: u64,
+}
+
+/// A trace's ops replayed on the real crate (docs/trace-format.md, "Real").
+/// Either `ops` and `mismatches`, or `unavailable`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RealRun {
+    /// The crate and its version, e.g. `"bumpalo 3.20.4"`.
+    #[serde(rename = "crate")]
+    pub krate: String,
+    /// Why the program was not run on the real crate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    /// One entry per trace op, in the same order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ops: Option<Vec<RealOp>>,
+    /// Where the model's placement differs from the real crate's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mismatches: Option<Vec<Mismatch>>,
+}
+
+impl RealRun {
+    pub fn unavailable(krate: &str, why: String) -> Self {
+        RealRun {
+            krate: krate.to_string(),
+            unavailable: Some(why),
+            ops: None,
+            mismatches: None,
+        }
+    }
+}
+
+/// What one op did on the real crate.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RealOp {
+    /// What the crate's code executed (metered module only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+    /// The block's chunk, numbered in creation order from 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<u32>,
+    /// That chunk's usable bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk_capacity: Option<u64>,
+    /// Bytes from the chunk's first usable byte to the block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// Realloc only: whether the block got a new address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved: Option<bool>,
+    /// Why the op did not run on the real crate, or what to keep in mind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One field of one op where the model and the real crate disagree.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Mismatch {
+    pub op: u32,
+    /// `"chunk"`, `"chunk_capacity"`, `"offset"`, `"aligned"` or `"moved"`.
+    pub field: &'static str,
+    pub model: serde_json::Value,
+    pub real: serde_json::Value,
+}
+
+/// The trace's allocation sizes on a general-purpose allocator, for scale
+/// (docs/trace-format.md, "Baseline").
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Baseline {
+    /// Which allocator, e.g. `"Rust's global allocator (dlmalloc, wasm32)"`.
+    pub allocator: String,
+    /// Why no costs were measured (then every op's `cost` is absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    /// One entry per trace op, in the same order.
+    pub ops: Vec<BaselineOp>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BaselineOp {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

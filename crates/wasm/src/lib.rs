@@ -5,6 +5,7 @@
 
 mod measure;
 mod meter;
+mod real;
 
 pub use meter::bumplab_meter_read;
 
@@ -56,9 +57,16 @@ fn run(
         min_align: min_align.map(u64::from),
     };
     let mut trace = bumplab_core::run(source, preset, &opts)?;
-    if meter::metered() {
-        let min_align = bumplab_core::engine::resolve_min_align(preset, opts.min_align)?;
+    let min_align = bumplab_core::engine::resolve_min_align(preset, opts.min_align)?;
+    let metered = meter::metered();
+    if metered {
         measure::attach_costs(&mut trace, preset, min_align, opts.capacity);
+    }
+    // The real crate's run needs no meter (its costs do): the placements and
+    // mismatches are there in every wasm32 build, the tests' too.
+    trace.real = real::real_run(&trace, preset, min_align, opts.capacity, metered);
+    if metered {
+        trace.baseline = Some(real::baseline(&trace, metered));
     }
     Ok(serde_json::to_string(&trace).expect("a trace always serialises"))
 }
