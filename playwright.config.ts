@@ -1,6 +1,11 @@
 import { defineConfig, devices } from "@playwright/test";
 
 // Chromium comes from Debian (/usr/bin/chromium): never `playwright install`.
+// scripts/test-all.mjs passes a free port in PW_PORT so a server already on
+// the default port cannot make a run fail; tests read the origin from here.
+export const PORT = Number(process.env["PW_PORT"] ?? 4179);
+export const ORIGIN = `http://127.0.0.1:${PORT}`;
+
 export default defineConfig({
   testDir: "tests/e2e",
   testMatch: "**/*.spec.ts",
@@ -12,7 +17,7 @@ export default defineConfig({
   expect: { timeout: 5_000 },
   use: {
     ...devices["Desktop Chrome"],
-    baseURL: "http://127.0.0.1:4179",
+    baseURL: ORIGIN,
     viewport: { width: 1280, height: 800 },
     launchOptions: {
       executablePath: "/usr/bin/chromium",
@@ -29,8 +34,8 @@ export default defineConfig({
   },
   webServer: {
     // The production build, served as a user would get it.
-    command: "node_modules/.bin/vite build && node_modules/.bin/vite preview --port 4179 --strictPort --host 127.0.0.1",
-    url: "http://127.0.0.1:4179",
+    command: `node_modules/.bin/vite build && node_modules/.bin/vite preview --port ${PORT} --strictPort --host 127.0.0.1`,
+    url: ORIGIN,
     reuseExistingServer: !process.env["CI"],
     timeout: 120_000,
     stdout: "ignore",

@@ -2,6 +2,7 @@
 // Each layer's output streams through; its test count is read from the
 // runner's own summary line, and the totals close the run.
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { log, root } from "./lib.mjs";
 
 const layers = [
@@ -62,6 +63,19 @@ function runLayer(layer) {
     child.on("close", (code) => resolve({ code: code ?? 1, out: strip(out), secs: (Date.now() - started) / 1000 }));
   });
 }
+
+/** A TCP port nothing listens on right now, for the browser tests' server. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+process.env.PW_PORT ??= String(await freePort());
 
 const summary = [];
 let passed = 0;

@@ -1,10 +1,10 @@
+import { ORIGIN } from "../../playwright.config";
 import { expect, test, type Page } from "@playwright/test";
 
 // Multi-chunk allocators on the memory map. Expected numbers were checked
 // against the wasm engine (traceProgram in Node), 64-bit target:
 //   bumpalo `repeat 30 { x = alloc 64 }`: chunks of 448, 960 and 1984 usable
 //   bytes, each with a 48-byte footer; 7 blocks fill the first, 15 the second.
-const ORIGIN = "http://127.0.0.1:4179";
 const THREE_CHUNKS = "repeat 30 { x = alloc 64 }";
 
 const rows = (page: Page) => page.locator("svg.memory-map g.chunk-row[data-chunk-id]");

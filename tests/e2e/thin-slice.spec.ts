@@ -1,3 +1,4 @@
+import { ORIGIN } from "../../playwright.config";
 import { expect, test, type Page } from "@playwright/test";
 
 // Expected numbers were checked against the wasm engine (traceProgram in Node)
@@ -6,7 +7,6 @@ import { expect, test, type Page } from "@playwright/test";
 // They are offsets from the chunk's first usable byte: the bump algorithm
 // decides the offsets, the simulated base allocator decides the start
 // (0x10010: its heap starts at 0x10000 and keeps 16 bytes before a chunk).
-const ORIGIN = "http://127.0.0.1:4179";
 const DOWN = { a: 0xff, b: 0xf0, c: 0xd0, d: 0xbc, e: 0xa0 };
 const UP = { a: 0x00, b: 0x08, c: 0x10, d: 0x28, e: 0x40 };
 
@@ -183,6 +183,9 @@ test("screenshot @screenshot", async ({ page }) => {
   await page.getByRole("button", { name: "Last" }).click();
   await expect(counter(page)).toHaveText("op 20 / 20");
   await expect(page.locator("svg.memory-map g.chunk-row")).toHaveCount(3);
+  // The Cost panel starts above the fold: its chart is in the picture.
+  await expect(page.locator("svg.cost-svg g.cost-bar")).toHaveCount(20);
+  await expect(page.locator("svg.cost-svg")).toBeInViewport({ ratio: 1 });
   await page.getByRole("heading", { name: "Memory" }).click();
   await page.waitForTimeout(300);
   await page.screenshot({ path: "docs/screenshot.png" });

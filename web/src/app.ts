@@ -3,12 +3,15 @@
 
 import type { Engine } from "./engine/facade";
 import type { Op, Trace } from "./engine/types";
+import traceFormatUrl from "../../docs/trace-format.md?url";
 import { clampStep } from "./model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
+import { opCostSummary } from "./model/costs";
 import { currentOp, describeStep } from "./model/describe";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { createStore, type Store } from "./state/store";
 import { renderCodeView } from "./views/codeView";
+import { renderCostView } from "./views/costView";
 import { renderEditor } from "./views/editor";
 import { renderMapSummary } from "./views/mapSummary";
 import { renderMemoryMap } from "./views/memoryMap";
@@ -25,6 +28,7 @@ export interface Mounts {
   map: HTMLElement;
   stepper: HTMLElement;
   stats: HTMLElement;
+  cost: HTMLElement;
   opDetails: HTMLElement;
   code: HTMLElement;
 }
@@ -42,6 +46,7 @@ export function findMounts(): Mounts {
     map: byId("memory-map"),
     stepper: byId("stepper"),
     stats: byId("stats"),
+    cost: byId("cost-view"),
     opDetails: byId("op-details"),
     code: byId("code-view"),
   };
@@ -184,7 +189,8 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     );
     renderStats(mounts.stats, { stats });
     const sourceLine = op ? (s.tracedSource.split("\n")[op.line - 1] ?? null) : null;
-    renderOpDetails(mounts.opDetails, { op, sourceLine });
+    renderCostView(mounts.cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);
+    renderOpDetails(mounts.opDetails, { op, sourceLine, cost: op ? opCostSummary(trace, op) : null });
     const code = codeFocus(trace, op);
     renderCodeView(mounts.code, {
       path: engine.sourcePath(code.file) ?? (code.file === trace.source ? trace.source_path : code.file),
@@ -223,7 +229,10 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     });
   };
   store.subscribe(scheduleRender);
-  new ResizeObserver(scheduleRender).observe(mounts.map);
+  const resized = new ResizeObserver(scheduleRender);
+  resized.observe(mounts.map);
+  // The cost view's mount has no box of its own (display: contents).
+  resized.observe(mounts.cost.parentElement ?? mounts.cost);
 
   retrace();
   render();

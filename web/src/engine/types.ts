@@ -115,6 +115,61 @@ export interface Op {
   bump_ptr?: number;
   events: TraceEvent[];
   stats: Stats;
+  /** What the op's compiled code executed (present when traced by the metered module). */
+  cost?: Cost;
+}
+
+/**
+ * Executed wasm instructions and conditional branches of one op, counted on
+ * the compiled module (docs/trace-format.md, "Cost"). The slow part (a new
+ * chunk, a slab, a pool) is included in the totals and also given alone.
+ */
+export interface Cost {
+  /** 1 per executed instruction; block/loop/else/end/nop count 0. */
+  wasm_instructions: number;
+  /** Executed if/br_if/br_table, taken or not. */
+  wasm_branches: number;
+  slow_instructions: number;
+  slow_branches: number;
+}
+
+/** What the real crate, compiled to wasm32, did for one trace op. */
+export interface RealOp {
+  cost?: Cost;
+  chunk?: number;
+  chunk_capacity?: number;
+  offset?: number;
+  moved?: boolean;
+  /** Why the op did not run on the real crate, or what to keep in mind. */
+  note?: string;
+}
+
+/** A field where the model and the real crate disagree for one op. */
+export interface RealMismatch {
+  /** Index of the trace op. */
+  op: number;
+  /** The field compared: "chunk", "chunk_capacity", "offset", "aligned" or "moved". */
+  field: string;
+  model: unknown;
+  real: unknown;
+}
+
+/**
+ * The same program run on the real crate (bumpalo, bump-scope) compiled to
+ * wasm32: one entry per trace op, and where the model differs. Or why it
+ * could not run (docs/trace-format.md, "Real").
+ */
+export type RealRun =
+  | { crate: string; version?: string; ops: RealOp[]; mismatches?: RealMismatch[] }
+  | { crate: string; version?: string; unavailable: string };
+
+/** The same program on a general-purpose allocator (one entry per trace op). */
+export interface Baseline {
+  /** e.g. "Rust's global allocator (dlmalloc, wasm32)". */
+  allocator: string;
+  /** Why nothing was measured (every `cost` is then absent). */
+  unavailable?: string;
+  ops: { cost?: Cost }[];
 }
 
 export interface Trace {
@@ -128,6 +183,10 @@ export interface Trace {
   source_path: string;
   chunks: ChunkInfo[];
   ops: Op[];
+  /** wasm32 traces of bumpalo/bump-scope: the real crate's run alongside the model. */
+  real?: RealRun;
+  /** The same ops on the global allocator, for scale. */
+  baseline?: Baseline;
 }
 
 export interface ProgramError {

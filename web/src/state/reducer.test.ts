@@ -122,4 +122,12 @@ describe("reducer: run settings", () => {
     expect(initialState().capacity).toBeNull();
     expect(run(initialState(), { type: "selectCapacity", capacity: 64 }, { type: "selectCapacity", capacity: null }).capacity).toBeNull();
   });
+
+  it("the cost chart counts instructions until branches are chosen; the step stays", () => {
+    const s = loaded();
+    expect(s.costMetric).toBe("instructions");
+    const b = reducer(s, { type: "selectCostMetric", metric: "branches" });
+    expect(b).toMatchObject({ costMetric: "branches", step: s.step, trace: s.trace });
+    expect(reducer(b, { type: "selectCostMetric", metric: "branches" })).toBe(b);
+  });
 });

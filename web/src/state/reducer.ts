@@ -2,6 +2,7 @@
 // (trace, step) plus view settings; nothing derived is stored here.
 
 import type { ProgramError, Target, Trace } from "../engine/types";
+import type { CostMetric } from "../model/costs";
 
 export interface AppState {
   /** Program text as typed. */
@@ -21,6 +22,8 @@ export interface AppState {
   /** Ops executed in the view: 0 (before the first op) .. trace.ops.length. */
   step: number;
   playing: boolean;
+  /** What the cost chart counts: executed wasm instructions or conditional branches. */
+  costMetric: CostMetric;
 }
 
 export type Action =
@@ -29,6 +32,7 @@ export type Action =
   | { type: "selectTarget"; target: Target }
   | { type: "selectCapacity"; capacity: number | null }
   | { type: "selectMinAlign"; minAlign: number | null }
+  | { type: "selectCostMetric"; metric: CostMetric }
   | { type: "traced"; trace: Trace; source: string }
   | { type: "traceFailed"; error: ProgramError }
   | { type: "first" }
@@ -62,6 +66,7 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     error: null,
     step: 0,
     playing: false,
+    costMetric: "instructions",
     ...overrides,
   };
 }
@@ -89,6 +94,8 @@ export function reducer(state: AppState, action: Action): AppState {
       return action.capacity === state.capacity ? state : { ...state, capacity: action.capacity };
     case "selectMinAlign":
       return action.minAlign === state.minAlign ? state : { ...state, minAlign: action.minAlign };
+    case "selectCostMetric":
+      return action.metric === state.costMetric ? state : { ...state, costMetric: action.metric };
     case "traced": {
       // Follow the end while it is in view (the first trace, or editing at the
       // last op shows the new last op); otherwise stay on the same step.

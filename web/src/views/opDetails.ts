@@ -3,13 +3,17 @@
 // (quirks of the reference) are asides.
 
 import type { Op } from "../engine/types";
+import type { OpCostSummary } from "../model/costs";
 import { hexWithDecimal } from "../model/format";
 import { h, setText } from "./dom";
+import { renderOpCost } from "./opCost";
 
 export interface OpDetailsData {
   op: Op | undefined;
   /** The program line the op came from, as typed. */
   sourceLine: string | null;
+  /** What the op's code executed (null: before the first op, or not measured). */
+  cost: OpCostSummary | null;
 }
 
 /** Badge text where it differs from the kind with spaces for underscores. */
@@ -47,6 +51,7 @@ export function eventLabel(kind: string): string {
 
 interface Refs {
   heading: HTMLElement;
+  cost: HTMLElement;
   body: HTMLElement;
   key: string;
 }
@@ -68,11 +73,13 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
   let refs = views.get(container);
   if (!refs) {
     const heading = h("p", { class: "op-heading" });
+    const cost = h("div", { class: "op-cost" });
     const body = h("div", { class: "op-body" });
-    container.replaceChildren(heading, body);
-    refs = { heading, body, key: "" };
+    container.replaceChildren(heading, cost, body);
+    refs = { heading, cost, body, key: "" };
     views.set(container, refs);
   }
+  renderOpCost(refs.cost, data.op ? data.cost : null);
   const { op } = data;
   const key = op ? `${op.index}|${op.kind}|${data.sourceLine ?? ""}|${JSON.stringify(op.events)}` : "none";
   if (key === refs.key) return;

@@ -1,0 +1,174 @@
+import { ORIGIN } from "../../playwright.config";
+import { expect, test, type Page } from "@playwright/test";
+
+// The Cost panel. Facts checked against the wasm engine (traceProgram in
+// Node), bumpalo, 64-bit: `repeat 10 { x = alloc 64 }` is 10 ops; op 1 makes
+// the first chunk and op 8 the second (7 blocks of 64 fill 448 bytes), so
+// those two run the slow path and every other op is the same fast path.
+const TEN = "repeat 10 { x = alloc 64 }";
+/** The global allocator's count closes a bar's name when the trace has a baseline. */
+const BASELINE = "( · global allocator: \\d+)?";
+
+const counter = (page: Page) => page.locator(".step-counter");
+const bars = (page: Page) => page.locator("svg.cost-svg g.cost-bar");
+/** The bar of op `n` (numbered from 1, as the step counter counts). */
+const bar = (page: Page, n: number) => page.locator(`svg.cost-svg g.cost-bar[data-op="${n - 1}"]`);
+const num = async (page: Page, n: number, attr: string): Promise<number> => Number(await bar(page, n).getAttribute(attr));
+
+async function run(page: Page, preset: string, source: string, ops: number): Promise<void> {
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption(preset);
+  await page.getByRole("textbox", { name: "Program" }).fill(source);
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText(`op ${ops} / ${ops}`);
+}
+
+let requests: string[] = [];
+let errors: string[] = [];
+
+test.beforeEach(async ({ page }) => {
+  requests = [];
+  errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto("/");
+  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
+});
+
+test.afterEach(() => {
+  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`));
+  expect(foreign, "requests to other origins").toEqual([]);
+  expect(errors, "uncaught page errors").toEqual([]);
+});
+
+test("bumpalo: one bar per op, the new chunk's bar has a slow part and costs more", async ({ page }) => {
+  await run(page, "bumpalo", TEN, 10);
+  await expect(page.getByRole("heading", { name: "Cost" })).toBeVisible();
+  await expect(bars(page)).toHaveCount(10);
+  await expect(page.locator(".cost-note")).toHaveText(/^10 ops, \d+ wasm instructions in all( · global allocator \(dlmalloc, wasm32\): \d+)?$/);
+
+  // Op 8 made chunk 1: a slow segment on top of the fast one, drawn and counted.
+  expect(await num(page, 8, "data-slow")).toBeGreaterThan(0);
+  await expect(bar(page, 8).locator("rect.slow")).toBeVisible();
+  expect(Number(await bar(page, 8).locator("rect.slow").getAttribute("height"))).toBeGreaterThan(1);
+  expect(await num(page, 8, "data-total")).toBeGreaterThan(await num(page, 7, "data-total"));
+  // Op 7 is a plain bump: fast only.
+  expect(await num(page, 7, "data-slow")).toBe(0);
+  await expect(bar(page, 7).locator("rect.slow")).toBeHidden();
+  expect(await num(page, 7, "data-total")).toBe(await num(page, 2, "data-total"));
+
+  // Accessible names start with the op, as the step counter numbers it.
+  const total = await num(page, 8, "data-total");
+  const fast = await num(page, 8, "data-fast");
+  const slow = await num(page, 8, "data-slow");
+  await expect(page.getByRole("button", { name: /^op 8 · alloc x/ })).toHaveAccessibleName(
+    new RegExp(`^op 8 · alloc x · ${total} wasm instructions \\(fast ${fast}, slow ${slow}\\) · \\d+ branches${BASELINE}$`),
+  );
+  // The current op (the last) is highlighted.
+  await expect(bar(page, 10)).toHaveClass(/is-current/);
+  await expect(bar(page, 10)).toHaveAttribute("aria-current", "step");
+
+  // The cost model, stated where the numbers are.
+  await expect(page.locator("#cost-model")).toBeVisible();
+  await expect(page.locator("#cost-model")).toContainText(
+    "Counted on the compiled wasm: 1 per executed instruction (block/loop/end/else/nop count 0); branches are executed if/br_if/br_table. Wasm and x86-64 counts are different instruction sets.",
+  );
+  await expect(page.getByRole("link", { name: "How it is measured" })).toHaveAttribute("href", /trace-format.*\.md#cost$/);
+});
+
+test("clicking a bar moves the step to its op; hovering shows its numbers", async ({ page }) => {
+  await run(page, "bumpalo", TEN, 10);
+  await bar(page, 8).locator("rect.hit").click();
+  await expect(counter(page)).toHaveText("op 8 / 10");
+  await expect(bar(page, 8)).toHaveClass(/is-current/);
+  await expect(bar(page, 10)).not.toHaveClass(/is-current/);
+  // The step panel says what op 8's code executed, and why it was slow.
+  await expect(page.locator(".op-cost")).toContainText(/^cost \d+ wasm instructions \(\d+ in the slow path: new chunk\) · \d+ conditional branches/);
+  await expect(page.locator(".map-summary")).toContainText("in 2 chunks");
+
+  await bar(page, 3).locator("rect.hit").hover();
+  await expect(page.locator(".cost-tooltip")).toBeVisible();
+  await expect(page.locator(".cost-tooltip")).toHaveText(
+    new RegExp(`^op 3 · alloc x · \\d+ wasm instructions \\(fast \\d+, slow 0\\) · \\d+ branches${BASELINE}$`),
+  );
+  await bar(page, 3).locator("rect.hit").click();
+  await expect(counter(page)).toHaveText("op 3 / 10");
+  await expect(page.locator(".op-cost")).toContainText(/\d+ wasm instructions · \d+ conditional branches \(fast path\)/);
+});
+
+test("keyboard: one bar in the tab order, arrows move between bars, Enter jumps", async ({ page }) => {
+  await run(page, "bumpalo", TEN, 10);
+  // The current op's bar is the one in the tab order.
+  await expect(page.locator('svg.cost-svg g.cost-bar[tabindex="0"]')).toHaveCount(1);
+  await expect(bar(page, 10)).toHaveAttribute("tabindex", "0");
+  await bar(page, 10).focus();
+  await expect(page.locator(".cost-tooltip")).toHaveText(/^op 10 · alloc x/);
+  await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("ArrowLeft");
+  await expect(bar(page, 8)).toBeFocused();
+  // Moving between bars does not step the program.
+  await expect(counter(page)).toHaveText("op 10 / 10");
+  await expect(page.locator(".cost-tooltip")).toHaveText(/^op 8 · alloc x · \d+ wasm instructions \(fast \d+, slow [1-9]\d*\)/);
+  await page.keyboard.press("Enter");
+  await expect(counter(page)).toHaveText("op 8 / 10");
+  await expect(bar(page, 8)).toBeFocused();
+  await page.keyboard.press("Home");
+  await expect(bar(page, 1)).toBeFocused();
+  await page.keyboard.press(" ");
+  await expect(counter(page)).toHaveText("op 1 / 10");
+  await expect(page.getByRole("button", { name: "Play" })).toBeVisible();
+  // Tabbing away and back returns to the bar last moved to.
+  await page.keyboard.press("Shift+Tab");
+  await page.keyboard.press("Tab");
+  await expect(bar(page, 1)).toBeFocused();
+});
+
+test("the toggle counts branches instead of instructions", async ({ page }) => {
+  await run(page, "bumpalo", TEN, 10);
+  const instructions = await num(page, 8, "data-total");
+  await page.getByRole("radio", { name: "Branches" }).check();
+  await expect(page.getByRole("radio", { name: "Branches" })).toBeChecked();
+  await expect(page.locator(".cost-note")).toHaveText(/^10 ops, \d+ conditional branches in all/);
+  await expect(bar(page, 8)).toHaveAccessibleName(
+    new RegExp(`^op 8 · alloc x · \\d+ wasm branches \\(fast \\d+, slow [1-9]\\d*\\) · \\d+ instructions${BASELINE}$`),
+  );
+  const branches = await num(page, 8, "data-total");
+  expect(branches).toBeGreaterThan(0);
+  expect(branches).toBeLessThan(instructions);
+  // The step stays where it was.
+  await expect(counter(page)).toHaveText("op 10 / 10");
+});
+
+test("a long program is binned, and says so", async ({ page }) => {
+  await run(page, "bumpalo", "repeat 1200 { x = alloc 64 }", 1200);
+  await expect(bars(page)).toHaveCount(200);
+  await expect(page.locator(".cost-note")).toContainText("binned: 6 ops per bar");
+  await expect(bars(page).first()).toHaveAccessibleName(/^op 1 \(costliest of ops 1–6\) · alloc x · \d+ wasm instructions/);
+  // A bin jumps to its costliest op: the one that made the bin's chunk.
+  await bars(page).nth(3).locator("rect.hit").click();
+  await expect(counter(page)).toHaveText("op 23 / 1200");
+  await expect(bars(page).nth(3)).toHaveClass(/is-current/);
+});
+
+test("wasm32 bumpalo: the real crate's count beside the model's, and its placement verdict", async ({ page }) => {
+  await run(page, "bumpalo", TEN, 10);
+  await page.getByRole("combobox", { name: "Target" }).selectOption("wasm32");
+  await expect(page.getByRole("combobox", { name: "Target" })).toHaveValue("wasm32");
+  await expect(bars(page)).toHaveCount(10);
+  expect(await num(page, 1, "data-slow")).toBeGreaterThan(0);
+  await expect(page.locator(".op-cost")).toContainText("wasm instructions");
+  // The engine runs the real crate on wasm32 bumpalo traces (trace.real).
+  await expect(page.locator(".cost-legend")).toContainText("real bumpalo 3.20.4");
+  await expect(page.locator(".cost-status")).toHaveText("✓ Placements match bumpalo 3.20.4, run live compiled to wasm32.");
+  await expect(page.locator(".cost-banner")).toBeHidden();
+  await expect(page.locator(".op-cost-verdict")).toHaveText("✓ matches bumpalo 3.20.4 placement");
+  await expect(page.locator(".op-cost-real")).toHaveText(/^real bumpalo 3\.20\.4: \d+ wasm instructions$/);
+  await expect(page.locator(".op-cost-baseline")).toHaveText(/^global allocator \(dlmalloc, wasm32\): \d+ instructions$/);
+  await expect(bar(page, 10)).toHaveAccessibleName(/ · real bumpalo 3\.20\.4: \d+ · global allocator: \d+$/);
+  await expect(bar(page, 10).locator("path.real-mark")).toBeVisible();
+  // 64-bit: the crate (a wasm32 build) is not compared, and the page says why, quietly.
+  await page.getByRole("combobox", { name: "Target" }).selectOption("64");
+  await expect(page.locator(".cost-status")).toContainText("bumpalo 3.20.4 not compared:");
+  await expect(page.locator(".op-cost-verdict")).toHaveCount(0);
+  await expect(page.locator(".op-cost-note")).toContainText("bumpalo 3.20.4 not compared:");
+  await expect(page.locator(".cost-banner")).toBeHidden();
+});

@@ -1,0 +1,367 @@
+// What each op cost, derived from the trace alone: the measured wasm counts
+// split into their fast and slow parts, running totals, bins for long
+// programs, the real crate's and the global allocator's counts when the trace
+// carries them, and where the model differs from the real crate.
+
+import type { Cost, Op, RealMismatch, RealRun, Trace } from "../engine/types";
+
+export type CostMetric = "instructions" | "branches";
+
+/** One sentence on how the numbers are counted (docs/trace-format.md, "Cost"). */
+export const COST_MODEL =
+  "Counted on the compiled wasm: 1 per executed instruction (block/loop/end/else/nop count 0); " +
+  "branches are executed if/br_if/br_table. Wasm and x86-64 counts are different instruction sets.";
+
+/** Per-op bars up to this many ops; beyond it, bins. */
+export const MAX_BARS = 500;
+/** About this many bins for a long program. */
+export const BIN_TARGET = 200;
+
+/** One op's count in the chosen metric: its total, fast and slow parts. */
+export interface Split {
+  total: number;
+  fast: number;
+  slow: number;
+}
+
+export function split(cost: Cost | undefined, metric: CostMetric): Split {
+  if (!cost) return { total: 0, fast: 0, slow: 0 };
+  const total = metric === "instructions" ? cost.wasm_instructions : cost.wasm_branches;
+  const slow = Math.min(total, metric === "instructions" ? cost.slow_instructions : cost.slow_branches);
+  return { total, fast: total - slow, slow };
+}
+
+/** Whether the trace carries measured costs (the metered module made it). */
+export function hasCosts(trace: Trace): boolean {
+  return trace.ops.some((op) => op.cost !== undefined);
+}
+
+/** Running sums: out[i] = values[0] + … + values[i]. */
+export function cumulative(values: readonly number[]): number[] {
+  let sum = 0;
+  return values.map((v) => (sum += v));
+}
+
+// ---- The real crate and the baseline ----------------------------------------
+
+type RealRan = Extract<RealRun, { ops: unknown }>;
+
+/** The real crate's run when it ran (not `unavailable`). */
+export function realRan(trace: Trace): RealRan | undefined {
+  const real = trace.real;
+  return real && "ops" in real && Array.isArray(real.ops) ? real : undefined;
+}
+
+/** Why the real crate did not run, when it did not. */
+export function realUnavailable(trace: Trace): string | undefined {
+  const real = trace.real;
+  return real && "unavailable" in real ? real.unavailable : undefined;
+}
+
+/** "bumpalo 3.20.4": the crate, with its version when given apart. */
+export function crateLabel(real: RealRun): string {
+  const { crate, version } = real;
+  return version && !crate.includes(version) ? `${crate} ${version}` : crate;
+}
+
+/** "global allocator (dlmalloc, wasm32)" from "Rust's global allocator (dlmalloc, wasm32)". */
+export function baselineLabel(trace: Trace): string | undefined {
+  const name = trace.baseline?.allocator;
+  if (name === undefined) return undefined;
+  const inner = /\(([^)]+)\)/.exec(name)?.[1];
+  return `global allocator (${inner ?? name})`;
+}
+
+export function realCost(trace: Trace, index: number): Cost | undefined {
+  return realRan(trace)?.ops[index]?.cost;
+}
+
+export function baselineCost(trace: Trace, index: number): Cost | undefined {
+  return trace.baseline?.ops[index]?.cost;
+}
+
+/** The real crate's disagreements with the model at op `index`. */
+export function mismatchesFor(trace: Trace, index: number): RealMismatch[] {
+  return (realRan(trace)?.mismatches ?? []).filter((m) => m.op === index);
+}
+
+/** Indices of the ops where the model differs from the real crate, ascending. */
+export function mismatchOps(trace: Trace): number[] {
+  return [...new Set((realRan(trace)?.mismatches ?? []).map((m) => m.op))].sort((a, b) => a - b);
+}
+
+function valueText(v: unknown): string {
+  if (v === null || v === undefined) return "none";
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v as string | number | boolean);
+}
+
+/** "offset model 24 real 32". */
+export function mismatchText(m: RealMismatch): string {
+  return `${m.field.replaceAll("_", " ")} model ${valueText(m.model)} real ${valueText(m.real)}`;
+}
+
+// ---- Text -------------------------------------------------------------------
+
+/** "alloc c", "free x", "reset". */
+export function opName(op: Op): string {
+  return op.block !== undefined ? `${op.kind} ${op.block}` : op.kind;
+}
+
+/** Why the op went through the slow path, from its events. */
+export function slowReason(trace: Trace, op: Op): string | null {
+  const has = (kind: string): boolean => op.events.some((e) => e.kind === kind);
+  if (has("new_chunk")) {
+    const made = trace.chunks.find((c) => c.created_by === op.index);
+    switch (made?.reason) {
+      case "oversized":
+        return "new oversized chunk";
+      case "slab":
+        return "new slab";
+      case "custom_slab":
+        return "new custom slab";
+      default:
+        return "new chunk";
+    }
+  }
+  if (has("chunk_reused")) return "kept chunk reused";
+  if (has("chunk_freed")) return "chunks freed";
+  if (has("out_of_memory")) return "out of memory";
+  return null;
+}
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+const METRIC_NOUN: Record<CostMetric, [string, string]> = {
+  instructions: ["wasm instruction", "wasm instructions"],
+  branches: ["wasm branch", "wasm branches"],
+};
+
+function otherMetric(cost: Cost | undefined, metric: CostMetric): string {
+  const n = metric === "instructions" ? (cost?.wasm_branches ?? 0) : (cost?.wasm_instructions ?? 0);
+  return metric === "instructions" ? plural(n, "branch", "branches") : plural(n, "instruction");
+}
+
+function extras(trace: Trace, index: number, metric: CostMetric): string[] {
+  const parts: string[] = [];
+  const real = realRan(trace);
+  const rc = realCost(trace, index);
+  if (real && rc) parts.push(`real ${real.crate}: ${split(rc, metric).total}`);
+  const bc = baselineCost(trace, index);
+  if (bc) parts.push(`global allocator: ${split(bc, metric).total}`);
+  return parts;
+}
+
+/**
+ * The tooltip and accessible name of one op's bar:
+ * "op 12 · alloc c · 84 wasm instructions (fast 84, slow 0) · 5 branches".
+ * Ops are numbered from 1, as the step counter counts them.
+ */
+export function opTooltip(trace: Trace, index: number, metric: CostMetric): string {
+  const op = trace.ops[index];
+  if (!op) return `op ${index + 1}`;
+  const s = split(op.cost, metric);
+  const [one, many] = METRIC_NOUN[metric];
+  const head = op.cost
+    ? `${plural(s.total, one, many)} (fast ${s.fast}, slow ${s.slow}) · ${otherMetric(op.cost, metric)}`
+    : "not measured";
+  return [`op ${index + 1}`, opName(op), head, ...extras(trace, index, metric)].join(" · ");
+}
+
+// ---- Bars -------------------------------------------------------------------
+
+export interface CostBar {
+  /** Stable join key: the op index, or the bin's first op index. */
+  key: number;
+  /** First and last op index the bar covers (equal for a single op). */
+  first: number;
+  last: number;
+  /** The op the bar stands for and jumps to: the costliest op of a bin. */
+  pick: number;
+  /** That op's count, fast and slow parts. */
+  total: number;
+  fast: number;
+  slow: number;
+  /** Mean count per op over the bar's ops. */
+  mean: number;
+  /** Total count over ops 0..last. */
+  cumulative: number;
+  /** The real crate's and the global allocator's count for `pick`, when the trace has them. */
+  real: number | undefined;
+  baseline: number | undefined;
+  /** The model differs from the real crate at one of the bar's ops. */
+  mismatch: boolean;
+  /** Tooltip and accessible name, starting with "op N". */
+  label: string;
+}
+
+export interface CostBars {
+  metric: CostMetric;
+  /** Ops per bar: 1 unless the program is long. */
+  binSize: number;
+  binned: boolean;
+  bars: CostBar[];
+  /** Largest model or real-crate count, for the y scale. */
+  max: number;
+  /** Largest global-allocator count (drawn clipped when above `max`). */
+  baselineMax: number;
+  /** Sum over every op. */
+  total: number;
+  /** The same sums for the real crate and the global allocator, when the trace has them. */
+  realTotal: number | undefined;
+  baselineTotal: number | undefined;
+}
+
+/** Ops per bar: 1 up to `maxBars` ops, else about `target` bins. */
+export function binSizeFor(ops: number, maxBars = MAX_BARS, target = BIN_TARGET): number {
+  return ops <= maxBars ? 1 : Math.ceil(ops / target);
+}
+
+const memo = new WeakMap<Trace, Map<string, CostBars>>();
+
+/** The bars the cost chart draws (memoised per trace and metric). */
+export function costBars(trace: Trace, metric: CostMetric, maxBars = MAX_BARS, target = BIN_TARGET): CostBars {
+  const memoKey = `${metric}|${maxBars}|${target}`;
+  let byKey = memo.get(trace);
+  const known = byKey?.get(memoKey);
+  if (known) return known;
+
+  const splits = trace.ops.map((op) => split(op.cost, metric));
+  const sums = cumulative(splits.map((s) => s.total));
+  const wrong = new Set(mismatchOps(trace));
+  const hasReal = realRan(trace) !== undefined;
+  const metricOf = (c: Cost | undefined): number | undefined => (c ? split(c, metric).total : undefined);
+  const binSize = binSizeFor(trace.ops.length, maxBars, target);
+  const [one, many] = METRIC_NOUN[metric];
+  const bars: CostBar[] = [];
+  let max = 0;
+  let baselineMax = 0;
+  for (let first = 0; first < trace.ops.length; first += binSize) {
+    const last = Math.min(first + binSize, trace.ops.length) - 1;
+    let pick = first;
+    let sum = 0;
+    let mismatch = false;
+    for (let i = first; i <= last; i++) {
+      const t = splits[i]?.total ?? 0;
+      sum += t;
+      if (t > (splits[pick]?.total ?? 0)) pick = i;
+      if (wrong.has(i)) mismatch = true;
+    }
+    const s = splits[pick] ?? { total: 0, fast: 0, slow: 0 };
+    const mean = sum / (last - first + 1);
+    const real = hasReal ? metricOf(realCost(trace, pick)) : undefined;
+    const baseline = metricOf(baselineCost(trace, pick));
+    // The global allocator can cost far more (a reset frees every block one
+    // by one): it does not set the scale, so the model's bars stay readable.
+    max = Math.max(max, s.total, real ?? 0);
+    baselineMax = Math.max(baselineMax, baseline ?? 0);
+    const label =
+      binSize === 1
+        ? opTooltip(trace, pick, metric)
+        : [
+            `op ${pick + 1} (costliest of ops ${first + 1}–${last + 1})`,
+            ...opTooltip(trace, pick, metric).split(" · ").slice(1),
+            `mean ${Math.round(mean)} ${mean === 1 ? one : many} per op`,
+          ].join(" · ");
+    bars.push({
+      key: first,
+      first,
+      last,
+      pick,
+      total: s.total,
+      fast: s.fast,
+      slow: s.slow,
+      mean,
+      cumulative: sums[last] ?? 0,
+      real,
+      baseline,
+      mismatch,
+      label,
+    });
+  }
+  const sumOf = (costs: (Cost | undefined)[] | undefined): number | undefined =>
+    costs?.some((c) => c !== undefined) ? costs.reduce((n, c) => n + (metricOf(c) ?? 0), 0) : undefined;
+  const result: CostBars = {
+    metric,
+    binSize,
+    binned: binSize > 1,
+    bars,
+    max,
+    baselineMax,
+    total: sums[sums.length - 1] ?? 0,
+    realTotal: sumOf(realRan(trace)?.ops.map((o) => o.cost)),
+    baselineTotal: sumOf(trace.baseline?.ops.map((o) => o.cost)),
+  };
+  if (!byKey) memo.set(trace, (byKey = new Map()));
+  byKey.set(memoKey, result);
+  return result;
+}
+
+/** The bar holding op `index` (undefined before the first op). */
+export function barIndexOf(bars: CostBars, index: number | undefined): number | undefined {
+  if (index === undefined || index < 0) return undefined;
+  const i = Math.floor(index / bars.binSize);
+  return i < bars.bars.length ? i : undefined;
+}
+
+// ---- The step panel's summary ------------------------------------------------
+
+export interface OpCostSummary {
+  /** "84 wasm instructions · 5 conditional branches (fast path)". */
+  text: string;
+  slow: boolean;
+  /** "real bumpalo 3.20.4: 80 wasm instructions", when the real crate ran this op. */
+  real: string | null;
+  /** "global allocator (dlmalloc, wasm32): 212 instructions". */
+  baseline: string | null;
+  /** Placement against the real crate: null when there is nothing to say. */
+  verdict: { ok: boolean; text: string } | null;
+  /** Why the real crate did not run the program, or this op; why the baseline is missing. */
+  notes: string[];
+}
+
+/** Whether an op places a block (the placements the real crate is compared on). */
+function places(op: Op): boolean {
+  return (op.kind === "alloc" || op.kind === "realloc") && !op.failed;
+}
+
+export function opCostSummary(trace: Trace, op: Op): OpCostSummary | null {
+  const cost = op.cost;
+  const real = trace.real;
+  const ran = realRan(trace);
+  let text: string | null = null;
+  let slow = false;
+  if (cost) {
+    const branches = plural(cost.wasm_branches, "conditional branch", "conditional branches");
+    if (cost.wasm_instructions === 0) text = "0 wasm instructions: this op compiles to no code";
+    else if (cost.slow_instructions > 0) {
+      slow = true;
+      const why = slowReason(trace, op);
+      text = `${plural(cost.wasm_instructions, "wasm instruction")} (${cost.slow_instructions} in the slow path${why ? `: ${why}` : ""}) · ${branches}`;
+    } else text = `${plural(cost.wasm_instructions, "wasm instruction")} · ${branches} (fast path)`;
+  }
+  const rc = ran ? realCost(trace, op.index) : undefined;
+  const bc = baselineCost(trace, op.index);
+  const wrong = mismatchesFor(trace, op.index);
+  const realOp = ran?.ops[op.index];
+  let verdict: OpCostSummary["verdict"] = null;
+  if (ran && wrong.length > 0) {
+    verdict = { ok: false, text: `✗ differs from ${crateLabel(ran)}: ${wrong.map(mismatchText).join("; ")}` };
+  } else if (ran && places(op) && realOp !== undefined && realOp.note === undefined) {
+    verdict = { ok: true, text: `✓ matches ${crateLabel(ran)} placement` };
+  }
+  const notes: string[] = [];
+  const unavailable = realUnavailable(trace);
+  if (real && unavailable !== undefined) notes.push(`${crateLabel(real)} not compared: ${unavailable}`);
+  if (ran && realOp?.note !== undefined) notes.push(`${crateLabel(ran)}: ${realOp.note}`);
+  if (trace.baseline?.unavailable !== undefined) notes.push(`${baselineLabel(trace) ?? "global allocator"}: ${trace.baseline.unavailable}`);
+  if (text === null && !rc && !bc && !verdict && notes.length === 0) return null;
+  return {
+    text: text ?? "not measured",
+    slow,
+    real: ran && rc ? `real ${crateLabel(ran)}: ${plural(rc.wasm_instructions, "wasm instruction")}` : null,
+    baseline: bc ? `${baselineLabel(trace) ?? "global allocator"}: ${plural(bc.wasm_instructions, "instruction")}` : null,
+    verdict,
+    notes,
+  };
+}
