@@ -57,17 +57,23 @@ impl<W: Word> Heap<W> {
                 continue;
             }
             let taken_from = addr - MALLOC_HEADER;
-            let mut replacement = Vec::with_capacity(2);
-            if taken_from > lo {
-                replacement.push((lo, taken_from));
+            let addr = W::from_u64(addr)?;
+            // Shrink the free range in place: no temporary list, so a new
+            // chunk costs no extra trip to the real allocator.
+            match (taken_from > lo, end < hi) {
+                (true, true) => {
+                    self.free[i] = (lo, taken_from);
+                    self.free.insert(i + 1, (end, hi));
+                }
+                (true, false) => self.free[i] = (lo, taken_from),
+                (false, true) => self.free[i] = (end, hi),
+                (false, false) => {
+                    self.free.remove(i);
+                }
             }
-            if end < hi {
-                replacement.push((end, hi));
-            }
-            self.free.splice(i..=i, replacement);
             let id = self.next_id;
             self.next_id += 1;
-            return Some((id, W::from_u64(addr)?));
+            return Some((id, addr));
         }
         None
     }
@@ -87,5 +93,44 @@ impl<W: Word> Heap<W> {
             self.free[i - 1].1 = self.free[i].1;
             self.free.remove(i);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_fit_with_a_header_before_each_block_and_coalescing_frees() {
+        let mut heap = Heap::<u64>::new(Target::W64);
+        let (a_id, a) = heap.alloc(100, 16).unwrap();
+        let (b_id, b) = heap.alloc(32, 64).unwrap();
+        let (_, c) = heap.alloc(8, 1).unwrap();
+        assert_eq!((a_id, b_id), (0, 1));
+        assert_eq!(a, HEAP_BASE + MALLOC_HEADER);
+        // a ends at 0x10074, rounded to 0x10080; b's header must fit before a
+        // 64-aligned address: 0x100c0.
+        assert_eq!(b, 0x100c0);
+        // First fit: c goes into the gap b's alignment left (header at 0x10080).
+        assert_eq!(c, 0x10090);
+        // The 16 bytes left in that gap cannot hold a header and a block: d goes after b.
+        let (_, d) = heap.alloc(8, 1).unwrap();
+        assert_eq!(d, 0x100f0);
+        // Freeing b and asking again gives the same address (first fit).
+        heap.free(b, 32);
+        assert_eq!(heap.alloc(32, 64).unwrap().1, b);
+        // Freeing everything coalesces back to one range: a big block lands at the start.
+        for (addr, size) in [(a, 100), (b, 32), (c, 8), (d, 8)] {
+            heap.free(addr, size);
+        }
+        assert_eq!(heap.free.len(), 1);
+        assert_eq!(heap.alloc(4096, 16).unwrap().1, a);
+    }
+
+    #[test]
+    fn wasm32_heap_refuses_what_does_not_fit_32_bits() {
+        let mut heap = Heap::<u32>::new(Target::Wasm32);
+        assert!(heap.alloc(u32::MAX, 16).is_none());
+        assert!(heap.alloc(1 << 20, 16).is_some());
     }
 }
