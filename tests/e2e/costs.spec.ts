@@ -172,3 +172,30 @@ test("wasm32 bumpalo: the real crate's count beside the model's, and its placeme
   await expect(page.locator(".op-cost-note")).toContainText("bumpalo 3.20.4 not compared:");
   await expect(page.locator(".cost-banner")).toBeHidden();
 });
+
+test("x86-64 reference: the current op's row and the preset's column are highlighted", async ({ page }) => {
+  // bumpalo makes its first chunk in op 1 (warm_up); op 2's `alloc 1` is alloc_u8.
+  await run(page, "bumpalo", "x = alloc 8\na = alloc 1\nb = alloc u32\nreset", 4);
+  const section = page.locator("details.x86-ref");
+  await section.locator("summary").click();
+  await expect(section).toHaveJSProperty("open", true);
+  await expect(section.locator(".x86-note")).toContainText("measured once with callgrind (npm run bench:native)");
+  await expect(section.locator(".x86-meta")).toHaveText(/^rustc \d+\.\d+\.\d+ .* · measured \d{4}-\d{2}-\d{2}$/);
+  // The last op (reset) is highlighted, near the table's end.
+  await expect(section.locator("tr.is-current")).toHaveAttribute("data-case", "reset");
+
+  await page.getByRole("button", { name: "Step back" }).click();
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expect(counter(page)).toHaveText("op 2 / 4");
+  const row = section.locator("tr.is-current");
+  await expect(row).toHaveCount(1);
+  await expect(row).toHaveAttribute("data-case", "alloc_u8");
+  await expect(row.locator('td[data-lib="bumpalo"]')).toHaveText("10 / 1");
+  // The preset's own column: the bumpalo model.
+  await expect(section.locator("thead th.is-preset")).toHaveText("model bumpalo");
+  await expect(row.locator("td.is-preset")).toHaveText(/^\d+ \/ \d+$/);
+  // Scrolled into view inside the table's box.
+  const box = await section.locator(".x86-scroll").boundingBox();
+  const r = await row.boundingBox();
+  expect(box && r && r.y >= box.y && r.y + r.height <= box.y + box.height).toBe(true);
+});

@@ -8,6 +8,7 @@ import { clampStep } from "./model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
 import { opCostSummary } from "./model/costs";
 import { currentOp, describeStep } from "./model/describe";
+import { caseForOp, X86_REFERENCE } from "./model/x86";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { createStore, type Store } from "./state/store";
 import { renderCodeView } from "./views/codeView";
@@ -18,6 +19,7 @@ import { renderMemoryMap } from "./views/memoryMap";
 import { renderOpDetails } from "./views/opDetails";
 import { renderStats } from "./views/stats";
 import { renderStepper } from "./views/stepper";
+import { renderX86Table } from "./views/x86Table";
 
 export const TRACE_DEBOUNCE_MS = 150;
 export const PLAY_INTERVAL_MS = 700;
@@ -29,6 +31,7 @@ export interface Mounts {
   stepper: HTMLElement;
   stats: HTMLElement;
   cost: HTMLElement;
+  x86: HTMLElement;
   opDetails: HTMLElement;
   code: HTMLElement;
 }
@@ -47,6 +50,7 @@ export function findMounts(): Mounts {
     stepper: byId("stepper"),
     stats: byId("stats"),
     cost: byId("cost-view"),
+    x86: byId("x86-reference"),
     opDetails: byId("op-details"),
     code: byId("code-view"),
   };
@@ -190,6 +194,13 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     renderStats(mounts.stats, { stats });
     const sourceLine = op ? (s.tracedSource.split("\n")[op.line - 1] ?? null) : null;
     renderCostView(mounts.cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);
+    // The preset's minimum alignment: the one chosen, else its default (none: no such setting).
+    const minAlign = s.minAlign ?? allocators.find((a) => a.name === trace.allocator)?.minAligns[0];
+    renderX86Table(mounts.x86, {
+      reference: X86_REFERENCE,
+      preset: trace.allocator,
+      currentCase: caseForOp(trace, step, minAlign),
+    });
     renderOpDetails(mounts.opDetails, { op, sourceLine, cost: op ? opCostSummary(trace, op) : null });
     const code = codeFocus(trace, op);
     renderCodeView(mounts.code, {

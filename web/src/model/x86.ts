@@ -1,0 +1,218 @@
+// The native x86-64 reference table (docs/bench/native-x86_64.json, written by
+// `npm run bench:native`): callgrind's Ir / Bc per case for the real crates and
+// for our algorithms and models. Imported at build time (no fetch), parsed and
+// validated here, and matched to the current op by `caseForOp`. These are
+// native counts measured once, never comparable number-for-number with the
+// wasm counts of the cost chart.
+
+import raw from "../../../docs/bench/native-x86_64.json";
+import type { Op, Trace } from "../engine/types";
+import { currentOp } from "./describe";
+
+export interface X86Count {
+  ir: number;
+  bc: number;
+}
+
+export interface X86Library {
+  id: string;
+  name: string;
+  /** "real" (bumpalo, bump-scope), "algorithm" or "model" (ours). */
+  kind: string;
+  what: string;
+}
+
+export interface X86Case {
+  name: string;
+  group: string;
+  min_align: number;
+  /** By library id; null where the library does not support the case. */
+  results: Record<string, X86Count | null>;
+  /** By library id: a key of `unsupported_reasons`. */
+  unsupported: Record<string, string>;
+  /** Lowest of ours ("lib" lists the libraries, comma-separated); null when none supports it. */
+  ours_best: (X86Count & { lib: string }) | null;
+}
+
+export interface X86Bench {
+  meta: { command: string; date: string; rustc: { version: string; release: string } };
+  libraries: X86Library[];
+  unsupported_reasons: Record<string, string>;
+  cases: X86Case[];
+}
+
+/** The real crates' columns, in table order. */
+export const REAL_COLUMNS = ["bumpalo", "bump_scope_up", "bump_scope_down"] as const;
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const isCount = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n) && n >= 0;
+
+function fail(where: string, what: string): never {
+  throw new Error(`native-x86_64.json: ${where}: ${what}`);
+}
+
+function str(o: Obj, key: string, where: string): string {
+  const v = o[key];
+  if (typeof v !== "string") fail(where, `"${key}" is not a string`);
+  return v;
+}
+
+function obj(o: Obj, key: string, where: string): Obj {
+  const v = o[key];
+  if (!isObj(v)) fail(where, `"${key}" is not an object`);
+  return v;
+}
+
+function count(v: unknown, where: string): X86Count {
+  if (!isObj(v) || !isCount(v["ir"]) || !isCount(v["bc"])) fail(where, "not an {ir, bc} count");
+  return { ir: v["ir"], bc: v["bc"] };
+}
+
+/** Validates the benchmark JSON; throws an Error naming the first bad field. */
+export function parseX86Bench(value: unknown): X86Bench {
+  if (!isObj(value)) fail("root", "not an object");
+  const meta = obj(value, "meta", "root");
+  const rustc = obj(meta, "rustc", "meta");
+  const libsRaw = value["libraries"];
+  if (!Array.isArray(libsRaw) || libsRaw.length === 0) fail("root", '"libraries" is not a non-empty array');
+  const libraries = libsRaw.map((l, i): X86Library => {
+    const where = `libraries[${i}]`;
+    if (!isObj(l)) fail(where, "not an object");
+    return { id: str(l, "id", where), name: str(l, "name", where), kind: str(l, "kind", where), what: str(l, "what", where) };
+  });
+  const ids = new Set(libraries.map((l) => l.id));
+  for (const id of REAL_COLUMNS) if (!ids.has(id)) fail("libraries", `no "${id}"`);
+  const reasonsRaw = obj(value, "unsupported_reasons", "root");
+  const unsupported_reasons: Record<string, string> = {};
+  for (const [key, r] of Object.entries(reasonsRaw)) {
+    unsupported_reasons[key] = isObj(r) ? str(r, "text", `unsupported_reasons.${key}`) : fail("unsupported_reasons", key);
+  }
+  const casesRaw = value["cases"];
+  if (!Array.isArray(casesRaw) || casesRaw.length === 0) fail("root", '"cases" is not a non-empty array');
+  const cases = casesRaw.map((c, i): X86Case => {
+    let where = `cases[${i}]`;
+    if (!isObj(c)) fail(where, "not an object");
+    const name = str(c, "name", where);
+    where = `case ${name}`;
+    const minAlign = c["min_align"];
+    if (!isCount(minAlign) || minAlign === 0) fail(where, '"min_align" is not a positive integer');
+    const resultsRaw = obj(c, "results", where);
+    const results: Record<string, X86Count | null> = {};
+    for (const [lib, r] of Object.entries(resultsRaw)) {
+      if (!ids.has(lib)) fail(where, `unknown library "${lib}"`);
+      results[lib] = r === null ? null : count(r, `${where}.results.${lib}`);
+    }
+    const unsupported: Record<string, string> = {};
+    for (const [lib, key] of Object.entries(isObj(c["unsupported"]) ? c["unsupported"] : {})) {
+      if (typeof key === "string") unsupported[lib] = key;
+    }
+    const best = c["ours_best"];
+    const ours_best =
+      best === null || best === undefined
+        ? null
+        : { ...count(best, `${where}.ours_best`), lib: isObj(best) ? str(best, "lib", `${where}.ours_best`) : "" };
+    return { name, group: str(c, "group", where), min_align: minAlign, results, unsupported, ours_best };
+  });
+  return {
+    meta: {
+      command: str(meta, "command", "meta"),
+      date: str(meta, "date", "meta"),
+      rustc: { version: str(rustc, "version", "meta.rustc"), release: str(rustc, "release", "meta.rustc") },
+    },
+    libraries,
+    unsupported_reasons,
+    cases,
+  };
+}
+
+export type X86Reference = { ok: true; bench: X86Bench } | { ok: false; error: string };
+
+function load(): X86Reference {
+  try {
+    return { ok: true, bench: parseX86Bench(raw as unknown) };
+  } catch (e) {
+    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** The checked-in table, parsed once (a bad file shows as an error, not a crash). */
+export const X86_REFERENCE: X86Reference = load();
+
+/** "10 / 1". */
+export function countText(c: X86Count): string {
+  return `${c.ir} / ${c.bc}`;
+}
+
+/** The library measuring the preset's own code ("bumpalo" -> model bumpalo, "fitzgen-down" -> fitzgen-down). */
+export function presetLibrary(bench: X86Bench, preset: string): X86Library | undefined {
+  return bench.libraries.find((l) => l.kind !== "real" && (l.name === preset || l.name === `model ${preset}`));
+}
+
+/** The size of the block a realloc acted on, before it. */
+function oldSize(trace: Trace, op: Op): number | undefined {
+  return op.target_op !== undefined ? trace.ops[op.target_op]?.size : undefined;
+}
+
+/** Whether the op made the allocator's first chunk lazily (no chunk came from the constructor). */
+function warmsUp(trace: Trace, op: Op): boolean {
+  let first: number | undefined;
+  for (const c of trace.chunks) {
+    if (c.created_by === undefined) return false;
+    first = first === undefined ? c.created_by : Math.min(first, c.created_by);
+  }
+  return first === op.index;
+}
+
+/**
+ * `base` or its `_aligned`/`_overaligned` variant: the case measured with the
+ * preset's minimum alignment, when it is known and one matches it exactly.
+ */
+function withMinAlign(bench: X86Bench, base: string, minAlign: number | undefined): string {
+  if (minAlign === undefined || minAlign <= 1) return base;
+  const variant = bench.cases.find(
+    (c) => (c.name === `${base}_aligned` || c.name === `${base}_overaligned`) && c.min_align === minAlign,
+  );
+  return variant?.name ?? base;
+}
+
+/**
+ * The reference case that performs the same operation as the op step `step`
+ * shows (undefined: none, or step 0). `minAlign` is the preset's minimum
+ * alignment when known (the trace does not carry it); without it the
+ * `_aligned`/`_overaligned` variants are never chosen.
+ */
+export function caseForOp(
+  trace: Trace,
+  step: number,
+  minAlign?: number,
+  bench: X86Bench | undefined = X86_REFERENCE.ok ? X86_REFERENCE.bench : undefined,
+): string | undefined {
+  const op = currentOp(trace, step);
+  if (!op || op.failed) return undefined;
+  let name: string | undefined;
+  switch (op.kind) {
+    case "alloc":
+      if (warmsUp(trace, op)) name = "warm_up";
+      else if (op.size === 1 && op.align === 1) name = bench ? withMinAlign(bench, "alloc_u8", minAlign) : "alloc_u8";
+      else if (op.size === 4 && op.align === 4) name = bench ? withMinAlign(bench, "alloc_u32", minAlign) : "alloc_u32";
+      else name = "allocate";
+      break;
+    case "realloc": {
+      const before = oldSize(trace, op);
+      if (before === undefined || op.size === undefined || op.size === before) name = undefined;
+      else name = op.size > before ? "grow_same_align" : "shrink_same_align";
+      break;
+    }
+    case "free":
+      name = op.events.some((e) => e.kind === "freed") ? "deallocate" : "deallocate_non_last";
+      break;
+    case "reset":
+      name = "reset";
+      break;
+    default:
+      name = undefined;
+  }
+  return name !== undefined && bench && !bench.cases.some((c) => c.name === name) ? undefined : name;
+}

@@ -1,0 +1,148 @@
+// The native x86-64 reference inside the Cost panel: a collapsible table of
+// callgrind's Ir / Bc per case (docs/bench/native-x86_64.json, imported at
+// build time), the row of the case the current op performs highlighted and
+// scrolled into view inside the table's own box, the preset's column marked.
+
+import {
+  countText,
+  presetLibrary,
+  REAL_COLUMNS,
+  type X86Bench,
+  type X86Count,
+  type X86Reference,
+} from "../model/x86";
+import { h } from "./dom";
+
+export interface X86TableData {
+  reference: X86Reference;
+  /** The preset (trace.allocator). */
+  preset: string;
+  /** The case the current op performs, if any. */
+  currentCase: string | undefined;
+}
+
+interface Refs {
+  details: HTMLDetailsElement;
+  body: HTMLElement;
+  box: HTMLElement | null;
+  /** What the table was built for (the preset's column). */
+  builtFor: string | null;
+  current: string | undefined;
+}
+
+const views = new WeakMap<HTMLElement, Refs>();
+
+/** The "ours" column: the preset's own library, else the best of ours. */
+function oursColumn(bench: X86Bench, preset: string): { id: string | null; label: string } {
+  const lib = presetLibrary(bench, preset);
+  return lib ? { id: lib.id, label: lib.name } : { id: null, label: "ours best" };
+}
+
+function cell(count: X86Count | null | undefined, reason: string | undefined, extra: string | undefined, own: boolean): HTMLElement {
+  return h("td", { class: own ? "is-preset" : undefined, title: count ? extra : reason }, count ? countText(count) : "—");
+}
+
+function buildTable(bench: X86Bench, preset: string): HTMLElement {
+  const ours = oursColumn(bench, preset);
+  const name = (id: string): string => bench.libraries.find((l) => l.id === id)?.name ?? id;
+  const head = h(
+    "tr",
+    {},
+    h("th", { scope: "col" }, "case"),
+    ...REAL_COLUMNS.map((id) => h("th", { scope: "col", "data-lib": id }, name(id))),
+    h("th", { scope: "col", "data-lib": ours.id ?? "ours_best", class: ours.id ? "is-preset" : undefined }, ours.label),
+  );
+  const rows = bench.cases.map((c) => {
+    const reason = (id: string): string | undefined => {
+      const key = c.unsupported[id];
+      return key !== undefined ? bench.unsupported_reasons[key] : "not measured";
+    };
+    const oursCell = ours.id
+      ? cell(c.results[ours.id], reason(ours.id), undefined, true)
+      : cell(c.ours_best, "none of ours supports this case", c.ours_best ? `by ${c.ours_best.lib.replaceAll("_", "-")}` : undefined, false);
+    oursCell.dataset["lib"] = ours.id ?? "ours_best";
+    return h(
+      "tr",
+      { "data-case": c.name, title: `${c.group}, MIN_ALIGN ${c.min_align}` },
+      h("th", { scope: "row" }, c.name),
+      ...REAL_COLUMNS.map((id) => {
+        const td = cell(c.results[id], reason(id), undefined, false);
+        td.dataset["lib"] = id;
+        return td;
+      }),
+      oursCell,
+    );
+  });
+  return h("table", { class: "x86-table" }, h("thead", {}, head), h("tbody", {}, ...rows));
+}
+
+/** Scrolls the highlighted row into the middle of the table's box (never the page). */
+function scrollToCurrent(refs: Refs): void {
+  const box = refs.box;
+  if (!box || !refs.details.open || refs.current === undefined) return;
+  const row = box.querySelector<HTMLElement>("tr.is-current");
+  if (!row) return;
+  const head = box.querySelector<HTMLElement>("thead")?.offsetHeight ?? 0;
+  const visible = box.clientHeight - head;
+  const top = row.offsetTop - head - (visible - row.offsetHeight) / 2;
+  box.scrollTop = Math.max(0, top);
+}
+
+function build(container: HTMLElement): Refs {
+  const body = h("div", { class: "x86-body" });
+  const details = h(
+    "details",
+    { class: "x86-ref" },
+    h("summary", {}, "x86-64 reference (callgrind, not this op)"),
+    body,
+  );
+  container.replaceChildren(details);
+  const refs: Refs = { details, body, box: null, builtFor: null, current: undefined };
+  details.addEventListener("toggle", () => scrollToCurrent(refs));
+  return refs;
+}
+
+export function renderX86Table(container: HTMLElement, data: X86TableData): void {
+  let refs = views.get(container);
+  if (!refs) {
+    refs = build(container);
+    views.set(container, refs);
+  }
+  const { reference } = data;
+  if (!reference.ok) {
+    if (refs.builtFor !== "error") {
+      refs.builtFor = "error";
+      refs.box = null;
+      refs.body.replaceChildren(h("p", { class: "x86-error" }, `The reference table could not be read: ${reference.error}`));
+    }
+    return;
+  }
+  const bench = reference.bench;
+  if (refs.builtFor !== data.preset) {
+    refs.builtFor = data.preset;
+    refs.current = undefined;
+    const box = h("div", { class: "x86-scroll", tabindex: "0", role: "region", "aria-label": "x86-64 reference table" }, buildTable(bench, data.preset));
+    refs.box = box;
+    refs.body.replaceChildren(
+      h(
+        "p",
+        { class: "x86-note" },
+        "Native x86-64 counts (instructions / conditional branches, callgrind's Ir / Bc) of the same operations, measured once with callgrind (",
+        h("code", {}, bench.meta.command),
+        "): a different instruction set from the wasm bars above, never to be compared number-for-number with them.",
+      ),
+      h("p", { class: "x86-meta" }, `${bench.meta.rustc.version} · measured ${bench.meta.date}`),
+      box,
+    );
+  }
+  if (refs.current !== data.currentCase) {
+    refs.current = data.currentCase;
+    for (const row of refs.body.querySelectorAll<HTMLElement>("tr[data-case]")) {
+      const on = row.dataset["case"] === data.currentCase;
+      row.classList.toggle("is-current", on);
+      if (on) row.setAttribute("aria-current", "true");
+      else row.removeAttribute("aria-current");
+    }
+    scrollToCurrent(refs);
+  }
+}
