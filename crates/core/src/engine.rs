@@ -150,6 +150,9 @@ struct ChunkRec {
     /// Blocks whose bytes the chunk still holds, ordered from the chunk's
     /// bump origin towards the bump pointer.
     holding: Vec<usize>,
+    /// Live zero-sized blocks a rewind passed: they hold no bytes but end
+    /// when the chunk goes back to the base allocator.
+    empty: Vec<usize>,
     live: bool,
 }
 
@@ -687,7 +690,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         let touched: Vec<u32> = self
             .chunks
             .iter()
-            .filter(|c| !c.holding.is_empty())
+            .filter(|c| !c.holding.is_empty() || !c.empty.is_empty())
             .map(|c| c.info.id)
             .collect();
         self.reclaim_touched(op, &touched);
@@ -702,6 +705,19 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                 .model
                 .used(c)
                 .map(|(lo, hi)| (lo.to_u64(), hi.to_u64()));
+            if used.is_none() {
+                for b in core::mem::take(&mut self.chunks[c as usize].empty) {
+                    let blk = &mut self.blocks[b];
+                    if blk.state != BlockState::Reclaimed {
+                        blk.state = BlockState::Reclaimed;
+                        blk.ended_at = Some(Pos {
+                            line: op.line,
+                            column: op.column,
+                        });
+                        op.reclaimed.push(blk.op);
+                    }
+                }
+            }
             while let Some(&b) = self.chunks[c as usize].holding.last() {
                 let blk = &self.blocks[b];
                 let gone = match used {
@@ -723,6 +739,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                     // away: it stays a valid, live block (the real crates
                     // agree: its pointer may still be reallocated or freed).
                     // Only its chunk going back to the base allocator ends it.
+                    self.chunks[c as usize].empty.push(b);
                     continue;
                 }
                 if blk.state == BlockState::Live {
@@ -830,6 +847,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                         freed_by: None,
                     },
                     holding: Vec::new(),
+                    empty: Vec::new(),
                     live: true,
                 });
                 let why = match reason {
