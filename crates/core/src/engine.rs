@@ -242,11 +242,9 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         Ok(())
     }
 
+    /// `v` as the target's word; sizes and addresses reach here only after
+    /// `check_layout` or from the model itself, so they fit.
     fn word(&self, v: u64) -> W {
-        Self::w(v)
-    }
-
-    fn w(v: u64) -> W {
         W::from_u64(v).expect("checked by check_layout")
     }
 
