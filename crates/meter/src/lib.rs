@@ -67,8 +67,8 @@ pub struct Options {
     /// cannot be exported, but keep their identifier in the mangled name).
     pub roots_prefix: String,
     /// Instrumented functions whose name (name section) contains this are slow
-    /// functions. `None`: no slow split (the slow counters stay 0, and the
-    /// module needs no name section).
+    /// functions; `a|b` names several substrings. `None`: no slow split (the
+    /// slow counters stay 0, and the module needs no name section).
     pub slow_substring: Option<String>,
     /// A function `(i32) -> i64` with this exact name (name section) gets its
     /// body replaced by a reader of the counters: 0 instructions, 1
@@ -82,7 +82,9 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             roots_prefix: "bumplab_measure_".to_string(),
-            slow_substring: Some("slow".to_string()),
+            // Our models name their cold paths `*_slow`, as bumpalo does
+            // (`alloc_layout_slow`); bump-scope's is `alloc_in_another_chunk`.
+            slow_substring: Some("slow|in_another_chunk".to_string()),
             reader: Some("bumplab_meter_read".to_string()),
         }
     }
@@ -283,12 +285,18 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
                      --no-slow",
                 ));
             }
+            let patterns: Vec<&str> = substring.split('|').collect();
+            if patterns.iter().any(|p| p.is_empty()) {
+                return Err(Error::new(
+                    "an empty slow-function pattern would match every function",
+                ));
+            }
             instrumented
                 .iter()
                 .copied()
                 .filter(|&f| {
                     info.func_name(f)
-                        .is_some_and(|n| n.contains(substring.as_str()))
+                        .is_some_and(|n| patterns.iter().any(|p| n.contains(p)))
                 })
                 .collect()
         }

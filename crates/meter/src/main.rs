@@ -41,9 +41,14 @@ fn run(args: Vec<String>) -> Result<(), String> {
             _ => return Err(format!("more than one input\n{USAGE}")),
         }
     }
-    if options.slow_substring.as_deref() == Some("") {
+    if options
+        .slow_substring
+        .as_deref()
+        .is_some_and(|s| s.split('|').any(str::is_empty))
+    {
         return Err(
-            "--slow-substring must not be empty (it would match every function); use --no-slow"
+            "--slow-substring must not be empty or have an empty `|` part (it would match \
+             every function); use --no-slow"
                 .into(),
         );
     }

@@ -58,8 +58,9 @@ describe("the real crate, live", () => {
       expect(makers.has(newChunk)).toBe(true);
       expect(real.ops![newChunk]!.chunk).toBe(1);
       expect(real.ops![newChunk]!.cost!.wasm_instructions).toBeGreaterThan(3 * fastCost);
-      // bumpalo's slow path is a function named ...slow, so the meter splits it out.
-      if (allocator === "bumpalo") expect(real.ops![newChunk]!.cost!.slow_instructions).toBeGreaterThan(0);
+      // Both crates' cold paths are split out: bumpalo's alloc_layout_slow and
+      // bump-scope's alloc_in_another_chunk.
+      expect(real.ops![newChunk]!.cost!.slow_instructions).toBeGreaterThan(0);
     });
   }
 
