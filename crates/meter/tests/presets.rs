@@ -4,9 +4,10 @@
 //! call by call.
 //!
 //! The fixture (fixtures/presets, its own cargo workspace, the root's release
-//! profile, built here for wasm32-unknown-unknown) holds the generic roots of
-//! crates/wasm/src/measure.rs, copied verbatim, and builds instances through
-//! `presets::visit` as measure.rs does.
+//! profile, built here for wasm32-unknown-unknown) compiles the generic roots
+//! from crates/wasm/src/roots.rs itself (`#[path]`), the file the shipped
+//! module compiles, and builds instances through `presets::visit` as
+//! measure.rs does.
 //!
 //! Method. Fuel can only be read around a whole call from the host, so the
 //! call must be the measured code and nothing else. Measuring the page's

@@ -6,6 +6,7 @@
 mod measure;
 mod meter;
 mod real;
+mod roots;
 
 pub use meter::bumplab_meter_read;
 

@@ -15,6 +15,8 @@ use bumplab_core::probe::NoProbe;
 use bumplab_core::trace::Trace;
 use bumplab_core::word::{Target, Word};
 
+use crate::roots::*;
+
 /// Result of an allocating op as JavaScript sees it: the address, or a
 /// negative code for the error.
 fn address<W: Word>(r: Result<W, AllocError>) -> f64 {
@@ -24,55 +26,6 @@ fn address<W: Word>(r: Result<W, AllocError>) -> f64 {
         Err(AllocError::HeapExhausted) => -2.0,
         Err(AllocError::BadAlloc) => -3.0,
     }
-}
-
-#[inline(never)]
-fn bumplab_measure_alloc<W: Word, M: Model<W>>(
-    m: &mut M,
-    heap: &mut Heap<W>,
-    layout: Layout<W>,
-) -> Result<W, AllocError> {
-    m.alloc(heap, layout, &mut NoProbe)
-}
-
-#[inline(never)]
-fn bumplab_measure_realloc<W: Word, M: Model<W>>(
-    m: &mut M,
-    heap: &mut Heap<W>,
-    addr: W,
-    old: Layout<W>,
-    new_size: W,
-) -> Result<W, AllocError> {
-    m.realloc(heap, addr, old, new_size, &mut NoProbe)
-}
-
-#[inline(never)]
-fn bumplab_measure_free<W: Word, M: Model<W>>(
-    m: &mut M,
-    heap: &mut Heap<W>,
-    addr: W,
-    layout: Layout<W>,
-) {
-    m.free(heap, addr, layout, &mut NoProbe)
-}
-
-#[inline(never)]
-fn bumplab_measure_reset<W: Word, M: Model<W>>(m: &mut M, heap: &mut Heap<W>) {
-    m.reset(heap, &mut NoProbe)
-}
-
-#[inline(never)]
-fn bumplab_measure_checkpoint<W: Word, M: Model<W>>(m: &M) -> M::Checkpoint {
-    m.checkpoint()
-}
-
-#[inline(never)]
-fn bumplab_measure_restore<W: Word, M: Model<W>>(
-    m: &mut M,
-    heap: &mut Heap<W>,
-    cp: &M::Checkpoint,
-) {
-    m.restore(heap, cp, &mut NoProbe)
 }
 
 /// One op at a time on one model instance; sizes and addresses as `f64`
