@@ -5,6 +5,9 @@ import { defineConfig, devices } from "@playwright/test";
 // the default port cannot make a run fail; tests read the origin from here.
 export const PORT = Number(process.env["PW_PORT"] ?? 4179);
 export const ORIGIN = `http://127.0.0.1:${PORT}`;
+// Where the build under test goes: several runs at once (helpers, a bench)
+// each pass their own PW_DIST so one build never empties another's.
+const DIST = process.env["PW_DIST"] ?? "dist";
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -34,7 +37,7 @@ export default defineConfig({
   },
   webServer: {
     // The production build, served as a user would get it.
-    command: `node_modules/.bin/vite build && node_modules/.bin/vite preview --port ${PORT} --strictPort --host 127.0.0.1`,
+    command: `node_modules/.bin/vite build --outDir ${DIST} && node_modules/.bin/vite preview --outDir ${DIST} --port ${PORT} --strictPort --host 127.0.0.1`,
     url: ORIGIN,
     reuseExistingServer: !process.env["CI"],
     timeout: 120_000,
