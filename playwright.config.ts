@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
 // Chromium comes from Debian (/usr/bin/chromium): never `playwright install`.
@@ -7,7 +8,7 @@ export const PORT = Number(process.env["PW_PORT"] ?? 4179);
 export const ORIGIN = `http://127.0.0.1:${PORT}`;
 // Where the build under test goes: several runs at once (helpers, a bench)
 // each pass their own PW_DIST so one build never empties another's.
-const DIST = process.env["PW_DIST"] ?? "dist";
+const DIST = resolve(process.env["PW_DIST"] ?? "dist");
 
 export default defineConfig({
   testDir: "tests/e2e",
