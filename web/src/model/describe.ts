@@ -1,6 +1,6 @@
 // One plain sentence for the op that produced the current step.
 
-import type { Op, Trace } from "../engine/types";
+import type { Op, StepOut, Trace } from "../engine/types";
 import { clampStep } from "./blocks";
 import { bumpPointerAt, chunksAt, noChunkYet, statsAt } from "./chunks";
 import { bytes, hex } from "./format";
@@ -84,4 +84,28 @@ export function describeStep(trace: Trace, step: number): string {
   }
   const free = statsAt(trace, 0).unused;
   return `Empty chunk: ${bytes(free)} free, bump pointer at ${hex(ptr)}`;
+}
+
+/** The op's micro-steps in order, across its events (empty: it ran no recorded code). */
+export function microSteps(op: Op | undefined): StepOut[] {
+  return op ? op.events.flatMap((e) => e.steps ?? []) : [];
+}
+
+/**
+ * The index of the micro-step in view: `micro` when it names one before the
+ * last, else the last (null, the op's end, shows the last micro-step).
+ * Null when the op ran no recorded code.
+ */
+export function microIndex(op: Op | undefined, micro: number | null): number | null {
+  const n = microSteps(op).length;
+  if (n === 0) return null;
+  return micro !== null && micro >= 0 && micro < n - 1 ? micro : n - 1;
+}
+
+/** "2 of 4: round down to the alignment (one mask)", or null without micro-steps. */
+export function describeMicro(op: Op | undefined, micro: number | null): string | null {
+  const steps = microSteps(op);
+  const i = microIndex(op, micro);
+  const s = i === null ? undefined : steps[i];
+  return s && i !== null ? `${i + 1} of ${steps.length}: ${s.label}` : null;
 }

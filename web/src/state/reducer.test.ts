@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
 import type { Trace } from "../engine/types";
+import type { CompareConfig } from "../model/compare";
 import { initialState, reducer, type Action, type AppState } from "./reducer";
 import { createStore } from "./store";
 
@@ -129,5 +130,150 @@ describe("reducer: run settings", () => {
     const b = reducer(s, { type: "selectCostMetric", metric: "branches" });
     expect(b).toMatchObject({ costMetric: "branches", step: s.step, trace: s.trace });
     expect(reducer(b, { type: "selectCostMetric", metric: "branches" })).toBe(b);
+  });
+});
+
+// SIX's allocs each run the bump-down algorithm's 4 recorded micro-steps
+// (subtract, round down, check the start, bump); its free runs none.
+describe("reducer: micro-steps", () => {
+  const at = (s: AppState) => [s.step, s.micro];
+  it("Shift+→ walks an op's micro-steps, then the next op's; the last is the op's end (null)", () => {
+    let s = run(loaded(), { type: "first" }, { type: "microForward" });
+    expect(at(s)).toEqual([1, 0]);
+    s = run(s, { type: "microForward" }, { type: "microForward" });
+    expect(at(s)).toEqual([1, 2]);
+    s = run(s, { type: "microForward" });
+    expect(at(s)).toEqual([1, null]);
+    expect(at(run(s, { type: "microForward" }))).toEqual([2, 0]);
+  });
+
+  it("an op without micro-steps is one stop", () => {
+    const s = run(loaded(), { type: "seek", step: 4 }, { type: "microForward" });
+    expect(at(s)).toEqual([5, null]);
+    expect(at(run(s, { type: "microForward" }))).toEqual([6, 0]);
+    expect(at(run(s, { type: "microBack" }))).toEqual([4, null]);
+  });
+
+  it("Shift+← goes back through the op and into the previous op's end", () => {
+    let s = run(loaded(), { type: "seek", step: 2 }, { type: "microBack" });
+    expect(at(s)).toEqual([2, 2]);
+    s = run(s, { type: "microBack" }, { type: "microBack" });
+    expect(at(s)).toEqual([2, 0]);
+    s = run(s, { type: "microBack" });
+    expect(at(s)).toEqual([1, null]);
+  });
+
+  it("stops at both ends", () => {
+    const end = loaded();
+    expect(reducer(end, { type: "microForward" })).toBe(end);
+    const start = run(loaded(), { type: "first" });
+    expect(reducer(start, { type: "microBack" })).toBe(start);
+  });
+
+  it("plain stepping and seeking land on an op's end", () => {
+    const mid = run(loaded(), { type: "seek", step: 2 }, { type: "microBack" });
+    expect(at(run(mid, { type: "forward" }))).toEqual([3, null]);
+    expect(at(run(mid, { type: "back" }))).toEqual([1, null]);
+    expect(at(run(mid, { type: "seek", step: 2 }))).toEqual([2, null]);
+  });
+
+  it("a new trace keeps the micro-step while the op still has it", () => {
+    const mid = run(loaded(), { type: "seek", step: 2 }, { type: "microBack" });
+    expect(at(run(mid, { type: "traced", trace: SIX, source: "six" }))).toEqual([2, 2]);
+    expect(at(run(mid, { type: "traced", trace: TWO, source: "two" }))).toEqual([2, 2]);
+  });
+});
+
+describe("reducer: speed, theme", () => {
+  it("speed and theme are view settings: the step stays", () => {
+    const s = run(loaded(), { type: "seek", step: 3 }, { type: "setSpeed", speed: 4 }, { type: "setTheme", theme: "dark" });
+    expect(s).toMatchObject({ speed: 4, theme: "dark", step: 3 });
+    expect(initialState()).toMatchObject({ speed: 1, theme: "auto" });
+    expect(reducer(s, { type: "setSpeed", speed: 4 })).toBe(s);
+  });
+
+  it("a tick that arrives at a pause directive stops playback there", () => {
+    const s = run(loaded(), { type: "first" }, { type: "togglePlay" }, { type: "tick", pause: true });
+    expect(s).toMatchObject({ playing: false, step: 1 });
+  });
+});
+
+const UP_DOWN: CompareConfig[] = [
+  { allocator: "hinckley-up", target: "64", minAlign: null, capacity: null },
+  { allocator: "fitzgen-down", target: "64", minAlign: null, capacity: null },
+];
+
+describe("reducer: compare mode", () => {
+  it("enters with two to four columns, keeps the step, and exits", () => {
+    const s = run(loaded(), { type: "seek", step: 3 }, { type: "enterCompare", configs: UP_DOWN });
+    expect(s.compare).toEqual(UP_DOWN);
+    expect(s.step).toBe(3);
+    expect(reducer(s, { type: "enterCompare", configs: UP_DOWN })).toBe(s);
+    expect(run(s, { type: "exitCompare" }).compare).toBeNull();
+    expect(reducer(loaded(), { type: "enterCompare", configs: UP_DOWN.slice(0, 1) }).compare).toBeNull();
+    const five = [...UP_DOWN, ...UP_DOWN, UP_DOWN[0] as CompareConfig];
+    expect(reducer(loaded(), { type: "enterCompare", configs: five }).compare).toHaveLength(4);
+  });
+
+  it("a column edit below two columns leaves compare mode", () => {
+    const s = run(loaded(), { type: "enterCompare", configs: UP_DOWN });
+    const three = run(s, { type: "setCompare", configs: [...UP_DOWN, { ...UP_DOWN[0]!, target: "wasm32" }] });
+    expect(three.compare).toHaveLength(3);
+    expect(run(three, { type: "setCompare", configs: UP_DOWN.slice(1) }).compare).toBeNull();
+  });
+});
+
+describe("reducer: lessons", () => {
+  const lesson = { id: "padding", source: "a = alloc 1\nb = alloc u64", allocator: "hinckley-up", capacity: 128 };
+  it("starting a lesson loads its program and preset, opens at op 0 once traced", () => {
+    let s = run(loaded(), { type: "enterCompare", configs: UP_DOWN }, { type: "startLesson", lesson });
+    expect(s).toMatchObject({ lesson: "padding", source: lesson.source, allocator: "hinckley-up", capacity: 128, minAlign: null, compare: null, step: 0 });
+    s = run(s, { type: "traced", trace: TWO, source: lesson.source });
+    expect(s.step).toBe(0);
+    // Later traces follow the usual rule again.
+    expect(run(s, { type: "last" }, { type: "traced", trace: SIX, source: "six" }).step).toBe(6);
+  });
+
+  it("exiting keeps the program", () => {
+    const s = run(loaded(), { type: "startLesson", lesson }, { type: "exitLesson" });
+    expect(s).toMatchObject({ lesson: null, source: lesson.source });
+  });
+});
+
+describe("reducer: predict mode", () => {
+  const predicting = () => run(loaded(), { type: "seek", step: 2 }, { type: "togglePredict" });
+  it("a guess, then the reveal, then next steps and clears both", () => {
+    let s = run(predicting(), { type: "guess", address: 0x10100 });
+    expect(s).toMatchObject({ predict: true, guess: 0x10100, revealed: false, step: 2 });
+    s = run(s, { type: "reveal" });
+    expect(s.revealed).toBe(true);
+    // A revealed answer is final.
+    expect(reducer(s, { type: "guess", address: 1 })).toBe(s);
+    s = run(s, { type: "predictNext" });
+    expect(s).toMatchObject({ step: 3, guess: null, revealed: false });
+  });
+
+  it("→ reveals first, then steps", () => {
+    const s = run(predicting(), { type: "forward" });
+    expect(s).toMatchObject({ step: 2, revealed: true });
+    expect(run(s, { type: "forward" })).toMatchObject({ step: 3, revealed: false });
+  });
+
+  it("guesses need predict mode; turning it on pauses and leaves compare mode", () => {
+    expect(run(loaded(), { type: "guess", address: 5 }).guess).toBeNull();
+    const s = run(loaded(), { type: "enterCompare", configs: UP_DOWN }, { type: "togglePlay" }, { type: "togglePredict" });
+    expect(s).toMatchObject({ predict: true, playing: false, compare: null });
+  });
+});
+
+describe("reducer: share links", () => {
+  it("a shared state replaces the program and settings and opens at its step once traced", () => {
+    const shared = { source: "six", allocator: "bumpalo", target: "wasm32" as const, capacity: 512, minAlign: null, step: 3, compare: UP_DOWN, lesson: null };
+    let s = run(initialState(), { type: "applyShared", shared });
+    expect(s).toMatchObject({ source: "six", allocator: "bumpalo", target: "wasm32", capacity: 512, compare: UP_DOWN, lesson: null });
+    s = run(s, { type: "traced", trace: SIX, source: "six" });
+    expect(s.step).toBe(3);
+    const far = run(initialState(), { type: "applyShared", shared: { ...shared, step: 40 } }, { type: "traced", trace: TWO, source: "two" });
+    expect(far.step).toBe(2);
   });
 });

@@ -2,7 +2,38 @@
 // (trace, step) plus view settings; nothing derived is stored here.
 
 import type { ProgramError, Target, Trace } from "../engine/types";
+import { MAX_COMPARE, MIN_COMPARE, type CompareConfig } from "../model/compare";
 import type { CostMetric } from "../model/costs";
+import { microSteps } from "../model/describe";
+
+/** Playback speeds offered, in ops per beat of the base interval. */
+export const SPEEDS = [0.5, 1, 2, 4] as const;
+export type Speed = (typeof SPEEDS)[number];
+
+/** The theme chosen in the header; auto follows the system. */
+export type Theme = "auto" | "light" | "dark";
+
+/** What a lesson sets when it starts (its program and preset). */
+export interface LessonStart {
+  id: string;
+  source: string;
+  allocator: string;
+  target?: Target | undefined;
+  minAlign?: number | null | undefined;
+  capacity?: number | null | undefined;
+}
+
+/** A state decoded from a share link, applied over the current one. */
+export interface SharedApply {
+  source: string;
+  allocator: string;
+  target: Target;
+  capacity: number | null;
+  minAlign: number | null;
+  step: number;
+  compare: CompareConfig[] | null;
+  lesson?: string | null | undefined;
+}
 
 export interface AppState {
   /** Program text as typed. */
@@ -15,13 +46,36 @@ export interface AppState {
   minAlign: number | null;
   /** The last trace that ran without error: kept while the program has an error. */
   trace: Trace | null;
+  /**
+   * A step asked for before the trace that has it ran (a share link's, a
+   * lesson's first op): the next trace opens there instead of following the end.
+   */
+  pendingStep: number | null;
   /** The program text `trace` ran (differs from `source` while it has an error). */
   tracedSource: string;
   /** The current program's error, if it has one. */
   error: ProgramError | null;
   /** Ops executed in the view: 0 (before the first op) .. trace.ops.length. */
   step: number;
+  /**
+   * The micro-step in view within the current op (an index into its events'
+   * steps, flattened); null: the op's end. The last micro-step is stored as
+   * null, so each position has one value.
+   */
+  micro: number | null;
   playing: boolean;
+  speed: Speed;
+  theme: Theme;
+  /** Compare mode's columns (the same program on each); null: single view. */
+  compare: CompareConfig[] | null;
+  /** The lesson being followed (its id), if any. */
+  lesson: string | null;
+  /** Predict mode: guess where the next block lands before stepping to it. */
+  predict: boolean;
+  /** The address guessed for the next block (null: no guess yet). */
+  guess: number | null;
+  /** Whether the next block's real address is shown. */
+  revealed: boolean;
   /** What the cost chart counts: executed wasm instructions or conditional branches. */
   costMetric: CostMetric;
 }
@@ -40,10 +94,29 @@ export type Action =
   | { type: "back" }
   | { type: "forward" }
   | { type: "seek"; step: number }
+  /** Shift+→ / Shift+←: one micro-step, into the next/previous op at the ends. */
+  | { type: "microForward" }
+  | { type: "microBack" }
   | { type: "togglePlay" }
   | { type: "pause" }
-  /** One beat of playback: advance, and stop at the end. */
-  | { type: "tick" };
+  /**
+   * One beat of playback: advance, and stop at the end, or where the op
+   * arrived at asks to (`pause`: a lesson's pause directive).
+   */
+  | { type: "tick"; pause?: boolean }
+  | { type: "setSpeed"; speed: Speed }
+  | { type: "setTheme"; theme: Theme }
+  | { type: "enterCompare"; configs: readonly CompareConfig[] }
+  | { type: "setCompare"; configs: readonly CompareConfig[] }
+  | { type: "exitCompare" }
+  | { type: "startLesson"; lesson: LessonStart }
+  | { type: "exitLesson" }
+  | { type: "togglePredict" }
+  | { type: "guess"; address: number }
+  | { type: "reveal" }
+  /** Predict mode's "next": step to the block just revealed. */
+  | { type: "predictNext" }
+  | { type: "applyShared"; shared: SharedApply };
 
 export const DEFAULT_PROGRAM = [
   "a = alloc 1",
@@ -63,9 +136,18 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     minAlign: null,
     trace: null,
     tracedSource: "",
+    pendingStep: null,
     error: null,
     step: 0,
+    micro: null,
     playing: false,
+    speed: 1,
+    theme: "auto",
+    compare: null,
+    lesson: null,
+    predict: false,
+    guess: null,
+    revealed: false,
     costMetric: "instructions",
     ...overrides,
   };
@@ -75,13 +157,56 @@ function lastStep(state: AppState): number {
   return state.trace?.ops.length ?? 0;
 }
 
-function seek(state: AppState, step: number): AppState {
+function clampTo(state: AppState, step: number): number {
   const max = lastStep(state);
-  const next = Number.isFinite(step) ? Math.min(Math.max(0, Math.trunc(step)), max) : 0;
-  return next === state.step ? state : { ...state, step: next };
+  return Number.isFinite(step) ? Math.min(Math.max(0, Math.trunc(step)), max) : 0;
 }
 
-export function reducer(state: AppState, action: Action): AppState {
+/** Moves to the end of op `step` (micro null), keeping the state when nothing changes. */
+function seek(state: AppState, step: number): AppState {
+  const next = clampTo(state, step);
+  return next === state.step && state.micro === null ? state : { ...state, step: next, micro: null };
+}
+
+/** Micro-steps of the op that produced `step`. */
+function microCount(state: AppState, step: number): number {
+  return step > 0 ? microSteps(state.trace?.ops[step - 1]).length : 0;
+}
+
+/** Canonical micro: null for the op's end, and for its last micro-step too. */
+function normalMicro(count: number, micro: number | null): number | null {
+  return micro !== null && micro >= 0 && micro < count - 1 ? micro : null;
+}
+
+function microForward(state: AppState): AppState {
+  const n = microCount(state, state.step);
+  if (state.micro !== null && state.micro + 1 < n - 1) return { ...state, micro: state.micro + 1 };
+  if (state.micro !== null) return { ...state, micro: null };
+  // At the op's end: the next op's first micro-step.
+  if (state.step >= lastStep(state)) return state;
+  const step = state.step + 1;
+  return { ...state, step, micro: normalMicro(microCount(state, step), 0) };
+}
+
+function microBack(state: AppState): AppState {
+  const n = microCount(state, state.step);
+  const at = state.micro ?? n - 1;
+  if (at > 0) return { ...state, micro: at - 1 };
+  // At the op's first micro-step (or it has none): the previous op's end.
+  if (state.step === 0) return state;
+  return { ...state, step: state.step - 1, micro: null };
+}
+
+const sameConfigs = (a: readonly CompareConfig[] | null, b: readonly CompareConfig[]): boolean =>
+  a !== null && a.length === b.length && a.every((c, i) => JSON.stringify(c) === JSON.stringify(b[i]));
+
+/** Compare mode's columns: at most MAX_COMPARE; fewer than MIN_COMPARE is not a comparison. */
+function compareConfigs(configs: readonly CompareConfig[]): CompareConfig[] | null {
+  const list = configs.slice(0, MAX_COMPARE).map((c) => ({ ...c }));
+  return list.length >= MIN_COMPARE ? list : null;
+}
+
+function base(state: AppState, action: Action): AppState {
   switch (action.type) {
     case "edit":
       return action.source === state.source ? state : { ...state, source: action.source };
@@ -101,13 +226,17 @@ export function reducer(state: AppState, action: Action): AppState {
       // last op shows the new last op); otherwise stay on the same step.
       const wasAtEnd = state.trace === null || state.step >= lastStep(state);
       const max = action.trace.ops.length;
-      const step = wasAtEnd ? max : Math.min(state.step, max);
+      const step = Math.min(state.pendingStep ?? (wasAtEnd ? max : state.step), max);
+      const n = step > 0 ? microSteps(action.trace.ops[step - 1]).length : 0;
       return {
         ...state,
         trace: action.trace,
         tracedSource: action.source,
+        pendingStep: null,
         error: null,
         step,
+        // The same micro-step while the op still has it.
+        micro: step === state.step ? normalMicro(n, state.micro) : null,
         playing: state.playing && step < max,
       };
     }
@@ -118,17 +247,24 @@ export function reducer(state: AppState, action: Action): AppState {
     case "last":
       return seek(state, lastStep(state));
     case "back":
+      // From inside an op, back goes to the previous op's end (as microBack at 0).
       return seek(state, state.step - 1);
     case "forward":
+      // Predicting: the first press checks the guess, the next one steps.
+      if (state.predict && !state.revealed && state.step < lastStep(state)) return { ...state, revealed: true };
       return seek(state, state.step + 1);
     case "seek":
       return seek(state, action.step);
+    case "microForward":
+      return microForward(state);
+    case "microBack":
+      return microBack(state);
     case "togglePlay": {
       if (state.playing) return { ...state, playing: false };
       const max = lastStep(state);
       if (max === 0) return state;
       // Playing from the end replays from the empty chunk.
-      return { ...state, playing: true, step: state.step >= max ? 0 : state.step };
+      return { ...state, playing: true, step: state.step >= max ? 0 : state.step, micro: null };
     }
     case "pause":
       return state.playing ? { ...state, playing: false } : state;
@@ -136,7 +272,73 @@ export function reducer(state: AppState, action: Action): AppState {
       if (!state.playing) return state;
       const max = lastStep(state);
       const step = Math.min(state.step + 1, max);
-      return { ...state, step, playing: step < max };
+      return { ...state, step, micro: null, playing: step < max && action.pause !== true };
+    }
+    case "setSpeed":
+      return action.speed === state.speed ? state : { ...state, speed: action.speed };
+    case "setTheme":
+      return action.theme === state.theme ? state : { ...state, theme: action.theme };
+    case "enterCompare":
+    case "setCompare": {
+      const configs = compareConfigs(action.configs);
+      if (configs === null) return action.type === "setCompare" ? { ...state, compare: null } : state;
+      return sameConfigs(state.compare, configs) ? state : { ...state, compare: configs, predict: false };
+    }
+    case "exitCompare":
+      return state.compare === null ? state : { ...state, compare: null };
+    case "startLesson": {
+      const l = action.lesson;
+      // A lesson is read from its first op.
+      return {
+        ...state,
+        lesson: l.id,
+        source: l.source,
+        allocator: l.allocator,
+        target: l.target ?? state.target,
+        minAlign: l.minAlign ?? null,
+        capacity: l.capacity ?? null,
+        compare: null,
+        step: 0,
+        pendingStep: 0,
+        micro: null,
+        playing: false,
+      };
+    }
+    case "exitLesson":
+      return state.lesson === null ? state : { ...state, lesson: null };
+    case "togglePredict":
+      // Predicting is done one step at a time, in the single view.
+      return { ...state, predict: !state.predict, playing: false, compare: state.predict ? state.compare : null };
+    case "guess":
+      if (!state.predict || state.revealed) return state;
+      return action.address === state.guess ? state : { ...state, guess: action.address };
+    case "reveal":
+      return !state.predict || state.revealed ? state : { ...state, revealed: true };
+    case "predictNext":
+      return seek(state, state.step + 1);
+    case "applyShared": {
+      const sh = action.shared;
+      return {
+        ...state,
+        source: sh.source,
+        allocator: sh.allocator,
+        target: sh.target,
+        capacity: sh.capacity,
+        minAlign: sh.minAlign,
+        compare: sh.compare ? compareConfigs(sh.compare) : null,
+        lesson: sh.lesson ?? null,
+        // The program is not traced yet: its trace opens at the shared step.
+        pendingStep: Math.max(0, Math.trunc(sh.step) || 0),
+        micro: null,
+        playing: false,
+      };
     }
   }
+}
+
+export function reducer(state: AppState, action: Action): AppState {
+  const next = base(state, action);
+  // A guess is about the op after the step in view: a new step starts afresh.
+  if (next.step !== state.step && (next.guess !== null || next.revealed)) return { ...next, guess: null, revealed: false };
+  return next;
 }
