@@ -95,6 +95,18 @@ describe("blocksAt with reset, restore, realloc and failures", () => {
     ]);
   });
 
+  it("a block carries the op that placed it and, for a realloc, the block it replaced", () => {
+    const t = trace("a = alloc 8\nb = alloc 8\nb = realloc b 16\nc = alloc 4", "hinckley-up");
+    const byName = (step: number) => blocksAt(t, step).map((b) => [b.name, b.id, b.kind, b.line, b.from, b.state]);
+    // Op 2 moved b (op 1's block) to a new place: the old bytes stay behind.
+    expect(byName(4)).toEqual([
+      ["a", 0, "alloc", 1, undefined, "live"],
+      ["b", 1, "alloc", 2, undefined, "leaked"],
+      ["b", 2, "realloc", 3, 1, "live"],
+      ["c", 3, "alloc", 4, undefined, "live"],
+    ]);
+  });
+
   it("a failed alloc places nothing and leaves the pointer", () => {
     const t = trace("a = alloc 200\nb = alloc 100");
     expect(t.ops[1]?.failed).toBe(true);

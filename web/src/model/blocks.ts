@@ -18,6 +18,11 @@ export interface Block {
   /** First byte of that padding: above the block bumping down, below it bumping up. */
   paddingStart: number;
   state: BlockState;
+  /** The op that placed it: its kind and 1-based program line (for the block's card). */
+  kind?: "alloc" | "realloc";
+  line?: number;
+  /** For a realloc: the op id of the block it replaced (moved away from, or grew in place). */
+  from?: number;
 }
 
 /** Clamps a step into 0..ops.length. */
@@ -46,6 +51,9 @@ export function blocksAt(trace: Trace, step: number): Block[] {
         padding,
         paddingStart: trace.direction === "down" ? op.address + size : op.address - padding,
         state: "live",
+        kind: op.kind,
+        line: op.line,
+        ...(op.kind === "realloc" && op.target_op !== undefined ? { from: op.target_op } : {}),
       });
       if (op.kind === "realloc" && op.target_op !== undefined && op.target_op !== op.index) {
         // Moved: the old bytes stay behind. In place: the new block replaces it.
