@@ -1,8 +1,19 @@
 // Compare mode: the same program run on two to four allocator configurations
 // side by side. This module holds the configuration type shared by the app
-// state, the compare view and share links.
+// state, the compare view and share links, and the pure derivations the
+// compare view draws: column labels, where each op placed its block in each
+// column and where those placements differ, what each op cost in each column
+// and which column was cheapest, and per-column totals.
+//
+// Columns line up by op index: every column ran the same program, so op i is
+// the same program statement in each (a `repeat` unrolls the same way for
+// every allocator). A column whose program failed has no ops at all.
 
-import type { Target } from "../engine/types";
+import type { AllocatorInfo, Cost, Op, OpKind, Target, Trace, TraceResult } from "../engine/types";
+import { clampStep } from "./blocks";
+import { statsAt } from "./chunks";
+import { cumulative, type CostMetric } from "./costs";
+import { bytes, hex } from "./format";
 
 /** One column of compare mode: a preset and its settings. */
 export interface CompareConfig {
@@ -23,3 +34,319 @@ export const UP_VS_DOWN: readonly CompareConfig[] = [
   { allocator: "hinckley-up", target: "64", minAlign: null, capacity: null },
   { allocator: "fitzgen-down", target: "64", minAlign: null, capacity: null },
 ];
+
+// ---- Configurations -----------------------------------------------------------
+
+/** The minimum alignment a column runs with: the one chosen, else the preset's default; null when the preset has no such setting. */
+export function effectiveMinAlign(config: CompareConfig, allocators: readonly AllocatorInfo[]): number | null {
+  const aligns = allocators.find((a) => a.name === config.allocator)?.minAligns ?? [];
+  if (aligns.length === 0) return null;
+  return config.minAlign !== null && aligns.includes(config.minAlign) ? config.minAlign : (aligns[0] ?? null);
+}
+
+export function targetText(target: Target): string {
+  return target === "64" ? "64-bit" : "wasm32";
+}
+
+/**
+ * One heading per column: the preset's name, then only the settings that
+ * differ between columns ("bumpalo · wasm32 · MIN_ALIGN 8"). Columns that
+ * would still read the same get their column number so none is ambiguous.
+ */
+export function columnLabels(configs: readonly CompareConfig[], allocators: readonly AllocatorInfo[]): string[] {
+  const aligns = configs.map((c) => effectiveMinAlign(c, allocators));
+  const varies = <T>(values: readonly T[]): boolean => new Set(values).size > 1;
+  const showTarget = varies(configs.map((c) => c.target));
+  const showAlign = varies(aligns);
+  const showCapacity = varies(configs.map((c) => c.capacity));
+  const labels = configs.map((c, i) => {
+    const parts = [c.allocator];
+    if (showTarget) parts.push(targetText(c.target));
+    const align = aligns[i];
+    if (showAlign && align !== null && align !== undefined) parts.push(`MIN_ALIGN ${align}`);
+    if (showCapacity) parts.push(c.capacity === null ? "default capacity" : `capacity ${c.capacity}`);
+    return parts.join(" · ");
+  });
+  return labels.map((l, i) => (labels.indexOf(l) !== labels.lastIndexOf(l) ? `${l} (column ${i + 1})` : l));
+}
+
+/** The column after choosing another preset: its default minimum alignment (the old one may not exist there). */
+export function withAllocator(config: CompareConfig, allocator: string): CompareConfig {
+  return allocator === config.allocator ? config : { ...config, allocator, minAlign: null };
+}
+
+/**
+ * One more column, up to MAX_COMPARE: the first preset no column runs yet
+ * (on the last column's target), else a copy of the last column.
+ */
+export function addColumn(configs: readonly CompareConfig[], allocators: readonly AllocatorInfo[]): CompareConfig[] {
+  if (configs.length >= MAX_COMPARE) return [...configs];
+  const last = configs[configs.length - 1];
+  const target = last?.target ?? "64";
+  const used = new Set(configs.map((c) => c.allocator));
+  const fresh = allocators.find((a) => !used.has(a.name));
+  const next: CompareConfig = fresh
+    ? { allocator: fresh.name, target, minAlign: null, capacity: null }
+    : last
+      ? { ...last }
+      : { allocator: allocators[0]?.name ?? "", target, minAlign: null, capacity: null };
+  return [...configs, next];
+}
+
+/** The columns without column `index`, never fewer than MIN_COMPARE. */
+export function removeColumn(configs: readonly CompareConfig[], index: number): CompareConfig[] {
+  if (configs.length <= MIN_COMPARE || index < 0 || index >= configs.length) return [...configs];
+  return configs.filter((_, i) => i !== index);
+}
+
+/** The trace of a column whose program ran, else null. */
+export function traceOf(result: TraceResult | null | undefined): Trace | null {
+  return result?.ok ? result.trace : null;
+}
+
+// ---- Placements -----------------------------------------------------------------
+
+/** Where one column's op put its block (all absent for ops that place nothing). */
+export interface Placement {
+  chunk: number | undefined;
+  offset: number | undefined;
+  address: number | undefined;
+  padding: number | undefined;
+  moved: boolean | undefined;
+  failed: boolean;
+}
+
+export type PlacementField = "failed" | "chunk" | "offset" | "padding" | "moved" | "address";
+
+/** The fields compared, most telling first. */
+export const PLACEMENT_FIELDS: readonly PlacementField[] = ["failed", "chunk", "offset", "padding", "moved", "address"];
+
+export function placementOf(op: Op): Placement {
+  return {
+    chunk: op.chunk,
+    offset: op.offset,
+    address: op.address,
+    padding: op.padding,
+    moved: op.moved,
+    failed: op.failed,
+  };
+}
+
+/** One column's view of one op: where it placed the block and what it cost. */
+export interface ColumnOp {
+  placement: Placement;
+  cost: Cost | undefined;
+  /** Instructions and branches of this op (null: the trace was not metered). */
+  instructions: number | null;
+  branches: number | null;
+  /** Sums over ops 0..this one. */
+  cumulativeInstructions: number;
+  cumulativeBranches: number;
+}
+
+/** One op across the columns. */
+export interface OpComparison {
+  index: number;
+  kind: OpKind;
+  block: string | undefined;
+  /** 1-based program line. */
+  line: number;
+  /** One entry per column; null where that column has no such op (its program failed). */
+  columns: (ColumnOp | null)[];
+  /** Placement fields whose values are not the same in every column that has the op. */
+  differs: PlacementField[];
+  /** Columns with the fewest of each metric when the columns' counts differ (ties: all of them); empty when all are equal. */
+  cheapest: Record<CostMetric, number[]>;
+}
+
+/** Columns holding the smallest of `values` when they are not all equal (null: not counted). */
+export function cheapestOf(values: readonly (number | null)[]): number[] {
+  const counted = values.filter((v): v is number => v !== null);
+  if (counted.length < 2) return [];
+  const min = Math.min(...counted);
+  if (counted.every((v) => v === min)) return [];
+  return values.flatMap((v, i) => (v === min ? [i] : []));
+}
+
+/** Every op of the program across the columns (null: a column whose program failed). */
+export function compareOps(traces: readonly (Trace | null)[]): OpComparison[] {
+  const count = Math.max(0, ...traces.map((t) => t?.ops.length ?? 0));
+  const sums = traces.map((t) => {
+    const ops = t?.ops ?? [];
+    return {
+      instructions: cumulative(ops.map((o) => o.cost?.wasm_instructions ?? 0)),
+      branches: cumulative(ops.map((o) => o.cost?.wasm_branches ?? 0)),
+    };
+  });
+  const rows: OpComparison[] = [];
+  for (let i = 0; i < count; i++) {
+    const columns = traces.map((t, c): ColumnOp | null => {
+      const op = t?.ops[i];
+      if (!op) return null;
+      return {
+        placement: placementOf(op),
+        cost: op.cost,
+        instructions: op.cost?.wasm_instructions ?? null,
+        branches: op.cost?.wasm_branches ?? null,
+        cumulativeInstructions: sums[c]?.instructions[i] ?? 0,
+        cumulativeBranches: sums[c]?.branches[i] ?? 0,
+      };
+    });
+    const first = traces.map((t) => t?.ops[i]).find((o): o is Op => o !== undefined);
+    const present = columns.filter((c): c is ColumnOp => c !== null);
+    const differs = PLACEMENT_FIELDS.filter((f) => new Set(present.map((c) => c.placement[f])).size > 1);
+    rows.push({
+      index: i,
+      kind: first?.kind ?? "alloc",
+      block: first?.block,
+      line: first?.line ?? 0,
+      columns,
+      differs,
+      cheapest: {
+        instructions: cheapestOf(columns.map((c) => c?.instructions ?? null)),
+        branches: cheapestOf(columns.map((c) => c?.branches ?? null)),
+      },
+    });
+  }
+  return rows;
+}
+
+function fieldValue(field: PlacementField, p: Placement): string {
+  switch (field) {
+    case "failed":
+      return p.failed ? "failed" : "succeeded";
+    case "chunk":
+      return p.chunk === undefined ? "no chunk" : `chunk ${p.chunk}`;
+    case "offset":
+      return p.offset === undefined ? "none" : hex(p.offset);
+    case "address":
+      return p.address === undefined ? "none" : hex(p.address);
+    case "padding":
+      return p.padding === undefined ? "none" : String(p.padding);
+    case "moved":
+      return p.moved === undefined ? "not a realloc" : p.moved ? "moved" : "in place";
+  }
+}
+
+/**
+ * The placement differences of one op in words, one per differing field:
+ * "offset 0x8 vs 0xf0", "padding 7 vs 0", "alloc a failed in hinckley-up".
+ * A failure hides the rest (a failed op places nothing to compare), and the
+ * address is left out when the chunk or offset already differ (it follows).
+ * `labels` names the columns.
+ */
+export function differenceTexts(row: OpComparison, labels: readonly string[]): string[] {
+  const present = row.columns.flatMap((c, i) => (c ? [{ c, label: labels[i] ?? `column ${i + 1}` }] : []));
+  if (row.differs.includes("failed")) {
+    const failed = present.filter((p) => p.c.placement.failed).map((p) => p.label);
+    const what = row.block !== undefined ? `${row.kind} ${row.block}` : row.kind;
+    return [`${what} failed in ${failed.join(" and ")}`];
+  }
+  const fields = row.differs.filter(
+    (f) => !(f === "address" && (row.differs.includes("chunk") || row.differs.includes("offset"))),
+  );
+  return fields.map((f) => {
+    const values = present.map((p) => fieldValue(f, p.c.placement));
+    switch (f) {
+      case "moved":
+        return `realloc ${values.join(" vs ")}`;
+      case "chunk":
+        return values.join(" vs ");
+      default:
+        return `${f} ${values.join(" vs ")}`;
+    }
+  });
+}
+
+/** One column's placement of an op in a few words: "chunk 0 + 0x8 (0x10018), 7 B padding". Empty for ops that place nothing. */
+export function placementText(p: Placement): string {
+  if (p.failed) return "failed";
+  if (p.address === undefined) return "";
+  const where = p.offset !== undefined ? `chunk ${p.chunk ?? 0} + ${hex(p.offset)} (${hex(p.address)})` : hex(p.address);
+  const parts = [where];
+  if (p.padding !== undefined && p.padding > 0) parts.push(`${bytes(p.padding)} padding`);
+  if (p.moved === true) parts.push("moved");
+  if (p.moved === false) parts.push("in place");
+  return parts.join(", ");
+}
+
+// ---- Totals ---------------------------------------------------------------------
+
+/** What one column's run amounted to after `step` ops. */
+export interface ColumnTotals {
+  /** Wasm instructions and branches of ops 1..step (null: not metered). */
+  instructions: number | null;
+  branches: number | null;
+  /** Alignment padding skipped so far. */
+  padding: number;
+  /** Header and footer bytes of the chunks that exist. */
+  metadata: number;
+  /** Chunks that exist. */
+  chunks: number;
+  /** Bytes requested by the program. */
+  requested: number;
+  /** Bytes held from the base allocator now: usable, header and footer of every chunk. */
+  footprint: number;
+  /** The most bytes held from the base allocator at any step up to this one. */
+  peakFootprint: number;
+  /** Ops that failed (out of memory) so far. */
+  failed: number;
+}
+
+/** Bytes held from the base allocator after `step` ops (the chunks' usable bytes and metadata). */
+export function footprintAt(trace: Trace, step: number): number {
+  const s = statsAt(trace, step);
+  return s.used + s.unused + s.metadata;
+}
+
+export function columnTotals(trace: Trace, step: number = trace.ops.length): ColumnTotals {
+  const s = clampStep(trace, step);
+  const stats = statsAt(trace, s);
+  const ops = trace.ops.slice(0, s);
+  const metered = trace.ops.some((o) => o.cost !== undefined);
+  let peak = 0;
+  for (let i = 0; i <= s; i++) peak = Math.max(peak, footprintAt(trace, i));
+  return {
+    instructions: metered ? ops.reduce((n, o) => n + (o.cost?.wasm_instructions ?? 0), 0) : null,
+    branches: metered ? ops.reduce((n, o) => n + (o.cost?.wasm_branches ?? 0), 0) : null,
+    padding: stats.padding,
+    metadata: stats.metadata,
+    chunks: stats.chunks,
+    requested: stats.requested,
+    footprint: footprintAt(trace, s),
+    peakFootprint: peak,
+    failed: ops.filter((o) => o.failed).length,
+  };
+}
+
+/** The totals compare mode lists, lower being better for each. */
+export const TOTAL_FIELDS: readonly { key: Exclude<keyof ColumnTotals, "requested">; label: string }[] = [
+  { key: "instructions", label: "Wasm instructions" },
+  { key: "branches", label: "Wasm branches" },
+  { key: "padding", label: "Padding bytes" },
+  { key: "metadata", label: "Metadata bytes" },
+  { key: "chunks", label: "Chunks" },
+  { key: "footprint", label: "Footprint bytes" },
+  { key: "peakFootprint", label: "Peak footprint bytes" },
+  { key: "failed", label: "Failed ops" },
+];
+
+/** For each total, the columns with the least of it when the columns differ (null totals: columns whose program failed). */
+export function bestTotals(totals: readonly (ColumnTotals | null)[]): Record<(typeof TOTAL_FIELDS)[number]["key"], number[]> {
+  const out = {} as Record<(typeof TOTAL_FIELDS)[number]["key"], number[]>;
+  for (const { key } of TOTAL_FIELDS) out[key] = cheapestOf(totals.map((t) => (t ? t[key] : null)));
+  return out;
+}
+
+// ---- The map -------------------------------------------------------------------
+
+/** Blocks the op before `step` placed or acted on (highlighted on each column's map). */
+export function focusAt(trace: Trace, step: number): Set<number> {
+  const s = clampStep(trace, step);
+  const op = s > 0 ? trace.ops[s - 1] : undefined;
+  const ids = new Set<number>();
+  if (!op) return ids;
+  if ((op.kind === "alloc" || op.kind === "realloc") && !op.failed) ids.add(op.index);
+  if (op.target_op !== undefined) ids.add(op.target_op);
+  return ids;
+}

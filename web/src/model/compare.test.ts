@@ -1,0 +1,272 @@
+import { describe, expect, it } from "vitest";
+import type { AllocatorInfo, Trace, TraceResult } from "../engine/types";
+import { loadEngineSync } from "../engine/node";
+import {
+  addColumn,
+  bestTotals,
+  cheapestOf,
+  columnLabels,
+  columnTotals,
+  compareOps,
+  differenceTexts,
+  effectiveMinAlign,
+  focusAt,
+  footprintAt,
+  MAX_COMPARE,
+  MIN_COMPARE,
+  placementText,
+  removeColumn,
+  traceOf,
+  UP_VS_DOWN,
+  withAllocator,
+  type CompareConfig,
+} from "./compare";
+import { chunksAt } from "./chunks";
+
+// Every number below was read off the engine's traces (64-bit unless said):
+//   hinckley-up,  `a = alloc 1\nb = alloc u64`: a at 0x10010 (offset 0),
+//     b at 0x10018 (offset 8, 7 bytes padding); 62 instructions, 2 branches each.
+//   fitzgen-down, same program: a at 0x1010f (offset 0xff), b at 0x10100
+//     (offset 0xf0, 7 bytes padding); 57 instructions, 3 branches each.
+
+const engine = loadEngineSync();
+const allocators = engine.allocators();
+
+function run(config: CompareConfig, source: string): TraceResult {
+  return engine.trace({
+    source,
+    allocator: config.allocator,
+    target: config.target,
+    minAlign: config.minAlign ?? undefined,
+    capacity: config.capacity ?? undefined,
+  });
+}
+
+function traces(configs: readonly CompareConfig[], source: string): Trace[] {
+  return configs.map((c) => {
+    const r = run(c, source);
+    if (!r.ok) throw new Error(`${c.allocator}: ${r.error.message}`);
+    return r.trace;
+  });
+}
+
+const cfg = (allocator: string, over: Partial<CompareConfig> = {}): CompareConfig => ({
+  allocator,
+  target: "64",
+  minAlign: null,
+  capacity: null,
+  ...over,
+});
+
+const UP_DOWN_PROGRAM = "a = alloc 1\nb = alloc u64";
+
+describe("compare: up vs down on the same program", () => {
+  const [up, down] = traces(UP_VS_DOWN, UP_DOWN_PROGRAM);
+  const rows = compareOps([up ?? null, down ?? null]);
+  const labels = columnLabels(UP_VS_DOWN, allocators);
+
+  it("labels the columns by preset alone when only the preset differs", () => {
+    expect(labels).toEqual(["hinckley-up", "fitzgen-down"]);
+  });
+
+  it("lines the two runs up op by op, with each column's placement", () => {
+    expect(rows.map((r) => `${r.kind} ${r.block ?? ""}`)).toEqual(["alloc a", "alloc b"]);
+    const b = rows[1];
+    expect(b?.columns.map((c) => c?.placement)).toEqual([
+      { chunk: 0, offset: 8, address: 0x10018, padding: 7, moved: undefined, failed: false },
+      { chunk: 0, offset: 0xf0, address: 0x10100, padding: 7, moved: undefined, failed: false },
+    ]);
+    expect(rows[0]?.columns.map((c) => c?.placement.address)).toEqual([0x10010, 0x1010f]);
+  });
+
+  it("flags the offset and address as differing, the chunk and padding as not", () => {
+    expect(rows[0]?.differs).toEqual(["offset", "address"]);
+    expect(rows[1]?.differs).toEqual(["offset", "address"]);
+    // The address follows from the offset: said once.
+    expect(differenceTexts(rows[1]!, labels)).toEqual(["offset 0x8 vs 0xf0"]);
+    expect(differenceTexts(rows[0]!, labels)).toEqual(["offset 0x0 vs 0xff"]);
+  });
+
+  it("gives each op's cost per column, running sums, and the cheaper column", () => {
+    expect(rows.map((r) => r.columns.map((c) => c?.instructions))).toEqual([
+      [62, 57],
+      [62, 57],
+    ]);
+    expect(rows.map((r) => r.columns.map((c) => c?.cumulativeInstructions))).toEqual([
+      [62, 57],
+      [124, 114],
+    ]);
+    expect(rows.map((r) => r.columns.map((c) => c?.cumulativeBranches))).toEqual([
+      [2, 3],
+      [4, 6],
+    ]);
+    // Bumping down runs fewer instructions, bumping up fewer branches.
+    expect(rows[0]?.cheapest).toEqual({ instructions: [1], branches: [0] });
+  });
+
+  it("totals each column after any step", () => {
+    expect(columnTotals(up!)).toEqual({
+      instructions: 124,
+      branches: 4,
+      padding: 7,
+      metadata: 0,
+      chunks: 1,
+      requested: 9,
+      footprint: 256,
+      peakFootprint: 256,
+      failed: 0,
+    });
+    expect(columnTotals(down!, 1)).toMatchObject({ instructions: 57, branches: 3, padding: 0, requested: 1 });
+    const best = bestTotals([columnTotals(up!), columnTotals(down!)]);
+    expect(best.instructions).toEqual([1]);
+    expect(best.branches).toEqual([0]);
+    // Same padding and footprint on both: no column is marked.
+    expect(best.padding).toEqual([]);
+    expect(best.peakFootprint).toEqual([]);
+  });
+
+  it("describes one column's placement in words", () => {
+    expect(placementText(rows[1]!.columns[0]!.placement)).toBe("chunk 0 + 0x8 (0x10018), 7 bytes padding");
+    expect(placementText(rows[0]!.columns[1]!.placement)).toBe("chunk 0 + 0xff (0x1010f)");
+  });
+
+  it("highlights on each map the block the step's op placed", () => {
+    expect([...focusAt(up!, 2)]).toEqual([1]);
+    expect([...focusAt(down!, 0)]).toEqual([]);
+  });
+});
+
+describe("compare: failures, other presets, reallocs", () => {
+  it("says which column an op failed in, and compares nothing else for it", () => {
+    const configs = [cfg("hinckley-up"), cfg("bumpalo")];
+    const ts = traces(configs, "a = alloc 300\nb = alloc 8");
+    const rows = compareOps(ts);
+    const labels = columnLabels(configs, allocators);
+    expect(rows[0]?.differs[0]).toBe("failed");
+    expect(rows[0]?.columns.map((c) => c?.placement.failed)).toEqual([true, false]);
+    expect(differenceTexts(rows[0]!, labels)).toEqual(["alloc a failed in hinckley-up"]);
+    expect(placementText(rows[0]!.columns[0]!.placement)).toBe("failed");
+    expect(columnTotals(ts[0]!).failed).toBe(1);
+    expect(bestTotals(ts.map((t) => columnTotals(t))).failed).toEqual([1]);
+    // bumpalo's first allocation makes its chunk: 48 bytes of footer.
+    expect(columnTotals(ts[1]!)).toMatchObject({ metadata: 48, chunks: 1, failed: 0 });
+  });
+
+  it("compares reallocs moving against growing in place", () => {
+    const configs = [cfg("bumpalo"), cfg("bump-scope-up")];
+    const rows = compareOps(traces(configs, "a = alloc 8\na = realloc a 16"));
+    expect(rows[1]?.columns.map((c) => c?.placement.moved)).toEqual([true, false]);
+    expect(rows[1]?.differs).toContain("moved");
+    expect(differenceTexts(rows[1]!, columnLabels(configs, allocators))).toContain("realloc moved vs in place");
+  });
+
+  it("compares one preset at two minimum alignments: the label says MIN_ALIGN, padding differs", () => {
+    const configs = [cfg("up-min-align", { minAlign: 1 }), cfg("up-min-align")];
+    expect(columnLabels(configs, allocators)).toEqual(["up-min-align · MIN_ALIGN 1", "up-min-align · MIN_ALIGN 8"]);
+    const rows = compareOps(traces(configs, "a = alloc 1\nb = alloc 1"));
+    expect(rows[1]?.columns.map((c) => c?.placement.offset)).toEqual([1, 8]);
+    expect(differenceTexts(rows[1]!, columnLabels(configs, allocators))).toEqual(["offset 0x1 vs 0x8", "padding 0 vs 7"]);
+  });
+
+  it("compares one preset on two targets: the label says the target", () => {
+    const configs = [cfg("hinckley-up"), cfg("hinckley-up", { target: "wasm32" })];
+    expect(columnLabels(configs, allocators)).toEqual(["hinckley-up · 64-bit", "hinckley-up · wasm32"]);
+    const rows = compareOps(traces(configs, "a = alloc usize\nb = alloc u64"));
+    // usize is 8 bytes on 64-bit and 4 on wasm32: b needs 0 or 4 bytes of padding.
+    expect(rows[1]?.columns.map((c) => c?.placement.padding)).toEqual([0, 4]);
+    expect(rows[1]?.columns.map((c) => c?.placement.offset)).toEqual([8, 8]);
+    expect(rows[1]?.differs).toEqual(["padding"]);
+  });
+
+  it("labels a column by preset, target and MIN_ALIGN when all three differ", () => {
+    const configs = [cfg("bumpalo", { target: "wasm32", minAlign: 8 }), cfg("hinckley-up")];
+    expect(columnLabels(configs, allocators)).toEqual(["bumpalo · wasm32 · MIN_ALIGN 8", "hinckley-up · 64-bit"]);
+  });
+
+  it("numbers columns that would read the same", () => {
+    expect(columnLabels([cfg("bumpalo"), cfg("bumpalo")], allocators)).toEqual([
+      "bumpalo (column 1)",
+      "bumpalo (column 2)",
+    ]);
+    expect(columnLabels([cfg("bumpalo"), cfg("bumpalo", { capacity: 4096 })], allocators)).toEqual([
+      "bumpalo · default capacity",
+      "bumpalo · capacity 4096",
+    ]);
+  });
+
+  it("keeps the other columns when one column's program fails", () => {
+    const configs = [cfg("hinckley-up"), cfg("fitzgen-down")];
+    const ok = run(configs[0]!, UP_DOWN_PROGRAM);
+    const bad = run(configs[1]!, "a = alloc 8 align 3");
+    expect(bad.ok).toBe(false);
+    const rows = compareOps([traceOf(ok), traceOf(bad)]);
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r.columns[1])).toEqual([null, null]);
+    // One column alone: nothing to differ from, nothing cheaper.
+    expect(rows[1]?.differs).toEqual([]);
+    expect(rows[1]?.cheapest).toEqual({ instructions: [], branches: [] });
+    expect(rows[1]?.columns[0]?.placement.address).toBe(0x10018);
+  });
+
+  it("measures the footprint as the live chunks' bytes, and its peak across resets", () => {
+    const t = traces([cfg("bump-scope-up")], "repeat 30 { x = alloc 64 }\nreset\ny = alloc 8")[0]!;
+    for (let s = 0; s <= t.ops.length; s++) {
+      const chunkBytes = chunksAt(t, s).reduce((n, c) => n + c.header + c.capacity + c.footer, 0);
+      expect(footprintAt(t, s), `step ${s}`).toBe(chunkBytes);
+    }
+    // Three chunks (496 + 1008 + 2032 bytes) before the reset keeps the newest alone.
+    const totals = columnTotals(t);
+    expect(totals.peakFootprint).toBe(496 + 1008 + 2032);
+    expect(totals.footprint).toBe(2032);
+    expect(totals.chunks).toBe(1);
+  });
+});
+
+describe("compare: configurations", () => {
+  const fake = (name: string, minAligns: number[] = []): AllocatorInfo => ({
+    name,
+    direction: "up",
+    source: "bump-up",
+    description: "",
+    minAligns,
+  });
+  const list = [fake("a"), fake("b", [8, 1, 16]), fake("c")];
+
+  it("resolves the minimum alignment: chosen, else the preset's default, else none", () => {
+    expect(effectiveMinAlign(cfg("b"), list)).toBe(8);
+    expect(effectiveMinAlign(cfg("b", { minAlign: 16 }), list)).toBe(16);
+    // A value the preset does not offer falls back to its default.
+    expect(effectiveMinAlign(cfg("b", { minAlign: 32 }), list)).toBe(8);
+    expect(effectiveMinAlign(cfg("a", { minAlign: 8 }), list)).toBeNull();
+  });
+
+  it("adds the first preset no column runs, on the last column's target, up to four", () => {
+    const two = [cfg("a"), cfg("b", { target: "wasm32" })];
+    const three = addColumn(two, list);
+    expect(three[2]).toEqual(cfg("c", { target: "wasm32" }));
+    // Every preset in use: a copy of the last column.
+    const four = addColumn(three, list);
+    expect(four).toHaveLength(MAX_COMPARE);
+    expect(four[3]).toEqual(four[2]);
+    expect(addColumn(four, list)).toEqual(four);
+  });
+
+  it("removes a column but never below two", () => {
+    const three = [cfg("a"), cfg("b"), cfg("c")];
+    expect(removeColumn(three, 1).map((c) => c.allocator)).toEqual(["a", "c"]);
+    expect(removeColumn(removeColumn(three, 0), 0)).toHaveLength(MIN_COMPARE);
+    expect(removeColumn(three, 7)).toEqual(three);
+  });
+
+  it("drops the old minimum alignment when the preset changes", () => {
+    expect(withAllocator(cfg("b", { minAlign: 16, capacity: 512 }), "a")).toEqual(cfg("a", { capacity: 512 }));
+    const same = cfg("b", { minAlign: 16 });
+    expect(withAllocator(same, "b")).toBe(same);
+  });
+
+  it("marks the least value only when the columns differ", () => {
+    expect(cheapestOf([5, 3, 3, null])).toEqual([1, 2]);
+    expect(cheapestOf([4, 4])).toEqual([]);
+    expect(cheapestOf([4, null])).toEqual([]);
+  });
+});
