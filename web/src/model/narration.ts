@@ -1,0 +1,277 @@
+// Lessons are plain programs: `#>` comments narrate the statement below them.
+// The engine skips every `#` line as a comment, so a narrated program traces
+// exactly like the same program without its narration.
+//
+//   #> The first block goes at the *end* of the chunk.   <- narration text
+//   #>                                                    <- paragraph break
+//   #> !pause            autoplay stops after this statement runs
+//   #> ?predict          ask where this statement's block lands, before it runs
+//   #> !highlight a b    highlight blocks a and b on the map
+//   b = alloc u64
+//
+// Markdown-lite inside the text: *emphasis*, **strong**, `code` and
+// [links](https://…). Parsed here into a small AST; the view builds DOM nodes
+// from it, so nothing the author wrote is ever interpreted as HTML.
+
+import type { Trace } from "../engine/types";
+import { clampStep } from "./blocks";
+
+export interface Narration {
+  /** Paragraphs separated by a blank line ("\n\n"); lines of one paragraph joined by a space. */
+  text: string;
+  /** Autoplay stops once this statement has run. */
+  pause: boolean;
+  /** Ask where this statement's block lands before it runs. */
+  predict: boolean;
+  /** Block names to highlight while the narration shows. */
+  highlight: string[];
+}
+
+const NARRATION = /^\s*#>(.*)$/;
+
+/** A directive line's effect, or null when the line is narration text. */
+function directive(body: string): ((n: Pending) => void) | null {
+  const trimmed = body.trim();
+  if (trimmed === "!pause") return (n) => (n.pause = true);
+  if (trimmed === "?predict") return (n) => (n.predict = true);
+  const hl = /^!highlight(?:\s+(.*))?$/.exec(trimmed);
+  if (hl) {
+    const names = (hl[1] ?? "").split(/[\s,]+/).filter((s) => s.length > 0);
+    return (n) => {
+      for (const name of names) if (!n.highlight.includes(name)) n.highlight.push(name);
+    };
+  }
+  return null;
+}
+
+/**
+ * Whether the line holds an op statement: something left once its comment,
+ * `repeat N {` openers and `}` closers are taken away. Narration before a
+ * `repeat` line or a `}` therefore goes to the next statement that runs.
+ */
+function isStatementLine(line: string): boolean {
+  // The language has no strings, so `#` always starts a comment.
+  let code = line.replace(/#.*$/, "");
+  code = code.replace(/\}/g, " ");
+  for (;;) {
+    const next = code.replace(/^\s*repeat\s+\S+\s*\{/, "");
+    if (next === code) break;
+    code = next;
+  }
+  return code.trim().length > 0;
+}
+
+interface Pending {
+  paragraphs: string[];
+  /** Lines of the paragraph being written. */
+  current: string[];
+  pause: boolean;
+  predict: boolean;
+  highlight: string[];
+  /** Whether any `#>` line was seen. */
+  any: boolean;
+}
+
+function emptyPending(): Pending {
+  return { paragraphs: [], current: [], pause: false, predict: false, highlight: [], any: false };
+}
+
+function closeParagraph(p: Pending): void {
+  if (p.current.length > 0) p.paragraphs.push(p.current.join(" "));
+  p.current = [];
+}
+
+function toNarration(p: Pending): Narration {
+  closeParagraph(p);
+  return { text: p.paragraphs.join("\n\n"), pause: p.pause, predict: p.predict, highlight: [...p.highlight] };
+}
+
+/** Folds a later narration into an earlier one (trailing narration onto the last statement). */
+function merge(into: Narration, more: Narration): Narration {
+  const text = [into.text, more.text].filter((t) => t.length > 0).join("\n\n");
+  const highlight = [...into.highlight];
+  for (const name of more.highlight) if (!highlight.includes(name)) highlight.push(name);
+  return { text, pause: into.pause || more.pause, predict: into.predict || more.predict, highlight };
+}
+
+/**
+ * The narration of each statement, keyed by the statement's 1-based line.
+ * A `#>` block attaches to the next statement line, across blank lines,
+ * plain comments, `repeat N {` and `}`. A `#>` block after the last statement
+ * (a lesson's closing words) is added to the last statement's narration, so
+ * it shows at the final step; with no statement at all there is nothing to
+ * attach it to and it is dropped.
+ */
+export function parseNarration(source: string): Map<number, Narration> {
+  const out = new Map<number, Narration>();
+  const lines = source.split(/\r\n|\r|\n/);
+  let pending = emptyPending();
+  let lastStatement: number | undefined;
+  lines.forEach((line, i) => {
+    const m = NARRATION.exec(line);
+    if (m) {
+      pending.any = true;
+      const body = m[1] ?? "";
+      const apply = directive(body);
+      if (apply) {
+        apply(pending);
+      } else if (body.trim() === "") {
+        closeParagraph(pending);
+      } else {
+        pending.current.push(body.trim());
+      }
+      return;
+    }
+    // Any other line ends the paragraph: only consecutive `#>` lines join.
+    closeParagraph(pending);
+    if (!isStatementLine(line)) return;
+    const lineNo = i + 1;
+    lastStatement = lineNo;
+    if (pending.any) out.set(lineNo, toNarration(pending));
+    pending = emptyPending();
+  });
+  if (pending.any && lastStatement !== undefined) {
+    const trailing = toNarration(pending);
+    const existing = out.get(lastStatement);
+    out.set(lastStatement, existing ? merge(existing, trailing) : trailing);
+  }
+  return out;
+}
+
+// ---- Which narration a step shows ---------------------------------------------
+
+/**
+ * The narration shown at `step`: that of the statement whose op produced the
+ * step (ops[step - 1]); null at step 0 and for statements without one.
+ */
+export function narrationAt(trace: Trace, step: number, narrations: ReadonlyMap<number, Narration>): Narration | null {
+  const s = clampStep(trace, step);
+  const op = s > 0 ? trace.ops[s - 1] : undefined;
+  return op ? (narrations.get(op.line) ?? null) : null;
+}
+
+/** Whether the next op (ops[step]) carries `?predict`: the question is asked before it runs. */
+export function predictsNext(trace: Trace, step: number, narrations: ReadonlyMap<number, Narration>): boolean {
+  const s = clampStep(trace, step);
+  const next = trace.ops[s];
+  return next !== undefined && narrations.get(next.line)?.predict === true;
+}
+
+/** Whether autoplay stops at `step`: its narration says `!pause`, or the next op asks a question first. */
+export function pausesAt(trace: Trace, step: number, narrations: ReadonlyMap<number, Narration>): boolean {
+  return narrationAt(trace, step, narrations)?.pause === true || predictsNext(trace, step, narrations);
+}
+
+// ---- Markdown-lite -------------------------------------------------------------
+
+export type Inline =
+  | { kind: "text"; text: string }
+  | { kind: "code"; text: string }
+  | { kind: "em"; children: Inline[] }
+  | { kind: "strong"; children: Inline[] }
+  | { kind: "link"; href: string; children: Inline[] };
+
+/** The link targets rendered as links: absolute http(s) URLs, nothing else. */
+export function safeHref(url: string): string | null {
+  if (!/^https?:\/\/[^\s<>"'`]+$/i.test(url)) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+const ESCAPABLE = new Set(["\\", "*", "`", "[", "]", "(", ")"]);
+
+/** Where the closing `marker` of an emphasis opened at `from` is, or -1. */
+function findClose(s: string, from: number, marker: string): number {
+  let j = from;
+  for (;;) {
+    j = s.indexOf(marker, j);
+    if (j < 0) return -1;
+    // A closer follows a non-space, and a single `*` is not half of a `**`.
+    const before = s[j - 1] ?? " ";
+    const partOfDouble = marker === "*" && (s[j + 1] === "*" || before === "*");
+    if (j > from && !/\s/.test(before) && !partOfDouble) return j;
+    j += marker.length;
+  }
+}
+
+function parseInlineFrom(s: string, allowLinks: boolean): Inline[] {
+  const out: Inline[] = [];
+  let text = "";
+  const flush = (): void => {
+    if (text.length > 0) out.push({ kind: "text", text });
+    text = "";
+  };
+  let i = 0;
+  while (i < s.length) {
+    const c = s[i] as string;
+    const next = s[i + 1];
+    if (c === "\\" && next !== undefined && ESCAPABLE.has(next)) {
+      text += next;
+      i += 2;
+      continue;
+    }
+    if (c === "`") {
+      const end = s.indexOf("`", i + 1);
+      if (end > i + 1) {
+        flush();
+        out.push({ kind: "code", text: s.slice(i + 1, end) });
+        i = end + 1;
+        continue;
+      }
+    }
+    if (c === "*") {
+      const marker = next === "*" ? "**" : "*";
+      const open = i + marker.length;
+      // An opener is followed by a non-space (so `2 * 3` stays text).
+      if (open < s.length && !/\s/.test(s[open] as string)) {
+        const end = findClose(s, open, marker);
+        if (end > open) {
+          flush();
+          const children = parseInlineFrom(s.slice(open, end), allowLinks);
+          out.push(marker === "**" ? { kind: "strong", children } : { kind: "em", children });
+          i = end + marker.length;
+          continue;
+        }
+      }
+    }
+    if (c === "[" && allowLinks) {
+      const m = /^\[([^\]]+)\]\(([^)\s]*)\)/.exec(s.slice(i));
+      if (m) {
+        const href = safeHref(m[2] ?? "");
+        if (href !== null) {
+          flush();
+          out.push({ kind: "link", href, children: parseInlineFrom(m[1] ?? "", false) });
+          i += m[0].length;
+          continue;
+        }
+      }
+    }
+    text += c;
+    i += 1;
+  }
+  flush();
+  return out;
+}
+
+/** One paragraph's inline markup. Anything that is not the subset stays text. */
+export function parseInline(text: string): Inline[] {
+  return parseInlineFrom(text, true);
+}
+
+/** A narration's paragraphs, each parsed into inline nodes. */
+export function parseParagraphs(text: string): Inline[][] {
+  return text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0)
+    .map(parseInline);
+}
+
+/** The plain text of inline nodes (what a screen reader or a test reads). */
+export function inlineText(nodes: readonly Inline[]): string {
+  return nodes.map((n) => ("text" in n ? n.text : inlineText(n.children))).join("");
+}
