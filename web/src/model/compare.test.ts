@@ -270,3 +270,15 @@ describe("compare: configurations", () => {
     expect(cheapestOf([4, null])).toEqual([]);
   });
 });
+
+describe("compare: ops that place nothing", () => {
+  it("compares no placement for a free, a checkpoint or a reset", () => {
+    const rows = compareOps(traces(UP_VS_DOWN, "a = alloc 8\nfree a\ncheckpoint s\nrestore s\nreset"));
+    expect(rows.map((r) => r.kind)).toEqual(["alloc", "free", "checkpoint", "restore", "reset"]);
+    expect(rows[0]?.differs).toEqual(["offset", "address"]);
+    for (const r of rows.slice(1)) {
+      expect(r.differs, r.kind).toEqual([]);
+      expect(r.columns.map((c) => placementText(c!.placement))).toEqual(["", ""]);
+    }
+  });
+});

@@ -121,7 +121,14 @@ export type PlacementField = "failed" | "chunk" | "offset" | "padding" | "moved"
 /** The fields compared, most telling first. */
 export const PLACEMENT_FIELDS: readonly PlacementField[] = ["failed", "chunk", "offset", "padding", "moved", "address"];
 
+/**
+ * Where the op put its block. Only allocs and reallocs place one: a free's
+ * address is the freed block's, already compared where it was placed.
+ */
 export function placementOf(op: Op): Placement {
+  if (op.kind !== "alloc" && op.kind !== "realloc") {
+    return { chunk: undefined, offset: undefined, address: undefined, padding: undefined, moved: undefined, failed: op.failed };
+  }
   return {
     chunk: op.chunk,
     offset: op.offset,

@@ -1,0 +1,536 @@
+// Compare mode: the same program on two to four allocator configurations,
+// side by side at the same step. A setup row chooses each column's preset,
+// target and minimum alignment; each column draws its own memory map; a table
+// below lines the columns up op by op with each op's cost (the fewest marked)
+// and where the placements differ. Everything drawn comes from the columns'
+// traces and the step; the only state kept here is DOM references, so a
+// re-render with the same data changes nothing.
+
+import type { AllocatorInfo, Target, Trace, TraceResult } from "../engine/types";
+import { clampStep } from "../model/blocks";
+import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "../model/chunks";
+import {
+  addColumn,
+  bestTotals,
+  columnLabels,
+  columnTotals,
+  compareOps,
+  differenceTexts,
+  effectiveMinAlign,
+  focusAt,
+  MAX_COMPARE,
+  MIN_COMPARE,
+  placementText,
+  removeColumn,
+  TOTAL_FIELDS,
+  traceOf,
+  withAllocator,
+  type ColumnTotals,
+  type CompareConfig,
+  type OpComparison,
+} from "../model/compare";
+import { h, setText } from "./dom";
+import { groupAllocators } from "./editor";
+import { renderMemoryMap } from "./memoryMap";
+import "./compare.css";
+
+export interface CompareColumn {
+  config: CompareConfig;
+  result: TraceResult;
+}
+
+export interface CompareData {
+  allocators: readonly AllocatorInfo[];
+  columns: CompareColumn[];
+  step: number;
+  animate: boolean;
+  sourceLines: readonly string[];
+}
+
+export interface CompareHandlers {
+  onSeek(step: number): void;
+  onConfigs(configs: CompareConfig[]): void;
+  onExit(): void;
+}
+
+/** Ops per page of the table: long programs show the page holding the current op. */
+export const TABLE_PAGE = 200;
+
+interface SetupCell {
+  root: HTMLElement;
+  title: HTMLElement;
+  allocator: HTMLSelectElement;
+  target: HTMLSelectElement;
+  minAlignField: HTMLLabelElement;
+  minAlign: HTMLSelectElement;
+  remove: HTMLButtonElement;
+}
+
+interface ColumnView {
+  root: HTMLElement;
+  heading: HTMLElement;
+  summary: HTMLElement;
+  error: HTMLElement;
+  map: HTMLElement;
+}
+
+interface Refs {
+  root: HTMLElement;
+  setupCells: HTMLElement;
+  add: HTMLButtonElement;
+  back: HTMLButtonElement;
+  forward: HTMLButtonElement;
+  counter: HTMLElement;
+  columns: HTMLElement;
+  scroll: HTMLElement;
+  table: HTMLTableElement;
+  head: HTMLTableSectionElement;
+  body: HTMLTableSectionElement;
+  foot: HTMLTableSectionElement;
+  pageNote: HTMLElement;
+  cells: SetupCell[];
+  views: ColumnView[];
+  /** What the table body was built from: rebuilt only when it changes. */
+  tableKey: { results: TraceResult[]; text: string } | null;
+  rows: Map<number, HTMLTableRowElement>;
+  lastStep: number;
+  /** The latest data and handlers, for listeners made on the first render. */
+  data: CompareData;
+  handlers: CompareHandlers;
+  resize: ResizeObserver | null;
+}
+
+const views = new WeakMap<HTMLElement, Refs>();
+
+const configsOf = (data: CompareData): CompareConfig[] => data.columns.map((c) => ({ ...c.config }));
+
+/** The total number of steps: the longest column (columns of one program agree). */
+function totalSteps(data: CompareData): number {
+  return Math.max(0, ...data.columns.map((c) => (c.result.ok ? c.result.trace.ops.length : 0)));
+}
+
+function setConfig(refs: Refs, index: number, change: (c: CompareConfig) => CompareConfig): void {
+  const configs = configsOf(refs.data);
+  const old = configs[index];
+  if (!old) return;
+  configs[index] = change(old);
+  refs.handlers.onConfigs(configs);
+}
+
+function buildSetupCell(refs: Refs, index: number): SetupCell {
+  const n = index + 1;
+  const allocator = h("select", { class: "compare-allocator" });
+  allocator.addEventListener("change", () => setConfig(refs, index, (c) => withAllocator(c, allocator.value)));
+  const target = h(
+    "select",
+    { class: "compare-target" },
+    h("option", { value: "64" }, "64-bit"),
+    h("option", { value: "wasm32" }, "wasm32"),
+  );
+  target.addEventListener("change", () => {
+    const value: Target = target.value === "wasm32" ? "wasm32" : "64";
+    setConfig(refs, index, (c) => ({ ...c, target: value }));
+  });
+  const minAlign = h("select", { class: "compare-min-align" });
+  minAlign.addEventListener("change", () => setConfig(refs, index, (c) => ({ ...c, minAlign: Number(minAlign.value) })));
+  const remove = h("button", { type: "button", class: "compare-remove" }, "Remove");
+  remove.setAttribute("aria-label", `Remove column ${n}`);
+  remove.addEventListener("click", () => refs.handlers.onConfigs(removeColumn(configsOf(refs.data), index)));
+  const minAlignField = h("label", { class: "compare-field" }, h("span", {}, `Minimum alignment ${n}`), minAlign);
+  const title = h("span", { class: "compare-setup-title" }, `Column ${n}`);
+  const root = h(
+    "div",
+    { class: "compare-setup-cell", role: "group", "aria-label": `Column ${n} settings` },
+    h("div", { class: "compare-setup-head" }, title, remove),
+    h("label", { class: "compare-field" }, h("span", {}, `Allocator ${n}`), allocator),
+    h("label", { class: "compare-field" }, h("span", {}, `Target ${n}`), target),
+    minAlignField,
+  );
+  return { root, title, allocator, target, minAlignField, minAlign, remove };
+}
+
+function buildColumnView(index: number): ColumnView {
+  const heading = h("h3", { class: "compare-col-title", id: `compare-col-${index}` });
+  const summary = h("p", { class: "compare-col-summary" });
+  const error = h("p", { class: "compare-col-error", role: "alert" });
+  const map = h("div", { class: "compare-map map-container" });
+  const root = h(
+    "section",
+    { class: "compare-column", "aria-labelledby": heading.id, "data-column": index },
+    heading,
+    summary,
+    error,
+    map,
+  );
+  return { root, heading, summary, error, map };
+}
+
+function build(container: HTMLElement, data: CompareData, handlers: CompareHandlers): Refs {
+  const setupCells = h("div", { class: "compare-setup-cells" });
+  const add = h("button", { type: "button", class: "compare-button" }, "Add column");
+  const exit = h("button", { type: "button", class: "compare-button compare-exit" }, "Exit compare");
+  const back = h("button", { type: "button", class: "compare-button" }, "Previous op");
+  const forward = h("button", { type: "button", class: "compare-button" }, "Next op");
+  const counter = h("span", { class: "compare-counter", "aria-live": "polite" });
+  const columns = h("div", { class: "compare-columns" });
+  const head = h("thead");
+  const body = h("tbody");
+  const foot = h("tfoot");
+  const table = h(
+    "table",
+    { class: "compare-table" },
+    h(
+      "caption",
+      { class: "compare-caption" },
+      "Each op in every column: wasm instructions (▼ the fewest, Σ the running total) and where placements differ (≠). Choose a row to step there.",
+    ),
+    head,
+    body,
+    foot,
+  );
+  const scroll = h("div", { class: "compare-table-scroll", tabindex: 0, role: "region", "aria-label": "Per-op comparison" }, table);
+  const pageNote = h("p", { class: "compare-page-note" });
+  const root = h(
+    "div",
+    { class: "compare" },
+    h(
+      "div",
+      { class: "compare-setup", role: "group", "aria-label": "Compare setup" },
+      setupCells,
+      h("div", { class: "compare-setup-actions" }, add, exit),
+    ),
+    h("div", { class: "compare-stepper", role: "group", "aria-label": "Compare steps" }, back, counter, forward),
+    columns,
+    h("h3", { class: "compare-table-title" }, "Op by op"),
+    pageNote,
+    scroll,
+  );
+  root.dataset["view"] = "compare";
+  container.replaceChildren(root);
+
+  const refs: Refs = {
+    root,
+    setupCells,
+    add,
+    back,
+    forward,
+    counter,
+    columns,
+    scroll,
+    table,
+    head,
+    body,
+    foot,
+    pageNote,
+    cells: [],
+    views: [],
+    tableKey: null,
+    rows: new Map(),
+    lastStep: -1,
+    data,
+    handlers,
+    resize: null,
+  };
+  add.addEventListener("click", () => refs.handlers.onConfigs(addColumn(configsOf(refs.data), refs.data.allocators)));
+  exit.addEventListener("click", () => refs.handlers.onExit());
+  back.addEventListener("click", () => refs.handlers.onSeek(Math.max(0, clampedStep(refs.data) - 1)));
+  forward.addEventListener("click", () => refs.handlers.onSeek(Math.min(totalSteps(refs.data), clampedStep(refs.data) + 1)));
+  body.addEventListener("click", (event) => {
+    const row = event.target instanceof Element ? event.target.closest<HTMLTableRowElement>("tr[data-op]") : null;
+    if (row) refs.handlers.onSeek(Number(row.dataset["op"]) + 1);
+  });
+  // The maps size themselves to their column; a column's width changes with
+  // the window and with the number of columns, so redraw them then.
+  if (typeof ResizeObserver !== "undefined") {
+    let width = -1;
+    refs.resize = new ResizeObserver(() => {
+      if (columns.clientWidth === width) return;
+      width = columns.clientWidth;
+      drawColumns(refs, refs.data);
+    });
+    refs.resize.observe(columns);
+  }
+  return refs;
+}
+
+function clampedStep(data: CompareData): number {
+  const total = totalSteps(data);
+  return Number.isFinite(data.step) ? Math.min(Math.max(0, Math.trunc(data.step)), total) : 0;
+}
+
+// ---- Setup row -------------------------------------------------------------------
+
+function drawSetup(refs: Refs, data: CompareData): void {
+  const n = data.columns.length;
+  while (refs.cells.length < n) refs.cells.push(buildSetupCell(refs, refs.cells.length));
+  const shown = refs.cells.slice(0, n);
+  if (refs.setupCells.children.length !== n || shown.some((c, i) => refs.setupCells.children[i] !== c.root)) {
+    refs.setupCells.replaceChildren(...shown.map((c) => c.root));
+  }
+  const names = data.allocators.map((a) => `${a.name}:${a.direction}`).join(",");
+  shown.forEach((cell, i) => {
+    const config = data.columns[i]?.config;
+    if (!config) return;
+    if (cell.allocator.dataset["names"] !== names) {
+      cell.allocator.dataset["names"] = names;
+      cell.allocator.replaceChildren(
+        ...groupAllocators(data.allocators).map((g) =>
+          h(
+            "optgroup",
+            { label: g.label },
+            ...g.items.map((a) => h("option", { value: a.name }, `${a.name} (bumps ${a.direction})`)),
+          ),
+        ),
+      );
+    }
+    if (cell.allocator.value !== config.allocator) cell.allocator.value = config.allocator;
+    if (cell.target.value !== config.target) cell.target.value = config.target;
+    // Minimum alignment: only when the preset offers a choice.
+    const aligns = data.allocators.find((a) => a.name === config.allocator)?.minAligns ?? [];
+    cell.minAlignField.hidden = aligns.length < 2;
+    const alignKey = aligns.join(",");
+    if (cell.minAlign.dataset["aligns"] !== alignKey) {
+      cell.minAlign.dataset["aligns"] = alignKey;
+      cell.minAlign.replaceChildren(...aligns.map((a, k) => h("option", { value: a }, k === 0 ? `${a} (default)` : String(a))));
+    }
+    const align = String(effectiveMinAlign(config, data.allocators) ?? "");
+    if (aligns.length > 0 && cell.minAlign.value !== align) cell.minAlign.value = align;
+    cell.remove.hidden = n <= MIN_COMPARE;
+  });
+  refs.add.hidden = n >= MAX_COMPARE;
+}
+
+// ---- Columns ---------------------------------------------------------------------
+
+function emptyText(trace: Trace, step: number): string {
+  return noChunkYet(trace, step)
+    ? `no chunk yet: ${trace.allocator} allocates its first chunk lazily`
+    : "no chunk: every chunk went back to the base allocator; the next allocation makes one";
+}
+
+function columnSummary(trace: Trace, step: number): string {
+  const stats = statsAt(trace, step);
+  const totals = columnTotals(trace, step);
+  const parts = [`bumps ${trace.direction}`, `${stats.used} B used`, `${stats.padding} B padding`];
+  if (totals.instructions !== null) parts.push(`${totals.instructions} instructions so far`);
+  return parts.join(" · ");
+}
+
+function drawColumns(refs: Refs, data: CompareData): void {
+  const labels = columnLabels(
+    data.columns.map((c) => c.config),
+    data.allocators,
+  );
+  const n = data.columns.length;
+  while (refs.views.length < n) refs.views.push(buildColumnView(refs.views.length));
+  const shown = refs.views.slice(0, n);
+  if (refs.columns.children.length !== n || shown.some((v, i) => refs.columns.children[i] !== v.root)) {
+    refs.columns.replaceChildren(...shown.map((v) => v.root));
+  }
+  refs.columns.dataset["count"] = String(n);
+  shown.forEach((view, i) => {
+    const column = data.columns[i];
+    if (!column) return;
+    setText(view.heading, labels[i] ?? column.config.allocator);
+    view.root.dataset["allocator"] = column.config.allocator;
+    const { result } = column;
+    view.root.classList.toggle("has-error", !result.ok);
+    if (!result.ok) {
+      setText(view.error, `${column.config.allocator}: line ${result.error.line}:${result.error.column} ${result.error.message}`);
+      view.error.hidden = false;
+      setText(view.summary, "");
+      view.map.hidden = true;
+      view.root.removeAttribute("data-direction");
+      return;
+    }
+    const trace = result.trace;
+    const step = clampStep(trace, data.step);
+    view.root.dataset["direction"] = trace.direction;
+    view.error.hidden = true;
+    setText(view.error, "");
+    view.map.hidden = false;
+    setText(view.summary, columnSummary(trace, step));
+    renderMemoryMap(view.map, {
+      direction: trace.direction,
+      rows: chunkViewsAt(trace, step),
+      bumpPtr: bumpPointerAt(trace, step),
+      focus: focusAt(trace, step),
+      emptyText: emptyText(trace, step),
+      animate: data.animate,
+    });
+  });
+}
+
+// ---- Table -----------------------------------------------------------------------
+
+function pageOf(step: number, total: number): { from: number; to: number } {
+  const page = Math.floor(Math.max(0, Math.min(step, total) - 1) / TABLE_PAGE);
+  return { from: page * TABLE_PAGE, to: Math.min(total, (page + 1) * TABLE_PAGE) };
+}
+
+function fewest(label: string): HTMLElement {
+  return h(
+    "span",
+    { class: "compare-fewest", title: `fewest ${label} of the columns` },
+    h("span", { "aria-hidden": "true" }, "▼"),
+    h("span", { class: "visually-hidden" }, ` fewest ${label}`),
+  );
+}
+
+function costCell(row: OpComparison, column: number, max: number): HTMLTableCellElement {
+  const c = row.columns[column];
+  if (!c) return h("td", { class: "compare-cost is-missing" }, "—");
+  const cheapest = row.cheapest.instructions.includes(column);
+  const width = c.instructions !== null && max > 0 ? (c.instructions / max) * 100 : 0;
+  const placement = placementText(c.placement);
+  const bar = h("span", { class: "compare-bar", "aria-hidden": "true" }, h("span", { class: "compare-bar-fill" }));
+  bar.style.setProperty("--w", `${width.toFixed(1)}%`);
+  return h(
+    "td",
+    { class: `compare-cost${cheapest ? " is-cheapest" : ""}${row.differs.length > 0 ? " is-differs" : ""}` },
+    h(
+      "div",
+      { class: "compare-cost-line" },
+      h("span", { class: "compare-num" }, c.instructions === null ? "not measured" : String(c.instructions)),
+      cheapest ? fewest("instructions") : null,
+      h("span", { class: "compare-sum" }, `Σ ${c.cumulativeInstructions}`),
+    ),
+    bar,
+    placement ? h("div", { class: "compare-placement" }, placement) : null,
+  );
+}
+
+function buildRow(row: OpComparison, labels: readonly string[], sourceLines: readonly string[], max: number): HTMLTableRowElement {
+  const source = sourceLines[row.line - 1]?.trim() ?? "";
+  const name = row.block !== undefined ? `${row.kind} ${row.block}` : row.kind;
+  const diffs = differenceTexts(row, labels);
+  const tr = h(
+    "tr",
+    { "data-op": row.index, class: diffs.length > 0 ? "has-differences" : "" },
+    h(
+      "th",
+      { scope: "row", class: "compare-op" },
+      h("button", { type: "button", class: "compare-op-button", "aria-label": `Step to op ${row.index + 1}, ${name}` }, `${row.index + 1}`),
+      h("code", { class: "compare-source" }, source || name),
+    ),
+    ...row.columns.map((_, i) => costCell(row, i, max)),
+    h(
+      "td",
+      { class: `compare-diff${diffs.length > 0 ? " is-differs" : ""}` },
+      diffs.length > 0
+        ? h("span", {}, h("span", { class: "compare-diff-mark", "aria-hidden": "true" }, "≠ "), diffs.join("; "))
+        : h("span", { class: "compare-same" }, row.columns.some((c) => c?.placement.address !== undefined) ? "same placement" : "—"),
+    ),
+  );
+  return tr;
+}
+
+function totalText(key: (typeof TOTAL_FIELDS)[number]["key"], t: ColumnTotals): string {
+  const v = t[key];
+  return v === null ? "not measured" : String(v);
+}
+
+function drawTable(refs: Refs, data: CompareData): void {
+  const labels = columnLabels(
+    data.columns.map((c) => c.config),
+    data.allocators,
+  );
+  const results = data.columns.map((c) => c.result);
+  const total = totalSteps(data);
+  const step = clampedStep(data);
+  const page = pageOf(step, total);
+  const text = [labels.join("|"), data.sourceLines.join("\n"), page.from].join("\u0000");
+  const key = refs.tableKey;
+  const same = key !== null && key.text === text && key.results.length === results.length && key.results.every((r, i) => r === results[i]);
+  if (!same) {
+    refs.tableKey = { results, text };
+    const traces = results.map(traceOf);
+    const rows = compareOps(traces).slice(page.from, page.to);
+    const max = Math.max(0, ...rows.flatMap((r) => r.columns.map((c) => c?.instructions ?? 0)));
+    refs.head.replaceChildren(
+      h(
+        "tr",
+        {},
+        h("th", { scope: "col" }, "Op"),
+        ...labels.map((l) => h("th", { scope: "col" }, l)),
+        h("th", { scope: "col" }, "Placement"),
+      ),
+    );
+    refs.rows = new Map();
+    const trs = rows.map((r) => {
+      const tr = buildRow(r, labels, data.sourceLines, max);
+      refs.rows.set(r.index, tr);
+      return tr;
+    });
+    refs.body.replaceChildren(...trs);
+    // Totals over the whole run, the least of each marked.
+    const totals = traces.map((t) => (t ? columnTotals(t) : null));
+    const best = bestTotals(totals);
+    refs.foot.replaceChildren(
+      ...TOTAL_FIELDS.map(({ key: field, label }) =>
+        h(
+          "tr",
+          { "data-total": field },
+          h("th", { scope: "row" }, label),
+          ...totals.map((t, i) => {
+            const least = best[field].includes(i);
+            return h(
+              "td",
+              { class: least ? "is-cheapest" : "" },
+              t ? totalText(field, t) : "—",
+              least ? fewest(label.toLowerCase()) : null,
+            );
+          }),
+          h("td", {}),
+        ),
+      ),
+    );
+    setText(
+      refs.pageNote,
+      total > TABLE_PAGE ? `Ops ${page.from + 1}–${page.to} of ${total}: the table shows the hundreds around the current op.` : "",
+    );
+    refs.pageNote.hidden = total <= TABLE_PAGE;
+    refs.lastStep = -1;
+  }
+
+  // The current op's row: marked, and scrolled into the table's view when the step moved.
+  const currentIndex = step - 1;
+  for (const [index, tr] of refs.rows) {
+    const current = index === currentIndex;
+    tr.classList.toggle("is-current", current);
+    if (current) tr.setAttribute("aria-current", "step");
+    else tr.removeAttribute("aria-current");
+  }
+  if (refs.lastStep !== step) {
+    refs.lastStep = step;
+    const tr = refs.rows.get(currentIndex);
+    if (tr) {
+      const top = tr.offsetTop - refs.head.offsetHeight;
+      const bottom = tr.offsetTop + tr.offsetHeight;
+      const view = refs.scroll;
+      if (top < view.scrollTop) view.scrollTop = top;
+      else if (bottom > view.scrollTop + view.clientHeight) view.scrollTop = bottom - view.clientHeight;
+    }
+  }
+}
+
+// ---- Entry -----------------------------------------------------------------------
+
+export function renderCompare(mount: HTMLElement, data: CompareData, handlers: CompareHandlers): void {
+  let refs = views.get(mount);
+  if (!refs || !mount.contains(refs.root)) {
+    refs?.resize?.disconnect();
+    refs = build(mount, data, handlers);
+    views.set(mount, refs);
+  }
+  refs.data = data;
+  refs.handlers = handlers;
+  const total = totalSteps(data);
+  const step = clampedStep(data);
+  setText(refs.counter, `op ${step} / ${total}`);
+  refs.back.classList.toggle("at-bound", step === 0);
+  refs.forward.classList.toggle("at-bound", step >= total);
+  drawSetup(refs, data);
+  drawColumns(refs, data);
+  drawTable(refs, data);
+}
