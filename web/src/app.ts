@@ -2,12 +2,12 @@
 // playback timer, keyboard); views stay functions of derived data.
 
 import type { Engine } from "./engine/facade";
-import type { Op, Trace } from "./engine/types";
+import type { Op, Stats, Trace } from "./engine/types";
 import traceFormatUrl from "../../docs/trace-format.md?url";
 import { clampStep } from "./model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
 import { opCostSummary } from "./model/costs";
-import { currentOp, describeStep } from "./model/describe";
+import { currentOp, describeMicro, describeStep, microIndex, microSteps } from "./model/describe";
 import { caseForOp, X86_REFERENCE } from "./model/x86";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { createStore, type Store } from "./state/store";
@@ -19,9 +19,11 @@ import { renderMemoryMap } from "./views/memoryMap";
 import { renderOpDetails } from "./views/opDetails";
 import { renderStats } from "./views/stats";
 import { renderStepper } from "./views/stepper";
+import { applyTheme, renderThemeToggle, storedTheme } from "./views/theme";
 import { renderX86Table } from "./views/x86Table";
 
 export const TRACE_DEBOUNCE_MS = 150;
+/** One op per beat at 1×; the speed divides it. */
 export const PLAY_INTERVAL_MS = 700;
 
 export interface Mounts {
@@ -34,6 +36,7 @@ export interface Mounts {
   x86: HTMLElement;
   opDetails: HTMLElement;
   code: HTMLElement;
+  theme: HTMLElement;
 }
 
 function byId(id: string): HTMLElement {
@@ -53,6 +56,7 @@ export function findMounts(): Mounts {
     x86: byId("x86-reference"),
     opDetails: byId("op-details"),
     code: byId("code-view"),
+    theme: byId("theme-toggle"),
   };
 }
 
@@ -66,22 +70,43 @@ function focusOf(op: Op | undefined): Set<number> {
 }
 
 /**
- * The file the code view shows (that of the op's last micro-step, the one in
- * view, else the trace's bumping file) and the lines the op's micro-steps ran
- * in it.
+ * The file the code view shows (that of the micro-step in view, else the
+ * trace's bumping file), the step's line and values, and the lines the op's
+ * micro-steps ran in that file.
  */
-function codeFocus(trace: Trace, op: Op | undefined): { file: string; current: number | null; touched: Set<number> } {
-  const steps = op?.events.flatMap((e) => e.steps ?? []) ?? [];
-  const last = steps[steps.length - 1];
-  const file = last?.file ?? trace.source;
+function codeFocus(trace: Trace, op: Op | undefined, micro: number | null) {
+  const steps = microSteps(op);
+  const index = microIndex(op, micro);
+  const step = index === null ? undefined : steps[index];
+  const file = step?.file ?? trace.source;
   const inFile = steps.filter((s) => (s.file ?? trace.source) === file);
-  return { file, current: last ? last.line : null, touched: new Set(inFile.map((s) => s.line)) };
+  return {
+    file,
+    current: step ? step.line : null,
+    label: step?.label ?? null,
+    values: step?.values ?? [],
+    touched: new Set(inFile.map((s) => s.line)),
+  };
+}
+
+/** The counters at every step of a trace (index = step), computed once per trace. */
+const seriesCache = new WeakMap<Trace, Stats[]>();
+function statsSeries(trace: Trace): Stats[] {
+  let series = seriesCache.get(trace);
+  if (!series) {
+    series = Array.from({ length: trace.ops.length + 1 }, (_, s) => statsAt(trace, s));
+    seriesCache.set(trace, series);
+  }
+  return series;
 }
 
 export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action> {
   const allocators = engine.allocators();
   const preferred = allocators.find((a) => a.name === "fitzgen-down") ?? allocators[0];
-  const store = createStore(reducer, initialState(preferred ? { allocator: preferred.name } : {}));
+  const store = createStore(
+    reducer,
+    initialState({ ...(preferred ? { allocator: preferred.name } : {}), theme: storedTheme() }),
+  );
   const { dispatch } = store;
   const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
@@ -103,7 +128,9 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       s.allocator !== prev.allocator ||
       s.target !== prev.target ||
       s.capacity !== prev.capacity ||
-      s.minAlign !== prev.minAlign
+      s.minAlign !== prev.minAlign ||
+      // A lesson or link asked for a step: trace now even if the program is unchanged.
+      (s.pendingStep !== null && prev.pendingStep === null)
     ) {
       window.clearTimeout(traceTimer);
       retrace();
@@ -115,13 +142,22 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
 
   // --- Playback ------------------------------------------------------------
   let playTimer: number | undefined;
+  let playSpeed = 0;
   store.subscribe((s) => {
-    if (s.playing && playTimer === undefined) {
-      playTimer = window.setInterval(() => dispatch({ type: "tick" }), PLAY_INTERVAL_MS);
+    if (s.playing && (playTimer === undefined || playSpeed !== s.speed)) {
+      window.clearInterval(playTimer);
+      playSpeed = s.speed;
+      playTimer = window.setInterval(() => dispatch({ type: "tick" }), PLAY_INTERVAL_MS / s.speed);
     } else if (!s.playing && playTimer !== undefined) {
       window.clearInterval(playTimer);
       playTimer = undefined;
     }
+  });
+
+  // --- Theme -----------------------------------------------------------------
+  applyTheme(store.getState().theme);
+  store.subscribe((s, prev) => {
+    if (s.theme !== prev.theme) applyTheme(s.theme);
   });
 
   // --- Keyboard --------------------------------------------------------------
@@ -144,8 +180,12 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       End: { type: "last" },
     };
     let action = keys[event.key];
+    // Shift+arrows step through the op's micro-steps (a debugger's step into).
+    if (event.shiftKey && event.key === "ArrowRight") action = { type: "microForward" };
+    else if (event.shiftKey && event.key === "ArrowLeft") action = { type: "microBack" };
+    else if (event.shiftKey) action = undefined;
     // Space on a button presses that button; elsewhere it plays or pauses.
-    if (event.key === " " && !(target instanceof HTMLButtonElement)) action = { type: "togglePlay" };
+    if (event.key === " " && !event.shiftKey && !(target instanceof HTMLButtonElement)) action = { type: "togglePlay" };
     if (!action) return;
     event.preventDefault();
     dispatch(action);
@@ -165,7 +205,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     const op = currentOp(trace, step);
     const rows = chunkViewsAt(trace, step);
     const current = rows.find((r) => r.current)?.chunk;
-    const stats = statsAt(trace, step);
+    const stats = statsSeries(trace)[step] ?? statsAt(trace, step);
     const bumpPtr = bumpPointerAt(trace, step);
     renderMapSummary(mounts.mapSummary, {
       used: stats.used,
@@ -188,10 +228,17 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     });
     renderStepper(
       mounts.stepper,
-      { step, total: trace.ops.length, playing: s.playing, description: describeStep(trace, step) },
+      {
+        step,
+        total: trace.ops.length,
+        playing: s.playing,
+        speed: s.speed,
+        description: describeStep(trace, step),
+        micro: microSteps(op).length > 1 ? describeMicro(op, s.micro) : null,
+      },
       dispatch,
     );
-    renderStats(mounts.stats, { stats });
+    renderStats(mounts.stats, { series: statsSeries(trace), step }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
     const sourceLine = op ? (s.tracedSource.split("\n")[op.line - 1] ?? null) : null;
     renderCostView(mounts.cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);
     // The preset's minimum alignment: the one chosen, else its default (none: no such setting).
@@ -201,13 +248,20 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       preset: trace.allocator,
       currentCase: caseForOp(trace, step, minAlign),
     });
-    renderOpDetails(mounts.opDetails, { op, sourceLine, cost: op ? opCostSummary(trace, op) : null });
-    const code = codeFocus(trace, op);
+    renderOpDetails(mounts.opDetails, {
+      op,
+      sourceLine,
+      cost: op ? opCostSummary(trace, op) : null,
+      micro: microIndex(op, s.micro),
+    });
+    const code = codeFocus(trace, op, s.micro);
     renderCodeView(mounts.code, {
       path: engine.sourcePath(code.file) ?? (code.file === trace.source ? trace.source_path : code.file),
       source: engine.sourceText(code.file) ?? `// the source of ${code.file} is unavailable`,
       currentLine: code.current,
       touched: code.touched,
+      label: code.label,
+      values: code.values,
     });
   };
 
@@ -228,6 +282,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       },
       handlers,
     );
+    renderThemeToggle(mounts.theme, s.theme, (theme) => dispatch({ type: "setTheme", theme }));
     if (s.trace) renderTrace(s, s.trace);
     document.body.dataset["ready"] = "true";
   };

@@ -1,17 +1,24 @@
 // The source of the file the current micro-step ran in, with line numbers; the
 // step's line is highlighted, the op's other micro-step lines in that file are
-// marked. Each file's lines are built once and kept. Plain text only.
+// marked, and the values the step recorded show under its line, as a debugger
+// shows locals. Each file's lines are built once and kept. Plain text only.
 
+import type { NamedValue } from "../engine/types";
+import { hexWithDecimal } from "../model/format";
 import { h, setText } from "./dom";
 
 export interface CodeViewData {
   /** Repository path of the file, shown as the title. */
   path: string;
   source: string;
-  /** Line of the op's last micro-step (1-based), if it ran the algorithm. */
+  /** Line of the micro-step in view (1-based), if the op ran the algorithm. */
   currentLine: number | null;
   /** Every line the op's micro-steps touched. */
   touched: ReadonlySet<number>;
+  /** What the micro-step in view did ("round down to the alignment"), if any. */
+  label: string | null;
+  /** The values it recorded (addresses and sizes). */
+  values: readonly NamedValue[];
 }
 
 interface Built {
@@ -25,10 +32,26 @@ interface Refs {
   lines: HTMLElement[];
   source: string | null;
   current: number | null;
+  /** The values row under the current line (moved from line to line). */
+  values: HTMLElement;
+  valuesKey: string;
   /** Built lines per source text, so switching files back and forth is cheap. */
   built: Map<string, Built>;
 }
 const views = new WeakMap<HTMLElement, Refs>();
+
+/** `ptr = 0x10110`, with the decimal beside small numbers (sizes, alignments). */
+function valueItem(v: NamedValue): HTMLElement {
+  const f = hexWithDecimal(v.value);
+  return h(
+    "span",
+    { class: "code-value" },
+    h("span", { class: "code-value-name" }, v.name),
+    " = ",
+    h("span", { class: "code-value-hex" }, f.hex),
+    f.decimal !== null ? h("span", { class: "code-value-dec" }, ` (${f.decimal})`) : null,
+  );
+}
 
 export function renderCodeView(container: HTMLElement, data: CodeViewData): void {
   let refs = views.get(container);
@@ -36,7 +59,8 @@ export function renderCodeView(container: HTMLElement, data: CodeViewData): void
     const path = h("p", { class: "code-path" });
     const pre = h("pre", { class: "code", tabindex: 0, "aria-label": "Algorithm source" });
     container.replaceChildren(path, pre);
-    refs = { path, pre, lines: [], source: null, current: null, built: new Map() };
+    const values = h("span", { class: "code-values", role: "note", "aria-label": "Values at this step" });
+    refs = { path, pre, lines: [], source: null, current: null, values, valuesKey: "", built: new Map() };
     views.set(container, refs);
   }
   setText(refs.path, data.path);
@@ -63,13 +87,29 @@ export function renderCodeView(container: HTMLElement, data: CodeViewData): void
     if (n === data.currentLine) el.setAttribute("aria-current", "step");
     else el.removeAttribute("aria-current");
   });
+
+  // The values row follows the current line (after it, so the line reads first).
+  const currentEl = data.currentLine !== null ? refs.lines[data.currentLine - 1] : undefined;
+  const valuesKey = `${data.label ?? ""}|${data.values.map((v) => `${v.name}=${v.value}`).join(",")}`;
+  if (valuesKey !== refs.valuesKey) {
+    refs.valuesKey = valuesKey;
+    refs.values.replaceChildren(
+      ...(data.label ? [h("span", { class: "code-value-label" }, data.label)] : []),
+      ...data.values.map(valueItem),
+    );
+  }
+  if (currentEl && (data.values.length > 0 || data.label)) {
+    if (refs.values.previousElementSibling !== currentEl) currentEl.after(refs.values);
+  } else {
+    refs.values.remove();
+  }
+
   if (data.currentLine !== refs.current) {
     refs.current = data.currentLine;
-    const el = data.currentLine !== null ? refs.lines[data.currentLine - 1] : undefined;
-    if (el) {
+    if (currentEl) {
       // Scroll the code box only, never the page.
       const pre = refs.pre;
-      const offset = el.getBoundingClientRect().top - pre.getBoundingClientRect().top + pre.scrollTop;
+      const offset = currentEl.getBoundingClientRect().top - pre.getBoundingClientRect().top + pre.scrollTop;
       // A third of the way down: the lines before it give context.
       const top = offset - pre.clientHeight / 3;
       pre.scrollTo({ top: Math.max(0, top), behavior: "auto" });

@@ -1,6 +1,7 @@
 // The current op's events in order, each with a badge for its kind, and the
 // micro-steps under the events that ran recorded code, values in hex. Notes
-// (quirks of the reference) are asides.
+// (quirks of the reference) are asides. The micro-step in view (Shift+←/→) is
+// highlighted and named: "Micro-step 2 of 4: round down to the alignment".
 
 import type { Op } from "../engine/types";
 import type { OpCostSummary } from "../model/costs";
@@ -14,6 +15,8 @@ export interface OpDetailsData {
   sourceLine: string | null;
   /** What the op's code executed (null: before the first op, or not measured). */
   cost: OpCostSummary | null;
+  /** Index of the micro-step in view among the op's (flattened); null: it has none. */
+  micro: number | null;
 }
 
 /** Badge text where it differs from the kind with spaces for underscores. */
@@ -51,9 +54,12 @@ export function eventLabel(kind: string): string {
 
 interface Refs {
   heading: HTMLElement;
+  micro: HTMLElement;
   cost: HTMLElement;
   body: HTMLElement;
   key: string;
+  /** The op's micro-step items, in order (flattened across events). */
+  steps: HTMLElement[];
 }
 const views = new WeakMap<HTMLElement, Refs>();
 
@@ -73,17 +79,34 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
   let refs = views.get(container);
   if (!refs) {
     const heading = h("p", { class: "op-heading" });
+    const micro = h("p", { class: "op-micro" });
     const cost = h("div", { class: "op-cost" });
     const body = h("div", { class: "op-body" });
-    container.replaceChildren(heading, cost, body);
-    refs = { heading, cost, body, key: "" };
+    container.replaceChildren(heading, micro, cost, body);
+    refs = { heading, micro, cost, body, key: "", steps: [] };
     views.set(container, refs);
   }
   renderOpCost(refs.cost, data.op ? data.cost : null);
   const { op } = data;
   const key = op ? `${op.index}|${op.kind}|${data.sourceLine ?? ""}|${JSON.stringify(op.events)}` : "none";
-  if (key === refs.key) return;
-  refs.key = key;
+  if (key !== refs.key) {
+    refs.key = key;
+    build(refs, data);
+  }
+  const count = refs.steps.length;
+  const label = data.micro !== null ? refs.steps[data.micro]?.dataset["label"] : undefined;
+  setText(refs.micro, label !== undefined && data.micro !== null ? `Micro-step ${data.micro + 1} of ${count}: ${label}` : "");
+  refs.micro.hidden = label === undefined;
+  refs.steps.forEach((el, i) => {
+    el.classList.toggle("is-current", i === data.micro);
+    if (i === data.micro) el.setAttribute("aria-current", "step");
+    else el.removeAttribute("aria-current");
+  });
+}
+
+function build(refs: Refs, data: OpDetailsData): void {
+  const { op } = data;
+  refs.steps = [];
 
   if (!op) {
     setText(refs.heading, "Before the first op");
@@ -96,9 +119,7 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
     ...(data.sourceLine !== null ? [h("code", { class: "op-source" }, data.sourceLine.trim())] : []),
   );
   const parts: HTMLElement[] = [];
-  // The op's last micro-step is the one the code view highlights.
-  const lastWithSteps = op.events.reduce((last, e, i) => ((e.steps?.length ?? 0) > 0 ? i : last), -1);
-  for (const [index, event] of op.events.entries()) {
+  for (const event of op.events) {
     const tone = EVENT_TONES[event.kind] ?? "neutral";
     const badge = h("span", { class: `badge tone-${tone}` }, eventLabel(event.kind));
     parts.push(
@@ -108,30 +129,28 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
     );
     const steps = event.steps ?? [];
     if (steps.length === 0) continue;
-    parts.push(
+    // Numbered across the op's events, as "Micro-step 2 of 4" counts them.
+    const first = refs.steps.length + 1;
+    const items = steps.map((s, i) =>
       h(
-        "ol",
-        { class: "steps", "aria-label": "Micro-steps of the algorithm" },
-        ...steps.map((s, i) =>
+        "li",
+        { class: "step", "data-label": s.label },
+        h("span", { class: "step-num", "aria-hidden": "true" }, String(first + i)),
+        h(
+          "div",
+          { class: "step-main" },
           h(
-            "li",
-            { class: index === lastWithSteps && i === steps.length - 1 ? "step is-last" : "step" },
-            h("span", { class: "step-num", "aria-hidden": "true" }, String(i + 1)),
-            h(
-              "div",
-              { class: "step-main" },
-              h(
-                "div",
-                { class: "step-head" },
-                h("span", { class: "step-label" }, s.label),
-                h("span", { class: "step-line", title: s.file ?? "" }, `line ${s.line}`),
-              ),
-              h("div", { class: "values" }, ...s.values.map((v) => valueCell(v.name, v.value))),
-            ),
+            "div",
+            { class: "step-head" },
+            h("span", { class: "step-label" }, s.label),
+            h("span", { class: "step-line", title: s.file ?? "" }, `line ${s.line}`),
           ),
+          h("div", { class: "values" }, ...s.values.map((v) => valueCell(v.name, v.value))),
         ),
       ),
     );
+    refs.steps.push(...items);
+    parts.push(h("ol", { class: "steps", start: first, "aria-label": "Micro-steps of the algorithm" }, ...items));
   }
   refs.body.replaceChildren(...parts);
 }

@@ -1,18 +1,68 @@
-// Running totals after the current step, over every live chunk.
+// Running totals after the current step, over every live chunk, and a small
+// chart of the byte counters over the whole program: a line per counter, a
+// marker at the current step; a click on the chart seeks to the step under it.
 
+import { max } from "d3-array";
+import { scaleLinear } from "d3-scale";
+import { select } from "d3-selection";
+import { line } from "d3-shape";
 import type { Stats } from "../engine/types";
-import { percent } from "../model/format";
+import { bytes, percent } from "../model/format";
 import { h, setText } from "./dom";
 
 export interface StatsData {
-  stats: Stats;
+  /** The counters at every step, 0..ops (index = step). */
+  series: readonly Stats[];
+  step: number;
 }
 
-const FIELDS: { key: string; label: string; value: (s: Stats) => string; title: string }[] = [
-  { key: "requested", label: "Requested", value: (s) => `${s.requested} B`, title: "Bytes requested by live blocks" },
-  { key: "used", label: "Used", value: (s) => `${s.used} B`, title: "Bytes between each chunk's bump origin and its bump pointer" },
-  { key: "padding", label: "Padding", value: (s) => `${s.padding} B`, title: "Alignment padding in the used bytes" },
-  { key: "leaked", label: "Leaked", value: (s) => `${s.leaked} B`, title: "Freed or moved blocks whose bytes are not reclaimed yet" },
+export interface StatsHandlers {
+  onSeek(step: number): void;
+}
+
+type Key = keyof Stats;
+
+interface Field {
+  key: Key;
+  label: string;
+  value: (s: Stats) => string;
+  title: string;
+  /** Drawn as a line in the chart (the byte counters that change as ops run). */
+  line?: { colour: string; dash: string };
+}
+
+// Okabe–Ito colours (distinguishable with the common colour-vision
+// deficiencies) and a dash per line, so no line is told apart by colour alone.
+const FIELDS: readonly Field[] = [
+  {
+    key: "requested",
+    label: "Requested",
+    value: (s) => `${s.requested} B`,
+    title: "Bytes requested by live blocks",
+    line: { colour: "var(--series-requested)", dash: "" },
+  },
+  {
+    key: "used",
+    label: "Used",
+    value: (s) => `${s.used} B`,
+    title: "Bytes between each chunk's bump origin and its bump pointer",
+    line: { colour: "var(--series-used)", dash: "6 3" },
+  },
+  {
+    key: "padding",
+    label: "Padding",
+    value: (s) => `${s.padding} B`,
+    title: "Alignment padding in the used bytes",
+    line: { colour: "var(--series-padding)", dash: "2 2" },
+  },
+  {
+    key: "leaked",
+    label: "Leaked",
+    value: (s) => `${s.leaked} B`,
+    title: "Freed or moved blocks whose bytes are not reclaimed yet",
+    line: { colour: "var(--series-leaked)", dash: "8 3 2 3" },
+  },
+  { key: "copied", label: "Copied", value: (s) => `${s.copied} B`, title: "Bytes copied by reallocs that moved" },
   { key: "unused", label: "Unused", value: (s) => `${s.unused} B`, title: "Usable bytes beyond the bump pointers" },
   { key: "metadata", label: "Metadata", value: (s) => `${s.metadata} B`, title: "Chunk headers and footers" },
   { key: "chunks", label: "Chunks", value: (s) => String(s.chunks), title: "Chunks the allocator holds now" },
@@ -24,24 +74,117 @@ const FIELDS: { key: string; label: string; value: (s: Stats) => string; title: 
   },
 ];
 
-const views = new WeakMap<HTMLElement, Map<string, HTMLElement>>();
+const LINES = FIELDS.filter((f): f is Field & { line: NonNullable<Field["line"]> } => f.line !== undefined);
 
-export function renderStats(container: HTMLElement, data: StatsData): void {
-  let cells = views.get(container);
-  if (!cells) {
-    const made = new Map<string, HTMLElement>();
-    const dl = h("dl", { class: "stats" });
-    for (const f of FIELDS) {
-      const dd = h("dd", { "data-stat": f.key });
-      made.set(f.key, dd);
-      dl.append(h("div", { class: "stat", title: f.title }, h("dt", {}, f.label), dd));
-    }
-    container.replaceChildren(dl);
-    cells = made;
-    views.set(container, cells);
-  }
+const HEIGHT = 84;
+const M = { top: 8, right: 8, bottom: 6, left: 8 };
+
+interface Refs {
+  cells: Map<Key, HTMLElement>;
+  svg: SVGSVGElement;
+  handlers: StatsHandlers;
+  /** What the lines were drawn for: redrawn only when it changes. */
+  drawn: { series: readonly Stats[]; width: number } | null;
+  x: (step: number) => number;
+  steps: number;
+}
+const views = new WeakMap<HTMLElement, Refs>();
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function build(container: HTMLElement, handlers: StatsHandlers): Refs {
+  const cells = new Map<Key, HTMLElement>();
+  const dl = h("dl", { class: "stats" });
   for (const f of FIELDS) {
-    const dd = cells.get(f.key);
-    if (dd) setText(dd, f.value(data.stats));
+    const dd = h("dd", { "data-stat": f.key });
+    cells.set(f.key, dd);
+    const swatch = f.line
+      ? h("span", { class: "stat-swatch", "aria-hidden": "true", style: `--swatch: ${f.line.colour}`, "data-dash": f.line.dash || "solid" })
+      : null;
+    dl.append(h("div", { class: "stat", title: f.title }, h("dt", {}, swatch, f.label), dd));
   }
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("class", "stats-chart");
+  svg.setAttribute("role", "img");
+  const figure = h("figure", { class: "stats-figure" }, h("figcaption", { class: "stats-caption" }, "Over the program (click to go to a step)"));
+  figure.append(svg);
+  container.replaceChildren(dl, figure);
+  const refs: Refs = { cells, svg, handlers, drawn: null, x: () => 0, steps: 0 };
+  svg.addEventListener("click", (event) => {
+    // The step whose x is nearest the click.
+    const box = svg.getBoundingClientRect();
+    const px = event.clientX - box.left;
+    let best = 0;
+    for (let s = 0; s <= refs.steps; s++) if (Math.abs(refs.x(s) - px) < Math.abs(refs.x(best) - px)) best = s;
+    refs.handlers.onSeek(best);
+  });
+  return refs;
+}
+
+function drawLines(refs: Refs, series: readonly Stats[], width: number): void {
+  const steps = Math.max(0, series.length - 1);
+  const x = scaleLinear()
+    .domain([0, Math.max(1, steps)])
+    .range([M.left, width - M.right]);
+  const top = max(series, (s) => Math.max(...LINES.map((f) => s[f.key]))) ?? 0;
+  const y = scaleLinear()
+    .domain([0, Math.max(1, top)])
+    .range([HEIGHT - M.bottom, M.top]);
+  refs.x = (s) => x(s);
+  refs.steps = steps;
+  const svg = select(refs.svg).attr("viewBox", `0 0 ${width} ${HEIGHT}`).attr("width", width).attr("height", HEIGHT);
+  svg
+    .selectAll("line.baseline")
+    .data([0])
+    .join("line")
+    .attr("class", "baseline")
+    .attr("x1", M.left)
+    .attr("x2", width - M.right)
+    .attr("y1", y(0))
+    .attr("y2", y(0));
+  svg
+    .selectAll<SVGPathElement, (typeof LINES)[number]>("path.series")
+    .data(LINES, (f) => f.key)
+    .join("path")
+    .attr("class", "series")
+    .attr("data-series", (f) => f.key)
+    .style("stroke", (f) => f.line.colour)
+    .attr("stroke-dasharray", (f) => f.line.dash || null)
+    .attr("d", (f) =>
+      line<Stats>()
+        .x((_, i) => x(i))
+        .y((s) => y(s[f.key]))(series as Stats[]),
+    );
+  svg.selectAll("line.marker").data([0]).join("line").attr("class", "marker").attr("y1", M.top - 4).attr("y2", HEIGHT - M.bottom);
+  // The marker is drawn last so it stays on top of the lines.
+  svg.select("line.marker").raise();
+}
+
+export function renderStats(container: HTMLElement, data: StatsData, handlers: StatsHandlers): void {
+  let refs = views.get(container);
+  if (!refs) {
+    refs = build(container, handlers);
+    views.set(container, refs);
+  }
+  refs.handlers = handlers;
+  const stats = data.series[data.step] ?? data.series[data.series.length - 1];
+  for (const f of FIELDS) {
+    const dd = refs.cells.get(f.key);
+    if (dd && stats) setText(dd, f.value(stats));
+  }
+
+  const width = Math.max(120, Math.floor(refs.svg.parentElement?.clientWidth ?? 0) || 320);
+  if (refs.drawn?.series !== data.series || refs.drawn.width !== width) {
+    refs.drawn = { series: data.series, width };
+    drawLines(refs, data.series, width);
+  }
+  const mx = refs.x(data.step);
+  select(refs.svg).select("line.marker").attr("x1", mx).attr("x2", mx).attr("data-step", data.step);
+  const last = data.series[data.series.length - 1];
+  refs.svg.setAttribute(
+    "aria-label",
+    `Counters over ${data.series.length - 1} ops, at op ${data.step}: requested ${bytes(stats?.requested ?? 0)}, used ${bytes(
+      stats?.used ?? 0,
+    )}, padding ${bytes(stats?.padding ?? 0)}, leaked ${bytes(stats?.leaked ?? 0)}; at the end requested ${bytes(last?.requested ?? 0)}`,
+  );
 }

@@ -1,15 +1,32 @@
 // Step controls: buttons, a scrubber with a tick per op, the op counter and a
 // one-sentence description announced politely to screen readers.
 
-import type { Action } from "../state/reducer";
+import { SPEEDS, type Action, type Speed } from "../state/reducer";
 import { h, icon, setText } from "./dom";
 
 export interface StepperData {
   step: number;
   total: number;
   playing: boolean;
+  speed: Speed;
   description: string;
+  /** Which micro-step of the op is in view ("2 of 4: …"), when it has several. */
+  micro: string | null;
 }
+
+/** At most this many scrubber ticks: beyond it every k-th op gets one. */
+export const MAX_TICKS = 100;
+
+/** The ops that get a scrubber tick: all of them, or every k-th and the last. */
+export function tickSteps(total: number, max = MAX_TICKS): number[] {
+  const every = Math.max(1, Math.ceil(total / max));
+  const ticks: number[] = [];
+  for (let i = 0; i <= total; i += every) ticks.push(i);
+  if (ticks[ticks.length - 1] !== total) ticks.push(total);
+  return ticks;
+}
+
+const speedText = (s: Speed): string => `${s}×`;
 
 const ICONS = {
   first: "M4 5h2v14H4zM13 5v14L6 12zM20 5v14l-7-7z",
@@ -29,6 +46,8 @@ interface Refs {
   range: HTMLInputElement;
   ticks: HTMLDataListElement;
   counter: HTMLElement;
+  micro: HTMLElement;
+  speed: HTMLSelectElement;
   description: HTMLElement;
 }
 
@@ -51,18 +70,29 @@ function build(container: HTMLElement, dispatch: (a: Action) => void): Refs {
   const range = h("input", { type: "range", id: "step", min: 0, max: 0, step: 1, value: 0, list: ticks.id });
   range.addEventListener("input", () => dispatch({ type: "seek", step: Number(range.value) }));
   const counter = h("span", { class: "step-counter" });
+  const speed = h(
+    "select",
+    { id: "speed", class: "speed-select", title: "Playback speed" },
+    ...SPEEDS.map((v) => h("option", { value: v }, speedText(v))),
+  );
+  speed.addEventListener("change", () => {
+    const v = SPEEDS.find((x) => String(x) === speed.value);
+    if (v !== undefined) dispatch({ type: "setSpeed", speed: v });
+  });
+  const micro = h("p", { class: "step-micro" });
   const description = h("p", { class: "step-description", "aria-live": "polite" });
   container.replaceChildren(
     h(
       "div",
       { class: "stepper-row" },
       h("div", { class: "buttons", role: "group", "aria-label": "Step controls" }, first, back, play, forward, last),
+      h("div", { class: "speed" }, h("label", { for: "speed", class: "visually-hidden" }, "Speed"), speed),
       h("div", { class: "scrubber" }, h("label", { for: "step", class: "scrub-label" }, "Step"), range, ticks),
       counter,
     ),
-    description,
+    h("div", { class: "step-text" }, description, micro),
   );
-  return { first, back, play, forward, last, range, ticks, counter, description };
+  return { first, back, play, forward, last, range, ticks, counter, micro, speed, description };
 }
 
 export function renderStepper(container: HTMLElement, data: StepperData, dispatch: (a: Action) => void): void {
@@ -89,12 +119,14 @@ export function renderStepper(container: HTMLElement, data: StepperData, dispatc
 
   if (refs.range.max !== String(total)) {
     refs.range.max = String(total);
-    refs.ticks.replaceChildren(
-      ...(total <= 200 ? Array.from({ length: total + 1 }, (_, i) => h("option", { value: i })) : []),
-    );
+    refs.ticks.replaceChildren(...tickSteps(total).map((i) => h("option", { value: i })));
   }
   if (refs.range.value !== String(step)) refs.range.value = String(step);
   refs.range.setAttribute("aria-valuetext", `op ${step} of ${total}`);
   setText(refs.counter, `op ${step} / ${total}`);
+  if (refs.speed.value !== String(data.speed)) refs.speed.value = String(data.speed);
   setText(refs.description, data.description);
+  // Shift+←/→ moves through micro-steps; the line says which one is in view.
+  setText(refs.micro, data.micro ? `Micro-step ${data.micro}` : "");
+  refs.micro.hidden = data.micro === null;
 }
