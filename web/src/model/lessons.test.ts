@@ -1,0 +1,254 @@
+import { describe, expect, it } from "vitest";
+import { loadEngineSync } from "../engine/node";
+import type { Op, Trace } from "../engine/types";
+import { chunkViewsAt } from "./chunks";
+import { baselineCost, realCost } from "./costs";
+import { LESSONS, lessonById, type Lesson } from "./lessons";
+import { parseNarration } from "./narration";
+import { predictionAt } from "./predict";
+
+function traceLesson(lesson: Lesson, allocator = lesson.allocator): Trace {
+  const engine = loadEngineSync();
+  const r = engine.trace({
+    source: lesson.source,
+    allocator,
+    target: lesson.target ?? "64",
+    capacity: lesson.capacity,
+    // Another preset may not take the lesson's minimum alignment: it keeps its own default.
+    minAlign: allocator === lesson.allocator ? lesson.minAlign : undefined,
+  });
+  if (!r.ok) throw new Error(`${lesson.id} on ${allocator}: ${r.error.line}:${r.error.column}: ${r.error.message}`);
+  return r.trace;
+}
+
+function lesson(id: string): Lesson {
+  const l = lessonById(id);
+  if (!l) throw new Error(`no lesson ${id}`);
+  return l;
+}
+
+/** The ops a statement ran, in order (several for one inside a repeat). */
+function opsAt(trace: Trace, block: string): Op[] {
+  return trace.ops.filter((o) => o.block === block);
+}
+
+function only(trace: Trace, block: string, nth = 0): Op {
+  const op = opsAt(trace, block)[nth];
+  if (!op) throw new Error(`no op #${nth} for ${block}`);
+  return op;
+}
+
+/** The narration at the statement of `block`'s op. */
+function narrationOf(l: Lesson, trace: Trace, block: string): string {
+  return parseNarration(l.source).get(only(trace, block).line)?.text ?? "";
+}
+
+const instructions = (op: Op): number => op.cost?.wasm_instructions ?? NaN;
+const branches = (op: Op): number => op.cost?.wasm_branches ?? NaN;
+
+describe("every lesson", () => {
+  it("has a unique id and an allocator the engine offers", () => {
+    const names = new Set(loadEngineSync().allocators().map((a) => a.name));
+    expect(new Set(LESSONS.map((l) => l.id)).size).toBe(LESSONS.length);
+    for (const l of LESSONS) expect(names.has(l.allocator), l.id).toBe(true);
+    expect(LESSONS.map((l) => l.allocator)).toEqual(["fitzgen-down", "bump-scope-up", "up-min-align", "bumper-slab", "cpp-arena", "bumpalo"]);
+  });
+
+  for (const l of LESSONS) {
+    describe(l.id, () => {
+      const trace = traceLesson(l);
+      const narrations = parseNarration(l.source);
+      const opLines = new Set(trace.ops.map((o) => o.line));
+
+      it("traces with the real engine: 5 to 15 ops, none failed", () => {
+        expect(trace.ops.length).toBeGreaterThanOrEqual(5);
+        expect(trace.ops.length).toBeLessThanOrEqual(15);
+        expect(trace.ops.filter((o) => o.failed)).toEqual([]);
+      });
+
+      it("attaches every narration to a line that ran an op, narrating most steps", () => {
+        for (const line of narrations.keys()) expect(opLines.has(line), `line ${line}`).toBe(true);
+        const narrated = trace.ops.filter((o) => narrations.has(o.line)).length;
+        expect(narrated / trace.ops.length).toBeGreaterThan(0.5);
+      });
+
+      it("asks one or two questions, each about an op that places a block", () => {
+        const asked = trace.ops.filter((o) => narrations.get(o.line)?.predict === true);
+        expect(asked.length).toBeGreaterThanOrEqual(1);
+        const statements = new Set(asked.map((o) => o.line));
+        expect(statements.size).toBeLessThanOrEqual(3);
+        for (const op of asked) expect(predictionAt(trace, op.index), `op ${op.index}`).not.toBeNull();
+      });
+
+      it("names only addresses the trace has (a block, a bump pointer, a chunk start)", () => {
+        const known = new Set<number>();
+        for (const o of trace.ops) {
+          if (o.address !== undefined) known.add(o.address);
+          if (o.bump_ptr !== undefined) known.add(o.bump_ptr);
+        }
+        for (const c of trace.chunks) known.add(c.start);
+        for (const [line, n] of narrations) {
+          for (const m of n.text.matchAll(/0x[0-9a-f]+/g)) expect(known.has(Number(m[0])), `line ${line}: ${m[0]}`).toBe(true);
+        }
+      });
+
+      it("highlights only blocks the program names", () => {
+        const blocks = new Set(trace.ops.map((o) => o.block));
+        for (const n of narrations.values()) for (const name of n.highlight) expect(blocks.has(name), name).toBe(true);
+      });
+    });
+  }
+});
+
+describe("the claims each lesson makes", () => {
+  it("bump-down: addresses, padding, a flat cost, and the comparison with bumping up", () => {
+    const l = lesson("bump-down");
+    const down = traceLesson(l);
+    expect(only(down, "a").address).toBe(0x1010f);
+    expect(down.chunks[0]?.start).toBe(0x10010);
+    expect((down.chunks[0]?.start ?? 0) + (down.chunks[0]?.capacity ?? 0) - 1).toBe(0x1010f);
+    expect(only(down, "b")).toMatchObject({ address: 0x10100, padding: 7 });
+    expect(only(down, "c")).toMatchObject({ address: 0x100f0, padding: 0 });
+    expect(only(down, "d").address + 13).toBe(only(down, "c").address);
+    expect(narrationOf(l, down, "b")).toContain("0x10100");
+    // "every op executed the same number of wasm instructions".
+    expect(new Set(down.ops.map(instructions)).size).toBe(1);
+    expect(Number.isFinite(instructions(down.ops[0] as Op))).toBe(true);
+
+    const naive = traceLesson(l, "hinckley-up-naive");
+    const oneBranch = traceLesson(l, "hinckley-up");
+    down.ops.forEach((op, i) => {
+      const n = naive.ops[i] as Op;
+      const o = oneBranch.ops[i] as Op;
+      expect(instructions(n), `naive op ${i}`).toBeGreaterThan(instructions(op));
+      expect(branches(n), `naive op ${i}`).toBeGreaterThan(branches(op));
+      expect(branches(o), `one-branch op ${i}`).toBeLessThan(branches(op));
+      expect(instructions(o), `one-branch op ${i}`).toBeGreaterThan(instructions(op));
+    });
+  });
+
+  it("realloc-fast-path: in place while last, a copy after t; bumpalo copies on every growth", () => {
+    const l = lesson("realloc-fast-path");
+    const up = traceLesson(l);
+    const [s0, s1, s2, s3] = opsAt(up, "s");
+    expect(s0?.address).toBe(0x10020);
+    expect(up.chunks[0]?.start).toBe(0x10020);
+    expect([s1, s2].map((o) => [o?.address, o?.moved, o?.size])).toEqual([
+      [0x10020, false, 16],
+      [0x10020, false, 32],
+    ]);
+    expect(s2?.stats.copied).toBe(0);
+    expect(only(up, "t").address).toBe(0x10040);
+    expect(s3?.moved).toBe(true);
+    expect(s3?.address).toBe(0x10048);
+    expect(s3?.events.find((e) => e.kind === "copied")?.text).toBe("32 bytes copied");
+    expect(s3?.events.some((e) => e.kind === "leaked")).toBe(true);
+
+    const down = traceLesson(l, "bumpalo");
+    const grows = opsAt(down, "s").slice(1, 3);
+    expect(grows.map((o) => [o.moved, o.events.find((e) => e.kind === "copied")?.text])).toEqual([
+      [true, "8 bytes copied"],
+      [true, "16 bytes copied"],
+    ]);
+    // Over its own old bytes: nothing left behind.
+    for (const o of grows) expect(o.events.some((e) => e.kind === "leaked")).toBe(false);
+  });
+
+  it("min-align: an always-aligned pointer, no alignment step up to 8, 8 bytes used per byte", () => {
+    const l = lesson("min-align");
+    const t = traceLesson(l);
+    for (const o of t.ops) expect((o.bump_ptr ?? 1) % 8, `op ${o.index}`).toBe(0);
+    const stepIds = (o: Op): string[] => o.events.flatMap((e) => (e.steps ?? []).map((s) => s.id));
+    for (const o of t.ops) expect(stepIds(o).includes("align_offset"), `op ${o.index}`).toBe((o.align ?? 1) > 8);
+    expect(stepIds(only(t, "e"))).toContain("align_offset");
+    expect(only(t, "b").address).toBe(0x10018);
+    expect([only(t, "c").address, only(t, "c").bump_ptr]).toEqual([0x10020, 0x10028]);
+    expect(only(t, "d").address).toBe(0x10028);
+    // "The 5 bytes after c are the price."
+    expect((only(t, "c").bump_ptr ?? 0) - only(t, "c").address - (only(t, "c").size ?? 0)).toBe(5);
+    const fs = opsAt(t, "f");
+    expect(fs).toHaveLength(3);
+    for (const f of fs) {
+      const before = t.ops[f.index - 1] as Op;
+      expect(f.stats.used - before.stats.used).toBe(8);
+      expect(f.stats.requested - before.stats.requested).toBe(1);
+    }
+    const down = traceLesson(l, "down-min-align");
+    for (const o of down.ops) expect((o.bump_ptr ?? 1) % 8, `down op ${o.index}`).toBe(0);
+    const c = only(down, "c");
+    expect((down.ops[c.index - 1]?.bump_ptr ?? 0) - (c.bump_ptr ?? 0)).toBe(8);
+  });
+
+  it("slab-boundary: 2 bytes left, and each iteration makes and frees a slab at the same address", () => {
+    const l = lesson("slab-boundary");
+    const t = traceLesson(l);
+    expect(only(t, "b").stats.unused).toBe(2);
+    const ys = opsAt(t, "y");
+    expect(ys).toHaveLength(3);
+    for (const y of ys) {
+      const chunk = t.chunks.find((c) => c.id === y.chunk);
+      expect(chunk?.created_by).toBe(y.index);
+      expect(y.address).toBe(0x10120);
+      expect(chunk?.start).toBe(0x10120);
+      // Restored right after: the slab goes back to the base allocator.
+      expect(chunk?.freed_by).toBe(y.index + 1);
+      expect(t.ops[y.index + 1]?.kind).toBe("restore");
+      expect(y.cost?.slow_instructions ?? 0).toBeGreaterThan(0);
+      expect(t.ops[y.index + 1]?.cost?.slow_instructions ?? 0).toBeGreaterThan(0);
+    }
+    expect(chunkViewsAt(t, t.ops.length).map((v) => v.chunk.id)).toEqual([0]);
+  });
+
+  it("parser-arena: the pool sizes, the exact fit and a free that runs no instruction", () => {
+    const l = lesson("parser-arena");
+    const t = traceLesson(l);
+    expect(t.chunks.map((c) => [c.capacity, c.header])).toEqual([
+      [64, 12],
+      [128, 12],
+      [512, 12],
+    ]);
+    const nodes = opsAt(t, "node");
+    expect(nodes.map((n) => n.chunk)).toEqual([0, 0, 0, 0]);
+    expect(nodes.map((n, i) => n.address - (t.chunks[0]?.start ?? 0) - 12 * i)).toEqual([0, 0, 0, 0]);
+    const exact = only(t, "exact");
+    expect((t.ops[exact.index - 1] as Op).stats.unused).toBe(16);
+    expect(exact.size).toBe(16);
+    expect(exact.chunk).toBe(1);
+    expect(t.chunks[1]?.created_by).toBe(exact.index);
+    expect(only(t, "call").chunk).toBe(1);
+    expect(only(t, "big").chunk).toBe(2);
+    expect(Math.max(128 * 2, Math.floor(300 / 128) * 2 * 128)).toBe(512);
+    const free = t.ops[t.ops.length - 1] as Op;
+    expect(free.kind).toBe("free");
+    expect(instructions(free)).toBe(0);
+  });
+
+  it("bump-vs-malloc: slow path first, then real bumpalo under the global allocator", () => {
+    const l = lesson("bump-vs-malloc");
+    const t = traceLesson(l);
+    expect(t.baseline?.allocator).toMatch(/global allocator/);
+    expect(t.real && "ops" in t.real ? t.real.crate : undefined).toMatch(/^bumpalo\b/);
+    const a = only(t, "a");
+    expect(a.cost?.slow_instructions ?? 0).toBeGreaterThan(0);
+    expect(t.chunks[0]?.created_by).toBe(a.index);
+    const b = only(t, "b");
+    const c = only(t, "c");
+    const d = only(t, "d");
+    for (const op of [b, c, d]) {
+      expect(op.cost?.slow_instructions, `op ${op.index}`).toBe(0);
+      expect(realCost(t, op.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(t, op.index)?.wasm_instructions ?? 0);
+    }
+    expect(b.address - c.address).toBe(40);
+    // The 16-aligned u128 costs real bumpalo what a u64 costs; the global allocator, more.
+    expect(realCost(t, d.index)?.wasm_instructions).toBe(realCost(t, b.index)?.wasm_instructions);
+    expect(baselineCost(t, d.index)?.wasm_instructions ?? 0).toBeGreaterThan(baselineCost(t, b.index)?.wasm_instructions ?? Infinity);
+    const frees = t.ops.filter((o) => o.kind === "free");
+    expect(frees.map((o) => [o.block, (o.reclaimed ?? []).includes(o.target_op ?? -1)])).toEqual([
+      ["c", true],
+      ["a", false],
+    ]);
+    const reset = t.ops[t.ops.length - 1] as Op;
+    expect(reset.kind).toBe("reset");
+    expect(realCost(t, reset.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(t, reset.index)?.wasm_instructions ?? 0);
+  });
+});

@@ -1,0 +1,252 @@
+// Guided lessons, one per lesson the reference documents teach. Each is a
+// plain program with `#>` narration (model/narration.ts), so a teacher can
+// open one, edit it and share it like any other program. Every address, size
+// or comparison the narration states is checked against the engine's trace in
+// lessons.test.ts: edit a lesson and that test says which claim broke.
+
+import type { Target } from "../engine/types";
+
+export interface Lesson {
+  id: string;
+  title: string;
+  /** One sentence for the lesson chooser. */
+  summary: string;
+  allocator: string;
+  target?: Target;
+  minAlign?: number;
+  /** The preset's size knob (chunk, slab or first pool), small so the map stays readable. */
+  capacity?: number;
+  source: string;
+}
+
+const lines = (...text: string[]): string => text.join("\n");
+
+/** Seed 000: Fitzgerald's bump down against Hinckley's bump up. */
+const BUMP_DOWN: Lesson = {
+  id: "bump-down",
+  title: "Why bumping down needs fewer instructions",
+  summary: "Bump down subtracts and rounds with one mask; compare its cost with bumping up.",
+  allocator: "fitzgen-down",
+  target: "wasm32",
+  capacity: 256,
+  source: lines(
+    "# Lesson: why bumping down needs fewer instructions (Hinckley 2024, after Fitzgerald 2019).",
+    "",
+    "#> This chunk bumps **down**: the pointer starts at the chunk's *end* and each block is carved off below it.",
+    "#> The **Algorithm** panel shows the three moves: subtract the size, round down with one mask, compare with the start.",
+    "#>",
+    "#> `a` is one byte with no alignment, so it takes the chunk's very last byte, 0x1010f.",
+    "#> !highlight a",
+    "a = alloc u8",
+    "#> ?predict",
+    "#> `b` is a `u64`: 8 bytes, 8-aligned. Subtracting 8 from 0x1010f gives an odd address, so the mask rounds it",
+    "#> *down* to 0x10100, skipping 7 bytes of padding. Rounding down is one AND with `!(align - 1)`: nothing to add.",
+    "#> !highlight b",
+    "b = alloc u64",
+    "#> A `u128` needs 16-alignment, and 0x10100 − 16 = 0x100f0 already has it: no padding this time.",
+    "c = alloc u128",
+    "#> ?predict",
+    "#> A 13-byte slice of `u8` needs no alignment at all: it ends exactly where `c` starts.",
+    "d = alloc [u8; 13]",
+    "#> !pause",
+    "#> Now look at the **Cost** panel: every op of this program executed the *same* number of wasm instructions,",
+    "#> whatever the alignment. The work does not depend on the request.",
+    "#>",
+    "#> Switch the allocator to `hinckley-up-naive`, the first bump-up version, and step again: each op costs more",
+    "#> instructions *and* more branches. Rounding up needs an extra addition, and its two `checked_add`s are two",
+    "#> branches where bumping down has one `checked_sub`.",
+    "#>",
+    "#> Then try `hinckley-up`, Hinckley's one-branch bump up: it leans on the `Layout` guarantee to check once, so it",
+    "#> runs *fewer* branches than bumping down, yet still more instructions (the addition stays).",
+    "e = alloc u64",
+  ),
+};
+
+/** Seed 000 (realloc) and notes/real-allocators.md: bump-scope up against bumpalo down. */
+const REALLOC: Lesson = {
+  id: "realloc-fast-path",
+  title: "The realloc fast path: up keeps it, down copies",
+  summary: "Growing the last block is free when bumping up; bumping down has to move it.",
+  allocator: "bump-scope-up",
+  target: "wasm32",
+  source: lines(
+    "# Lesson: the realloc fast path, bumping up (bump-scope) against bumping down (bumpalo).",
+    "",
+    "#> Growing data you cannot size in advance (a `Vec` being pushed to, a `String` being formatted) means `realloc`.",
+    "#> A bump allocator has a **fast path** for the *last* block: move the bump pointer and nothing else.",
+    "#>",
+    "#> This is **bump-scope bumping up**. `s` starts as 8 bytes at the chunk's start, 0x10020.",
+    "s = alloc 8",
+    "#> ?predict",
+    "#> `s` is the last block and its end is the bump pointer: growing it to 16 bytes only moves the pointer.",
+    "#> `s` stays at 0x10020 and no byte is copied.",
+    "#> !highlight s",
+    "s = realloc s 16",
+    "#> Again in place, to 32 bytes. **Copied** in the stats is still 0 bytes.",
+    "s = realloc s 32",
+    "#> `t` goes right after `s`, at 0x10040. Now `s` is no longer the last block.",
+    "t = alloc 8",
+    "#> ?predict",
+    "#> `s` cannot grow where it is: `t` is in the way. It is allocated anew after `t`, its 32 bytes are copied,",
+    "#> and the old bytes stay behind as waste until a reset.",
+    "#> !highlight s t",
+    "s = realloc s 64",
+    "#> !pause",
+    "#> Now switch the allocator to **bumpalo**, which bumps *down*, and step through again. A block grows towards its",
+    "#> end, upwards, but the free space is *below* it: even the last block must move down and copy its bytes on",
+    "#> every growth (8, then 16 bytes here). bumpalo moves it over its own old bytes, so nothing is wasted, but it",
+    "#> pays for the copy each time. See [Hinckley's post](https://coredumped.dev/2024/03/25/bump-allocation-up-or-down/).",
+  ),
+};
+
+/** Seed 000 (minimum alignment): up-min-align. */
+const MIN_ALIGN: Lesson = {
+  id: "min-align",
+  title: "Minimum alignment: less work per allocation",
+  summary: "Keep the bump pointer 8-aligned and a u64 needs no alignment work at all.",
+  allocator: "up-min-align",
+  target: "wasm32",
+  minAlign: 8,
+  capacity: 256,
+  source: lines(
+    "# Lesson: a minimum alignment (MIN_ALIGN = 8) keeps the bump pointer aligned.",
+    "",
+    "#> Most data is word-aligned. With a **minimum alignment** of 8, every size is rounded up to a multiple of 8,",
+    "#> so the bump pointer is *always* 8-aligned and any request aligned to 8 or less needs no alignment work.",
+    "#>",
+    "#> In the **Algorithm** panel, `a` (a `u64`) runs no alignment step: the size, one check, the end rounded to 8, the bump.",
+    "a = alloc u64",
+    "#> ?predict",
+    "#> `b` lands right after `a`, at 0x10018, with nothing to compute.",
+    "b = alloc u64",
+    "#> ?predict",
+    "#> `c` is only 3 bytes. It lands at 0x10020, and the pointer is rounded up past it to 0x10028 so that it",
+    "#> stays 8-aligned for whoever comes next.",
+    "c = alloc 3",
+    "#> `d`, another `u64`, lands on the already-aligned pointer, 0x10028. The 5 bytes after `c` are the price.",
+    "d = alloc u64",
+    "#> ?predict",
+    "#> A `u128` asks for 16, *above* MIN_ALIGN: only now does the code compute an alignment offset.",
+    "e = alloc u128",
+    "#> !pause",
+    "#> The cost of the trick: every 1-byte allocation takes 8 bytes. Watch **Used** grow by 8 each time while",
+    "#> **Requested** grows by 1.",
+    "repeat 3 {",
+    "  f = alloc u8",
+    "}",
+    "#> Switch the allocator to `down-min-align`: bumping down keeps the pointer aligned the same way, rounding",
+    "#> each size up to 8, so a 3-byte block takes 8 bytes there too.",
+  ),
+};
+
+/** Seed 001: Bumper.jl's SlabBuffer and the slab-boundary pitfall. */
+const SLAB: Lesson = {
+  id: "slab-boundary",
+  title: "The slab-boundary pitfall",
+  summary: "A scope opened when the slab is full makes and frees a new slab on every iteration.",
+  allocator: "bumper-slab",
+  target: "wasm32",
+  capacity: 256,
+  source: lines(
+    "# Lesson: Bumper.jl's SlabBuffer and the slab-boundary pitfall.",
+    "",
+    "#> Bumper.jl's **SlabBuffer** hands out memory from fixed-size slabs: 1 MiB by default, 256 bytes here so the",
+    "#> map stays readable. It bumps up, by the byte count, with no alignment.",
+    "#>",
+    "#> `a` takes just under half of the first slab.",
+    "a = alloc 127",
+    "#> `b` takes just under the other half: 2 bytes of the slab are left.",
+    "b = alloc 127",
+    "#> Inside the loop, each iteration opens a scope: `checkpoint` saves the position, and `restore` will free",
+    "#> whatever the scope allocated.",
+    "repeat 3 {",
+    "  checkpoint s",
+    "  #> ?predict",
+    "  #> `y` needs 10 bytes and only 2 are left: it cannot fit, so **a new slab** is made for it, and `y` lands",
+    "  #> at its start, 0x10120.",
+    "  y = alloc 10",
+    "  #> !pause",
+    "  #> Restoring frees the slabs made since the checkpoint: the new slab goes back. Next time round the same",
+    "  #> slab is made again at the same address and freed again. That is the **pitfall**: every iteration pays",
+    "  #> for a slab allocation and a free (the slow part of the bars in the **Cost** panel).",
+    "  restore s",
+    "}",
+  ),
+};
+
+/** Seed 004: the C++ parser arena. */
+const PARSER: Lesson = {
+  id: "parser-arena",
+  title: "A parser's arena: pools of small nodes",
+  summary: "The C++ arena's pool growth formula, and the exact fit that still makes a new pool.",
+  allocator: "cpp-arena",
+  target: "wasm32",
+  capacity: 32,
+  source: lines(
+    "# Lesson: the C++ parser arena (\"Using arena allocators to improve parser performance\").",
+    "",
+    "#> A parser makes many small nodes that all live as long as the parse. This arena gives them out from",
+    "#> **pools** in a linked list; each pool's 12-byte header sits at its own start (wasm32).",
+    "#> The first pool is `max(cap * 2, (n / cap) * 2 * cap)` bytes with `cap` the initial capacity, 32 here:",
+    "#> 64 bytes. Each node then takes the next 12 bytes.",
+    "repeat 4 {",
+    "  node = alloc 12 align 4",
+    "}",
+    "#> ?predict",
+    "#> Exactly 16 bytes are left and `exact` needs 16. But the arena tests `remaining <= n`, so an exact fit",
+    "#> **still makes a new pool**, 128 bytes (twice the last), and leaves those 16 bytes unused.",
+    "exact = alloc 16 align 4",
+    "#> `call`, the children of a call expression (three `u32` indexes), fits in the new pool.",
+    "call = alloc [u32; 3]",
+    "#> ?predict",
+    "#> 300 bytes: `(300 / 128) * 2 * 128` = 512 beats `128 * 2` = 256, so the new pool holds 512 bytes.",
+    "big = alloc 300 align 4",
+    "#> !pause",
+    "#> Freeing one node does nothing at all: `deallocate` is a no-op that executes no instruction (see the",
+    "#> **Cost** panel). The pools go back only when the whole arena is destroyed.",
+    "free call",
+  ),
+};
+
+/** Seed 003: bump allocation against the general-purpose allocator. */
+const VERSUS: Lesson = {
+  id: "bump-vs-malloc",
+  title: "A bump allocation against the general-purpose allocator",
+  summary: "bumpalo's fast path next to Rust's global allocator, op by op, in the Cost panel.",
+  allocator: "bumpalo",
+  target: "wasm32",
+  source: lines(
+    "# Lesson: bumpalo against Rust's global allocator (dlmalloc) on wasm32.",
+    "",
+    "#> How cheap is a bump allocation next to a general-purpose allocator? On wasm32 the **Cost** panel shows,",
+    "#> beside each op of the model, the real **bumpalo** crate and Rust's **global allocator** doing the same op.",
+    "#>",
+    "#> The first allocation is the *slow path*: bumpalo owns no chunk yet, so it asks the global allocator for one.",
+    "a = alloc u64",
+    "#> ?predict",
+    "#> Now the *fast path*: subtract, mask, compare. The real bumpalo executes fewer wasm instructions here",
+    "#> than the global allocator does for the same `u64`.",
+    "b = alloc u64",
+    "#> Again the fast path, 40 bytes below `b`.",
+    "c = alloc [u8; 40]",
+    "#> `c` is the last block, so freeing it moves the pointer back: its 40 bytes are free again.",
+    "free c",
+    "#> ?predict",
+    "#> A 16-aligned `u128`: rounding down costs bumpalo nothing extra, while the global allocator does",
+    "#> more work than for the `u64`s.",
+    "d = alloc u128",
+    "#> `a` is not the last block: freeing it does nothing, its bytes wait for a reset.",
+    "free a",
+    "#> !pause",
+    "#> `reset` gives everything back in one move of the pointer, and costs bumpalo fewer instructions than the",
+    "#> global allocator spends. Yet the global allocator is no snail either: allocation is not the villain it",
+    "#> is made out to be (\"Allocations are good, actually\"). Bump allocation wins by doing *less*.",
+    "reset",
+  ),
+};
+
+export const LESSONS: readonly Lesson[] = [BUMP_DOWN, REALLOC, MIN_ALIGN, SLAB, PARSER, VERSUS];
+
+export function lessonById(id: string): Lesson | undefined {
+  return LESSONS.find((l) => l.id === id);
+}
