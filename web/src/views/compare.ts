@@ -1,5 +1,5 @@
 // Compare mode: the same program on two to four allocator configurations,
-// side by side at the same step. A setup row chooses each column's preset,
+// side by side at the same step (the app's stepper moves them together). A setup row chooses each column's preset,
 // target and minimum alignment; each column draws its own memory map; a table
 // below lines the columns up op by op with each op's cost (the fewest marked)
 // and where the placements differ. Everything drawn comes from the columns'
@@ -78,9 +78,6 @@ interface Refs {
   root: HTMLElement;
   setupCells: HTMLElement;
   add: HTMLButtonElement;
-  back: HTMLButtonElement;
-  forward: HTMLButtonElement;
-  counter: HTMLElement;
   columns: HTMLElement;
   scroll: HTMLElement;
   table: HTMLTableElement;
@@ -169,9 +166,6 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
   const setupCells = h("div", { class: "compare-setup-cells" });
   const add = h("button", { type: "button", class: "compare-button" }, "Add column");
   const exit = h("button", { type: "button", class: "compare-button compare-exit" }, "Exit compare");
-  const back = h("button", { type: "button", class: "compare-button" }, "Previous op");
-  const forward = h("button", { type: "button", class: "compare-button" }, "Next op");
-  const counter = h("span", { class: "compare-counter", "aria-live": "polite" });
   const columns = h("div", { class: "compare-columns" });
   const head = h("thead");
   const body = h("tbody");
@@ -199,7 +193,6 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
       setupCells,
       h("div", { class: "compare-setup-actions" }, add, exit),
     ),
-    h("div", { class: "compare-stepper", role: "group", "aria-label": "Compare steps" }, back, counter, forward),
     columns,
     h("h3", { class: "compare-table-title" }, "Op by op"),
     pageNote,
@@ -212,9 +205,6 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
     root,
     setupCells,
     add,
-    back,
-    forward,
-    counter,
     columns,
     scroll,
     table,
@@ -233,8 +223,6 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
   };
   add.addEventListener("click", () => refs.handlers.onConfigs(addColumn(configsOf(refs.data), refs.data.allocators)));
   exit.addEventListener("click", () => refs.handlers.onExit());
-  back.addEventListener("click", () => refs.handlers.onSeek(Math.max(0, clampedStep(refs.data) - 1)));
-  forward.addEventListener("click", () => refs.handlers.onSeek(Math.min(totalSteps(refs.data), clampedStep(refs.data) + 1)));
   body.addEventListener("click", (event) => {
     const row = event.target instanceof Element ? event.target.closest<HTMLTableRowElement>("tr[data-op]") : null;
     if (row) refs.handlers.onSeek(Number(row.dataset["op"]) + 1);
@@ -400,7 +388,9 @@ function costCell(row: OpComparison, column: number, max: number): HTMLTableCell
   );
 }
 
-function buildRow(row: OpComparison, labels: readonly string[], sourceLines: readonly string[], max: number): HTMLTableRowElement {
+function buildRow(row: OpComparison, labels: readonly string[], sourceLines: readonly string[]): HTMLTableRowElement {
+  // Bars compare the columns within the op: the row's most expensive column is full width.
+  const max = Math.max(0, ...row.columns.map((c) => c?.instructions ?? 0));
   const source = sourceLines[row.line - 1]?.trim() ?? "";
   const name = row.block !== undefined ? `${row.kind} ${row.block}` : row.kind;
   const diffs = differenceTexts(row, labels);
@@ -446,7 +436,6 @@ function drawTable(refs: Refs, data: CompareData): void {
     refs.tableKey = { results, text };
     const traces = results.map(traceOf);
     const rows = compareOps(traces).slice(page.from, page.to);
-    const max = Math.max(0, ...rows.flatMap((r) => r.columns.map((c) => c?.instructions ?? 0)));
     refs.head.replaceChildren(
       h(
         "tr",
@@ -458,7 +447,7 @@ function drawTable(refs: Refs, data: CompareData): void {
     );
     refs.rows = new Map();
     const trs = rows.map((r) => {
-      const tr = buildRow(r, labels, data.sourceLines, max);
+      const tr = buildRow(r, labels, data.sourceLines);
       refs.rows.set(r.index, tr);
       return tr;
     });
@@ -525,11 +514,6 @@ export function renderCompare(mount: HTMLElement, data: CompareData, handlers: C
   }
   refs.data = data;
   refs.handlers = handlers;
-  const total = totalSteps(data);
-  const step = clampedStep(data);
-  setText(refs.counter, `op ${step} / ${total}`);
-  refs.back.classList.toggle("at-bound", step === 0);
-  refs.forward.classList.toggle("at-bound", step >= total);
   drawSetup(refs, data);
   drawColumns(refs, data);
   drawTable(refs, data);
