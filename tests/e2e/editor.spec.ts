@@ -1,0 +1,220 @@
+import { ORIGIN } from "../../playwright.config";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+
+// The program editor: highlighting, inline error markers, the Programs menu.
+// The page starts on the default program (6 ops, blocks a..e) on fitzgen-down.
+
+const program = (page: Page) => page.getByRole("textbox", { name: "Program" });
+const blocks = (page: Page) => page.locator("svg.memory-map g[data-block]");
+const block = (page: Page, name: string) => page.locator(`svg.memory-map g[data-block="${name}"]`);
+const counter = (page: Page) => page.locator(".step-counter");
+const marker = (page: Page) => page.locator(".code-mirror .is-error");
+const menuButton = (page: Page) => page.getByRole("button", { name: "Programs" });
+const menu = (page: Page) => page.getByRole("menu", { name: "Programs" });
+
+let requests: string[] = [];
+let errors: string[] = [];
+
+test.beforeEach(async ({ page }) => {
+  requests = [];
+  errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto("/");
+  await expect(blocks(page).first()).toBeVisible();
+});
+
+test.afterEach(() => {
+  expect(requests.filter((url) => !url.startsWith(`${ORIGIN}/`)), "requests to other origins").toEqual([]);
+  expect(errors, "uncaught page errors").toEqual([]);
+});
+
+/** Where a program column starts on screen: the textarea's left edge plus its padding. */
+async function textOrigin(area: Locator): Promise<{ x: number; y: number }> {
+  const box = await area.boundingBox();
+  const pad = await area.evaluate((el) => {
+    const s = getComputedStyle(el);
+    return { left: parseFloat(s.paddingLeft) + parseFloat(s.borderLeftWidth), top: parseFloat(s.paddingTop) + parseFloat(s.borderTopWidth) };
+  });
+  if (!box) throw new Error("the textarea has no box");
+  return { x: box.x + pad.left, y: box.y + pad.top };
+}
+
+/** Expects the error marker to sit under `column` of `line` (1-based), one cell per character. */
+async function expectMarkerAt(page: Page, line: number, column: number, cells: number): Promise<void> {
+  const box = await marker(page).boundingBox();
+  if (!box) throw new Error("the marker has no box");
+  const origin = await textOrigin(program(page));
+  const cell = box.width / cells;
+  const lineHeight = 20;
+  expect(Math.abs(box.x - origin.x - (column - 1) * cell), "marker x against its column").toBeLessThan(1);
+  expect(box.y + box.height / 2).toBeGreaterThan(origin.y + (line - 1) * lineHeight);
+  expect(box.y + box.height / 2).toBeLessThan(origin.y + line * lineHeight);
+}
+
+test("an error is marked at its line and column; fixing it clears the marker and redraws", async ({ page }) => {
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(blocks(page)).toHaveCount(5);
+  const addressOfC = await block(page, "c").getAttribute("data-address");
+
+  await program(page).click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("\nx = alloc 8 align 3");
+
+  const alert = page.getByRole("alert");
+  await expect(alert).toHaveText(/^7:19: alignment 3 is not allowed/);
+  await expect(program(page)).toHaveAccessibleDescription(/7:19: alignment 3 is not allowed/);
+  await expect(program(page)).toHaveAttribute("aria-invalid", "true");
+  // The marker underlines the offending "3" on line 7, and the gutter marks line 7.
+  await expect(marker(page)).toHaveCount(1);
+  await expect(marker(page)).toHaveText("3");
+  await expect(marker(page)).toHaveAttribute("data-error-column", "19");
+  await expect(page.locator('.code-mirror [data-line="7"] .is-error')).toHaveCount(1);
+  await expect(page.locator(".gutter .ln.is-error")).toHaveText("7");
+  await expectMarkerAt(page, 7, 19, 1);
+  // The map keeps the last good trace.
+  await expect(blocks(page)).toHaveCount(5);
+  await expect(block(page, "c")).toHaveAttribute("data-address", addressOfC ?? "");
+  await expect(block(page, "x")).toHaveCount(0);
+
+  await page.keyboard.press("Backspace");
+  await page.keyboard.type("4");
+  await expect(page.getByRole("alert")).toHaveCount(0);
+  await expect(marker(page)).toHaveCount(0);
+  await expect(page.locator(".gutter .ln.is-error")).toHaveCount(0);
+  await expect(program(page)).toHaveAttribute("aria-invalid", "false");
+  await expect(blocks(page)).toHaveCount(6);
+  await expect(block(page, "x")).toHaveCount(1);
+});
+
+test("an error at the end of a line marks the cell after its last character", async ({ page }) => {
+  await program(page).click();
+  await page.keyboard.press("Control+Home");
+  await page.keyboard.type("y = alloc\n");
+  await expect(page.getByRole("alert")).toHaveText(/^1:10: expected a size/);
+  await expect(marker(page)).toHaveAttribute("data-error-column", "10");
+  await expect(page.locator('.code-mirror [data-line="1"] .tok-eol.is-error')).toHaveCount(1);
+  await expect(page.locator(".gutter .ln.is-error")).toHaveText("1");
+  await expectMarkerAt(page, 1, 10, 1);
+});
+
+test("the program is highlighted as it is typed", async ({ page }) => {
+  const line = (n: number) => page.locator(`.code-mirror .code-line[data-line="${n}"]`);
+  await expect(line(3).locator(".tok-keyword")).toHaveText(["alloc", "align"]);
+  await expect(line(3).locator(".tok-number")).toHaveText(["24", "16"]);
+  await expect(line(3).locator(".tok-name")).toHaveText(["c"]);
+  await expect(line(2).locator(".tok-type")).toHaveText(["u64"]);
+  await expect(line(4).locator(".tok-punct")).toHaveText(["=", "[", ";", "]"]);
+  // Keywords and names are drawn in different colours.
+  const colour = (l: Locator) => l.evaluate((el) => getComputedStyle(el).color);
+  expect(await colour(line(3).locator(".tok-keyword").first())).not.toBe(await colour(line(3).locator(".tok-name")));
+
+  await program(page).click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("\n# a note\n#> narration\nrepeat 2 { z = alloc 0x10 }");
+  await expect(line(7).locator(".tok-comment")).toHaveText("# a note");
+  await expect(line(8).locator(".tok-narration")).toHaveText("#> narration");
+  await expect(line(9).locator(".tok-keyword")).toHaveText(["repeat", "alloc"]);
+  await expect(line(9).locator(".tok-number")).toHaveText(["2", "0x10"]);
+  // The mirror holds exactly the textarea's text, line for line.
+  const mirrorText = await page.locator(".code-mirror .code-line").allTextContents();
+  expect(mirrorText.join("\n")).toBe(await program(page).inputValue());
+  // The text the textarea draws itself is transparent: the mirror is what shows.
+  expect(await program(page).evaluate((el) => getComputedStyle(el).color)).toBe("rgba(0, 0, 0, 0)");
+});
+
+test("picking a generator replaces the program, redraws the map, and Undo brings the old text back", async ({ page }) => {
+  const before = await program(page).inputValue();
+  await menuButton(page).click();
+  await expect(menu(page)).toBeVisible();
+  await page.getByRole("menuitem", { name: "Vec push with doubling" }).click();
+  await expect(menu(page)).toBeHidden();
+  await expect(program(page)).toHaveValue(/^# Vec<u32>: push 32 elements/);
+  await expect(program(page)).toHaveValue(/\nv = realloc v 128 +# push 17: capacity 32$/);
+
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 4 / 4");
+  // Bumping down, every growth moves: the live Vec and the three copies left behind.
+  await expect(block(page, "v")).toHaveCount(4);
+  await expect(block(page, "v").and(page.locator('[data-state="live"]'))).toHaveCount(1);
+  await expect(block(page, "v").and(page.locator('[data-state="live"]'))).toHaveAttribute("data-size", "128");
+
+  await program(page).focus();
+  await page.keyboard.press("Control+z");
+  await expect(program(page)).toHaveValue(before);
+  await expect(counter(page)).toHaveText(/\/ 6$/);
+});
+
+test("the Programs menu works from the keyboard alone", async ({ page }) => {
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  await menuButton(page).focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(menuButton(page)).toHaveAttribute("aria-expanded", "true");
+  await expect(page.getByRole("menuitem", { name: "A few blocks" })).toBeFocused();
+  await page.keyboard.press("End");
+  await expect(page.getByRole("menuitem", { name: "Random mix…" })).toBeFocused();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.getByRole("menuitem", { name: "A few blocks" })).toBeFocused();
+  await page.keyboard.press("ArrowUp");
+  await expect(page.getByRole("menuitem", { name: "Random mix…" })).toBeFocused();
+  // Arrows inside the menu never reach the app's step keys.
+  await page.keyboard.press("ArrowLeft");
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  // Escape closes and gives focus back to the button.
+  await page.keyboard.press("Escape");
+  await expect(menu(page)).toBeHidden();
+  await expect(menuButton(page)).toBeFocused();
+  await expect(menuButton(page)).toHaveAttribute("aria-expanded", "false");
+
+  // Enter opens it again; typing a letter jumps to the next entry starting with it.
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("menuitem", { name: "A few blocks" })).toBeFocused();
+  await page.keyboard.press("s");
+  await expect(page.getByRole("menuitem", { name: "String building" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(menu(page)).toBeHidden();
+  await expect(program(page)).toHaveValue(/^# String building: append 8 words/);
+  await expect(program(page)).toHaveValue(/\ns = realloc s 39 +# "the quick brown fox jumps over the lazy"$/);
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 8 / 8");
+  await expect(block(page, "s").and(page.locator('[data-state="live"]'))).toHaveAttribute("data-size", "39");
+});
+
+test("the random mix form validates its fields and generates a seeded program", async ({ page }) => {
+  await menuButton(page).focus();
+  await page.keyboard.press("ArrowUp");
+  await expect(page.getByRole("menuitem", { name: "Random mix…" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  const form = page.getByRole("form", { name: "Random mix" });
+  await expect(form).toBeVisible();
+  const ops = form.getByRole("textbox", { name: "Ops" });
+  await expect(ops).toBeFocused();
+
+  await page.keyboard.type("0");
+  await form.getByRole("textbox", { name: "Smallest size" }).fill("90");
+  await form.getByRole("textbox", { name: "Largest size" }).fill("12");
+  await form.getByRole("button", { name: "Generate" }).click();
+  const alert = form.getByRole("alert");
+  await expect(alert.getByRole("listitem")).toHaveText([
+    "Ops: enter a whole number from 1 to 2000",
+    "Largest size: 12 is below the smallest size, 90",
+  ]);
+  await expect(ops).toHaveAttribute("aria-invalid", "true");
+  await expect(ops).toHaveAccessibleDescription("Ops: enter a whole number from 1 to 2000");
+  await expect(ops).toBeFocused();
+  // The invalid form leaves the program alone.
+  await expect(program(page)).toHaveValue(/^a = alloc 1\n/);
+
+  await page.keyboard.press("Control+a");
+  await page.keyboard.type("25");
+  await form.getByRole("textbox", { name: "Largest size" }).fill("120");
+  await form.getByRole("textbox", { name: "Seed" }).fill("7");
+  await form.getByRole("textbox", { name: "Seed" }).press("Enter");
+  await expect(form).toBeHidden();
+  await expect(program(page)).toHaveValue(/^# Random mix: 25 ops, sizes 90\.\.120, align 1\.\.16, seed 7\n/);
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 25 / 25");
+  await expect(blocks(page).first()).toBeVisible();
+  await expect(page.getByRole("alert")).toHaveCount(0);
+});
