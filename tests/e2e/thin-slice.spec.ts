@@ -64,7 +64,7 @@ test("loads the default program and draws its blocks at the trace's addresses", 
   await expect(page.locator("g.bump-pointer")).toHaveAttribute("data-direction", "down");
   await expect(page.locator('[data-stat="utilisation"]')).toHaveText("23.8%");
   // The code view highlights the line of the last micro-step (the bump).
-  await expect(page.locator(".code-line.is-current")).toContainText("step: bump");
+  await expect(page.locator("#code-view .code-line.is-current")).toContainText("step: bump");
 });
 
 test("Step back and Step forward change the drawn blocks", async ({ page }) => {

@@ -2,16 +2,19 @@
 // playback timer, keyboard); views stay functions of derived data.
 
 import type { Engine } from "./engine/facade";
-import type { Op, Stats, Trace } from "./engine/types";
+import type { Op, Stats, Trace, TraceResult } from "./engine/types";
 import traceFormatUrl from "../../docs/trace-format.md?url";
 import { clampStep } from "./model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
+import { UP_VS_DOWN, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, describeMicro, describeStep, microIndex, microSteps } from "./model/describe";
 import { caseForOp, X86_REFERENCE } from "./model/x86";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { createStore, type Store } from "./state/store";
+import { setText } from "./views/dom";
 import { renderCodeView } from "./views/codeView";
+import { renderCompare } from "./views/compare";
 import { renderCostView } from "./views/costView";
 import { renderEditor } from "./views/editor";
 import { renderMapSummary } from "./views/mapSummary";
@@ -37,6 +40,11 @@ export interface Mounts {
   opDetails: HTMLElement;
   code: HTMLElement;
   theme: HTMLElement;
+  compare: HTMLElement;
+  compareButton: HTMLElement;
+  /** Shown only in the single view: compare mode draws its own maps and costs. */
+  costPanel: HTMLElement;
+  details: HTMLElement;
 }
 
 function byId(id: string): HTMLElement {
@@ -57,6 +65,10 @@ export function findMounts(): Mounts {
     opDetails: byId("op-details"),
     code: byId("code-view"),
     theme: byId("theme-toggle"),
+    compare: byId("compare"),
+    compareButton: byId("compare-button"),
+    costPanel: byId("cost-panel"),
+    details: byId("detail-grid"),
   };
 }
 
@@ -98,6 +110,36 @@ function statsSeries(trace: Trace): Stats[] {
     seriesCache.set(trace, series);
   }
   return series;
+}
+
+/**
+ * Compare mode's traces: one per column, of the program the single view last
+ * traced. Kept per (program, column) so stepping never re-traces.
+ */
+function compareTracer(engine: Engine) {
+  let source: string | null = null;
+  const results = new Map<string, TraceResult>();
+  return (program: string, configs: readonly CompareConfig[]): { config: CompareConfig; result: TraceResult }[] => {
+    if (program !== source) {
+      source = program;
+      results.clear();
+    }
+    return configs.map((config) => {
+      const key = JSON.stringify(config);
+      let result = results.get(key);
+      if (!result) {
+        result = engine.trace({
+          source: program,
+          allocator: config.allocator,
+          target: config.target,
+          capacity: config.capacity ?? undefined,
+          minAlign: config.minAlign ?? undefined,
+        });
+        results.set(key, result);
+      }
+      return { config, result };
+    });
+  };
 }
 
 export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action> {
@@ -164,6 +206,12 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
+    // Escape leaves compare mode from anywhere (a select keeps it to close itself).
+    if (event.key === "Escape" && store.getState().compare !== null && !(target instanceof HTMLSelectElement)) {
+      event.preventDefault();
+      dispatch({ type: "exitCompare" });
+      return;
+    }
     // Typing and native controls keep their keys (a range handles arrows itself).
     if (
       target instanceof HTMLTextAreaElement ||
@@ -200,6 +248,41 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     onMinAlign: (minAlign: number | null) => dispatch({ type: "selectMinAlign", minAlign }),
   };
 
+  mounts.compareButton.addEventListener("click", () => {
+    dispatch(store.getState().compare ? { type: "exitCompare" } : { type: "enterCompare", configs: UP_VS_DOWN });
+  });
+  const traceColumns = compareTracer(engine);
+
+  /** Compare mode in place of the single map, its stats and the cost and detail panels. */
+  const renderMode = (s: AppState): boolean => {
+    const comparing = s.compare !== null;
+    mounts.compare.hidden = !comparing;
+    for (const el of [mounts.mapSummary, mounts.map, mounts.stats, mounts.costPanel, mounts.details]) el.hidden = comparing;
+    setText(mounts.compareButton, comparing ? "Exit compare" : "Compare up vs down");
+    mounts.compareButton.setAttribute("aria-pressed", comparing ? "true" : "false");
+    if (!comparing) {
+      // Dropped, not hidden: its live counter must not linger.
+      if (mounts.compare.firstChild) mounts.compare.replaceChildren();
+      return false;
+    }
+    renderCompare(
+      mounts.compare,
+      {
+        allocators,
+        columns: traceColumns(s.tracedSource, s.compare ?? []),
+        step: s.step,
+        animate: !reducedMotion.matches,
+        sourceLines: s.tracedSource.split("\n"),
+      },
+      {
+        onSeek: (step) => dispatch({ type: "seek", step }),
+        onConfigs: (configs) => dispatch({ type: "setCompare", configs }),
+        onExit: () => dispatch({ type: "exitCompare" }),
+      },
+    );
+    return true;
+  };
+
   const renderTrace = (s: AppState, trace: Trace): void => {
     const step = clampStep(trace, s.step);
     const op = currentOp(trace, step);
@@ -207,6 +290,19 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     const current = rows.find((r) => r.current)?.chunk;
     const stats = statsSeries(trace)[step] ?? statsAt(trace, step);
     const bumpPtr = bumpPointerAt(trace, step);
+    renderStepper(
+      mounts.stepper,
+      {
+        step,
+        total: trace.ops.length,
+        playing: s.playing,
+        speed: s.speed,
+        description: describeStep(trace, step),
+        micro: microSteps(op).length > 1 ? describeMicro(op, s.micro) : null,
+      },
+      dispatch,
+    );
+    if (renderMode(s)) return;
     renderMapSummary(mounts.mapSummary, {
       used: stats.used,
       capacity: rows.reduce((n, r) => n + r.chunk.capacity, 0),
@@ -226,18 +322,6 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
         : "no chunk: every chunk went back to the base allocator; the next allocation makes one",
       animate: !reducedMotion.matches,
     });
-    renderStepper(
-      mounts.stepper,
-      {
-        step,
-        total: trace.ops.length,
-        playing: s.playing,
-        speed: s.speed,
-        description: describeStep(trace, step),
-        micro: microSteps(op).length > 1 ? describeMicro(op, s.micro) : null,
-      },
-      dispatch,
-    );
     renderStats(mounts.stats, { series: statsSeries(trace), step }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
     const sourceLine = op ? (s.tracedSource.split("\n")[op.line - 1] ?? null) : null;
     renderCostView(mounts.cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);

@@ -1,0 +1,175 @@
+import { ORIGIN } from "../../playwright.config";
+import { expect, test, type Page } from "@playwright/test";
+
+// The app shell: keyboard stepping through ops and micro-steps, the theme,
+// the stats chart, compare mode and the start page's look.
+//
+// Facts checked against the wasm engine (traceProgram in Node) for the default
+// program on fitzgen-down (256-byte chunk at 0x10010): every alloc runs the
+// bump-down algorithm's 4 recorded micro-steps in bump_down.rs, on lines 62
+// (subtract the size), 70 (round down to the alignment), 74 (check the start)
+// and 81 (bump). Op 2, `b = alloc u64`, rounds 0x10107 down to 0x10100.
+const START = 0x10010;
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+const counter = (page: Page) => page.locator(".step-counter");
+const codeLine = (page: Page) => page.locator("#code-view .code-line.is-current");
+const focusedName = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement;
+    return el ? (el.getAttribute("aria-label") ?? el.textContent ?? "") : "";
+  });
+
+let requests: string[] = [];
+let errors: string[] = [];
+
+test.beforeEach(async ({ page }) => {
+  requests = [];
+  errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => {
+    // A CSP violation is reported on the console, not as a page error.
+    if (m.type() === "error") errors.push(m.text());
+  });
+  await page.goto("/");
+  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
+});
+
+test.afterEach(() => {
+  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`));
+  expect(foreign, "requests to other origins").toEqual([]);
+  expect(errors, "uncaught page errors and console errors").toEqual([]);
+});
+
+test("keyboard only: Tab to the controls, step ops and micro-steps, play and pause, Home and End", async ({ page }) => {
+  // Tab from the top of the page until the stepper's First button has focus.
+  let name = "";
+  for (let i = 0; i < 60 && name !== "First"; i++) {
+    await page.keyboard.press("Tab");
+    name = await focusedName(page);
+  }
+  expect(name).toBe("First");
+  await page.keyboard.press("Enter");
+  await expect(counter(page)).toHaveText("op 0 / 6");
+
+  // ←/→ go op by op, ending on the op's last micro-step (the bump, line 81).
+  await page.keyboard.press("ArrowRight");
+  await expect(counter(page)).toHaveText("op 1 / 6");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "81");
+
+  // Shift+→ enters op 2 at its first micro-step, then walks its lines.
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(counter(page)).toHaveText("op 2 / 6");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "62");
+  await expect(page.locator(".op-micro")).toHaveText("Micro-step 1 of 4: subtract the size from the bump pointer");
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "70");
+  await expect(page.locator(".op-micro")).toHaveText("Micro-step 2 of 4: round down to the alignment (one mask)");
+  // The values the step recorded, under its line, addresses in hex.
+  const values = page.locator("#code-view .code-values");
+  await expect(values).toContainText(`new_ptr = ${hex(START + 0xf0)}`);
+  await expect(values).toContainText("align = 0x8");
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "74");
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "81");
+  await expect(page.locator(".op-micro")).toHaveText("Micro-step 4 of 4: move the bump pointer down to the block");
+  await expect(counter(page)).toHaveText("op 2 / 6");
+  // Shift+← goes back a micro-step; at the op's first, into the previous op's end.
+  await page.keyboard.press("Shift+ArrowLeft");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "74");
+  await page.keyboard.press("Shift+ArrowLeft");
+  await page.keyboard.press("Shift+ArrowLeft");
+  await page.keyboard.press("Shift+ArrowLeft");
+  await expect(counter(page)).toHaveText("op 1 / 6");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "81");
+  // Plain ← stays op by op.
+  await page.keyboard.press("ArrowLeft");
+  await expect(counter(page)).toHaveText("op 0 / 6");
+
+  // On a focusable element that is not a button, Space plays and pauses.
+  const code = page.getByRole("region", { name: "Algorithm" }).locator("pre.code");
+  await code.focus();
+  await page.keyboard.press("End");
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  await page.keyboard.press("Home");
+  await expect(counter(page)).toHaveText("op 0 / 6");
+  await page.keyboard.press(" ");
+  await expect(page.getByRole("button", { name: "Pause" })).toBeVisible();
+  await page.keyboard.press(" ");
+  await expect(page.getByRole("button", { name: "Play" })).toBeVisible();
+  // The description is one sentence, announced politely.
+  await page.keyboard.press("End");
+  await expect(page.locator("[aria-live=polite]")).toHaveText(`e: 16 bytes at ${hex(START + 0xa0)}, 12 bytes padding`);
+});
+
+test("the stepper: speeds, a tick per op, focus visible on its buttons", async ({ page }) => {
+  const speed = page.getByRole("combobox", { name: "Speed" });
+  await expect(speed.locator("option")).toHaveText(["0.5×", "1×", "2×", "4×"]);
+  await speed.selectOption("4");
+  await expect(speed).toHaveValue("4");
+  await expect(page.locator("#step-ticks option")).toHaveCount(7);
+  await page.getByRole("button", { name: "Last" }).focus();
+  await page.keyboard.press("Shift+Tab");
+  const outline = await page.getByRole("button", { name: "Step forward" }).evaluate((el) => getComputedStyle(el).outlineStyle);
+  expect(outline).toBe("solid");
+});
+
+test("theme: the toggle switches the palette and is remembered", async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "light" });
+  const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await expect.poll(bg).toBe("rgb(244, 246, 248)");
+  await page.getByRole("radio", { name: "Dark" }).check();
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+  await expect.poll(bg).toBe("rgb(14, 17, 22)");
+  await page.reload();
+  await expect(page.getByRole("radio", { name: "Dark" })).toBeChecked();
+  await expect.poll(bg).toBe("rgb(14, 17, 22)");
+  // Auto follows the system again.
+  await page.getByRole("radio", { name: "Auto" }).check();
+  await expect(page.locator("html")).not.toHaveAttribute("data-theme", /./);
+  await expect.poll(bg).toBe("rgb(244, 246, 248)");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await expect.poll(bg).toBe("rgb(14, 17, 22)");
+});
+
+test("stats: counters and a chart of them; clicking the chart seeks", async ({ page }) => {
+  await expect(page.locator('[data-stat="requested"]')).toHaveText("61 B");
+  await expect(page.locator('[data-stat="copied"]')).toHaveText("0 B");
+  const chart = page.getByRole("img", { name: /^Counters over 6 ops/ });
+  await expect(chart).toBeVisible();
+  await expect(chart.locator("path.series")).toHaveCount(4);
+  await expect(chart.locator("line.marker")).toHaveAttribute("data-step", "6");
+  const box = await chart.boundingBox();
+  if (!box) throw new Error("the chart has no box");
+  await chart.click({ position: { x: 4, y: box.height / 2 } });
+  await expect(counter(page)).toHaveText("op 0 / 6");
+  await expect(chart.locator("line.marker")).toHaveAttribute("data-step", "0");
+  await expect(page.locator('[data-stat="requested"]')).toHaveText("0 B");
+  // The third op of six sits half way along.
+  await chart.click({ position: { x: box.width / 2, y: box.height / 2 } });
+  await expect(counter(page)).toHaveText("op 3 / 6");
+});
+
+test("compare up vs down: two maps at the same step, the same block placed differently", async ({ page }) => {
+  await page.getByRole("button", { name: "Compare up vs down" }).click();
+  const columns = page.locator(".compare-column");
+  await expect(columns).toHaveCount(2);
+  await expect(page.locator("svg.memory-map:visible")).toHaveCount(2);
+  await page.getByRole("button", { name: "First" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  // Bumping up puts a at the chunk start; bumping down at its last byte.
+  await expect(columns.nth(0).getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START)}, align 1`);
+  await expect(columns.nth(1).getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START + 0xff)}, align 1`);
+  // Stepping moves both columns.
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(columns.nth(0).getByRole("img", { name: /^b:/ })).toHaveAccessibleName(`b: 8 bytes at ${hex(START + 8)}, align 8, 7 bytes padding`);
+  await expect(columns.nth(1).getByRole("img", { name: /^b:/ })).toHaveAccessibleName(`b: 8 bytes at ${hex(START + 0xf0)}, align 8, 7 bytes padding`);
+  // Escape leaves: one map again.
+  await page.getByRole("heading", { name: "Memory" }).click();
+  await page.keyboard.press("Escape");
+  await expect(columns).toHaveCount(0);
+  await expect(page.locator("svg.memory-map:visible")).toHaveCount(1);
+  await expect(page.getByRole("button", { name: "Compare up vs down" })).toBeVisible();
+});
