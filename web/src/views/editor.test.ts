@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
 import type { AllocatorInfo } from "../engine/types";
-import { capacityHelp, groupAllocators } from "./editor";
+import { capacityHelp, formatError, groupAllocators, menuKeyIndex, typeaheadIndex } from "./editor";
 
 const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: "", description: "", minAligns: [] });
 
@@ -30,5 +30,38 @@ describe("allocator chooser groups", () => {
     expect(capacityHelp("cpp-arena")).toMatch(/pool/);
     expect(capacityHelp("bumpalo")).toMatch(/first chunk/);
     expect(capacityHelp("unknown")).toMatch(/default/);
+  });
+});
+
+describe("error text", () => {
+  it("reads line:column: message, as the engine prints it", () => {
+    expect(formatError({ line: 7, column: 19, message: "alignment 3 is not allowed" })).toBe("7:19: alignment 3 is not allowed");
+  });
+});
+
+describe("Programs menu keys", () => {
+  it("moves down and up with wrap-around, and to the ends with Home and End", () => {
+    expect(menuKeyIndex("ArrowDown", 0, 4)).toBe(1);
+    expect(menuKeyIndex("ArrowDown", 3, 4)).toBe(0);
+    expect(menuKeyIndex("ArrowUp", 0, 4)).toBe(3);
+    expect(menuKeyIndex("ArrowUp", 2, 4)).toBe(1);
+    expect(menuKeyIndex("Home", 2, 4)).toBe(0);
+    expect(menuKeyIndex("End", 0, 4)).toBe(3);
+  });
+
+  it("starts from the top when nothing is focused yet (-1) and ignores other keys", () => {
+    expect(menuKeyIndex("ArrowDown", -1, 4)).toBe(0);
+    expect(menuKeyIndex("ArrowUp", -1, 4)).toBe(3);
+    expect(menuKeyIndex("Enter", 1, 4)).toBeNull();
+    expect(menuKeyIndex("ArrowDown", 0, 0)).toBeNull();
+  });
+
+  it("type-ahead finds the next title with that first letter, wrapping, any case", () => {
+    const titles = ["A few blocks", "Alignment padding", "String building", "Random mix…"];
+    expect(typeaheadIndex(titles, 0, "a")).toBe(1);
+    expect(typeaheadIndex(titles, 1, "A")).toBe(0);
+    expect(typeaheadIndex(titles, 0, "s")).toBe(2);
+    expect(typeaheadIndex(titles, 2, "s")).toBe(2);
+    expect(typeaheadIndex(titles, 0, "z")).toBeNull();
   });
 });

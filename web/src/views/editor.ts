@@ -113,7 +113,7 @@ export function menuKeyIndex(key: string, current: number, count: number): numbe
     case "ArrowDown":
       return (current + 1) % count;
     case "ArrowUp":
-      return (current - 1 + count) % count;
+      return current <= 0 ? count - 1 : current - 1;
     case "Home":
       return 0;
     case "End":
