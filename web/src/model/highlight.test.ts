@@ -40,6 +40,12 @@ describe("tokenizeLine", () => {
     expect(kinds("# a comment")).toEqual(["comment:# a comment"]);
     expect(kinds("  #> the chunk fills up")).toEqual(["narration:#> the chunk fills up"]);
     expect(kinds("a = alloc 8 #> not narration")).toEqual(["name:a", "punct:=", "keyword:alloc", "number:8", "comment:#> not narration"]);
+    // Lesson directives (model/narration.ts) stand out from the narration text.
+    expect(kinds("#> !pause")).toEqual(["directive:#> !pause"]);
+    expect(kinds("#> ?predict")).toEqual(["directive:#> ?predict"]);
+    expect(kinds("#> !highlight a b")).toEqual(["directive:#> !highlight a b"]);
+    expect(kinds("#> !pause now, please")).toEqual(["narration:#> !pause now, please"]);
+    expect(kinds("#> !highlighted text")).toEqual(["narration:#> !highlighted text"]);
     // Inside a comment nothing is a keyword.
     expect(kinds("#alloc 8")).toEqual(["comment:#alloc 8"]);
   });

@@ -13,6 +13,8 @@ export type TokenKind =
   | "comment"
   /** `#>` lines: lesson narration, shown beside the step rather than run. */
   | "narration"
+  /** `#> !pause`, `#> ?predict`, `#> !highlight a b`: narration that steers the lesson. */
+  | "directive"
   | "invalid"
   | "space";
 
@@ -33,6 +35,8 @@ const PUNCT = new Set(["=", "{", "}", "[", "]", ";"]);
 const WORD = /^[A-Za-z0-9_]$/;
 const DECIMAL = /^[0-9_]+$/;
 const HEX = /^0[xX][0-9A-Fa-f_]*[0-9A-Fa-f][0-9A-Fa-f_]*$/;
+// The directives model/narration.ts acts on.
+const DIRECTIVE = /^\s*(?:!pause|\?predict|!highlight(?:\s.*)?)\s*$/;
 // Rust's char::is_whitespace, enough of it for text typed or pasted into a textarea.
 const SPACE = /^\s$/u;
 
@@ -60,7 +64,9 @@ export function tokenizeLine(line: string): Token[] {
     if (c === "#") {
       // Narration is a whole line of its own: `#>` first on the line.
       const lineStart = out.every((t) => t.kind === "space");
-      push(lineStart && chars[i + 1] === ">" ? "narration" : "comment", chars.length);
+      const narration = lineStart && chars[i + 1] === ">";
+      const body = chars.slice(i + 2).join("");
+      push(narration ? (DIRECTIVE.test(body) ? "directive" : "narration") : "comment", chars.length);
     } else if (SPACE.test(c)) {
       while (end < chars.length && SPACE.test(chars[end] ?? "")) end++;
       push("space", end);
@@ -92,7 +98,7 @@ export function tokenize(source: string): Token[][] {
 export function errorTokenIndex(tokens: readonly Token[], column: number): number | "end" {
   for (let k = 0; k < tokens.length; k++) {
     const t = tokens[k];
-    if (!t || t.kind === "space" || t.kind === "comment" || t.kind === "narration") continue;
+    if (!t || t.kind === "space" || t.kind === "comment" || t.kind === "narration" || t.kind === "directive") continue;
     const width = Array.from(t.text).length;
     if (column < t.column + width) return k;
   }
