@@ -183,6 +183,16 @@ describe("compare: failures, other presets, reallocs", () => {
     expect(columnLabels(configs, allocators)).toEqual(["bumpalo · wasm32 · MIN_ALIGN 8", "hinckley-up · 64-bit"]);
   });
 
+  it("leaves out a default minimum alignment beside a preset without the setting", () => {
+    const configs = [cfg("hinckley-up"), cfg("bumpalo")];
+    expect(columnLabels(configs, allocators)).toEqual(["hinckley-up", "bumpalo"]);
+    // Two presets with the setting, on different defaults: both say theirs.
+    expect(columnLabels([cfg("up-min-align"), cfg("bumpalo")], allocators)).toEqual([
+      "up-min-align · MIN_ALIGN 8",
+      "bumpalo · MIN_ALIGN 1",
+    ]);
+  });
+
   it("numbers columns that would read the same", () => {
     expect(columnLabels([cfg("bumpalo"), cfg("bumpalo")], allocators)).toEqual([
       "bumpalo (column 1)",

@@ -50,20 +50,24 @@ export function targetText(target: Target): string {
 
 /**
  * One heading per column: the preset's name, then only the settings that
- * differ between columns ("bumpalo · wasm32 · MIN_ALIGN 8"). Columns that
- * would still read the same get their column number so none is ambiguous.
+ * differ between columns ("bumpalo · wasm32 · MIN_ALIGN 8"). A minimum
+ * alignment shows where columns that have the setting differ in it, or where
+ * it is not the preset's default (a preset without the setting is no
+ * difference). Columns that would still read the same get their column
+ * number so none is ambiguous.
  */
 export function columnLabels(configs: readonly CompareConfig[], allocators: readonly AllocatorInfo[]): string[] {
   const aligns = configs.map((c) => effectiveMinAlign(c, allocators));
+  const defaults = configs.map((c) => allocators.find((a) => a.name === c.allocator)?.minAligns[0] ?? null);
   const varies = <T>(values: readonly T[]): boolean => new Set(values).size > 1;
   const showTarget = varies(configs.map((c) => c.target));
-  const showAlign = varies(aligns);
+  const alignsVary = varies(aligns.filter((a) => a !== null));
   const showCapacity = varies(configs.map((c) => c.capacity));
   const labels = configs.map((c, i) => {
     const parts = [c.allocator];
     if (showTarget) parts.push(targetText(c.target));
     const align = aligns[i];
-    if (showAlign && align !== null && align !== undefined) parts.push(`MIN_ALIGN ${align}`);
+    if (align !== null && align !== undefined && (alignsVary || align !== defaults[i])) parts.push(`MIN_ALIGN ${align}`);
     if (showCapacity) parts.push(c.capacity === null ? "default capacity" : `capacity ${c.capacity}`);
     return parts.join(" · ");
   });

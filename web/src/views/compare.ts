@@ -61,7 +61,7 @@ interface SetupCell {
   title: HTMLElement;
   allocator: HTMLSelectElement;
   target: HTMLSelectElement;
-  minAlignField: HTMLLabelElement;
+  minAlignField: HTMLElement;
   minAlign: HTMLSelectElement;
   remove: HTMLButtonElement;
 }
@@ -75,6 +75,8 @@ interface ColumnView {
 }
 
 interface Refs {
+  /** Prefix of this view's element ids. */
+  prefix: string;
   root: HTMLElement;
   setupCells: HTMLElement;
   add: HTMLButtonElement;
@@ -114,8 +116,17 @@ function setConfig(refs: Refs, index: number, change: (c: CompareConfig) => Comp
   refs.handlers.onConfigs(configs);
 }
 
+/** Distinct ids per compare view, for the labels' `for`. */
+let instances = 0;
+
+function field(id: string, label: string, control: HTMLSelectElement): HTMLElement {
+  control.id = id;
+  return h("div", { class: "compare-field" }, h("label", { for: id }, label), control);
+}
+
 function buildSetupCell(refs: Refs, index: number): SetupCell {
   const n = index + 1;
+  const id = (what: string): string => `${refs.prefix}-${what}-${n}`;
   const allocator = h("select", { class: "compare-allocator" });
   allocator.addEventListener("change", () => setConfig(refs, index, (c) => withAllocator(c, allocator.value)));
   const target = h(
@@ -133,21 +144,21 @@ function buildSetupCell(refs: Refs, index: number): SetupCell {
   const remove = h("button", { type: "button", class: "compare-remove" }, "Remove");
   remove.setAttribute("aria-label", `Remove column ${n}`);
   remove.addEventListener("click", () => refs.handlers.onConfigs(removeColumn(configsOf(refs.data), index)));
-  const minAlignField = h("label", { class: "compare-field" }, h("span", {}, `Minimum alignment ${n}`), minAlign);
+  const minAlignField = field(id("min-align"), `Minimum alignment ${n}`, minAlign);
   const title = h("span", { class: "compare-setup-title" }, `Column ${n}`);
   const root = h(
     "div",
     { class: "compare-setup-cell", role: "group", "aria-label": `Column ${n} settings` },
     h("div", { class: "compare-setup-head" }, title, remove),
-    h("label", { class: "compare-field" }, h("span", {}, `Allocator ${n}`), allocator),
-    h("label", { class: "compare-field" }, h("span", {}, `Target ${n}`), target),
+    field(id("allocator"), `Allocator ${n}`, allocator),
+    field(id("target"), `Target ${n}`, target),
     minAlignField,
   );
   return { root, title, allocator, target, minAlignField, minAlign, remove };
 }
 
-function buildColumnView(index: number): ColumnView {
-  const heading = h("h3", { class: "compare-col-title", id: `compare-col-${index}` });
+function buildColumnView(prefix: string, index: number): ColumnView {
+  const heading = h("h3", { class: "compare-col-title", id: `${prefix}-column-${index + 1}` });
   const summary = h("p", { class: "compare-col-summary" });
   const error = h("p", { class: "compare-col-error", role: "alert" });
   const map = h("div", { class: "compare-map map-container" });
@@ -202,6 +213,7 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
   container.replaceChildren(root);
 
   const refs: Refs = {
+    prefix: `compare${++instances}`,
     root,
     setupCells,
     add,
@@ -310,7 +322,7 @@ function drawColumns(refs: Refs, data: CompareData): void {
     data.allocators,
   );
   const n = data.columns.length;
-  while (refs.views.length < n) refs.views.push(buildColumnView(refs.views.length));
+  while (refs.views.length < n) refs.views.push(buildColumnView(refs.prefix, refs.views.length));
   const shown = refs.views.slice(0, n);
   if (refs.columns.children.length !== n || shown.some((v, i) => refs.columns.children[i] !== v.root)) {
     refs.columns.replaceChildren(...shown.map((v) => v.root));
