@@ -1,16 +1,45 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vite";
+import { build, defineConfig, type Plugin } from "vite";
 
-// The page lives in web/; the build lands in dist/ at the repository root.
+const COMPONENT_CONFIG = fileURLToPath(new URL("./vite.component.config.ts", import.meta.url));
+
+/**
+ * After the app's build, the <bump-lab> element's (vite.component.config.ts)
+ * into the same output directory, so every `vite build` (npm run build, the
+ * Playwright server) ships dist/bump-lab.js beside the pages.
+ */
+function componentBuild(): Plugin {
+  let outDir = "";
+  return {
+    name: "bumplab-component",
+    apply: "build",
+    configResolved(config) {
+      outDir = config.build.outDir;
+    },
+    async closeBundle() {
+      await build({ configFile: COMPONENT_CONFIG, build: { outDir, emptyOutDir: false } });
+    },
+  };
+}
+
+// The pages live in web/; the build lands in dist/ at the repository root.
 // `base: "./"` keeps every asset URL relative so dist/ works from any sub-path.
 export default defineConfig({
   root: fileURLToPath(new URL("./web", import.meta.url)),
   base: "./",
+  plugins: [componentBuild()],
   build: {
     outDir: fileURLToPath(new URL("./dist", import.meta.url)),
     emptyOutDir: true,
     // Top-level await (the wasm is loaded once before the first render).
     target: "es2022",
+    rollupOptions: {
+      // The app and the iframe embed (embed.html).
+      input: {
+        index: fileURLToPath(new URL("./web/index.html", import.meta.url)),
+        embed: fileURLToPath(new URL("./web/embed.html", import.meta.url)),
+      },
+    },
   },
   server: { host: "127.0.0.1" },
   preview: { host: "127.0.0.1", port: 4179, strictPort: true },

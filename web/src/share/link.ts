@@ -211,6 +211,15 @@ function compareColumns(raw: string): CompareConfig[] {
   });
 }
 
+/** Compare columns written as in a link ("hinckley-up:64:-:-,fitzgen-down:64:-:-"), or why not. */
+export function parseCompare(text: string): { ok: true; compare: CompareConfig[] } | { ok: false; error: string } {
+  try {
+    return { ok: true, compare: compareColumns(text) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 function viewList(raw: string): string[] {
   if (raw === "") return [];
   const views = raw.split(",").map((v) => decodeValue("v", v));

@@ -1,0 +1,173 @@
+// <bump-lab>: the player as a custom element for pages that load one script
+// (dist/bump-lab.js; its wasm is fetched from beside the script, wherever it
+// is served). Each element has its own shadow root, store and styles, so
+// several on a page are independent; it stops playing while offscreen.
+//
+//   <bump-lab allocator="bumpalo" step="3" views="code" program="a = alloc 8
+//   b = alloc u64"><img src="figure.svg" alt="…"></bump-lab>
+//
+// Children are the fallback (shown until the element upgrades, or forever
+// without JavaScript): the shadow root has no slot, so they hide once it runs.
+
+import appStyles from "./styles.css?inline";
+import playerStyles from "./embed.css?inline";
+import { loadEngine } from "./engine/browser";
+import type { Target } from "./engine/types";
+import { decodeShare, parseCompare, type SharedState } from "./share/link";
+import { parseViews, startPlayer, type Player } from "./share/player";
+import { parseTheme, setTheme } from "./share/theme";
+import { DEFAULT_PROGRAM } from "./state/reducer";
+
+/** styles.css written for a shadow root: its :root rules apply to the host. */
+export function shadowCss(css: string): string {
+  return css.replace(/:root\[([^\]]+)\]/g, ":host([$1])").replaceAll(":root", ":host");
+}
+
+// The views' own stylesheets (imported by each view for the page) inlined
+// here too: a shadow root sees no document styles, and the glob picks up a
+// view's new stylesheet without a change here.
+const viewStyles = Object.values(import.meta.glob<string>("./views/*.css", { query: "?inline", import: "default", eager: true }));
+
+const HOST_CSS = `
+:host { display: block; contain: content; }
+:host([hidden]) { display: none; }
+`;
+
+let sheet: CSSStyleSheet | undefined;
+/** One parsed stylesheet shared by every element (adopted, not copied). */
+function styles(): CSSStyleSheet {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync([appStyles, ...viewStyles, playerStyles].map(shadowCss).join("\n") + HOST_CSS);
+  }
+  return sheet;
+}
+
+const TARGETS: readonly Target[] = ["64", "wasm32"];
+
+function whole(text: string | null, min: number, max: number): number | null | "bad" {
+  if (text === null || text === "") return null;
+  if (!/^\d{1,10}$/.test(text)) return "bad";
+  const n = Number(text);
+  return n >= min && n <= max ? n : "bad";
+}
+
+export class BumpLabElement extends HTMLElement {
+  static readonly observedAttributes = ["link", "program", "allocator", "target", "capacity", "min-align", "compare", "step", "views", "controls", "theme"];
+
+  readonly #root: ShadowRoot;
+  readonly #mount: HTMLElement;
+  #player: Player | null = null;
+  #observer: IntersectionObserver | null = null;
+  /** Bumped on every (re)start so a slow start never overwrites a newer one. */
+  #generation = 0;
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: "open" });
+    this.#root.adoptedStyleSheets = [styles()];
+    this.#mount = document.createElement("div");
+    this.#mount.className = "bl-embed";
+    this.#root.append(this.#mount);
+  }
+
+  connectedCallback(): void {
+    this.#applyTheme();
+    this.#observer ??= new IntersectionObserver((entries) => {
+      for (const e of entries) this.#player?.setVisible(e.isIntersecting);
+    });
+    this.#observer.observe(this);
+    if (!this.#player) void this.#start();
+  }
+
+  disconnectedCallback(): void {
+    this.#observer?.disconnect();
+    this.#player?.setVisible(false);
+  }
+
+  attributeChangedCallback(name: string, old: string | null, value: string | null): void {
+    if (old === value) return;
+    if (name === "theme") this.#applyTheme();
+    else if (this.isConnected && this.#player) void this.#start();
+  }
+
+  /** The player, once started (for scripts and tests). */
+  get player(): Player | null {
+    return this.#player;
+  }
+
+  #applyTheme(): void {
+    setTheme(this, parseTheme(this.getAttribute("theme")) ?? "auto");
+  }
+
+  #fail(message: string): void {
+    const p = document.createElement("p");
+    p.className = "bl-error";
+    p.setAttribute("role", "alert");
+    p.textContent = message;
+    this.#mount.replaceChildren(p);
+  }
+
+  /** The state the attributes describe: a share link, then each attribute over it. */
+  async #state(): Promise<SharedState | string> {
+    let state: SharedState = { source: DEFAULT_PROGRAM, allocator: "fitzgen-down", target: "64", capacity: null, minAlign: null, step: 0, compare: null };
+    const link = this.getAttribute("link");
+    if (link) {
+      const decoded = await decodeShare(link);
+      if (!decoded.ok) return decoded.error;
+      state = decoded.state;
+    }
+    const program = this.getAttribute("program");
+    if (program !== null) state = { ...state, source: program.replace(/^\n+/, "") };
+    const allocator = this.getAttribute("allocator");
+    if (allocator) state = { ...state, allocator };
+    const target = this.getAttribute("target");
+    if (target !== null) {
+      const t = TARGETS.find((x) => x === target);
+      if (!t) return `target must be 64 or wasm32, not "${target}"`;
+      state = { ...state, target: t };
+    }
+    const capacity = whole(this.getAttribute("capacity"), 1, 1 << 30);
+    if (capacity === "bad") return "capacity must be a whole number of bytes";
+    if (capacity !== null) state = { ...state, capacity };
+    const minAlign = whole(this.getAttribute("min-align"), 1, 4096);
+    if (minAlign === "bad") return "min-align must be a power of two up to 4096";
+    if (minAlign !== null) state = { ...state, minAlign };
+    const compare = this.getAttribute("compare");
+    if (compare) {
+      const parsed = parseCompare(compare);
+      if (!parsed.ok) return `compare: ${parsed.error}`;
+      state = { ...state, compare: parsed.compare };
+    }
+    const step = whole(this.getAttribute("step"), 0, 10_000_000);
+    if (step === "bad") return "step must be a whole number";
+    if (step !== null) state = { ...state, step };
+    return state;
+  }
+
+  async #start(): Promise<void> {
+    const generation = ++this.#generation;
+    try {
+      const [state, engine] = await Promise.all([this.#state(), loadEngine()]);
+      if (generation !== this.#generation) return;
+      if (typeof state === "string") {
+        this.#fail(`<bump-lab>: ${state}`);
+        return;
+      }
+      const views = this.hasAttribute("views") ? parseViews(this.getAttribute("views")) : parseViews((state.views ?? []).join(","));
+      const controls = !["0", "false", "no", "off"].includes((this.getAttribute("controls") ?? "").toLowerCase());
+      this.#player = startPlayer(engine, this.#mount, state, {
+        controls,
+        views,
+        // The app's page sits beside this script in dist/.
+        appUrl: new URL(/* @vite-ignore */ "index.html", import.meta.url).href,
+        label: this.getAttribute("aria-label") ?? "Bump Lab figure",
+      });
+      this.dataset["ready"] = "true";
+    } catch (error) {
+      this.#fail(`Bump Lab could not start: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+if (!customElements.get("bump-lab")) customElements.define("bump-lab", BumpLabElement);

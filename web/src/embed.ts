@@ -1,0 +1,106 @@
+// The iframe embed (embed.html): a share link's state in the hash, chrome
+// chosen by URL parameters (controls, step, views, theme, height). Talks to
+// its host page only by postMessage: its content height out, a theme in.
+
+import "./styles.css";
+import "./embed.css";
+import { loadEngine } from "./engine/browser";
+import { decodeShare, type SharedState } from "./share/link";
+import { parseViews, startPlayer } from "./share/player";
+import { parseHostMessage, parseTheme, resizeMessage, setTheme } from "./share/theme";
+import { DEFAULT_PROGRAM } from "./state/reducer";
+
+const DEFAULT_STATE: SharedState = {
+  source: DEFAULT_PROGRAM,
+  allocator: "fitzgen-down",
+  target: "64",
+  capacity: null,
+  minAlign: null,
+  step: 0,
+  compare: null,
+};
+
+/** A height in CSS pixels from a URL parameter, within what an embed can sensibly be. */
+function parseHeight(text: string | null): number | null {
+  if (text === null || !/^\d{1,5}$/.test(text)) return null;
+  const n = Number(text);
+  return n >= 80 && n <= 10_000 ? n : null;
+}
+
+function flag(text: string | null, fallback: boolean): boolean {
+  if (text === null) return fallback;
+  return !["0", "false", "no", "off"].includes(text.toLowerCase());
+}
+
+async function main(): Promise<void> {
+  const root = document.getElementById("embed");
+  if (!root) throw new Error("#embed is missing from embed.html");
+  const params = new URLSearchParams(location.search);
+
+  setTheme(document.documentElement, parseTheme(params.get("theme")) ?? "auto");
+  window.addEventListener("message", (event) => {
+    // Only the page that embeds us may set the theme.
+    if (event.source !== window.parent || window.parent === window) return;
+    const message = parseHostMessage(event.data);
+    if (message) setTheme(document.documentElement, message.theme);
+  });
+
+  const height = parseHeight(params.get("height"));
+  if (height !== null) {
+    root.classList.add("is-fixed-height");
+    root.style.setProperty("--bl-height", `${height}px`);
+  }
+
+  // Auto-resize: the host may listen for our content height (docs/embedding.md).
+  if (window.parent !== window) {
+    let last = -1;
+    new ResizeObserver(() => {
+      const h = Math.ceil(root.getBoundingClientRect().height);
+      if (h === last) return;
+      last = h;
+      window.parent.postMessage(resizeMessage(h), "*");
+    }).observe(root);
+  }
+
+  let state = DEFAULT_STATE;
+  if (location.hash.length > 1) {
+    const decoded = await decodeShare(location.hash);
+    if (!decoded.ok) {
+      const p = document.createElement("p");
+      p.className = "bl-error";
+      p.setAttribute("role", "alert");
+      p.textContent = decoded.error;
+      root.replaceChildren(p);
+      root.removeAttribute("aria-busy");
+      return;
+    }
+    state = decoded.state;
+  }
+  const step = params.get("step");
+  if (step !== null && /^\d{1,9}$/.test(step)) state = { ...state, step: Number(step) };
+  const views = params.has("views") ? parseViews(params.get("views")) : parseViews((state.views ?? []).join(","));
+
+  const engine = await loadEngine();
+  const player = startPlayer(engine, root, state, {
+    controls: flag(params.get("controls"), true),
+    views,
+    appUrl: new URL("index.html", location.href).href.replace(/[?#].*$/, ""),
+    label: "Bump Lab figure",
+  });
+  root.removeAttribute("aria-busy");
+  // A hidden iframe (scrolled away, a closed <details>) stops playing.
+  new IntersectionObserver((entries) => {
+    for (const e of entries) player.setVisible(e.isIntersecting);
+  }).observe(root);
+}
+
+main().catch((error: unknown) => {
+  const root = document.getElementById("embed");
+  if (root) {
+    const p = document.createElement("p");
+    p.className = "bl-error";
+    p.setAttribute("role", "alert");
+    p.textContent = `Bump Lab could not start: ${error instanceof Error ? error.message : String(error)}`;
+    root.replaceChildren(p);
+  }
+});
