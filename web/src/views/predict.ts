@@ -105,6 +105,7 @@ function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, class: "predict-svg", "aria-hidden": "true", focusable: "false" });
   svg.append(
     svgEl("rect", { class: "predict-bar", x: MARGIN.left, y: BAR_Y, width: W - MARGIN.left - MARGIN.right, height: BAR_H, rx: 3 }),
+    svgEl("g", { class: "predict-pads" }),
     svgEl("g", { class: "predict-blocks" }),
     svgEl("g", { class: "predict-pointer" }),
     svgEl("g", { class: "predict-answer" }),
@@ -185,6 +186,20 @@ function drawStrip(refs: Refs, strip: StripData, p: Prediction, data: PredictDat
   const x = scaleFor(strip);
   const width = (b: { address: number; size: number }): number => Math.max(1.5, x(b.address + Math.max(b.size, 1)) - x(b.address));
   const svg = select(refs.svg);
+  // Padding first, so a block drawn at its one-pixel minimum stays on top.
+  svg
+    .select<SVGGElement>(".predict-pads")
+    .selectAll<SVGRectElement, Block>("rect")
+    .data(
+      strip.blocks.filter((b) => b.padding > 0),
+      (b) => String(b.id),
+    )
+    .join("rect")
+    .attr("class", "predict-pad")
+    .attr("x", (b) => x(b.paddingStart))
+    .attr("y", BAR_Y)
+    .attr("width", (b) => Math.max(1, x(b.paddingStart + b.padding) - x(b.paddingStart)))
+    .attr("height", BAR_H);
   svg
     .select<SVGGElement>(".predict-blocks")
     .selectAll<SVGRectElement, Block>("rect")
