@@ -173,3 +173,35 @@ test("compare up vs down: two maps at the same step, the same block placed diffe
   await expect(page.locator("svg.memory-map:visible")).toHaveCount(1);
   await expect(page.getByRole("button", { name: "Compare up vs down" })).toBeVisible();
 });
+
+test.describe("share links", () => {
+  // A v1 short link: hinckley-up, 64-bit, step 1 of a two-line program.
+  const LINK = "v1?a=hinckley-up&t=64&s=1&p=a+=+alloc+1%0Ab+=+alloc+u64&end";
+
+  test("a link opens its program, preset and step; stepping rewrites the hash", async ({ page }) => {
+    await page.goto(`/#${LINK}`);
+    await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("hinckley-up");
+    await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue("a = alloc 1\nb = alloc u64");
+    await expect(counter(page)).toHaveText("op 1 / 2");
+    await expect(page.getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START)}, align 1`);
+    await page.getByRole("button", { name: "Step forward" }).click();
+    await expect(counter(page)).toHaveText("op 2 / 2");
+    await expect.poll(() => page.evaluate(() => window.location.hash)).toContain("s=2");
+    // The rewritten hash opens the same state.
+    const hash = await page.evaluate(() => window.location.hash);
+    await page.goto(`/${hash}`);
+    await page.reload();
+    await expect(counter(page)).toHaveText("op 2 / 2");
+    await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("hinckley-up");
+  });
+
+  test("a broken link says why and keeps the default program", async ({ page }) => {
+    await page.goto("/#v1?a=hinckley-up&t=128&p=a+=+alloc+1&end");
+    await expect(page.locator("#notice")).toContainText("This share link could not be opened");
+    await expect(page.locator("#notice")).toContainText('"t" must be 64 or wasm32');
+    await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue(/^a = alloc 1\nb = alloc u64\n/);
+    await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("fitzgen-down");
+    await page.locator("#notice").getByRole("button", { name: "Dismiss" }).click();
+    await expect(page.locator("#notice")).toBeHidden();
+  });
+});

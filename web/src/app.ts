@@ -8,11 +8,14 @@ import { clampStep } from "./model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
 import { UP_VS_DOWN, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
+import { LESSONS, lessonById } from "./model/lessons";
+import { parseNarration, pausesAt, type Narration } from "./model/narration";
+import { decodeShare, encodeShare, type SharedState } from "./share/link";
 import { currentOp, describeMicro, describeStep, microIndex, microSteps } from "./model/describe";
 import { caseForOp, X86_REFERENCE } from "./model/x86";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { createStore, type Store } from "./state/store";
-import { setText } from "./views/dom";
+import { h, setText } from "./views/dom";
 import { renderCodeView } from "./views/codeView";
 import { renderCompare } from "./views/compare";
 import { renderCostView } from "./views/costView";
@@ -28,6 +31,8 @@ import { renderX86Table } from "./views/x86Table";
 export const TRACE_DEBOUNCE_MS = 150;
 /** One op per beat at 1×; the speed divides it. */
 export const PLAY_INTERVAL_MS = 700;
+/** The URL hash follows the state this long after the last change. */
+export const SHARE_DEBOUNCE_MS = 400;
 
 export interface Mounts {
   editor: HTMLElement;
@@ -42,6 +47,8 @@ export interface Mounts {
   theme: HTMLElement;
   compare: HTMLElement;
   compareButton: HTMLElement;
+  /** Messages that are not the program's error (a share link that did not open). */
+  notice: HTMLElement;
   /** Shown only in the single view: compare mode draws its own maps and costs. */
   costPanel: HTMLElement;
   details: HTMLElement;
@@ -67,6 +74,7 @@ export function findMounts(): Mounts {
     theme: byId("theme-toggle"),
     compare: byId("compare"),
     compareButton: byId("compare-button"),
+    notice: byId("notice"),
     costPanel: byId("cost-panel"),
     details: byId("detail-grid"),
   };
@@ -142,6 +150,43 @@ function compareTracer(engine: Engine) {
   };
 }
 
+/** A program's `#>` narration, parsed once per program text. */
+function narrationOf(): (source: string) => Map<number, Narration> {
+  let source: string | null = null;
+  let parsed = new Map<number, Narration>();
+  return (text) => {
+    if (text !== source) {
+      source = text;
+      parsed = parseNarration(text);
+    }
+    return parsed;
+  };
+}
+
+/** What a share link carries: the program, its settings, the step and the mode. */
+export function sharedOf(s: AppState): SharedState {
+  return {
+    source: s.source,
+    allocator: s.allocator,
+    target: s.target,
+    capacity: s.capacity,
+    minAlign: s.minAlign,
+    step: s.step,
+    compare: s.compare,
+    lesson: s.lesson,
+  };
+}
+
+function showNotice(mount: HTMLElement, text: string): void {
+  const dismiss = h("button", { type: "button", class: "link-button" }, "Dismiss");
+  dismiss.addEventListener("click", () => {
+    mount.hidden = true;
+    mount.replaceChildren();
+  });
+  mount.replaceChildren(h("span", {}, text), " ", dismiss);
+  mount.hidden = false;
+}
+
 export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action> {
   const allocators = engine.allocators();
   const preferred = allocators.find((a) => a.name === "fitzgen-down") ?? allocators[0];
@@ -182,6 +227,8 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     }
   });
 
+  const narrations = narrationOf();
+
   // --- Playback ------------------------------------------------------------
   let playTimer: number | undefined;
   let playSpeed = 0;
@@ -189,11 +236,61 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     if (s.playing && (playTimer === undefined || playSpeed !== s.speed)) {
       window.clearInterval(playTimer);
       playSpeed = s.speed;
-      playTimer = window.setInterval(() => dispatch({ type: "tick" }), PLAY_INTERVAL_MS / s.speed);
+      playTimer = window.setInterval(() => {
+        // A lesson's pause directive (or a question before the next op) stops playback on arrival.
+        const now = store.getState();
+        const pause = now.trace ? pausesAt(now.trace, now.step + 1, narrations(now.tracedSource)) : false;
+        dispatch({ type: "tick", pause });
+      }, PLAY_INTERVAL_MS / s.speed);
     } else if (!s.playing && playTimer !== undefined) {
       window.clearInterval(playTimer);
       playTimer = undefined;
     }
+  });
+
+  // --- Share links -------------------------------------------------------------
+  // The hash is read once at start; after that the state writes it (replaceState:
+  // stepping does not fill the history). Writing starts once the link is applied,
+  // so the default program never overwrites a link still being decoded.
+  let shareTimer: number | undefined;
+  const writeHash = (): void => {
+    window.clearTimeout(shareTimer);
+    shareTimer = window.setTimeout(() => {
+      void encodeShare(sharedOf(store.getState())).then((text) => {
+        if (window.location.hash.slice(1) !== text) window.history.replaceState(null, "", `#${text}`);
+      });
+    }, SHARE_DEBOUNCE_MS);
+  };
+  const startSharing = (): void => {
+    store.subscribe((s, prev) => {
+      const a = sharedOf(s);
+      const b = sharedOf(prev);
+      if (JSON.stringify(a) !== JSON.stringify(b)) writeHash();
+    });
+  };
+  /** Decodes a link and applies it; a link that does not open says why and changes nothing. */
+  const openLink = async (link: string): Promise<void> => {
+    const decoded = await decodeShare(link);
+    if (!decoded.ok) {
+      showNotice(mounts.notice, `This share link could not be opened (${decoded.error}); showing the default program instead.`);
+    } else if (!allocators.some((a) => a.name === decoded.state.allocator)) {
+      showNotice(
+        mounts.notice,
+        `This share link names an allocator this version does not have (${decoded.state.allocator}); showing the default program instead.`,
+      );
+    } else {
+      const { state } = decoded;
+      mounts.notice.hidden = true;
+      dispatch({ type: "applyShared", shared: { ...state, lesson: state.lesson && lessonById(state.lesson) ? state.lesson : null } });
+    }
+  };
+  const link = window.location.hash.slice(1);
+  if (link) void openLink(link).finally(startSharing);
+  else startSharing();
+  // A link pasted into the address bar of an open page (replaceState fires no hashchange).
+  window.addEventListener("hashchange", () => {
+    const text = window.location.hash.slice(1);
+    if (text) void openLink(text);
   });
 
   // --- Theme -----------------------------------------------------------------
@@ -246,7 +343,12 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     onTarget: (target: AppState["target"]) => dispatch({ type: "selectTarget", target }),
     onCapacity: (capacity: number | null) => dispatch({ type: "selectCapacity", capacity }),
     onMinAlign: (minAlign: number | null) => dispatch({ type: "selectMinAlign", minAlign }),
+    onLesson: (id: string) => {
+      const lesson = lessonById(id);
+      if (lesson) dispatch({ type: "startLesson", lesson });
+    },
   };
+  const lessonEntries = LESSONS.map(({ id, title, summary }) => ({ id, title, summary }));
 
   mounts.compareButton.addEventListener("click", () => {
     dispatch(store.getState().compare ? { type: "exitCompare" } : { type: "enterCompare", configs: UP_VS_DOWN });
@@ -363,6 +465,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
         minAlign: s.minAlign,
         error: s.error,
         currentLine: op && s.source === s.tracedSource ? op.line : null,
+        lessons: lessonEntries,
       },
       handlers,
     );
