@@ -184,11 +184,7 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
   const table = h(
     "table",
     { class: "compare-table" },
-    h(
-      "caption",
-      { class: "compare-caption" },
-      "Each op in every column: wasm instructions (▼ the fewest, Σ the running total) and where placements differ (≠). Choose a row to step there.",
-    ),
+    h("caption", { class: "visually-hidden" }, "Op by op: each column's wasm instructions and placement, and where the placements differ"),
     head,
     body,
     foot,
@@ -206,6 +202,11 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
     ),
     columns,
     h("h3", { class: "compare-table-title" }, "Op by op"),
+    h(
+      "p",
+      { class: "compare-legend" },
+      "Wasm instructions per op: ▼ the fewest, Σ the running total. ≠ where the columns placed a block differently. Choose a row to step there.",
+    ),
     pageNote,
     scroll,
   );
