@@ -148,14 +148,15 @@ test("picking a generator replaces the program, redraws the map, and Undo brings
 test("the Programs menu works from the keyboard alone", async ({ page }) => {
   await page.getByRole("button", { name: "Last" }).click();
   await expect(counter(page)).toHaveText("op 6 / 6");
+  const first = page.getByRole("menuitem").first();
   await menuButton(page).focus();
   await page.keyboard.press("ArrowDown");
   await expect(menuButton(page)).toHaveAttribute("aria-expanded", "true");
-  await expect(page.getByRole("menuitem", { name: "A few blocks" })).toBeFocused();
+  await expect(first).toBeFocused();
   await page.keyboard.press("End");
   await expect(page.getByRole("menuitem", { name: "Random mix…" })).toBeFocused();
   await page.keyboard.press("ArrowDown");
-  await expect(page.getByRole("menuitem", { name: "A few blocks" })).toBeFocused();
+  await expect(first).toBeFocused();
   await page.keyboard.press("ArrowUp");
   await expect(page.getByRole("menuitem", { name: "Random mix…" })).toBeFocused();
   // Arrows inside the menu never reach the app's step keys.
@@ -169,7 +170,7 @@ test("the Programs menu works from the keyboard alone", async ({ page }) => {
 
   // Enter opens it again; typing a letter jumps to the next entry starting with it.
   await page.keyboard.press("Enter");
-  await expect(page.getByRole("menuitem", { name: "A few blocks" })).toBeFocused();
+  await expect(first).toBeFocused();
   await page.keyboard.press("s");
   await expect(page.getByRole("menuitem", { name: "String building" })).toBeFocused();
   await page.keyboard.press("Enter");
@@ -217,4 +218,21 @@ test("the random mix form validates its fields and generates a seeded program", 
   await expect(counter(page)).toHaveText("op 25 / 25");
   await expect(blocks(page).first()).toBeVisible();
   await expect(page.getByRole("alert")).toHaveCount(0);
+});
+
+test("the menu lists the lessons first, and choosing one loads its program and preset", async ({ page }) => {
+  await menuButton(page).click();
+  const groups = menu(page).getByRole("group");
+  await expect(groups).toHaveCount(3);
+  await expect(groups.nth(0)).toHaveAccessibleName("Lessons");
+  await expect(groups.nth(1)).toHaveAccessibleName("Examples");
+  await expect(groups.nth(2)).toHaveAccessibleName("Generators");
+  const lesson = page.getByRole("menuitem", { name: "The realloc fast path: up keeps it, down copies" });
+  await expect(lesson).toHaveAccessibleDescription(/Growing the last block is free when bumping up/);
+  await lesson.click();
+  await expect(menu(page)).toBeHidden();
+  await expect(program(page)).toHaveValue(/^# Lesson: the realloc fast path/);
+  await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("bump-scope-up");
+  // Its narration is highlighted as narration.
+  await expect(page.locator(".code-mirror .tok-narration").first()).toContainText("#> Growing data");
 });
