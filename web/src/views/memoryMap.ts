@@ -1,20 +1,50 @@
 // The memory map: every chunk that exists at the step, one row each, oldest
 // first. A row is drawn to scale within itself, low addresses on the left,
-// on its own hex axis: its header or footer at the right end, the blocks it
-// holds with their padding, the used and the free bytes. The current chunk
-// (the one holding the bump pointer) is highlighted and carries the pointer.
+// on its own hex axis: its header or footer at the ends, the blocks it holds
+// with their padding, the used and the free bytes. The current chunk (the one
+// holding the bump pointer) is highlighted and carries the pointer.
+//
 // Rows are joined by chunk id and blocks by the op that placed them, so both
-// keep their elements, colours and positions as the view steps.
+// keep their elements, colours and positions as the view steps; a block a
+// realloc made slides from the block it replaced.
+//
+// Zoom and pan act on the address axis of every row at once (d3-zoom, with
+// buttons and the +, - and 0 keys). The zoom is view state kept per mount: it
+// survives new traces that keep a chunk, and resets when none is kept. Rows
+// draw only the blocks in view; a row with more than DETAIL_LIMIT of them in
+// view draws bins of fill instead (mapBins.ts), so 100,000 blocks pan and zoom
+// at the cost of one pass over them.
+//
+// Benchmark: `renderMemoryMap(container, data)` draws synchronously; time it
+// with rows from `syntheticRows(n)` (mapBench.ts), or `timeMapRender(n)`.
 
 import { axisBottom } from "d3-axis";
 import { scaleLinear, type ScaleLinear } from "d3-scale";
 import { select, type BaseType, type Selection } from "d3-selection";
 import "d3-transition";
+import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from "d3-zoom";
 import type { ChunkInfo, Direction } from "../engine/types";
 import type { Block } from "../model/blocks";
 import type { ChunkView } from "../model/chunks";
 import { bytes, hex } from "../model/format";
+import { h, setText } from "./dom";
 import { layoutLabels, type PlacedLabel } from "./labelLayout";
+import { binBlocks, binFill, endOfBlocksBefore, firstBlockEndingAfter, lodSummary, type Bin } from "./mapBins";
+import { blockCard, createCardElement, hideCard, showCard } from "./mapCard";
+import {
+  addressTicks,
+  BYTE_GRID_MIN_PX,
+  clampZoom,
+  IDENTITY,
+  keepsZoom,
+  layoutKeys,
+  maxZoom,
+  visibleAddresses,
+  zoomAbout,
+  zoomX,
+  type AxisZoom,
+} from "./mapScale";
+import "./memoryMap.css";
 
 export interface MemoryMapData {
   direction: Direction;
@@ -28,6 +58,8 @@ export interface MemoryMapData {
   emptyText: string;
   /** Animate changes (off for reduced motion). */
   animate: boolean;
+  /** The traced program's lines: a block's card quotes the line of the op that made it. */
+  sourceLines?: readonly string[];
 }
 
 /** Okabe–Ito: distinguishable with the common colour-vision deficiencies. */
@@ -57,6 +89,12 @@ const ROW_H = AXIS_Y + 18;
 const ROW_GAP = 10;
 const EMPTY_H = 84;
 const DURATION = 220;
+/** A row with more blocks than this in view draws bins instead of blocks. */
+export const DETAIL_LIMIT = 400;
+/** Pixels per bin in a binned row. */
+const BIN_PX = 2;
+/** Each zoom button press or key scales by this. */
+const ZOOM_STEP = 2;
 
 // ---- Text widths: measured with a canvas when there is one, else estimated.
 
@@ -130,7 +168,7 @@ export function chunkLabel(view: ChunkView): string {
     .join(", ");
 }
 
-// ---- Layout (pure: data and width in, positions out).
+// ---- Layout (pure: data, width and zoom in, positions out).
 
 interface MetaRegion {
   kind: "header" | "footer";
@@ -146,41 +184,52 @@ interface Pointer {
   textX: number;
   anchor: "start" | "end";
   text: string;
+  /** The pointer's address is out of view: drawn pinned to the nearer edge. */
+  offscreen: boolean;
 }
 
-interface RowLayout {
+export interface RowLayout {
   view: ChunkView;
   key: number;
   y: number;
-  /** Usable bytes to pixels. */
+  /** Usable bytes to (zoomed) pixels. */
   x: ScaleLinear<number, number>;
+  /** The usable bytes' zoomed pixel extent (may reach past the view). */
   usable: { x0: number; x1: number };
+  /** Addresses in view. */
+  visible: { lo: number; hi: number };
+  /** Pixels per byte at this zoom. */
+  bytePx: number;
   meta: MetaRegion[];
   title: string;
   fill: string;
+  /** Blocks drawn one by one: those in view, unless there are too many. */
+  shown: Block[];
+  /** Blocks in view; when more than DETAIL_LIMIT, the row draws `bins`. */
+  inView: number;
+  bins: Bin[] | null;
   labels: PlacedLabel[];
   pointer: Pointer | null;
+  ticks: number[];
+  /** Byte boundaries drawn as a grid when a byte is at least BYTE_GRID_MIN_PX wide. */
+  grid: number[];
+  /** Changes when the row's scale does: blocks then jump instead of gliding. */
   geometry: string;
 }
 
-/** Axis ticks every power-of-two bytes, as many as fit, always both edges. */
-function tickValues(start: number, capacity: number, pixels: number, label: (a: number) => number): number[] {
-  const maxTicks = Math.max(1, Math.floor(pixels / 84));
-  let step = 1;
-  while (capacity / step > maxTicks) step *= 2;
-  const end = start + capacity;
-  const ticks: number[] = [];
-  const px = (a: number): number => (capacity ? ((a - start) / capacity) * pixels : 0);
-  for (let a = start; a < end; a += step) {
-    // Keep the inner ticks' labels clear of the end tick's.
-    if (a > start && px(end) - px(a) < (label(a) + label(end)) / 2 + 10) break;
-    ticks.push(a);
-  }
-  ticks.push(end);
-  return ticks;
+/** Blocks of a chunk (sorted by address) with bytes in [lo, hi]. */
+function blocksInView(blocks: readonly Block[], lo: number, hi: number): { from: number; to: number } {
+  return { from: firstBlockEndingAfter(blocks, lo), to: endOfBlocksBefore(blocks, hi + (hi === lo ? 1 : 0)) };
 }
 
-function layoutRow(view: ChunkView, y: number, innerWidth: number, direction: Direction, bumpPtr: number | undefined): RowLayout {
+function layoutRow(
+  view: ChunkView,
+  y: number,
+  innerWidth: number,
+  direction: Direction,
+  bumpPtr: number | undefined,
+  z: AxisZoom,
+): RowLayout {
   const { chunk } = view;
   const total = chunk.header + chunk.capacity + chunk.footer;
   // Metadata is to scale, but never narrower than its label.
@@ -190,11 +239,15 @@ function layoutRow(view: ChunkView, y: number, innerWidth: number, direction: Di
   const footerLabel = `footer ${chunk.footer} B`;
   const hw = metaWidth(chunk.header, headerLabel);
   const fw = metaWidth(chunk.footer, footerLabel);
-  const usable = { x0: hw, x1: innerWidth - fw };
-  const x = scaleLinear().domain([chunk.start, chunk.start + chunk.capacity]).range([usable.x0, usable.x1]);
+  const base = { x0: hw, x1: innerWidth - fw };
+  const usable = { x0: zoomX(z, base.x0), x1: zoomX(z, base.x1) };
+  const end = chunk.start + chunk.capacity;
+  const x = scaleLinear().domain([chunk.start, end]).range([usable.x0, usable.x1]);
+  const visible = visibleAddresses(chunk, base.x0, base.x1, innerWidth, z);
+  const bytePx = chunk.capacity > 0 ? (usable.x1 - usable.x0) / chunk.capacity : 0;
   const meta: MetaRegion[] = [];
-  if (hw > 0) meta.push({ kind: "header", bytes: chunk.header, x: 0, width: hw, label: headerLabel });
-  if (fw > 0) meta.push({ kind: "footer", bytes: chunk.footer, x: usable.x1, width: fw, label: footerLabel });
+  if (hw > 0) meta.push({ kind: "header", bytes: chunk.header, x: zoomX(z, 0), width: hw * z.k, label: headerLabel });
+  if (fw > 0) meta.push({ kind: "footer", bytes: chunk.footer, x: usable.x1, width: fw * z.k, label: footerLabel });
 
   const fill = `${view.used} / ${chunk.capacity} B used`;
   const reason = chunkReason(chunk);
@@ -209,7 +262,8 @@ function layoutRow(view: ChunkView, y: number, innerWidth: number, direction: Di
     { lane: 1, left: innerWidth - titleWidth(fill) - 4, right: innerWidth + MARGIN.right },
   ];
   if (view.current && bumpPtr !== undefined) {
-    const px = Math.min(Math.max(x(bumpPtr), usable.x0), usable.x1);
+    const at = x(bumpPtr);
+    const px = Math.min(Math.max(at, Math.max(0, usable.x0)), Math.min(innerWidth, usable.x1));
     const sign = direction === "down" ? -1 : 1;
     const text = `bump ptr ${hex(bumpPtr)}`;
     const textW = monoWidth(text);
@@ -222,44 +276,122 @@ function layoutRow(view: ChunkView, y: number, innerWidth: number, direction: Di
       anchor = sign < 0 ? "start" : "end";
     }
     if (sign < 0 && anchor === "start" && textX + textW > innerWidth + MARGIN.right) tip = px;
-    pointer = { x: px, tip, textX, anchor, text };
+    pointer = { x: px, tip, textX, anchor, text, offscreen: at < -0.5 || at > innerWidth + 0.5 };
     const left = anchor === "end" ? textX - textW : textX;
     reserved.push({ lane: 0, left: Math.min(left, px, tip) - 1, right: Math.max(left + textW, px, tip) + 1 });
   }
 
+  // Only the blocks in view are drawn; too many of them and the row draws bins.
+  const range = blocksInView(view.blocks, visible.lo, visible.hi);
+  const inView = Math.max(0, range.to - range.from);
+  const detailed = inView <= DETAIL_LIMIT;
+  const shown = detailed ? view.blocks.slice(range.from, range.to) : [];
+  const viewX0 = Math.max(0, usable.x0);
+  const viewX1 = Math.min(innerWidth, usable.x1);
+  const bins = detailed ? null : binBlocks(view.blocks, visible.lo, visible.hi, Math.max(1, Math.ceil((viewX1 - viewX0) / BIN_PX)));
+
   const labels = layoutLabels(
-    view.blocks.map((b) => ({
-      id: b.id,
-      x0: x(b.address),
-      x1: x(b.address) + Math.max(1.5, x(b.address + b.size) - x(b.address)),
-      full: `${b.name} · ${b.size} B`,
-      short: b.name,
-    })),
+    shown.map((b) => {
+      // Labels go over the part of a block that is in view.
+      const x0 = Math.max(0, x(b.address));
+      const x1 = Math.min(innerWidth, x(b.address) + Math.max(1.5, x(b.address + b.size) - x(b.address)));
+      return { id: b.id, x0, x1: Math.max(x0, x1), full: `${b.name} · ${b.size} B`, short: b.name };
+    }),
     { measure: labelWidth, inset: 4, lanes: 2, width: innerWidth, gap: 6, reserved },
   );
-  const geometry = `${innerWidth}|${chunk.start}|${chunk.capacity}|${hw}|${fw}`;
-  return { view, key: chunk.id, y, x, usable, meta, title, fill, labels, pointer, geometry };
+
+  const edges = [chunk.start, end];
+  const ticks = addressTicks(visible.lo, visible.hi, viewX1 - viewX0, {
+    spacing: 84,
+    edges,
+    labelWidth: (a) => axisWidth(hex(a)),
+  });
+  const grid: number[] = [];
+  if (bytePx >= BYTE_GRID_MIN_PX) {
+    for (let a = Math.ceil(visible.lo); a <= visible.hi; a++) if (a > chunk.start && a < end) grid.push(a);
+  }
+  const geometry = `${innerWidth}|${chunk.start}|${chunk.capacity}|${hw}|${fw}|${z.k}|${z.x}`;
+  return {
+    view,
+    key: chunk.id,
+    y,
+    x,
+    usable,
+    visible,
+    bytePx,
+    meta,
+    title,
+    fill,
+    shown,
+    inView,
+    bins,
+    labels,
+    pointer,
+    ticks,
+    grid,
+    geometry,
+  };
 }
 
-export function layoutMap(data: MemoryMapData, width: number): { rows: RowLayout[]; height: number } {
+/** The unzoomed usable pixel width of each row: what the zoom limits are computed from. */
+function baseUsableWidth(view: ChunkView, innerWidth: number): number {
+  const { chunk } = view;
+  const total = chunk.header + chunk.capacity + chunk.footer;
+  const metaWidth = (n: number, label: string): number =>
+    n > 0 ? Math.min(innerWidth * 0.3, Math.max((n / total) * innerWidth, labelWidth(label) + 12)) : 0;
+  return innerWidth - metaWidth(chunk.header, `header ${chunk.header} B`) - metaWidth(chunk.footer, `footer ${chunk.footer} B`);
+}
+
+export function layoutMap(data: MemoryMapData, width: number, z: AxisZoom = IDENTITY): { rows: RowLayout[]; height: number } {
   const innerWidth = width - MARGIN.left - MARGIN.right;
-  const rows = data.rows.map((view, i) => layoutRow(view, i * (ROW_H + ROW_GAP), innerWidth, data.direction, data.bumpPtr));
+  const rows = data.rows.map((view, i) => layoutRow(view, i * (ROW_H + ROW_GAP), innerWidth, data.direction, data.bumpPtr, z));
   const height = rows.length === 0 ? EMPTY_H : rows.length * (ROW_H + ROW_GAP) - ROW_GAP + 4;
   return { rows, height };
 }
 
-// ---- Drawing.
+// ---- The mount: toolbar, svg, card and the view state kept between renders.
 
-type RowSel = Selection<SVGGElement, RowLayout, SVGGElement, unknown>;
+type Svg = Selection<SVGSVGElement, unknown, null, undefined>;
 
-function ensureSvg(container: HTMLElement): Selection<SVGSVGElement, unknown, null, undefined> {
-  const existing = container.querySelector<SVGSVGElement>("svg.memory-map");
-  if (existing) return select(existing);
-  const svg = select(container)
-    .append("svg")
-    .attr("class", "memory-map")
-    .attr("role", "group")
-    .attr("aria-roledescription", "memory map");
+interface Mount {
+  root: HTMLElement;
+  svg: Svg;
+  card: HTMLElement;
+  zoomIn: HTMLButtonElement;
+  zoomOut: HTMLButtonElement;
+  reset: HTMLButtonElement;
+  level: HTMLElement;
+  note: HTMLElement;
+  behaviour: ZoomBehavior<SVGSVGElement, unknown>;
+  clipId: string;
+  /** The zoom in plot pixels; the source of truth, d3-zoom's state follows it. */
+  z: AxisZoom;
+  /** Where an animated zoom is heading: key presses in quick succession build on it, not on a frame. */
+  target: AxisZoom | undefined;
+  kMax: number;
+  innerWidth: number;
+  /** The chunk layout the zoom was set on (mapScale.layoutKeys). */
+  keys: string[];
+  data: MemoryMapData | undefined;
+  /** Blocks of the previous data render, by id, and by the block they replaced: where realloc slides start. */
+  previous: Map<number, Block>;
+  previousByFrom: Map<number, Block>;
+  /** While true, zoom events come from this module syncing d3-zoom: no redraw. */
+  syncing: boolean;
+  /** Block ids under the pointer and with keyboard focus: the card shows the first. */
+  hovered: number | undefined;
+  focused: number | undefined;
+}
+
+const mounts = new WeakMap<HTMLElement, Mount>();
+let mountCount = 0;
+
+/** d3-zoom works in svg coordinates; the map's zoom is in plot coordinates (shifted by the left margin). */
+function toD3(z: AxisZoom): ReturnType<typeof zoomIdentity.translate> {
+  return zoomIdentity.translate(z.x - (z.k - 1) * MARGIN.left, 0).scale(z.k);
+}
+
+function buildDefs(svg: Svg, clipId: string): void {
   const defs = svg.append("defs");
   const hatch = defs
     .append("pattern")
@@ -291,7 +423,40 @@ function ensureSvg(container: HTMLElement): Selection<SVGSVGElement, unknown, nu
     .append("path")
     .attr("class", "arrow-head")
     .attr("d", "M0,0 L10,5 L0,10 z");
-  const plot = svg.append("g").attr("class", "plot");
+  // Zoomed content stays inside the plot's width (row coordinates).
+  defs.append("clipPath").attr("id", clipId).append("rect").attr("class", "clip-rect").attr("x", 0).attr("y", 0).attr("height", ROW_H);
+}
+
+function zoomButton(label: string, text: string): HTMLButtonElement {
+  return h("button", { type: "button", class: "map-zoom-button", "aria-label": label, title: label }, text);
+}
+
+function mount(container: HTMLElement): Mount {
+  const existing = mounts.get(container);
+  if (existing && existing.root.isConnected && existing.root.parentElement === container) return existing;
+  mountCount += 1;
+  const clipId = `bl-clip-${mountCount}`;
+  const cardId = `bl-card-${mountCount}`;
+  const zoomIn = zoomButton("Zoom in", "+");
+  const zoomOut = zoomButton("Zoom out", "−");
+  const reset = h("button", { type: "button", class: "map-zoom-button map-zoom-reset", "aria-label": "Reset zoom" }, "Reset zoom");
+  const level = h("span", { class: "map-zoom-level", "data-testid": "zoom-level" }, "1×");
+  const hint = h("span", { class: "map-zoom-hint" }, "+ − 0 keys, Ctrl+wheel to zoom, drag to pan");
+  const toolbar = h("div", { class: "map-toolbar", role: "toolbar", "aria-label": "Memory map zoom" }, zoomOut, zoomIn, reset, level, hint);
+  const note = h("p", { class: "map-lod-note", role: "status", hidden: true });
+  const frame = h("div", { class: "map-frame" });
+  const card = createCardElement(cardId);
+  const root = h("div", { class: "map-view", "data-view": "memory-map" }, toolbar, note, frame);
+  container.replaceChildren(root);
+
+  const svg: Svg = select(frame)
+    .append("svg")
+    .attr("class", "memory-map")
+    .attr("role", "group")
+    .attr("tabindex", 0)
+    .attr("aria-roledescription", "memory map");
+  buildDefs(svg, clipId);
+  const plot = svg.append("g").attr("class", "plot").attr("transform", `translate(${MARGIN.left},0)`);
   plot.append("g").attr("class", "rows");
   const empty = plot.append("g").attr("class", "map-empty").attr("role", "note");
   empty.append("rect").attr("class", "empty-box").attr("y", 8).attr("height", EMPTY_H - 16).attr("rx", 6);
@@ -301,17 +466,156 @@ function ensureSvg(container: HTMLElement): Selection<SVGSVGElement, unknown, nu
   ptr.append("path").attr("class", "ptr-head");
   ptr.append("line").attr("class", "ptr-arrow").attr("y1", PTR_Y).attr("y2", PTR_Y).attr("marker-end", "url(#bl-arrow)");
   ptr.append("text").attr("class", "ptr-text").attr("y", PTR_Y).attr("dy", "0.35em");
-  return svg;
+  frame.append(card);
+
+  const behaviour = d3zoom<SVGSVGElement, unknown>()
+    // The wheel scrolls the page unless Ctrl or ⌘ is held (a trackpad pinch sets Ctrl).
+    .filter((event: Event) => {
+      if (event.type === "wheel") return (event as WheelEvent).ctrlKey || (event as WheelEvent).metaKey;
+      return !(event as MouseEvent).ctrlKey && !(event as MouseEvent).button;
+    });
+  const m: Mount = {
+    root,
+    svg,
+    card,
+    zoomIn,
+    zoomOut,
+    reset,
+    level,
+    note,
+    behaviour,
+    clipId,
+    z: IDENTITY,
+    target: undefined,
+    kMax: 1,
+    innerWidth: 0,
+    keys: [],
+    data: undefined,
+    previous: new Map(),
+    previousByFrom: new Map(),
+    syncing: false,
+    hovered: undefined,
+    focused: undefined,
+  };
+  behaviour.on("zoom", (event: D3ZoomEvent<SVGSVGElement, unknown>) => {
+    const t = event.transform;
+    m.z = { k: t.k, x: t.x + (t.k - 1) * MARGIN.left };
+    // A wheel or a drag takes over from any animated zoom.
+    if (event.sourceEvent) m.target = undefined;
+    if (!m.syncing) draw(m, 0);
+  });
+  svg.call(behaviour).on("dblclick.zoom", null);
+  // Vertical swipes still scroll the page on touch screens.
+  svg.style("touch-action", "pan-y");
+
+  const zoomBy = (factor: number): void => {
+    // About the focused block when there is one, else the middle of the view.
+    const focusedBody = m.focused !== undefined ? blockBody(m, m.focused) : null;
+    let cx = m.innerWidth / 2;
+    if (focusedBody) {
+      const r = focusedBody.getBoundingClientRect();
+      const s = m.svg.node()?.getBoundingClientRect();
+      if (s) cx = r.left + r.width / 2 - s.left - MARGIN.left;
+    }
+    setZoom(m, zoomAbout(m.target ?? m.z, factor, cx, m.innerWidth, m.kMax), true);
+  };
+  zoomIn.addEventListener("click", () => zoomBy(ZOOM_STEP));
+  zoomOut.addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
+  reset.addEventListener("click", () => setZoom(m, IDENTITY, true));
+  root.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+    if (event.target instanceof HTMLButtonElement && (event.key === " " || event.key === "Enter")) return;
+    if (event.key === "+" || event.key === "=") zoomBy(ZOOM_STEP);
+    else if (event.key === "-" || event.key === "_") zoomBy(1 / ZOOM_STEP);
+    else if (event.key === "0") setZoom(m, IDENTITY, true);
+    else return;
+    event.preventDefault();
+  });
+  mounts.set(container, m);
+  return m;
 }
 
-function buildRow(g: Selection<SVGGElement, RowLayout, SVGGElement, unknown>): void {
+/** Moves the zoom to `z` (animated when the data allows), keeping d3-zoom's state in step. */
+function setZoom(m: Mount, z: AxisZoom, animated: boolean): void {
+  const node = m.svg.node();
+  if (!node) return;
+  const duration = animated && m.data?.animate ? DURATION : 0;
+  if (duration > 0) {
+    m.target = z;
+    m.svg
+      .transition("zoom")
+      .duration(duration)
+      .call(m.behaviour.transform, toD3(z))
+      .on("end", () => {
+        m.target = undefined;
+      });
+  } else {
+    m.target = undefined;
+    m.svg.interrupt("zoom");
+    m.svg.call(m.behaviour.transform, toD3(z));
+  }
+}
+
+/** The zoom's limits: the plot's width in view, zoomed from 1x to kMax. */
+function setExtents(m: Mount, height: number): void {
+  const left = MARGIN.left;
+  const box: [[number, number], [number, number]] = [
+    [left, 0],
+    [left + m.innerWidth, Math.max(1, height)],
+  ];
+  m.behaviour.extent(box).translateExtent(box).scaleExtent([1, m.kMax]);
+}
+
+/** Sets d3-zoom's stored transform to the map's zoom without drawing (after a reset or a resize). */
+function syncZoom(m: Mount): void {
+  m.target = undefined;
+  m.syncing = true;
+  m.svg.interrupt("zoom");
+  m.svg.call(m.behaviour.transform, toD3(m.z));
+  m.syncing = false;
+}
+
+function blockBody(m: Mount, id: number): SVGRectElement | null {
+  return m.svg.node()?.querySelector<SVGRectElement>(`g.block[data-id="${id}"] rect.body`) ?? null;
+}
+
+/** Shows the card of the hovered (else focused) block, or hides it. */
+function updateCard(m: Mount): void {
+  const id = m.hovered ?? m.focused;
+  let block: Block | undefined;
+  for (const row of id !== undefined ? (m.data?.rows ?? []) : []) {
+    block = row.blocks.find((b) => b.id === id);
+    if (block) break;
+  }
+  const body = id !== undefined ? blockBody(m, id) : null;
+  const frame = m.card.parentElement;
+  if (!block || !body || !frame) {
+    hideCard(m.card);
+    return;
+  }
+  const r = body.getBoundingClientRect();
+  const f = frame.getBoundingClientRect();
+  showCard(m.card, blockCard(block, m.data?.sourceLines), { left: r.left - f.left, top: r.top - f.top, width: r.width, height: r.height }, f.width);
+}
+
+// ---- Drawing.
+
+type RowSel = Selection<SVGGElement, RowLayout, SVGGElement, unknown>;
+
+function buildRow(g: Selection<SVGGElement, RowLayout, SVGGElement, unknown>, clipId: string): void {
   g.append("rect").attr("class", "row-accent").attr("x", -MARGIN.left + 8).attr("y", 2).attr("width", 3).attr("height", ROW_H - 4).attr("rx", 1.5);
   g.append("text").attr("class", "row-title").attr("y", TITLE_Y);
   g.append("text").attr("class", "row-fill").attr("y", TITLE_Y).attr("text-anchor", "end");
-  g.append("rect").attr("class", "chunk-free").attr("y", BAR_Y).attr("height", BAR_H);
-  g.append("rect").attr("class", "chunk-used").attr("y", BAR_Y).attr("height", BAR_H);
-  g.append("g").attr("class", "meta-regions");
-  g.append("g").attr("class", "blocks");
+  const bar = g.append("g").attr("class", "bar").attr("clip-path", `url(#${clipId})`);
+  bar.append("rect").attr("class", "chunk-free").attr("y", BAR_Y).attr("height", BAR_H);
+  bar.append("rect").attr("class", "chunk-used").attr("y", BAR_Y).attr("height", BAR_H);
+  bar.append("g").attr("class", "meta-regions");
+  const bins = bar.append("g").attr("class", "bins").attr("aria-hidden", "true");
+  bins.append("path").attr("class", "bin-live");
+  bins.append("path").attr("class", "bin-dead");
+  bins.append("path").attr("class", "bin-pad");
+  bar.append("g").attr("class", "blocks");
+  bar.append("path").attr("class", "byte-grid").attr("aria-hidden", "true");
   g.append("rect").attr("class", "chunk-outline").attr("y", BAR_Y).attr("height", BAR_H).attr("rx", 3);
   g.append("g").attr("class", "callouts").attr("aria-hidden", "true");
   g.append("g").attr("class", "axis").attr("aria-hidden", "true").attr("transform", `translate(0,${AXIS_Y})`);
@@ -319,15 +623,54 @@ function buildRow(g: Selection<SVGGElement, RowLayout, SVGGElement, unknown>): v
 
 const previousGeometry = new WeakMap<SVGGElement, string>();
 
+/**
+ * Draws `data` into `container` (building the map on first use). Synchronous:
+ * the map is drawn when it returns, so a benchmark can time it.
+ */
 export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): void {
-  const width = Math.max(260, Math.round(container.clientWidth || 720));
+  const m = mount(container);
+  const before = m.data;
+  // Only animated renders slide blocks: skip indexing 100,000 blocks otherwise.
+  m.previous = new Map();
+  m.previousByFrom = new Map();
+  if (data.animate) {
+    for (const r of before?.rows ?? []) {
+      for (const b of r.blocks) {
+        m.previous.set(b.id, b);
+        if (b.from !== undefined) m.previousByFrom.set(b.from, b);
+      }
+    }
+  }
+  m.data = data;
+  const width = Math.max(260, Math.round(m.root.clientWidth || container.clientWidth || 720));
   const innerWidth = width - MARGIN.left - MARGIN.right;
-  const { rows, height } = layoutMap(data, width);
-  const duration = data.animate ? DURATION : 0;
-  const svg = ensureSvg(container);
+  const was = m.z;
+  // A new width keeps the same part of the addresses in view.
+  if (m.innerWidth > 0 && innerWidth !== m.innerWidth) m.z = { k: m.z.k, x: (m.z.x * innerWidth) / m.innerWidth };
+  m.innerWidth = innerWidth;
+  const keys = layoutKeys(data.rows.map((r) => r.chunk));
+  if (!keepsZoom(m.keys, keys)) m.z = IDENTITY;
+  if (keys.length > 0) m.keys = keys;
+  m.kMax = data.rows.reduce((k, r) => Math.max(k, maxZoom(r.chunk.capacity, baseUsableWidth(r, innerWidth))), 1);
+  m.z = clampZoom(m.z, innerWidth, m.kMax);
+  // Only a zoom this render changed is pushed to d3-zoom: an animated zoom in flight keeps going.
+  if (m.z.k !== was.k || m.z.x !== was.x) syncZoom(m);
+  draw(m, data.animate ? DURATION : 0);
+}
+
+function draw(m: Mount, animate: number): void {
+  const data = m.data;
+  if (!data) return;
+  const innerWidth = m.innerWidth;
+  const width = innerWidth + MARGIN.left + MARGIN.right;
+  const { rows, height } = layoutMap(data, width, m.z);
+  setExtents(m, height);
+  const duration = animate;
+  const svg = m.svg;
   const first = rows[0]?.view.chunk;
   const current = rows.find((r) => r.view.current)?.view.chunk;
   const blockCount = rows.reduce((n, r) => n + r.view.blocks.length, 0);
+  const binned = rows.filter((r) => r.bins !== null).length;
   svg
     .attr("width", width)
     .attr("height", height)
@@ -336,13 +679,27 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
     .attr("data-chunk-start", first ? first.start : null)
     .attr("data-chunk-capacity", first ? first.capacity : null)
     .attr("data-current-chunk", current ? current.id : null)
+    .attr("data-zoom", m.z.k)
+    .attr("data-binned-rows", binned)
     .attr(
       "aria-label",
       rows.length === 0
         ? data.emptyText
         : `${rows.length} ${rows.length === 1 ? "chunk" : "chunks"}, ${blockCount} ${blockCount === 1 ? "block" : "blocks"}`,
     );
-  const plot = svg.select<SVGGElement>("g.plot").attr("transform", `translate(${MARGIN.left},0)`);
+  svg.select("rect.clip-rect").attr("width", innerWidth);
+
+  // Toolbar: the zoom level and which buttons can act.
+  const k = m.z.k;
+  setText(m.level, `${k < 10 ? Math.round(k * 10) / 10 : Math.round(k)}×`);
+  m.zoomIn.disabled = rows.length === 0 || k >= m.kMax;
+  m.zoomOut.disabled = k <= 1;
+  m.reset.disabled = k <= 1 && m.z.x === 0;
+  const note = lodSummary(blockCount, rows.length, binned);
+  setText(m.note, note);
+  m.note.hidden = note === "";
+
+  const plot = svg.select<SVGGElement>("g.plot");
 
   // Empty state: no chunk exists (a lazy allocator before its first allocation).
   const empty = plot.select<SVGGElement>("g.map-empty").attr("display", rows.length === 0 ? null : "none");
@@ -359,12 +716,16 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
     .data(rows, (d) => d.key)
     .join(
       (enter) => {
+        // A new chunk fades in and grows out of its row from the left.
         const g = enter
           .append("g")
           .attr("class", "chunk-row")
           .attr("transform", (d) => `translate(0,${d.y - (duration ? 10 : 0)})`)
           .style("opacity", duration ? 0 : 1);
-        buildRow(g);
+        buildRow(g, m.clipId);
+        if (duration) {
+          g.select("g.bar").attr("transform", "scale(0.2,1)").transition("grow").duration(duration * 1.5).attr("transform", "scale(1,1)");
+        }
         return g;
       },
       (update) => update,
@@ -372,7 +733,7 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
       (exit) => exit.remove(),
     );
   rowSel
-    .attr("class", (d) => `chunk-row${d.view.current ? " is-current" : ""}`)
+    .attr("class", (d) => `chunk-row${d.view.current ? " is-current" : ""}${d.bins ? " is-binned" : ""}`)
     .attr("role", "group")
     .attr("aria-label", (d) => chunkLabel(d.view))
     .attr("data-chunk-id", (d) => d.view.chunk.id)
@@ -380,7 +741,10 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
     .attr("data-start", (d) => d.view.chunk.start)
     .attr("data-header", (d) => d.view.chunk.header)
     .attr("data-footer", (d) => d.view.chunk.footer)
-    .attr("data-used", (d) => d.view.used);
+    .attr("data-used", (d) => d.view.used)
+    .attr("data-view-start", (d) => Math.floor(d.visible.lo))
+    .attr("data-view-end", (d) => Math.ceil(d.visible.hi))
+    .attr("data-blocks-in-view", (d) => d.inView);
   rowSel
     .transition("row")
     .duration(duration)
@@ -388,7 +752,7 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
     .style("opacity", 1);
 
   rowSel.each(function (row) {
-    drawRow(select<SVGGElement, RowLayout>(this), row, data, innerWidth, duration);
+    drawRow(m, select<SVGGElement, RowLayout>(this), row, data, innerWidth, duration);
   });
 
   // The bump pointer, in the current chunk's row.
@@ -399,13 +763,16 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
     .attr("aria-label", data.bumpPtr !== undefined ? `bump pointer at ${hex(data.bumpPtr)}, bumping ${data.direction}` : null)
     .attr("data-address", data.bumpPtr ?? null)
     .attr("data-direction", data.direction)
-    .attr("data-chunk", pointerRow ? pointerRow.view.chunk.id : null);
+    .attr("data-chunk", pointerRow ? pointerRow.view.chunk.id : null)
+    .classed("is-offscreen", pointerRow?.pointer?.offscreen ?? false);
   if (pointerRow?.pointer) {
     const p = pointerRow.pointer;
     // A pointer that changed rows jumps there; within a row it glides.
-    const moved = ptr.attr("data-row-y") !== String(pointerRow.y);
-    ptr.attr("data-row-y", pointerRow.y);
-    const t = ptr.transition("ptr").duration(moved ? 0 : duration);
+    const moved = ptr.attr("data-row-y") !== String(pointerRow.y) || ptr.attr("data-geometry") !== pointerRow.geometry;
+    ptr.attr("data-row-y", pointerRow.y).attr("data-geometry", pointerRow.geometry);
+    const d = moved ? 0 : duration;
+    if (d === 0) ptr.interrupt("ptr");
+    const t = ptr.transition("ptr").duration(d);
     t.attr("transform", `translate(0,${pointerRow.y})`);
     t.select("line.ptr-line").attr("x1", p.x).attr("x2", p.x);
     t.select("path.ptr-head").attr("d", `M${p.x - 5},${BAR_Y - 7} h10 l-5,7 z`);
@@ -413,9 +780,29 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
     ptr.select("text.ptr-text").attr("text-anchor", p.anchor).text(p.text);
     t.select("text.ptr-text").attr("x", p.textX);
   }
+  updateCard(m);
+}
+
+/** Path data for one rectangle per bin, `value(bin)` of BAR_H tall, stacked above `below(bin)`. */
+function binPath(row: RowLayout, value: (b: Bin) => number, below: (b: Bin) => number): string {
+  const bins = row.bins ?? [];
+  const parts: string[] = [];
+  for (const bin of bins) {
+    const w = bin.hi - bin.lo;
+    const v = value(bin);
+    if (!(w > 0) || v <= 0) continue;
+    const x0 = row.x(bin.lo);
+    const x1 = row.x(bin.hi);
+    // Anything taken shows at least a hairline: a bin of one 8-byte block must not vanish.
+    const hgt = Math.max(1.5, (Math.min(1, v / w) * (BAR_H - 2)));
+    const base = BAR_Y + BAR_H - 1 - (Math.min(1, below(bin) / w) * (BAR_H - 2));
+    parts.push(`M${x0.toFixed(1)},${(base - hgt).toFixed(1)}h${Math.max(0.5, x1 - x0).toFixed(1)}v${hgt.toFixed(1)}h${(-Math.max(0.5, x1 - x0)).toFixed(1)}z`);
+  }
+  return parts.join("");
 }
 
 function drawRow<P extends BaseType, PD>(
+  m: Mount,
   g: Selection<SVGGElement, RowLayout, P, PD>,
   row: RowLayout,
   data: MemoryMapData,
@@ -436,7 +823,9 @@ function drawRow<P extends BaseType, PD>(
   // The used bytes: from the bump origin to the pointer (or the chunk's fill).
   const origin = data.direction === "down" ? usable.x1 : usable.x0;
   const usedW = (view.chunk.capacity ? view.used / view.chunk.capacity : 0) * (usable.x1 - usable.x0);
-  g.select<SVGRectElement>("rect.chunk-used")
+  const used = g.select<SVGRectElement>("rect.chunk-used");
+  if (duration === 0) used.interrupt("used");
+  used
     .transition("used")
     .duration(duration)
     .attr("x", data.direction === "down" ? origin - usedW : origin)
@@ -447,62 +836,165 @@ function drawRow<P extends BaseType, PD>(
     .selectAll<SVGGElement, MetaRegion>("g.meta")
     .data(row.meta, (d) => d.kind)
     .join((enter) => {
-      const m = enter.append("g").attr("class", "meta");
-      m.append("rect").attr("class", "meta-body").attr("y", BAR_Y).attr("height", BAR_H);
-      m.append("text").attr("class", "meta-label").attr("y", BAR_Y + BAR_H / 2).attr("dy", "0.35em");
-      m.append("title");
-      return m;
+      const mg = enter.append("g").attr("class", "meta");
+      mg.append("rect").attr("class", "meta-body").attr("y", BAR_Y).attr("height", BAR_H);
+      mg.append("text").attr("class", "meta-label").attr("y", BAR_Y + BAR_H / 2).attr("dy", "0.35em");
+      mg.append("title");
+      return mg;
     })
     .attr("data-meta", (d) => d.kind)
     .attr("data-bytes", (d) => d.bytes)
-    .call((m) => {
-      m.select("rect.meta-body").attr("x", (d) => d.x).attr("width", (d) => d.width);
-      m.select("text.meta-label")
+    .call((mg) => {
+      mg.select("rect.meta-body").attr("x", (d) => d.x).attr("width", (d) => d.width);
+      mg.select("text.meta-label")
         .attr("x", (d) => d.x + d.width / 2)
         .text((d) => d.label);
-      m.select("title").text((d) => `${d.kind}: ${bytes(d.bytes)} of chunk metadata`);
+      mg.select("title").text((d) => `${d.kind}: ${bytes(d.bytes)} of chunk metadata`);
     });
 
-  // Axis: hex addresses of the usable bytes.
+  // Axis: hex addresses of the usable bytes in view, re-ticked at every zoom.
   const axis = axisBottom(x)
-    .tickValues(tickValues(view.chunk.start, view.chunk.capacity, usable.x1 - usable.x0, (a) => axisWidth(hex(a))))
-    .tickFormat((d) => hex(Number(d)))
+    .tickValues(row.ticks)
+    .tickFormat((d) => hex(Math.round(Number(d))))
     .tickSizeOuter(0)
     .tickSize(4);
   g.select<SVGGElement>("g.axis").call(axis);
 
-  // Blocks, keyed by the op that placed them.
+  // One grid line per byte boundary once a byte is wide enough to count.
+  g.select("path.byte-grid")
+    .attr("data-lines", row.grid.length)
+    .attr("d", row.grid.map((a) => `M${x(a).toFixed(1)},${BAR_Y + 1}v${BAR_H - 2}`).join(""));
+
+  // Binned rows: fill per bin, live at the bottom, then dead bytes, then padding.
+  const bins = g.select<SVGGElement>("g.bins").attr("display", row.bins ? null : "none").attr("data-bins", row.bins?.length ?? 0);
+  bins.select("path.bin-live").attr("d", row.bins ? binPath(row, (b) => b.live, () => 0) : "");
+  bins.select("path.bin-dead").attr("d", row.bins ? binPath(row, (b) => b.dead, (b) => b.live) : "");
+  bins.select("path.bin-pad").attr("d", row.bins ? binPath(row, (b) => b.padding, (b) => b.live + b.dead) : "");
+  if (row.bins) {
+    const full = row.bins.reduce((n, b) => n + binFill(b), 0) / Math.max(1, row.bins.length);
+    bins.attr("data-fill", full.toFixed(3));
+  }
+
+  drawBlocks(m, g, row, data, duration);
+}
+
+type Placeable = Selection<SVGGElement, Block, SVGGElement, unknown>;
+
+interface Geometry {
+  padX: number;
+  padW: number;
+  bodyX: number;
+  bodyW: number;
+}
+
+function geometryOf(x: ScaleLinear<number, number>, b: Pick<Block, "address" | "size" | "padding" | "paddingStart">): Geometry {
+  return {
+    padX: x(b.paddingStart),
+    padW: x(b.paddingStart + b.padding) - x(b.paddingStart),
+    bodyX: x(b.address),
+    bodyW: Math.max(1.5, x(b.address + b.size) - x(b.address)),
+  };
+}
+
+function place(s: Placeable | ReturnType<Placeable["transition"]>, geo: (b: Block) => Geometry): void {
+  // Selections and transitions share attr(); TypeScript needs the two calls split.
+  if ("duration" in s) {
+    s.select("rect.pad").attr("x", (d) => geo(d).padX).attr("width", (d) => geo(d).padW);
+    s.select("rect.body").attr("x", (d) => geo(d).bodyX).attr("width", (d) => geo(d).bodyW);
+  } else {
+    s.select("rect.pad").attr("x", (d) => geo(d).padX).attr("width", (d) => geo(d).padW);
+    s.select("rect.body").attr("x", (d) => geo(d).bodyX).attr("width", (d) => geo(d).bodyW);
+  }
+}
+
+function drawBlocks<P extends BaseType, PD>(
+  m: Mount,
+  g: Selection<SVGGElement, RowLayout, P, PD>,
+  row: RowLayout,
+  data: MemoryMapData,
+  duration: number,
+): void {
+  const { view, x } = row;
   const labelOf = new Map<number, PlacedLabel>(row.labels.map((l) => [l.id, l]));
-  const bodyX = (b: Block): number => x(b.address);
-  const bodyW = (b: Block): number => Math.max(1.5, x(b.address + b.size) - x(b.address));
   const focus = data.focus;
+  const now = (b: Block): Geometry => geometryOf(x, b);
+  // The chunk's blocks by id, built only when something slides.
+  let byId: Map<number, Block> | undefined;
+  const here = (id: number): Block | undefined => {
+    byId ??= new Map(view.blocks.map((b) => [b.id, b] as const));
+    return byId.get(id);
+  };
+  // Where a block slides in from: the block a realloc replaced (stepping
+  // forward), or the realloc's block that replaced it (stepping back).
+  const slideFrom = (b: Block): Block | undefined => {
+    if (duration === 0) return undefined;
+    if (b.from !== undefined && !m.previous.has(b.id)) {
+      const old = m.previous.get(b.from) ?? here(b.from);
+      if (old && old.chunk === b.chunk) return old;
+    }
+    const later = m.previousByFrom.get(b.id);
+    if (later && later.chunk === b.chunk && !here(later.id)) return later;
+    return undefined;
+  };
   const groups = g
     .select<SVGGElement>("g.blocks")
     .selectAll<SVGGElement, Block>("g.block")
-    .data(view.blocks, (d) => d.id)
+    .data(row.shown, (d) => d.id)
     .join(
       (enter) => {
-        const b = enter.append("g").attr("class", "block").style("opacity", 0);
+        const b = enter
+          .append("g")
+          .attr("class", "block")
+          .attr("tabindex", 0)
+          .style("opacity", duration ? 0 : 1);
         b.append("rect").attr("class", "pad").attr("y", BAR_Y + 1).attr("height", BAR_H - 2);
         b.append("rect").attr("class", "body").attr("y", BAR_Y + 1).attr("height", BAR_H - 2).attr("rx", 2);
         b.append("text").attr("class", "label").attr("y", BAR_Y + BAR_H / 2).attr("dy", "0.35em");
         b.append("title");
-        b.call((s) => placeBlock(s, x, bodyX, bodyW));
+        b.on("pointerenter", (_event: PointerEvent, d: Block) => {
+          m.hovered = d.id;
+          updateCard(m);
+        })
+          .on("pointerleave", (_event: PointerEvent, d: Block) => {
+            if (m.hovered === d.id) m.hovered = undefined;
+            updateCard(m);
+          })
+          .on("focus", (_event: FocusEvent, d: Block) => {
+            m.focused = d.id;
+            updateCard(m);
+          })
+          .on("blur", (_event: FocusEvent, d: Block) => {
+            if (m.focused === d.id) m.focused = undefined;
+            updateCard(m);
+          });
+        // A realloc's block starts where the block it replaced was, then slides.
+        place(b, (d) => now(slideFrom(d) ?? d));
+        b.filter((d) => slideFrom(d) !== undefined).style("opacity", 1);
         return b;
       },
       (update) => update,
       (exit) => {
-        // Leave the accessibility tree and the tests' selectors at once; fade out.
-        exit
+        // Leave the accessibility tree, the tab order and the tests' selectors at once.
+        const gone = exit
           .attr("class", "block-exit")
           .attr("role", null)
           .attr("aria-label", null)
           .attr("data-block", null)
-          .attr("aria-hidden", "true")
-          .transition()
-          .duration(duration)
-          .style("opacity", 0)
-          .remove();
+          .attr("tabindex", null)
+          .attr("aria-hidden", "true");
+        if (duration === 0) {
+          gone.remove();
+          return;
+        }
+        // Stepping back over a realloc: its block slides back onto the one it replaced.
+        const t = gone.transition().duration(duration);
+        t.call((tt) =>
+          place(tt, (d) => {
+            const back = d.from !== undefined ? here(d.from) : undefined;
+            return geometryOf(x, back && back.chunk === d.chunk ? back : d);
+          }),
+        );
+        t.style("opacity", 0).remove();
       },
     );
   groups
@@ -526,12 +1018,17 @@ function drawRow<P extends BaseType, PD>(
       return l?.mode === "inside" ? l.text : "";
     })
     .attr("x", (d) => labelOf.get(d.id)?.x ?? 0);
-  groups.transition().duration(duration).style("opacity", 1);
-  if (duration > 0) groups.transition("geometry").duration(duration).call((t) => placeBlock(t, x, bodyX, bodyW));
-  else placeBlock(groups, x, bodyX, bodyW);
+  if (duration > 0) {
+    groups.transition().duration(duration).style("opacity", 1);
+    groups.transition("geometry").duration(duration).call((t) => place(t, now));
+  } else {
+    groups.interrupt().interrupt("geometry").style("opacity", 1);
+    place(groups, now);
+  }
 
   // Callouts for blocks too narrow for their name: lane 0 above the bar, lane 1 in the title line.
   const callouts = row.labels.filter((l): l is Extract<PlacedLabel, { mode: "callout" }> => l.mode === "callout");
+  const stateOf = new Map(row.shown.map((b) => [b.id, b.state] as const));
   const textY = (d: { lane: number }): number => (d.lane === 0 ? LANE0_Y : TITLE_Y);
   g.select<SVGGElement>("g.callouts")
     .selectAll<SVGGElement, (typeof callouts)[number]>("g.callout")
@@ -542,7 +1039,7 @@ function drawRow<P extends BaseType, PD>(
       c.append("text").attr("class", "callout-text");
       return c;
     })
-    .attr("class", (d) => `callout is-${view.blocks.find((b) => b.id === d.id)?.state ?? "live"}`)
+    .attr("class", (d) => `callout is-${stateOf.get(d.id) ?? "live"}`)
     .call((c) => {
       c.select("line.leader")
         .attr("x1", (d) => d.anchorX)
@@ -554,23 +1051,4 @@ function drawRow<P extends BaseType, PD>(
         .attr("y", textY)
         .text((d) => d.text);
     });
-}
-
-type Placeable = Selection<SVGGElement, Block, SVGGElement, unknown>;
-
-function placeBlock(
-  s: Placeable | ReturnType<Placeable["transition"]>,
-  x: ScaleLinear<number, number>,
-  bodyX: (b: Block) => number,
-  bodyW: (b: Block) => number,
-): void {
-  // Selections and transitions share attr(); TypeScript needs the two calls split.
-  const pad = (d: Block): [number, number] => [x(d.paddingStart), x(d.paddingStart + d.padding) - x(d.paddingStart)];
-  if ("duration" in s) {
-    s.select("rect.pad").attr("x", (d) => pad(d)[0]).attr("width", (d) => pad(d)[1]);
-    s.select("rect.body").attr("x", bodyX).attr("width", bodyW);
-  } else {
-    s.select("rect.pad").attr("x", (d) => pad(d)[0]).attr("width", (d) => pad(d)[1]);
-    s.select("rect.body").attr("x", bodyX).attr("width", bodyW);
-  }
 }

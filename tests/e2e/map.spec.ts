@@ -1,0 +1,168 @@
+import { ORIGIN } from "../../playwright.config";
+import { expect, test, type Page } from "@playwright/test";
+
+// The memory map's zoom, block card and large-map mode. Expected numbers were
+// checked against the wasm engine (traceProgram in Node), 64-bit target,
+// default program on fitzgen-down's 256-byte chunk at 0x10010:
+//   c = alloc 24 align 16 lands at +0xd0 with 8 bytes of padding above it.
+const START = 0x10010;
+const C = START + 0xd0;
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+const map = (page: Page) => page.locator("svg.memory-map");
+const tickLabels = (page: Page) => page.locator("svg.memory-map g.chunk-row .axis .tick text");
+const card = (page: Page) => page.locator(".block-card");
+const counter = (page: Page) => page.locator(".step-counter");
+
+let requests: string[] = [];
+let errors: string[] = [];
+
+test.beforeEach(async ({ page }) => {
+  requests = [];
+  errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto("/");
+  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 6 / 6");
+});
+
+test.afterEach(() => {
+  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`));
+  expect(foreign, "requests to other origins").toEqual([]);
+  expect(errors, "uncaught page errors").toEqual([]);
+});
+
+test("zoom by button: tick labels re-tick, the byte grid appears, Reset zoom restores", async ({ page }) => {
+  await expect(map(page)).toHaveAttribute("data-zoom", "1");
+  const before = await tickLabels(page).allTextContents();
+  expect(before[0]).toBe(hex(START));
+  expect(before[before.length - 1]).toBe(hex(START + 256));
+  await expect(page.locator("path.byte-grid")).toHaveAttribute("data-lines", "0");
+  await expect(page.getByRole("button", { name: "Zoom out" })).toBeDisabled();
+
+  await page.getByRole("button", { name: "Zoom in" }).click();
+  await expect(map(page)).toHaveAttribute("data-zoom", "2");
+  await expect(page.getByTestId("zoom-level")).toHaveText("2×");
+  // Half the chunk in view, about its middle: the edges' labels are gone.
+  const row = page.locator("g.chunk-row").first();
+  await expect(row).toHaveAttribute("data-view-start", String(START + 64));
+  await expect(row).toHaveAttribute("data-view-end", String(START + 192));
+  const zoomed = await tickLabels(page).allTextContents();
+  expect(zoomed).not.toContain(hex(START));
+  expect(zoomed).not.toEqual(before);
+  expect(zoomed.length).toBeGreaterThan(1);
+
+  // At 4x a byte is at least 6 px wide: one grid line per byte boundary in view (64 bytes, 63 inner lines).
+  await page.getByRole("button", { name: "Zoom in" }).click();
+  await expect(map(page)).toHaveAttribute("data-zoom", "4");
+  await expect(row).toHaveAttribute("data-view-start", String(START + 96));
+  await expect(row).toHaveAttribute("data-view-end", String(START + 160));
+  await expect(page.locator("path.byte-grid")).toHaveAttribute("data-lines", "65");
+
+  await page.getByRole("button", { name: "Reset zoom" }).click();
+  await expect(map(page)).toHaveAttribute("data-zoom", "1");
+  await expect(page.locator("path.byte-grid")).toHaveAttribute("data-lines", "0");
+  await expect(tickLabels(page)).toHaveText(before);
+});
+
+test("zoom by key when the map has focus: +, - and 0", async ({ page }) => {
+  await map(page).focus();
+  await page.keyboard.press("+");
+  await expect(map(page)).toHaveAttribute("data-zoom", "2");
+  await page.keyboard.press("+");
+  await page.keyboard.press("+");
+  await expect(map(page)).toHaveAttribute("data-zoom", "8");
+  await expect(page.locator("path.byte-grid")).not.toHaveAttribute("data-lines", "0");
+  await page.keyboard.press("-");
+  await expect(map(page)).toHaveAttribute("data-zoom", "4");
+  await page.keyboard.press("0");
+  await expect(map(page)).toHaveAttribute("data-zoom", "1");
+  // The keys did not step the program.
+  await expect(counter(page)).toHaveText("op 6 / 6");
+});
+
+test("the zoom survives stepping, and blocks out of view leave the map", async ({ page }) => {
+  await map(page).focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press("+");
+  await expect(map(page)).toHaveAttribute("data-zoom", "8");
+  // In view: the middle 32 bytes, +0x70..+0x90: none of the five blocks (they start at +0xa0).
+  await expect(page.locator("g.chunk-row").first()).toHaveAttribute("data-view-start", String(START + 0x70));
+  await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(0);
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expect(counter(page)).toHaveText("op 5 / 6");
+  await expect(map(page)).toHaveAttribute("data-zoom", "8");
+  await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(0);
+  // Keys act only while the map has focus (the Step back button has it now).
+  await page.keyboard.press("0");
+  await expect(map(page)).toHaveAttribute("data-zoom", "8");
+  await map(page).focus();
+  await page.keyboard.press("0");
+  await expect(map(page)).toHaveAttribute("data-zoom", "1");
+  await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(4);
+});
+
+test("Tab to a block: its card says name, address, size, alignment, padding and the op", async ({ page }) => {
+  await map(page).focus();
+  // Blocks are in address order: e, d, c, b, a. Tab to c, the third.
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  await expect(page.locator("g.block:focus")).toHaveAttribute("data-block", "c");
+  await expect(page.locator("g.block:focus")).toHaveAccessibleName(`c: 24 bytes at ${hex(C)}, align 16, 8 bytes padding`);
+  await expect(card(page)).toBeVisible();
+  await expect(card(page).locator(".block-card-title")).toHaveText("c");
+  await expect(card(page).locator("dd")).toHaveText([
+    `${hex(C)}–${hex(C + 24)}`,
+    "24 bytes",
+    "16",
+    `8 bytes at ${hex(C + 24)}–${hex(C + 32)}`,
+    "live",
+    // The line's text needs app.ts to pass the traced program (sourceLines); until then, the op's kind.
+    /^op 3, line 3(: c = alloc 24 align 16| \(alloc\))$/,
+  ]);
+  await page.keyboard.press("Shift+Tab");
+  await expect(card(page).locator(".block-card-title")).toHaveText("d");
+  await map(page).focus();
+  await expect(card(page)).toBeHidden();
+});
+
+test("hover a block: the same card", async ({ page }) => {
+  await page.locator('svg.memory-map g[data-block="c"] rect.body').hover();
+  await expect(card(page)).toBeVisible();
+  await expect(card(page).locator(".block-card-title")).toHaveText("c");
+  await expect(card(page).locator("dd").nth(0)).toHaveText(`${hex(C)}–${hex(C + 24)}`);
+  await expect(card(page).locator("dd").nth(1)).toHaveText("24 bytes");
+  await page.getByRole("heading", { name: "Memory" }).hover();
+  await expect(card(page)).toBeHidden();
+});
+
+test("100,000 allocations: the chunk is drawn as fill, the summary says so, and zoom reaches the blocks", async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("fitzgen-down");
+  await page.getByRole("combobox", { name: "Capacity" }).selectOption(String(1 << 20));
+  await page.getByRole("textbox", { name: "Program" }).fill("repeat 100000 { x = alloc 8 }");
+  await expect(counter(page)).toHaveText("op 100000 / 100000", { timeout: 150_000 });
+  const row = page.locator("g.chunk-row").first();
+  await expect(row).toHaveAttribute("data-capacity", String(1 << 20));
+  await expect(row).toHaveClass(/is-binned/);
+  await expect(page.locator(".map-lod-note")).toHaveText("100000 blocks in 1 chunk; zoom in to see blocks");
+  await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(0);
+  expect(Number(await row.locator("g.bins").getAttribute("data-bins"))).toBeGreaterThan(100);
+
+  // Ctrl+wheel over the used end (bumping down, the blocks fill the top of the
+  // chunk) zooms in about the pointer until few enough blocks are in view to
+  // draw one by one.
+  const bar = await row.locator("rect.chunk-outline").boundingBox();
+  expect(bar).not.toBeNull();
+  await page.mouse.move(bar!.x + bar!.width - 3, bar!.y + bar!.height / 2);
+  await page.keyboard.down("Control");
+  for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -500);
+  await page.keyboard.up("Control");
+  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
+  expect(Number(await map(page).getAttribute("data-zoom"))).toBeGreaterThan(1000);
+  await expect(page.locator(".map-lod-note")).toBeHidden();
+  await expect(row).not.toHaveClass(/is-binned/);
+  expect(Number(await row.getAttribute("data-blocks-in-view"))).toBeLessThanOrEqual(400);
+});
