@@ -153,14 +153,14 @@ test("the code view follows the file of the op's micro-steps", async ({ page }) 
   await program(page).fill("a = alloc 8\nreset");
   await expect(counter(page)).toHaveText("op 2 / 2");
   await expect(path).toHaveText("crates/core/src/models/fixed.rs");
-  await expect(page.locator(".code-line.is-current")).toBeVisible();
+  await expect(page.locator("#code-view .code-line.is-current")).toBeVisible();
 
   await allocator(page).selectOption("bumpalo");
   await program(page).fill("a = alloc 8\nb = alloc 16");
   await page.getByRole("button", { name: "First" }).click();
   await page.getByRole("button", { name: "Step forward" }).click();
   await expect(path).toHaveText("crates/core/src/models/bumpalo.rs");
-  await expect(page.locator(".code-line.is-current")).toBeVisible();
+  await expect(page.locator("#code-view .code-line.is-current")).toBeVisible();
   await expect(page.locator(".op-details .badge").first()).toBeVisible();
 });
 
