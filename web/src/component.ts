@@ -13,6 +13,7 @@ import appStyles from "./styles.css?inline";
 import playerStyles from "./embed.css?inline";
 import { loadEngine } from "./engine/browser";
 import type { Target } from "./engine/types";
+import { standaloneSvg, svgFileText } from "./share/export";
 import { decodeShare, parseCompare, type SharedState } from "./share/link";
 import { parseViews, startPlayer, type Player } from "./share/player";
 import { parseTheme, setTheme } from "./share/theme";
@@ -94,6 +95,19 @@ export class BumpLabElement extends HTMLElement {
   /** The player, once started (for scripts and tests). */
   get player(): Player | null {
     return this.#player;
+  }
+
+  /**
+   * The memory map at the current step as the text of a standalone SVG file
+   * (styles inlined): a script or a headless browser can save it as the
+   * figure's static fallback. Null before the first render.
+   */
+  figureSvg(): string | null {
+    const svg = this.#root.querySelector<SVGSVGElement>("svg.memory-map");
+    if (!svg) return null;
+    const state = this.#player?.shared();
+    const title = state ? `Bump Lab memory map: ${state.allocator}, op ${state.step}` : "Bump Lab memory map";
+    return svgFileText(standaloneSvg(svg, { title, background: getComputedStyle(this.#mount).backgroundColor || null }));
   }
 
   #applyTheme(): void {

@@ -1,0 +1,60 @@
+// The embed snippets the share panel offers, for a link hash and the app's
+// address. Pure, so each snippet's quoting is tested (snippets.test.ts).
+
+export interface Snippet {
+  id: string;
+  title: string;
+  code: string;
+  note: string;
+}
+
+/** The app's directory URL (where index.html, embed.html and bump-lab.js are), from the page's address. */
+export function appBase(href: string): string {
+  const url = new URL(href);
+  url.hash = "";
+  url.search = "";
+  url.pathname = url.pathname.replace(/[^/]*$/, "");
+  return url.href;
+}
+
+const escapeAttr = (s: string): string => s.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
+
+/** The snippets for a link hash, for a blog on any host. Attribute values are escaped for HTML. */
+export function embedSnippets(base: string, hash: string, allocator: string): Snippet[] {
+  const embed = `${base}embed.html#${hash}`;
+  const app = `${base}index.html#${hash}`;
+  const title = `Bump Lab: ${allocator}`;
+  return [
+    {
+      id: "iframe",
+      title: "iframe",
+      code: `<iframe class="bumplab" src="${escapeAttr(embed)}" title="${escapeAttr(title)}" width="100%" height="360" loading="lazy" style="border:0" sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"></iframe>`,
+      note: "Works on any page that allows iframes. Add ?views=code,cost or ?controls=0 before the # to change what it shows.",
+    },
+    {
+      id: "component",
+      title: "Web component",
+      code: `<script type="module" src="${escapeAttr(`${base}bump-lab.js`)}"></script>\n<bump-lab link="${escapeAttr(hash)}"><a href="${escapeAttr(app)}">${escapeAttr(title)}</a></bump-lab>`,
+      note: "One script per page, any number of elements. The link inside shows where scripts do not run.",
+    },
+    {
+      id: "markdown",
+      title: "Markdown image + link",
+      code: `[![${title.replaceAll("]", "")}](bumplab-figure.svg)](${app})`,
+      note: "A static figure for any Markdown renderer: save it with Export SVG and put it beside the post.",
+    },
+    {
+      id: "hugo",
+      title: "Hugo shortcode",
+      code: `{{< bumplab src="${escapeAttr(embed)}" height="360" >}}`,
+      note: "Needs layouts/shortcodes/bumplab.html (docs/embedding.md).",
+    },
+    {
+      id: "jekyll",
+      title: "Jekyll include",
+      code: `{% include bumplab.html src="${escapeAttr(embed)}" height="360" %}`,
+      note: "Needs _includes/bumplab.html (docs/embedding.md).",
+    },
+  ];
+}
+
