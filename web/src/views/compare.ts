@@ -384,6 +384,7 @@ function costCell(row: OpComparison, column: number, max: number): HTMLTableCell
   const cheapest = row.cheapest.instructions.includes(column);
   const width = c.instructions !== null && max > 0 ? (c.instructions / max) * 100 : 0;
   const placement = placementText(c.placement);
+  const slow = c.cost?.slow_instructions ?? 0;
   const bar = h("span", { class: "compare-bar", "aria-hidden": "true" }, h("span", { class: "compare-bar-fill" }));
   bar.style.setProperty("--w", `${width.toFixed(1)}%`);
   return h(
@@ -394,6 +395,9 @@ function costCell(row: OpComparison, column: number, max: number): HTMLTableCell
       { class: "compare-cost-line" },
       h("span", { class: "compare-num" }, c.instructions === null ? "not measured" : String(c.instructions)),
       cheapest ? fewest("instructions") : null,
+      // The part a new chunk (or slab, or pool) cost: why a column is dearer here.
+      slow > 0 ? h("span", { class: "compare-slow" }, `${slow} slow path`) : null,
+      c.branches !== null ? h("span", { class: "compare-branches" }, `${c.branches} br`) : null,
       h("span", { class: "compare-sum" }, `Σ ${c.cumulativeInstructions}`),
     ),
     bar,
