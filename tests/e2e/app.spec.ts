@@ -101,7 +101,7 @@ test("keyboard only: Tab to the controls, step ops and micro-steps, play and pau
   await expect(page.getByRole("button", { name: "Play" })).toBeVisible();
   // The description is one sentence, announced politely.
   await page.keyboard.press("End");
-  await expect(page.locator("[aria-live=polite]")).toHaveText(`e: 16 bytes at ${hex(START + 0xa0)}, 12 bytes padding`);
+  await expect(page.locator(".step-description[aria-live=polite]")).toHaveText(`e: 16 bytes at ${hex(START + 0xa0)}, 12 bytes padding`);
 });
 
 test("the stepper: speeds, a tick per op, focus visible on its buttons", async ({ page }) => {

@@ -59,7 +59,7 @@ test("loads the default program and draws its blocks at the trace's addresses", 
   await expect(page.getByRole("img", { name: /^b:/ })).toHaveAccessibleName(/freed, not reclaimed/);
   await expect(block(page, "b")).toHaveAttribute("data-state", "freed");
   await expect(page.locator(".map-summary")).toContainText("96 / 256 bytes used");
-  await expect(page.locator("[aria-live=polite]")).toHaveText(`e: 16 bytes at ${hex(start + DOWN.e)}, 12 bytes padding`);
+  await expect(page.locator(".step-description[aria-live=polite]")).toHaveText(`e: 16 bytes at ${hex(start + DOWN.e)}, 12 bytes padding`);
   await expect(page.locator("g.bump-pointer")).toHaveAttribute("data-address", String(start + DOWN.e));
   await expect(page.locator("g.bump-pointer")).toHaveAttribute("data-direction", "down");
   await expect(page.locator('[data-stat="utilisation"]')).toHaveText("23.8%");
@@ -74,7 +74,7 @@ test("Step back and Step forward change the drawn blocks", async ({ page }) => {
   await expect(counter(page)).toHaveText("op 5 / 6");
   await expect(blocks(page)).toHaveCount(4);
   await expect(block(page, "e")).toHaveCount(0);
-  await expect(page.locator("[aria-live=polite]")).toHaveText("free b: not reclaimed");
+  await expect(page.locator(".step-description[aria-live=polite]")).toHaveText("free b: not reclaimed");
   await page.getByRole("button", { name: "Step back" }).click();
   await expect(block(page, "b")).toHaveAttribute("data-state", "live");
   await page.getByRole("button", { name: "First" }).click();

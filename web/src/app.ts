@@ -9,7 +9,7 @@ import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks
 import { UP_VS_DOWN, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { LESSONS, lessonById } from "./model/lessons";
-import { parseNarration, pausesAt, type Narration } from "./model/narration";
+import { narrationAt, parseNarration, pausesAt, predictsNext, type Narration } from "./model/narration";
 import { decodeShare, encodeShare, type SharedState } from "./share/link";
 import { currentOp, describeMicro, describeStep, microIndex, microSteps } from "./model/describe";
 import { caseForOp, X86_REFERENCE } from "./model/x86";
@@ -22,7 +22,9 @@ import { renderCostView } from "./views/costView";
 import { renderEditor } from "./views/editor";
 import { renderMapSummary } from "./views/mapSummary";
 import { renderMemoryMap } from "./views/memoryMap";
+import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
+import { renderPredict } from "./views/predict";
 import { renderStats } from "./views/stats";
 import { renderStepper } from "./views/stepper";
 import { applyTheme, renderThemeToggle, storedTheme } from "./views/theme";
@@ -49,6 +51,9 @@ export interface Mounts {
   compareButton: HTMLElement;
   /** Messages that are not the program's error (a share link that did not open). */
   notice: HTMLElement;
+  narration: HTMLElement;
+  predict: HTMLElement;
+  predictButton: HTMLElement;
   /** Shown only in the single view: compare mode draws its own maps and costs. */
   costPanel: HTMLElement;
   details: HTMLElement;
@@ -75,6 +80,9 @@ export function findMounts(): Mounts {
     compare: byId("compare"),
     compareButton: byId("compare-button"),
     notice: byId("notice"),
+    narration: byId("narration"),
+    predict: byId("predict"),
+    predictButton: byId("predict-button"),
     costPanel: byId("cost-panel"),
     details: byId("detail-grid"),
   };
@@ -353,7 +361,40 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
   mounts.compareButton.addEventListener("click", () => {
     dispatch(store.getState().compare ? { type: "exitCompare" } : { type: "enterCompare", configs: UP_VS_DOWN });
   });
+  mounts.predictButton.addEventListener("click", () => dispatch({ type: "togglePredict" }));
   const traceColumns = compareTracer(engine);
+
+  /**
+   * The lesson's narration for the op in view, and the predict question for
+   * the next op: in predict mode, or where the program's narration asks
+   * (`?predict`). Mounts are emptied when unused, so their live regions go too.
+   */
+  const renderLearning = (s: AppState, trace: Trace, step: number): void => {
+    const narr = narrations(s.tracedSource);
+    const narration = narrationAt(trace, step, narr);
+    const lesson = s.lesson !== null ? (lessonById(s.lesson) ?? null) : null;
+    if (lesson || (narration && !s.narrationHidden)) {
+      renderNarration(mounts.narration, { narration, lesson }, { onExitLesson: () => dispatch({ type: "exitLesson" }) });
+    } else if (mounts.narration.firstChild) {
+      mounts.narration.replaceChildren();
+    }
+    const asking = s.compare === null && (s.predict || predictsNext(trace, step, narr)) && step < trace.ops.length;
+    mounts.predict.hidden = !asking;
+    mounts.predictButton.setAttribute("aria-pressed", s.predict ? "true" : "false");
+    if (asking) {
+      renderPredict(
+        mounts.predict,
+        { trace, step, guess: s.guess, revealed: s.revealed },
+        {
+          onGuess: (address) => dispatch({ type: "guess", address }),
+          onReveal: () => dispatch({ type: "reveal" }),
+          onNext: () => dispatch({ type: "predictNext" }),
+        },
+      );
+    } else if (mounts.predict.firstChild) {
+      mounts.predict.replaceChildren();
+    }
+  };
 
   /** Compare mode in place of the single map, its stats and the cost and detail panels. */
   const renderMode = (s: AppState): boolean => {
@@ -404,6 +445,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       },
       dispatch,
     );
+    renderLearning(s, trace, step);
     if (renderMode(s)) return;
     renderMapSummary(mounts.mapSummary, {
       used: stats.used,

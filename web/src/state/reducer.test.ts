@@ -234,9 +234,11 @@ describe("reducer: lessons", () => {
     expect(run(s, { type: "last" }, { type: "traced", trace: SIX, source: "six" }).step).toBe(6);
   });
 
-  it("exiting keeps the program", () => {
+  it("exiting keeps the program and puts its narration away until the next edit", () => {
     const s = run(loaded(), { type: "startLesson", lesson }, { type: "exitLesson" });
-    expect(s).toMatchObject({ lesson: null, source: lesson.source });
+    expect(s).toMatchObject({ lesson: null, source: lesson.source, narrationHidden: true });
+    expect(run(s, { type: "edit", source: "#> mine\na = alloc 1" }).narrationHidden).toBe(false);
+    expect(run(s, { type: "startLesson", lesson }).narrationHidden).toBe(false);
   });
 });
 
@@ -259,8 +261,8 @@ describe("reducer: predict mode", () => {
     expect(run(s, { type: "forward" })).toMatchObject({ step: 3, revealed: false });
   });
 
-  it("guesses need predict mode; turning it on pauses and leaves compare mode", () => {
-    expect(run(loaded(), { type: "guess", address: 5 }).guess).toBeNull();
+  it("a lesson's question takes a guess outside predict mode; turning the mode on pauses and leaves compare mode", () => {
+    expect(run(loaded(), { type: "seek", step: 2 }, { type: "guess", address: 5 })).toMatchObject({ predict: false, guess: 5 });
     const s = run(loaded(), { type: "enterCompare", configs: UP_DOWN }, { type: "togglePlay" }, { type: "togglePredict" });
     expect(s).toMatchObject({ predict: true, playing: false, compare: null });
   });

@@ -70,6 +70,11 @@ export interface AppState {
   compare: CompareConfig[] | null;
   /** The lesson being followed (its id), if any. */
   lesson: string | null;
+  /**
+   * The program's `#>` narration is put away (Exit lesson), until the program
+   * is edited or another lesson or link opens.
+   */
+  narrationHidden: boolean;
   /** Predict mode: guess where the next block lands before stepping to it. */
   predict: boolean;
   /** The address guessed for the next block (null: no guess yet). */
@@ -145,6 +150,7 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     theme: "auto",
     compare: null,
     lesson: null,
+    narrationHidden: false,
     predict: false,
     guess: null,
     revealed: false,
@@ -209,7 +215,7 @@ function compareConfigs(configs: readonly CompareConfig[]): CompareConfig[] | nu
 function base(state: AppState, action: Action): AppState {
   switch (action.type) {
     case "edit":
-      return action.source === state.source ? state : { ...state, source: action.source };
+      return action.source === state.source ? state : { ...state, source: action.source, narrationHidden: false };
     case "selectAllocator":
       // Minimum alignments differ per preset: a new preset starts at its default.
       return action.allocator === state.allocator ? state : { ...state, allocator: action.allocator, minAlign: null };
@@ -292,6 +298,7 @@ function base(state: AppState, action: Action): AppState {
       return {
         ...state,
         lesson: l.id,
+        narrationHidden: false,
         source: l.source,
         allocator: l.allocator,
         target: l.target ?? state.target,
@@ -305,15 +312,17 @@ function base(state: AppState, action: Action): AppState {
       };
     }
     case "exitLesson":
-      return state.lesson === null ? state : { ...state, lesson: null };
+      return state.lesson === null ? state : { ...state, lesson: null, narrationHidden: true };
     case "togglePredict":
       // Predicting is done one step at a time, in the single view.
       return { ...state, predict: !state.predict, playing: false, compare: state.predict ? state.compare : null };
+    // A question can come from predict mode or from a lesson's `?predict`
+    // (the app shows it only then): guessing does not need the mode.
     case "guess":
-      if (!state.predict || state.revealed) return state;
+      if (state.revealed) return state;
       return action.address === state.guess ? state : { ...state, guess: action.address };
     case "reveal":
-      return !state.predict || state.revealed ? state : { ...state, revealed: true };
+      return state.revealed ? state : { ...state, revealed: true };
     case "predictNext":
       return seek(state, state.step + 1);
     case "applyShared": {
@@ -327,6 +336,7 @@ function base(state: AppState, action: Action): AppState {
         minAlign: sh.minAlign,
         compare: sh.compare ? compareConfigs(sh.compare) : null,
         lesson: sh.lesson ?? null,
+        narrationHidden: false,
         // The program is not traced yet: its trace opens at the shared step.
         pendingStep: Math.max(0, Math.trunc(sh.step) || 0),
         micro: null,
