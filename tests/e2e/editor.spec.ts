@@ -236,3 +236,30 @@ test("the menu lists the lessons first, and choosing one loads its program and p
   // Its narration is highlighted as narration.
   await expect(page.locator(".code-mirror .tok-narration").first()).toContainText("#> Growing data");
 });
+
+test("a long program scrolls the gutter and the highlighting with the text", async ({ page }) => {
+  await menuButton(page).click();
+  await page.getByRole("menuitem", { name: "Parser AST nodes" }).click();
+  await expect(program(page)).toHaveValue(/^# Parser AST: 40 expression nodes \(seed 1\)/);
+  const lines = (await program(page).inputValue()).split("\n").length;
+  expect(lines).toBeGreaterThan(40);
+  // Scroll to the end, as the caret does after Control+End.
+  await program(page).press("Control+End");
+  const area = await program(page).boundingBox();
+  const lastText = await page.locator(`.code-mirror .code-line[data-line="${lines}"]`).boundingBox();
+  const lastNumber = await page.locator(".gutter .ln").nth(lines - 1).boundingBox();
+  if (!area || !lastText || !lastNumber) throw new Error("missing boxes");
+  const scrollTop = await program(page).evaluate((el) => el.scrollTop);
+  expect(scrollTop).toBeGreaterThan(0);
+  // The highlighted last line sits where the textarea draws it (20px lines
+  // below its 10px padding, less the scroll), in view, its number beside it.
+  const origin = await textOrigin(program(page));
+  expect(Math.abs(lastText.y - (origin.y + (lines - 1) * 20 - scrollTop))).toBeLessThan(1);
+  expect(lastText.y).toBeGreaterThan(area.y);
+  expect(lastText.y + lastText.height / 2).toBeLessThan(area.y + area.height);
+  expect(Math.abs(lastText.y - lastNumber.y)).toBeLessThan(1);
+  await expect(page.locator(".gutter .ln").nth(lines - 1)).toHaveText(String(lines));
+  // Its tokens are the textarea's last line.
+  const last = (await program(page).inputValue()).split("\n").pop() ?? "";
+  await expect(page.locator(`.code-mirror .code-line[data-line="${lines}"]`)).toHaveText(last);
+});
