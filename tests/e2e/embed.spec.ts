@@ -1,0 +1,187 @@
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { ORIGIN } from "../../playwright.config";
+import { decodeShare, encodeShare, type SharedState } from "../../web/src/share/link";
+import { DEFAULT_PROGRAM } from "../../web/src/state/reducer";
+
+// A blog on another origin: a tiny server serving tests/e2e/host/host.html
+// with the app's origin and a share link filled in. The page embeds the
+// iframe (sandboxed) and two <bump-lab> elements from the app's origin.
+
+const HOST_FILE = new URL("./host/host.html", import.meta.url);
+const DOCS_FILE = new URL("../../docs/embedding.md", import.meta.url);
+
+const STATE: SharedState = { source: DEFAULT_PROGRAM, allocator: "fitzgen-down", target: "64", capacity: null, minAlign: null, step: 6, compare: null };
+const TWO: SharedState = { ...STATE, allocator: "hinckley-up", step: 3, source: "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16" };
+
+let server: Server;
+let HOST = "";
+let hash = "";
+
+test.beforeAll(async () => {
+  hash = await encodeShare(STATE);
+  const template = readFileSync(HOST_FILE, "utf8");
+  server = createServer((req, res) => {
+    if (req.url !== "/host.html") {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(template.replaceAll("__APP__", ORIGIN).replaceAll("__HASH__", hash.replaceAll("&", "&amp;")));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  HOST = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+test.afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+let requests: string[] = [];
+let errors: string[] = [];
+
+test.beforeEach(({ page }) => {
+  requests = [];
+  errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("pageerror", (e) => errors.push(e.message));
+});
+
+test.afterEach(() => {
+  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`) && !url.startsWith(`${HOST}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
+  expect(foreign, "requests to origins other than the app's and the host's").toEqual([]);
+  expect(errors, "uncaught page errors").toEqual([]);
+});
+
+/** Accessible names of the drawn blocks, in drawing order. */
+async function blockLabels(blocks: Locator): Promise<string[]> {
+  await expect(blocks.first()).toBeVisible();
+  return blocks.evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? ""));
+}
+
+async function mainPageLabels(page: Page, state: SharedState): Promise<string[]> {
+  await page.goto(`${ORIGIN}/#${await encodeShare(state)}`);
+  await expect(page.locator(".step-counter").first()).toContainText(`op ${state.step} /`);
+  return blockLabels(page.locator("#memory-map svg.memory-map g[data-block]"));
+}
+
+async function openHost(page: Page): Promise<void> {
+  await page.goto(`${HOST}/host.html`);
+  await expect(page.locator("bump-lab#one")).toHaveAttribute("data-ready", "true");
+  await expect(page.locator("bump-lab#two")).toHaveAttribute("data-ready", "true");
+  await expect(page.frameLocator("#embed").locator("#embed[data-ready=true]")).toHaveCount(1);
+}
+
+test("the iframe and both elements draw the blocks the app draws for the same state", async ({ page }) => {
+  const expected = await mainPageLabels(page, STATE);
+  expect(expected).toHaveLength(5);
+  const expectedTwo = await mainPageLabels(page, TWO);
+  expect(expectedTwo).toHaveLength(3);
+
+  await openHost(page);
+  const frame = page.frameLocator("#embed");
+  expect(await blockLabels(frame.locator("svg.memory-map g[data-block]"))).toEqual(expected);
+  await expect(frame.locator(".step-counter")).toHaveText("op 6 / 6");
+  // views=code: the code view is shown beside the map.
+  await expect(frame.locator(".code-view")).toContainText("step: bump");
+  expect(await blockLabels(page.locator("bump-lab#one svg.memory-map g[data-block]"))).toEqual(expected);
+  expect(await blockLabels(page.locator("bump-lab#two svg.memory-map g[data-block]"))).toEqual(expectedTwo);
+
+  // Independent: stepping one element leaves the other and the iframe alone.
+  await page.locator("bump-lab#one").getByRole("button", { name: "First" }).click();
+  await expect(page.locator("bump-lab#one .step-counter")).toHaveText("op 0 / 6");
+  await expect(page.locator("bump-lab#one svg.memory-map g[data-block]")).toHaveCount(0);
+  await expect(page.locator("bump-lab#two .step-counter")).toHaveText("op 3 / 3");
+  await expect(frame.locator(".step-counter")).toHaveText("op 6 / 6");
+});
+
+test("the iframe grows to its content through the host's resize snippet", async ({ page }) => {
+  await openHost(page);
+  const iframe = page.locator("iframe#embed");
+  const content = await page.frameLocator("#embed").locator("#embed").evaluate((el) => Math.ceil(el.getBoundingClientRect().height));
+  expect(content, "the embed with its code view is taller than the iframe's 120 px").toBeGreaterThan(200);
+  await expect.poll(() => iframe.evaluate((el) => el.getBoundingClientRect().height)).toBe(content);
+});
+
+test("the host sets the theme by message; malformed messages are ignored", async ({ page }) => {
+  await openHost(page);
+  const frame = page.frames().find((f) => f.url().startsWith(`${ORIGIN}/embed.html`));
+  if (!frame) throw new Error("no embed frame");
+  const background = () => frame.locator("#embed").evaluate((el) => getComputedStyle(el).backgroundColor);
+  const post = (message: unknown) =>
+    page.evaluate((m) => document.querySelector<HTMLIFrameElement>("iframe#embed")?.contentWindow?.postMessage(m, "*"), message);
+
+  await post({ type: "bumplab:theme", theme: "dark" });
+  await expect(frame.locator("html")).toHaveAttribute("data-theme", "dark");
+  await expect.poll(background).toBe("rgb(22, 26, 33)");
+  for (const bad of [{ type: "bumplab:theme", theme: "purple" }, { type: "bumplab:theme" }, "bumplab:theme light", null, [1]]) await post(bad);
+  await post({ type: "bumplab:theme", theme: "light" });
+  await expect(frame.locator("html")).toHaveAttribute("data-theme", "light");
+  await expect.poll(background).toBe("rgb(255, 255, 255)");
+  // The element's theme attribute: #two was written dark, #one follows the system (light here).
+  const shadowBg = (id: string) => page.locator(`bump-lab#${id} .bl-embed`).evaluate((el) => getComputedStyle(el).backgroundColor);
+  expect(await shadowBg("two")).toBe("rgb(22, 26, 33)");
+  expect(await shadowBg("one")).toBe("rgb(255, 255, 255)");
+  await page.locator("bump-lab#one").evaluate((el) => el.setAttribute("theme", "dark"));
+  await expect.poll(() => shadowBg("one")).toBe("rgb(22, 26, 33)");
+});
+
+test("the embed's Open in Bump Lab link carries the step it is at to the app", async ({ page }) => {
+  await openHost(page);
+  const frame = page.frameLocator("#embed");
+  await frame.getByRole("button", { name: "Step back" }).click();
+  await frame.getByRole("button", { name: "Step back" }).click();
+  await expect(frame.locator(".step-counter")).toHaveText("op 4 / 6");
+  const labels = await blockLabels(frame.locator("svg.memory-map g[data-block]"));
+  const open = frame.getByRole("link", { name: "Open in Bump Lab ↗" });
+  await expect(open).toHaveAttribute("href", /^http:\/\/127\.0\.0\.1:\d+\/index\.html#v1\?.*&s=4&/);
+  const href = (await open.getAttribute("href")) ?? "";
+  const decoded = await decodeShare(href);
+  expect(decoded).toEqual({ ok: true, state: { ...STATE, step: 4 } });
+
+  await page.goto(href);
+  await expect(page.locator(".step-counter").first()).toHaveText("op 4 / 6");
+  expect(await blockLabels(page.locator("#memory-map svg.memory-map g[data-block]"))).toEqual(labels);
+});
+
+test("an exported SVG is well-formed, styled inline and labels the blocks the page labels", async ({ page }) => {
+  const expected = await mainPageLabels(page, STATE);
+  await openHost(page);
+  const parsed = await page.locator("bump-lab#one").evaluate((el) => {
+    const text = (el as HTMLElement & { figureSvg(): string | null }).figureSvg();
+    if (text === null) return null;
+    const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+    const body = doc.querySelector("g[data-block] rect.body");
+    return {
+      xmlDeclaration: text.startsWith('<?xml version="1.0"'),
+      errors: doc.getElementsByTagName("parsererror").length,
+      root: doc.documentElement.namespaceURI,
+      title: doc.querySelector("svg > title")?.textContent ?? "",
+      labels: [...doc.querySelectorAll("g[data-block]")].map((g) => g.getAttribute("aria-label") ?? ""),
+      bodyStyle: body?.getAttribute("style") ?? "",
+      stylesheets: doc.querySelectorAll("style, link").length,
+    };
+  });
+  expect(parsed).not.toBeNull();
+  expect(parsed?.xmlDeclaration).toBe(true);
+  expect(parsed?.errors).toBe(0);
+  expect(parsed?.root).toBe("http://www.w3.org/2000/svg");
+  expect(parsed?.title).toBe("Bump Lab memory map: fitzgen-down, op 6");
+  expect(parsed?.labels).toEqual(expected);
+  // The block colours travel with the file: no stylesheet needed.
+  expect(parsed?.bodyStyle).toMatch(/fill: rgb\(/);
+  expect(parsed?.stylesheets).toBe(0);
+});
+
+test("the auto-resize snippet in docs/embedding.md is the one the host page runs", () => {
+  const between = (text: string): string => {
+    const m = /<!-- BEGIN bumplab-resize[^>]*-->\n([\s\S]*?)\n\s*<!-- END bumplab-resize -->/.exec(text);
+    if (!m?.[1]) throw new Error("no bumplab-resize snippet");
+    return m[1].replace(/^ {4}/gm, "").trim();
+  };
+  const docs = readFileSync(DOCS_FILE, "utf8");
+  const fenced = /```html bumplab-resize\n([\s\S]*?)```/.exec(docs)?.[1]?.trim();
+  expect(fenced).toBe(between(readFileSync(HOST_FILE, "utf8")));
+});
