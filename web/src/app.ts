@@ -25,6 +25,7 @@ import { renderMemoryMap } from "./views/memoryMap";
 import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
 import { renderPredict } from "./views/predict";
+import { renderSharePanel } from "./views/sharePanel";
 import { renderStats } from "./views/stats";
 import { renderStepper } from "./views/stepper";
 import { applyTheme, renderThemeToggle, storedTheme } from "./views/theme";
@@ -53,6 +54,7 @@ export interface Mounts {
   notice: HTMLElement;
   narration: HTMLElement;
   predict: HTMLElement;
+  share: HTMLElement;
   predictButton: HTMLElement;
   /** Shown only in the single view: compare mode draws its own maps and costs. */
   costPanel: HTMLElement;
@@ -81,6 +83,7 @@ export function findMounts(): Mounts {
     compareButton: byId("compare-button"),
     notice: byId("notice"),
     narration: byId("narration"),
+    share: byId("share-panel"),
     predict: byId("predict"),
     predictButton: byId("predict-button"),
     costPanel: byId("cost-panel"),
@@ -512,6 +515,12 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       handlers,
     );
     renderThemeToggle(mounts.theme, s.theme, (theme) => dispatch({ type: "setTheme", theme }));
+    renderSharePanel(
+      mounts.share,
+      { state: sharedOf(s), trace: s.trace },
+      // An imported trace is shown as if traced; the next edit or setting traces the program again.
+      { onImportTrace: (trace) => dispatch({ type: "traced", trace, source: "" }) },
+    );
     if (s.trace) renderTrace(s, s.trace);
     document.body.dataset["ready"] = "true";
   };

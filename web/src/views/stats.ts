@@ -76,8 +76,8 @@ const FIELDS: readonly Field[] = [
 
 const LINES = FIELDS.filter((f): f is Field & { line: NonNullable<Field["line"]> } => f.line !== undefined);
 
-const HEIGHT = 84;
-const M = { top: 8, right: 8, bottom: 6, left: 8 };
+const HEIGHT = 128;
+const M = { top: 18, right: 10, bottom: 8, left: 10 };
 
 interface Refs {
   cells: Map<Key, HTMLElement>;
@@ -155,6 +155,15 @@ function drawLines(refs: Refs, series: readonly Stats[], width: number): void {
         .x((_, i) => x(i))
         .y((s) => y(s[f.key]))(series as Stats[]),
     );
+  // The scale's top, so the lines read as bytes.
+  svg
+    .selectAll("text.scale-label")
+    .data([top])
+    .join("text")
+    .attr("class", "scale-label")
+    .attr("x", M.left)
+    .attr("y", M.top - 6)
+    .text((d) => `max ${bytes(d)}`);
   svg.selectAll("line.marker").data([0]).join("line").attr("class", "marker").attr("y1", M.top - 4).attr("y2", HEIGHT - M.bottom);
   // The marker is drawn last so it stays on top of the lines.
   svg.select("line.marker").raise();

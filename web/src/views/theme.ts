@@ -58,7 +58,7 @@ export function renderThemeToggle(container: HTMLElement, theme: Theme, onTheme:
       made.set(t.value, input);
       group.append(h("label", { class: "segment", for: input.id }, input, h("span", {}, t.label)));
     }
-    container.replaceChildren(h("span", { class: "segmented-label", "aria-hidden": "true" }, "Theme"), group);
+    container.replaceChildren(group);
     inputs = made;
     views.set(container, inputs);
   }
