@@ -101,6 +101,16 @@ test("the zoom survives stepping, and blocks out of view leave the map", async (
   await page.keyboard.press("0");
   await expect(map(page)).toHaveAttribute("data-zoom", "1");
   await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(4);
+
+  // Another preset on the same 256-byte chunk keeps the zoom; a new chunk size resets it.
+  await page.getByRole("button", { name: "Zoom in" }).click();
+  await expect(map(page)).toHaveAttribute("data-zoom", "2");
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("hinckley-up");
+  await expect(page.locator("g.bump-pointer")).toHaveAttribute("data-direction", "up");
+  await expect(map(page)).toHaveAttribute("data-zoom", "2");
+  await page.getByRole("combobox", { name: "Capacity" }).selectOption("512");
+  await expect(map(page)).toHaveAttribute("data-chunk-capacity", "512");
+  await expect(map(page)).toHaveAttribute("data-zoom", "1");
 });
 
 test("Tab to a block: its card says name, address, size, alignment, padding and the op", async ({ page }) => {

@@ -56,15 +56,15 @@ export function createCardElement(id: string): HTMLElement {
 }
 
 /**
- * Fills the card and places it above `anchor` (a rectangle in the card's
- * offset parent's coordinates), flipping below when there is no room and
- * keeping it inside the parent's width.
+ * Fills the card and places it above `anchor` (a rectangle in viewport
+ * coordinates: the card is fixed, so the map's scrolling box cannot clip it),
+ * flipping below when there is no room and keeping it inside the viewport.
  */
 export function showCard(
   card: HTMLElement,
   content: BlockCard,
   anchor: { left: number; top: number; width: number; height: number },
-  parentWidth: number,
+  viewport: { width: number; height: number },
 ): void {
   const title = card.querySelector(".block-card-title");
   const list = card.querySelector(".block-card-fields");
@@ -75,9 +75,10 @@ export function showCard(
   card.hidden = false;
   const w = card.offsetWidth;
   const hgt = card.offsetHeight;
-  const left = Math.min(Math.max(0, anchor.left + anchor.width / 2 - w / 2), Math.max(0, parentWidth - w));
+  const left = Math.min(Math.max(4, anchor.left + anchor.width / 2 - w / 2), Math.max(4, viewport.width - w - 4));
   const above = anchor.top - hgt - 8;
-  const top = above >= 0 ? above : anchor.top + anchor.height + 8;
+  const below = anchor.top + anchor.height + 8;
+  const top = above >= 4 || below + hgt > viewport.height ? Math.max(4, above) : below;
   card.style.left = `${Math.round(left)}px`;
   card.style.top = `${Math.round(top)}px`;
 }

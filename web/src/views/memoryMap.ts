@@ -531,6 +531,12 @@ function mount(container: HTMLElement): Mount {
     else return;
     event.preventDefault();
   });
+  // The card is fixed in the viewport: it follows its block when the page or the map scrolls.
+  const follow = (): void => {
+    if (!m.card.hidden) updateCard(m);
+  };
+  container.addEventListener("scroll", follow, { passive: true });
+  window.addEventListener("scroll", follow, { passive: true });
   mounts.set(container, m);
   return m;
 }
@@ -588,14 +594,21 @@ function updateCard(m: Mount): void {
     if (block) break;
   }
   const body = id !== undefined ? blockBody(m, id) : null;
-  const frame = m.card.parentElement;
-  if (!block || !body || !frame) {
+  if (!block || !body) {
     hideCard(m.card);
     return;
   }
   const r = body.getBoundingClientRect();
-  const f = frame.getBoundingClientRect();
-  showCard(m.card, blockCard(block, m.data?.sourceLines), { left: r.left - f.left, top: r.top - f.top, width: r.width, height: r.height }, f.width);
+  // Only the part of a block in view: a zoomed block may reach far past the map.
+  const frame = m.svg.node()?.getBoundingClientRect();
+  const left = Math.max(r.left, frame?.left ?? r.left);
+  const right = Math.min(r.right, frame?.right ?? r.right);
+  showCard(
+    m.card,
+    blockCard(block, m.data?.sourceLines),
+    { left, top: r.top, width: Math.max(0, right - left), height: r.height },
+    { width: window.innerWidth, height: window.innerHeight },
+  );
 }
 
 // ---- Drawing.
