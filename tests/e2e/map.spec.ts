@@ -160,6 +160,8 @@ test("100,000 allocations: the chunk is drawn as fill, the summary says so, and 
   await expect(page.locator(".map-lod-note")).toHaveText("100000 blocks in 1 chunk; zoom in to see blocks");
   await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(0);
   expect(Number(await row.locator("g.bins").getAttribute("data-bins"))).toBeGreaterThan(100);
+  // The bins' mean fill is the chunk's: 800,000 of 1,048,576 bytes.
+  expect(Number(await row.locator("g.bins").getAttribute("data-fill"))).toBeCloseTo(800_000 / 1_048_576, 2);
 
   // Ctrl+wheel over the used end (bumping down, the blocks fill the top of the
   // chunk) zooms in about the pointer until few enough blocks are in view to

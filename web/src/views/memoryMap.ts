@@ -295,7 +295,9 @@ function layoutRow(
       // Labels go over the part of a block that is in view.
       const x0 = Math.max(0, x(b.address));
       const x1 = Math.min(innerWidth, x(b.address) + Math.max(1.5, x(b.address + b.size) - x(b.address)));
-      return { id: b.id, x0, x1: Math.max(x0, x1), full: `${b.name} · ${b.size} B`, short: b.name };
+      // A block a moving realloc left behind says so where it has room.
+      const full = b.state === "leaked" ? `${b.name} · leaked` : `${b.name} · ${b.size} B`;
+      return { id: b.id, x0, x1: Math.max(x0, x1), full, short: b.name };
     }),
     { measure: labelWidth, inset: 4, lanes: 2, width: innerWidth, gap: 6, reserved },
   );
@@ -693,6 +695,7 @@ function draw(m: Mount, animate: number): void {
     .attr("data-chunk-capacity", first ? first.capacity : null)
     .attr("data-current-chunk", current ? current.id : null)
     .attr("data-zoom", m.z.k)
+    .classed("is-zoomed", m.z.k > 1)
     .attr("data-binned-rows", binned)
     .attr(
       "aria-label",
@@ -1023,6 +1026,8 @@ function drawBlocks<P extends BaseType, PD>(
     .attr("data-state", (d) => d.state)
     .style("--block-fill", (d) => blockColour(d.id).fill)
     .style("--block-ink", (d) => blockColour(d.id).ink);
+  // Tab order follows addresses, whatever order the blocks entered in.
+  groups.order();
   groups.select("title").text(blockLabel);
   groups
     .select<SVGTextElement>("text.label")

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { loadEngineSync } from "../engine/node";
+import { bumpPointerAt, chunkViewsAt } from "../model/chunks";
+import { syntheticMapData } from "./mapBench";
+import { zoomAbout } from "./mapScale";
+import { blockLabel, DETAIL_LIMIT, layoutMap, type MemoryMapData } from "./memoryMap";
+
+// layoutMap is the map's pure half: data, width and zoom in, what to draw out.
+// 872 px wide leaves 804 px of plot between the margins.
+const WIDTH = 872;
+const PLOT = WIDTH - 68;
+
+function defaultProgram(): MemoryMapData {
+  const source = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\ne = alloc u128";
+  const result = loadEngineSync().trace({ source, allocator: "fitzgen-down", target: "64", capacity: 256 });
+  if (!result.ok) throw new Error(result.error.message);
+  const t = result.trace;
+  return {
+    direction: t.direction,
+    rows: chunkViewsAt(t, 6),
+    bumpPtr: bumpPointerAt(t, 6),
+    focus: new Set(),
+    emptyText: "",
+    animate: false,
+  };
+}
+
+describe("layoutMap", () => {
+  it("unzoomed, the default program draws all five blocks, ticks from chunk start to end, no byte grid", () => {
+    const { rows } = layoutMap(defaultProgram(), WIDTH);
+    const row = rows[0]!;
+    expect(row.shown.map((b) => b.name)).toEqual(["e", "d", "c", "b", "a"]);
+    expect(row.bins).toBeNull();
+    expect(row.ticks[0]).toBe(0x10010);
+    expect(row.ticks[row.ticks.length - 1]).toBe(0x10110);
+    expect(row.grid).toEqual([]);
+    expect(row.bytePx).toBeCloseTo(PLOT / 256);
+  });
+
+  it("zoomed 8x about the middle: 32 bytes in view, a grid line per byte, no block in view", () => {
+    const z = zoomAbout({ k: 1, x: 0 }, 8, PLOT / 2, PLOT, 100);
+    const row = layoutMap(defaultProgram(), WIDTH, z).rows[0]!;
+    expect(row.visible).toEqual({ lo: 0x10080, hi: 0x100a0 });
+    expect(row.shown).toEqual([]);
+    expect(row.grid).toHaveLength(33); // 0x10080..0x100a0, both ends
+    expect(row.ticks.every((a) => a >= 0x10080 && a <= 0x100a0)).toBe(true);
+  });
+
+  it("100,000 blocks: bins at 1x, blocks one by one once few are in view", () => {
+    const data = syntheticMapData(100_000);
+    const wide = layoutMap(data, WIDTH).rows[0]!;
+    expect(wide.inView).toBe(100_000);
+    expect(wide.shown).toEqual([]);
+    expect(wide.bins?.reduce((n, b) => n + b.blocks, 0)).toBe(100_000);
+    expect(wide.bins?.reduce((n, b) => n + b.live, 0)).toBe(800_000);
+    // 800,000 bytes in 804 px: about 1000 bytes a pixel. Zoomed 512x about the
+    // used end, 1563 bytes are in view: about 196 blocks of 8.
+    const z = zoomAbout({ k: 1, x: 0 }, 512, PLOT, PLOT, 1e6);
+    const deep = layoutMap(data, WIDTH, z).rows[0]!;
+    expect(deep.bins).toBeNull();
+    expect(deep.shown.length).toBe(deep.inView);
+    expect(deep.inView).toBeLessThanOrEqual(DETAIL_LIMIT);
+    expect(deep.inView).toBeGreaterThan(150);
+    expect(deep.shown[deep.shown.length - 1]?.address).toBe(0x10010 + 800_000 - 8);
+  });
+
+  it("a block's accessible label starts with its name", () => {
+    const data = defaultProgram();
+    const c = data.rows[0]?.blocks.find((b) => b.name === "c");
+    expect(blockLabel(c!)).toBe("c: 24 bytes at 0x100e0, align 16, 8 bytes padding");
+  });
+});
