@@ -41,8 +41,9 @@ export interface PredictHandlers {
   onNext(): void;
 }
 
-// SVG geometry, in viewBox units (the SVG scales to the panel's width).
-const W = 600;
+// SVG geometry in pixels. The width is the strip's own, read at each render,
+// so text stays its CSS size; DEFAULT_W serves while it is not laid out.
+const DEFAULT_W = 600;
 const H = 70;
 const MARGIN = { left: 10, right: 10 };
 const BAR_Y = 18;
@@ -64,7 +65,7 @@ interface Refs {
   reason: HTMLElement;
   handlers: PredictHandlers;
   /** The question on screen, its strip, and the keyboard cursor over it. */
-  current: { key: string; p: Prediction; strip: StripData; revealed: boolean } | null;
+  current: { key: string; p: Prediction; strip: StripData; revealed: boolean; width: number } | null;
   cursor: number;
 }
 
@@ -76,10 +77,10 @@ function svgEl<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<strin
   return el;
 }
 
-function scaleFor(strip: StripData) {
+function scaleFor(strip: StripData, width: number) {
   return scaleLinear()
     .domain([strip.start, Math.max(strip.end, strip.start + 1)])
-    .range([MARGIN.left, W - MARGIN.right]);
+    .range([MARGIN.left, width - MARGIN.right]);
 }
 
 /** The address under a client x position on the strip. */
@@ -88,23 +89,23 @@ function addressAt(refs: Refs, clientX: number): number | null {
   if (!cur) return null;
   const rect = refs.svg.getBoundingClientRect();
   if (rect.width <= 0) return null;
-  const x = ((clientX - rect.left) / rect.width) * W;
-  return clampAddress(cur.strip, Math.floor(scaleFor(cur.strip).invert(x)));
+  const x = ((clientX - rect.left) / rect.width) * cur.width;
+  return clampAddress(cur.strip, Math.floor(scaleFor(cur.strip, cur.width).invert(x)));
 }
 
 /** Bytes a few screen pixels span on this strip: what still counts as a hit. */
-function tolerance(refs: Refs, strip: StripData): number {
-  const rendered = refs.svg.getBoundingClientRect().width || W;
-  const barPixels = (rendered * (W - MARGIN.left - MARGIN.right)) / W;
+function tolerance(refs: Refs, strip: StripData, width: number): number {
+  const rendered = refs.svg.getBoundingClientRect().width || width;
+  const barPixels = (rendered * (width - MARGIN.left - MARGIN.right)) / width;
   return toleranceFor((strip.end - strip.start) / Math.max(1, barPixels));
 }
 
 function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
   const question = h("h2", { class: "predict-question", id: "predict-question" });
   const ask = h("p", { class: "predict-ask" });
-  const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, class: "predict-svg", "aria-hidden": "true", focusable: "false" });
+  const svg = svgEl("svg", { viewBox: `0 0 ${DEFAULT_W} ${H}`, height: H, class: "predict-svg", "aria-hidden": "true", focusable: "false" });
   svg.append(
-    svgEl("rect", { class: "predict-bar", x: MARGIN.left, y: BAR_Y, width: W - MARGIN.left - MARGIN.right, height: BAR_H, rx: 3 }),
+    svgEl("rect", { class: "predict-bar", x: MARGIN.left, y: BAR_Y, height: BAR_H, rx: 3 }),
     svgEl("g", { class: "predict-pads" }),
     svgEl("g", { class: "predict-blocks" }),
     svgEl("g", { class: "predict-pointer" }),
@@ -112,7 +113,7 @@ function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
     svgEl("g", { class: "predict-guess" }),
     svgEl("line", { class: "predict-cursor", y1: BAR_Y - 6, y2: BAR_Y + BAR_H + 6 }),
     svgEl("text", { class: "predict-axis predict-axis-start", x: MARGIN.left, y: LABEL_Y }),
-    svgEl("text", { class: "predict-axis predict-axis-end", x: W - MARGIN.right, y: LABEL_Y }),
+    svgEl("text", { class: "predict-axis predict-axis-end", y: LABEL_Y }),
   );
   const strip = h("div", { class: "predict-strip", role: "slider", tabindex: 0, "aria-orientation": "horizontal" }, svg);
   const hint = h("p", { class: "predict-hint" }, "Click the strip where the block will start, or move with ← → (Shift: bigger steps) and press Enter.");
@@ -174,7 +175,7 @@ function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
 function drawCursor(refs: Refs): void {
   const cur = refs.current;
   if (!cur) return;
-  const x = scaleFor(cur.strip)(refs.cursor + 0.5);
+  const x = scaleFor(cur.strip, cur.width)(refs.cursor + 0.5);
   const line = refs.svg.querySelector(".predict-cursor");
   line?.setAttribute("x1", String(x));
   line?.setAttribute("x2", String(x));
@@ -182,10 +183,13 @@ function drawCursor(refs: Refs): void {
   refs.strip.setAttribute("aria-valuetext", `${hex(refs.cursor)}, ${bytes(refs.cursor - cur.strip.start)} into the chunk`);
 }
 
-function drawStrip(refs: Refs, strip: StripData, p: Prediction, data: PredictData): void {
-  const x = scaleFor(strip);
+function drawStrip(refs: Refs, strip: StripData, p: Prediction, data: PredictData, W: number): void {
+  const x = scaleFor(strip, W);
   const width = (b: { address: number; size: number }): number => Math.max(1.5, x(b.address + Math.max(b.size, 1)) - x(b.address));
   const svg = select(refs.svg);
+  svg.attr("viewBox", `0 0 ${W} ${H}`);
+  svg.select(".predict-bar").attr("width", W - MARGIN.left - MARGIN.right);
+  svg.select(".predict-axis-end").attr("x", W - MARGIN.right);
   // Padding first, so a block drawn at its one-pixel minimum stays on top.
   svg
     .select<SVGGElement>(".predict-pads")
@@ -286,7 +290,8 @@ export function renderPredict(mount: HTMLElement, data: PredictData, handlers: P
   const strip = stripAt(data.trace, data.step, p);
   const key = `${data.step}:${p.opIndex}:${p.chunk.id}:${strip.start}:${strip.end}`;
   if (refs.current?.key !== key) refs.cursor = data.guess ?? cursorStart(strip);
-  refs.current = { key, p, strip, revealed: data.revealed };
+  const width = Math.round(refs.strip.clientWidth) || DEFAULT_W;
+  refs.current = { key, p, strip, revealed: data.revealed, width };
 
   const label = `Where will ${p.name} land?`;
   setText(refs.question, label);
@@ -298,11 +303,11 @@ export function renderPredict(mount: HTMLElement, data: PredictData, handlers: P
   const chunkText = `${p.newChunk ? "a new chunk" : `chunk ${p.chunk.id}`}, ${hex(strip.start)}–${hex(strip.end)}`;
   setText(refs.ask, `${what}, align ${p.align}, in ${chunkText} (${data.trace.direction === "down" ? "bumping down" : "bumping up"}).`);
 
-  drawStrip(refs, strip, p, data);
+  drawStrip(refs, strip, p, data, width);
   drawCursor(refs);
 
   if (data.revealed) {
-    const v = verdictText(p, data.guess, tolerance(refs, strip));
+    const v = verdictText(p, data.guess, tolerance(refs, strip, width));
     refs.result.dataset["tone"] = v.tone;
     setText(refs.verdict, v.text);
     setText(refs.reason, `Why: ${p.reason}.`);
