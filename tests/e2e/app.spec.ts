@@ -1,5 +1,6 @@
 import { ORIGIN } from "../../playwright.config";
 import { expect, test, type Page } from "@playwright/test";
+import { decodeShare } from "../../web/src/share/link";
 
 // The app shell: keyboard stepping through ops and micro-steps, the theme,
 // the stats chart, compare mode and the start page's look.
@@ -204,4 +205,79 @@ test.describe("share links", () => {
     await page.locator("#notice").getByRole("button", { name: "Dismiss" }).click();
     await expect(page.locator("#notice")).toBeHidden();
   });
+});
+
+test.describe("lessons and predict mode", () => {
+  // The lesson "Why bumping down needs fewer instructions" (model/lessons.ts):
+  // fitzgen-down, wasm32, 256 bytes; `a = alloc u8` lands at 0x1010f and the
+  // narration asks `?predict` before `b = alloc u64` (0x10100).
+  const narration = (page: Page) => page.locator(".narration-body");
+
+  async function openLesson(page: Page): Promise<void> {
+    await page.getByRole("button", { name: "Programs" }).click();
+    await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).click();
+    await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue(/^# Lesson: why bumping down/);
+    await expect(counter(page)).toHaveText("op 0 / 5");
+  }
+
+  test("a lesson opens at op 0; its narration changes per step; autoplay stops where it asks a question", async ({ page }) => {
+    await openLesson(page);
+    await page.getByRole("button", { name: "Play" }).click();
+    // Playback stops by itself after a: the next op asks where b will land.
+    await expect(page.getByRole("button", { name: "Play" })).toBeVisible();
+    await expect(counter(page)).toHaveText("op 1 / 5");
+    await expect(narration(page)).toContainText("the chunk's very last byte, 0x1010f");
+    await expect(page.getByRole("slider", { name: "Where will b land?" })).toBeVisible();
+    await page.getByRole("button", { name: "Step forward" }).click();
+    await expect(counter(page)).toHaveText("op 2 / 5");
+    await expect(narration(page)).toContainText("rounds it down to 0x10100");
+    await expect(narration(page)).not.toContainText("very last byte");
+    // The share link (compressed: the program is long) carries the lesson and
+    // the step, and reopens there.
+    const shared = async () => {
+      const decoded = await decodeShare((await page.evaluate(() => window.location.hash)).slice(1));
+      return decoded.ok ? { lesson: decoded.state.lesson, step: decoded.state.step } : null;
+    };
+    await expect.poll(shared).toEqual({ lesson: "bump-down", step: 2 });
+    await page.reload();
+    await expect(counter(page)).toHaveText("op 2 / 5");
+    await expect(page.locator("section.narration").getByRole("heading", { name: "Why bumping down needs fewer instructions" })).toBeVisible();
+    await expect(narration(page)).toContainText("rounds it down to 0x10100");
+  });
+
+  test("predict mode from the header: → reveals the answer to a wrong guess, then steps", async ({ page }) => {
+    await page.getByRole("button", { name: "First" }).click();
+    const predict = page.getByRole("button", { name: "Predict", exact: true });
+    await predict.click();
+    await expect(predict).toHaveAttribute("aria-pressed", "true");
+    const strip = page.getByRole("slider", { name: "Where will a land?" });
+    const box = await strip.boundingBox();
+    if (!box) throw new Error("the strip has no box");
+    // The strip's far left is the chunk start; bumping down, a lands at its last byte.
+    await strip.click({ position: { x: 12, y: box.height / 2 } });
+    await predict.focus();
+    await page.keyboard.press("ArrowRight");
+    await expect(counter(page)).toHaveText("op 0 / 6");
+    await expect(page.locator(".predict-result")).toContainText("Not quite");
+    await expect(page.locator(".predict-result")).toContainText(`a lands at ${hex(START + 0xff)}`);
+    await page.keyboard.press("ArrowRight");
+    await expect(counter(page)).toHaveText("op 1 / 6");
+    await expect(page.getByRole("slider", { name: "Where will b land?" })).toBeVisible();
+    await expect(page.locator(".predict-result")).not.toContainText("Not quite");
+  });
+});
+
+test.describe("golden screenshots", () => {
+  // The start page as a first-time visitor sees it, in both themes. Animations
+  // off; a small tolerance absorbs anti-aliasing differences.
+  for (const scheme of ["light", "dark"] as const) {
+    test(`start page, ${scheme}`, async ({ page }) => {
+      await page.emulateMedia({ reducedMotion: "reduce", colorScheme: scheme });
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.reload();
+      await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(5);
+      await expect(counter(page)).toHaveText("op 6 / 6");
+      await expect(page).toHaveScreenshot(`start-${scheme}.png`, { maxDiffPixelRatio: 0.02, animations: "disabled" });
+    });
+  }
 });

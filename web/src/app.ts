@@ -444,7 +444,8 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
         playing: s.playing,
         speed: s.speed,
         description: describeStep(trace, step),
-        micro: microSteps(op).length > 1 ? describeMicro(op, s.micro) : null,
+        // Compare columns run different code: the single view's micro-step would mislead.
+        micro: s.compare === null && microSteps(op).length > 1 ? describeMicro(op, s.micro) : null,
       },
       dispatch,
     );

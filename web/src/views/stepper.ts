@@ -90,7 +90,35 @@ function build(container: HTMLElement, dispatch: (a: Action) => void): Refs {
       h("div", { class: "scrubber" }, h("label", { for: "step", class: "scrub-label" }, "Step"), range, ticks),
       counter,
     ),
-    h("div", { class: "step-text" }, description, micro),
+    h(
+      "div",
+      { class: "step-text" },
+      description,
+      h(
+        "div",
+        { class: "step-foot" },
+        micro,
+        h(
+          "p",
+          { class: "step-keys" },
+          h("kbd", {}, "←"),
+          " ",
+          h("kbd", {}, "→"),
+          " op · ",
+          h("kbd", {}, "Shift"),
+          "+",
+          h("kbd", {}, "←"),
+          " ",
+          h("kbd", {}, "→"),
+          " micro-step · ",
+          h("kbd", {}, "Space"),
+          " play · ",
+          h("kbd", {}, "Home"),
+          " ",
+          h("kbd", {}, "End"),
+        ),
+      ),
+    ),
   );
   return { first, back, play, forward, last, range, ticks, counter, micro, speed, description };
 }
