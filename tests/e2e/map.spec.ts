@@ -163,6 +163,17 @@ test("100,000 allocations: the chunk is drawn as fill, the summary says so, and 
   // The bins' mean fill is the chunk's: 800,000 of 1,048,576 bytes.
   expect(Number(await row.locator("g.bins").getAttribute("data-fill"))).toBeCloseTo(800_000 / 1_048_576, 2);
 
+  // Hovering a binned row sums the bin under the pointer: a full bin of
+  // 1 MiB / bins bytes holds that over 8 blocks (one more or less at its edges).
+  const perBin = (1 << 20) / Number(await row.locator("g.bins").getAttribute("data-bins")) / 8;
+  const outline = await row.locator("rect.chunk-outline").boundingBox();
+  await page.mouse.move(outline!.x + outline!.width * 0.9, outline!.y + outline!.height / 2);
+  await expect(card(page).locator(".block-card-title")).toHaveText(/^\d+ blocks start here$/);
+  const inBin = Number((await card(page).locator(".block-card-title").textContent())?.split(" ")[0]);
+  expect(Math.abs(inBin - perBin)).toBeLessThanOrEqual(1);
+  await expect(card(page).locator("dd").nth(0)).toHaveText(/^0x[0-9a-f]+–0x[0-9a-f]+$/);
+  await expect(card(page).locator("dd").nth(1)).toHaveText(/\(100%\)$/);
+
   // Ctrl+wheel over the used end (bumping down, the blocks fill the top of the
   // chunk) zooms in about the pointer until few enough blocks are in view to
   // draw one by one.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
 import { blocksAt } from "../model/blocks";
-import { blockCard, opText } from "./mapCard";
+import { binCard, blockCard, opText } from "./mapCard";
 
 const PROGRAM = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\nc = realloc c 48";
 
@@ -49,5 +49,19 @@ describe("blockCard", () => {
     const { list } = blocks();
     const a = list.find((b) => b.id === 0);
     expect(opText(a!)).toBe("op 1, line 1 (alloc)");
+  });
+});
+
+describe("binCard", () => {
+  it("sums a bin: where, how much is taken and by what", () => {
+    const card = binCard({ lo: 0x10000, hi: 0x10400, blocks: 100, live: 800, dead: 16, padding: 8 });
+    expect(card.title).toBe("100 blocks start here");
+    expect(card.fields).toEqual([
+      { label: "addresses", value: "0x10000–0x10400" },
+      { label: "taken", value: "824 bytes of 1024 bytes (80%)" },
+      { label: "live", value: "800 bytes" },
+      { label: "freed or left behind", value: "16 bytes" },
+      { label: "padding", value: "8 bytes" },
+    ]);
   });
 });

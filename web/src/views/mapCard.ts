@@ -3,6 +3,7 @@
 // pure function of the block (tested); the card element only lays it out.
 
 import type { Block } from "../model/blocks";
+import type { Bin } from "./mapBins";
 import { bytes, hex } from "../model/format";
 import { h, setText } from "./dom";
 
@@ -46,6 +47,26 @@ export function blockCard(block: Block, sourceLines?: readonly string[]): BlockC
   fields.push({ label: "made by", value: opText(block, sourceLines) });
   if (block.from !== undefined) fields.push({ label: "replaces", value: `the block op ${block.from + 1} placed` });
   return { title: block.name, fields };
+}
+
+/** The card for one bin of a binned row: what its addresses hold, in sum. */
+export function binCard(bin: Bin): BlockCard {
+  const lo = Math.floor(bin.lo);
+  const hi = Math.ceil(bin.hi);
+  const span = Math.max(0, bin.hi - bin.lo);
+  const taken = bin.live + bin.dead + bin.padding;
+  const pct = span > 0 ? Math.round((100 * taken) / span) : 0;
+  const round = (n: number): number => Math.round(n);
+  return {
+    title: `${bin.blocks} ${bin.blocks === 1 ? "block starts" : "blocks start"} here`,
+    fields: [
+      { label: "addresses", value: `${hex(lo)}–${hex(hi)}` },
+      { label: "taken", value: `${bytes(round(taken))} of ${bytes(round(span))} (${pct}%)` },
+      { label: "live", value: bytes(round(bin.live)) },
+      { label: "freed or left behind", value: bytes(round(bin.dead)) },
+      { label: "padding", value: bytes(round(bin.padding)) },
+    ],
+  };
 }
 
 /** Builds the (hidden) card element once; `showCard` fills and places it. */

@@ -20,7 +20,7 @@
 
 import { axisBottom } from "d3-axis";
 import { scaleLinear, type ScaleLinear } from "d3-scale";
-import { select, type BaseType, type Selection } from "d3-selection";
+import { pointer, select, type BaseType, type Selection } from "d3-selection";
 import "d3-transition";
 import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from "d3-zoom";
 import type { ChunkInfo, Direction } from "../engine/types";
@@ -30,7 +30,7 @@ import { bytes, hex } from "../model/format";
 import { h, setText } from "./dom";
 import { layoutLabels, type PlacedLabel } from "./labelLayout";
 import { binBlocks, binFill, endOfBlocksBefore, firstBlockEndingAfter, lodSummary, type Bin } from "./mapBins";
-import { blockCard, createCardElement, hideCard, showCard } from "./mapCard";
+import { binCard, blockCard, createCardElement, hideCard, showCard } from "./mapCard";
 import {
   addressTicks,
   BYTE_GRID_MIN_PX,
@@ -383,6 +383,8 @@ interface Mount {
   /** Block ids under the pointer and with keyboard focus: the card shows the first. */
   hovered: number | undefined;
   focused: number | undefined;
+  /** The bin under the pointer in a binned row: its row's chunk id and the pointer's x in plot pixels. */
+  hoveredBin: { chunk: number; x: number } | undefined;
 }
 
 const mounts = new WeakMap<HTMLElement, Mount>();
@@ -498,6 +500,7 @@ function mount(container: HTMLElement): Mount {
     syncing: false,
     hovered: undefined,
     focused: undefined,
+    hoveredBin: undefined,
   };
   behaviour.on("zoom", (event: D3ZoomEvent<SVGSVGElement, unknown>) => {
     const t = event.transform;
@@ -587,8 +590,9 @@ function blockBody(m: Mount, id: number): SVGRectElement | null {
   return m.svg.node()?.querySelector<SVGRectElement>(`g.block[data-id="${id}"] rect.body`) ?? null;
 }
 
-/** Shows the card of the hovered (else focused) block, or hides it. */
+/** Shows the card of the hovered bin, else the hovered (else focused) block, or hides it. */
 function updateCard(m: Mount): void {
+  if (m.hoveredBin && showBinCard(m, m.hoveredBin)) return;
   const id = m.hovered ?? m.focused;
   let block: Block | undefined;
   for (const row of id !== undefined ? (m.data?.rows ?? []) : []) {
@@ -613,6 +617,26 @@ function updateCard(m: Mount): void {
   );
 }
 
+/** The card of the bin at plot pixel `x` in chunk `chunk`'s row, if that row is binned. */
+function showBinCard(m: Mount, at: { chunk: number; x: number }): boolean {
+  const g = m.svg.node()?.querySelector<SVGGElement>(`g.chunk-row[data-chunk-id="${at.chunk}"]`);
+  const row = g ? select<SVGGElement, RowLayout>(g).datum() : undefined;
+  const bar = g?.querySelector("rect.chunk-outline")?.getBoundingClientRect();
+  if (!row?.bins || !bar) return false;
+  const address = row.x.invert(at.x);
+  const bin = row.bins.find((b) => address >= b.lo && address < b.hi) ?? row.bins[row.bins.length - 1];
+  if (!bin) return false;
+  const x0 = Math.max(0, row.x(bin.lo));
+  const x1 = Math.min(m.innerWidth, row.x(bin.hi));
+  showCard(
+    m.card,
+    binCard(bin),
+    { left: bar.left + x0, top: bar.top, width: Math.max(1, x1 - x0), height: bar.height },
+    { width: window.innerWidth, height: window.innerHeight },
+  );
+  return true;
+}
+
 // ---- Drawing.
 
 type RowSel = Selection<SVGGElement, RowLayout, SVGGElement, unknown>;
@@ -629,6 +653,8 @@ function buildRow(g: Selection<SVGGElement, RowLayout, SVGGElement, unknown>, cl
   bins.append("path").attr("class", "bin-live");
   bins.append("path").attr("class", "bin-dead");
   bins.append("path").attr("class", "bin-pad");
+  // Catches the pointer over a binned row: the card then sums the bin under it.
+  bins.append("rect").attr("class", "bin-hit").attr("y", BAR_Y).attr("height", BAR_H);
   bar.append("g").attr("class", "blocks");
   bar.append("path").attr("class", "byte-grid").attr("aria-hidden", "true");
   g.append("rect").attr("class", "chunk-outline").attr("y", BAR_Y).attr("height", BAR_H).attr("rx", 3);
@@ -739,6 +765,15 @@ function draw(m: Mount, animate: number): void {
           .attr("transform", (d) => `translate(0,${d.y - (duration ? 10 : 0)})`)
           .style("opacity", duration ? 0 : 1);
         buildRow(g, m.clipId);
+        g.select<SVGRectElement>("rect.bin-hit")
+          .on("pointermove", function (event: PointerEvent, d: RowLayout) {
+            m.hoveredBin = { chunk: d.key, x: pointer(event, this)[0] };
+            updateCard(m);
+          })
+          .on("pointerleave", () => {
+            m.hoveredBin = undefined;
+            updateCard(m);
+          });
         if (duration) {
           g.select("g.bar").attr("transform", "scale(0.2,1)").transition("grow").duration(duration * 1.5).attr("transform", "scale(1,1)");
         }
@@ -886,6 +921,7 @@ function drawRow<P extends BaseType, PD>(
   bins.select("path.bin-live").attr("d", row.bins ? binPath(row, (b) => b.live, () => 0) : "");
   bins.select("path.bin-dead").attr("d", row.bins ? binPath(row, (b) => b.dead, (b) => b.live) : "");
   bins.select("path.bin-pad").attr("d", row.bins ? binPath(row, (b) => b.padding, (b) => b.live + b.dead) : "");
+  bins.select("rect.bin-hit").attr("x", 0).attr("width", innerWidth);
   if (row.bins) {
     const full = row.bins.reduce((n, b) => n + binFill(b), 0) / Math.max(1, row.bins.length);
     bins.attr("data-fill", full.toFixed(3));
