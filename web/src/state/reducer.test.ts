@@ -134,7 +134,7 @@ describe("reducer: run settings", () => {
 });
 
 // SIX's allocs each run the bump-down algorithm's 4 recorded micro-steps
-// (subtract, round down, check the start, bump); its free runs none.
+// (subtract, round down, check the start, bump); its free runs one (nothing to reclaim), which is its end.
 describe("reducer: micro-steps", () => {
   const at = (s: AppState) => [s.step, s.micro];
   it("Shift+→ walks an op's micro-steps, then the next op's; the last is the op's end (null)", () => {
@@ -147,7 +147,7 @@ describe("reducer: micro-steps", () => {
     expect(at(run(s, { type: "microForward" }))).toEqual([2, 0]);
   });
 
-  it("an op without micro-steps is one stop", () => {
+  it("an op with one micro-step (or none) is one stop", () => {
     const s = run(loaded(), { type: "seek", step: 4 }, { type: "microForward" });
     expect(at(s)).toEqual([5, null]);
     expect(at(run(s, { type: "microForward" }))).toEqual([6, 0]);

@@ -86,6 +86,8 @@ interface Refs {
   /** What the lines were drawn for: redrawn only when it changes. */
   drawn: { series: readonly Stats[]; width: number } | null;
   x: (step: number) => number;
+  /** The step at an x (fractional). */
+  invert: (x: number) => number;
   steps: number;
 }
 const views = new WeakMap<HTMLElement, Refs>();
@@ -109,14 +111,12 @@ function build(container: HTMLElement, handlers: StatsHandlers): Refs {
   const figure = h("figure", { class: "stats-figure" }, h("figcaption", { class: "stats-caption" }, "Over the program (click to go to a step)"));
   figure.append(svg);
   container.replaceChildren(dl, figure);
-  const refs: Refs = { cells, svg, handlers, drawn: null, x: () => 0, steps: 0 };
+  const refs: Refs = { cells, svg, handlers, drawn: null, x: () => 0, invert: () => 0, steps: 0 };
   svg.addEventListener("click", (event) => {
-    // The step whose x is nearest the click.
+    // The step whose x is nearest the click (the drawing is in CSS pixels: width attribute = box width).
     const box = svg.getBoundingClientRect();
-    const px = event.clientX - box.left;
-    let best = 0;
-    for (let s = 0; s <= refs.steps; s++) if (Math.abs(refs.x(s) - px) < Math.abs(refs.x(best) - px)) best = s;
-    refs.handlers.onSeek(best);
+    const step = Math.round(refs.invert(event.clientX - box.left));
+    refs.handlers.onSeek(Math.min(Math.max(0, step), refs.steps));
   });
   return refs;
 }
@@ -131,7 +131,15 @@ function drawLines(refs: Refs, series: readonly Stats[], width: number): void {
     .domain([0, Math.max(1, top)])
     .range([HEIGHT - M.bottom, M.top]);
   refs.x = (s) => x(s);
+  refs.invert = (px) => x.invert(px);
   refs.steps = steps;
+  // Long programs: at most about two points per pixel (every k-th step and
+  // the last), so the path stays small; the counters change by one op's bytes
+  // at a time, so the shape survives.
+  const every = Math.max(1, Math.ceil(series.length / (2 * width)));
+  const points: number[] = [];
+  for (let i = 0; i < series.length; i += every) points.push(i);
+  if (points[points.length - 1] !== series.length - 1) points.push(series.length - 1);
   const svg = select(refs.svg).attr("viewBox", `0 0 ${width} ${HEIGHT}`).attr("width", width).attr("height", HEIGHT);
   svg
     .selectAll("line.baseline")
@@ -151,9 +159,9 @@ function drawLines(refs: Refs, series: readonly Stats[], width: number): void {
     .style("stroke", (f) => f.line.colour)
     .attr("stroke-dasharray", (f) => f.line.dash || null)
     .attr("d", (f) =>
-      line<Stats>()
-        .x((_, i) => x(i))
-        .y((s) => y(s[f.key]))(series as Stats[]),
+      line<number>()
+        .x((i) => x(i))
+        .y((i) => y(series[i]?.[f.key] ?? 0))(points),
     );
   // The scale's top, so the lines read as bytes.
   svg

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { loadEngineSync } from "../engine/node";
+import { describeMicro, microIndex, microSteps } from "./describe";
+
+// fitzgen-down, 256-byte chunk at 0x10010: `b = alloc u64` runs the bump-down
+// algorithm's four recorded micro-steps; `free b` one, in fixed.rs (nothing to
+// reclaim).
+const r = loadEngineSync().trace({ source: "a = alloc 1\nb = alloc u64\nfree b", allocator: "fitzgen-down", target: "64" });
+if (!r.ok) throw new Error(r.error.message);
+const [, b, free] = r.trace.ops;
+
+describe("micro-steps", () => {
+  it("flattens an op's events' steps in order", () => {
+    expect(microSteps(b).map((s) => s.line)).toEqual([62, 70, 74, 81]);
+    expect(microSteps(free).map((s) => [s.file, s.id])).toEqual([["fixed", "free"]]);
+    expect(microSteps(undefined)).toEqual([]);
+  });
+
+  it("null (the op's end) shows the last micro-step", () => {
+    expect(microIndex(b, null)).toBe(3);
+    expect(microIndex(b, 1)).toBe(1);
+    expect(microIndex(b, 9)).toBe(3);
+    expect(microIndex(free, null)).toBe(0);
+    // Before the first op there is no op, so no micro-step.
+    expect(microIndex(undefined, null)).toBeNull();
+  });
+
+  it("says which micro-step is in view", () => {
+    expect(describeMicro(b, 1)).toBe("2 of 4: round down to the alignment (one mask)");
+    expect(describeMicro(b, null)).toBe("4 of 4: move the bump pointer down to the block");
+    expect(describeMicro(free, null)).toBe("1 of 1: nothing to do: a plain bump allocator cannot reuse a freed block");
+    expect(describeMicro(undefined, null)).toBeNull();
+  });
+});
