@@ -64,6 +64,16 @@ describe("layoutMap", () => {
     expect(deep.shown[deep.shown.length - 1]?.address).toBe(0x10010 + 800_000 - 8);
   });
 
+  it("blocks packed tighter than 2 px apiece are binned even when few", () => {
+    const data = syntheticMapData(300);
+    // 804 px for 300 blocks: 2.7 px each, drawn one by one.
+    expect(layoutMap(data, WIDTH).rows[0]?.shown).toHaveLength(300);
+    // 432 px: 1.4 px each, binned.
+    const narrow = layoutMap(data, 500).rows[0]!;
+    expect(narrow.shown).toEqual([]);
+    expect(narrow.bins?.reduce((n, b) => n + b.blocks, 0)).toBe(300);
+  });
+
   it("a block's accessible label starts with its name", () => {
     const data = defaultProgram();
     const c = data.rows[0]?.blocks.find((b) => b.name === "c");

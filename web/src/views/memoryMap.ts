@@ -12,7 +12,7 @@
 // buttons and the +, - and 0 keys). The zoom is view state kept per mount: it
 // survives new traces that keep a chunk, and resets when none is kept. Rows
 // draw only the blocks in view; a row with more than DETAIL_LIMIT of them in
-// view draws bins of fill instead (mapBins.ts), so 100,000 blocks pan and zoom
+// view (or packed tighter than 2 px apiece) draws bins of fill instead (mapBins.ts), so 100,000 blocks pan and zoom
 // at the cost of one pass over them.
 //
 // Benchmark: `renderMemoryMap(container, data)` draws synchronously; time it
@@ -91,6 +91,8 @@ const EMPTY_H = 84;
 const DURATION = 220;
 /** A row with more blocks than this in view draws bins instead of blocks. */
 export const DETAIL_LIMIT = 400;
+/** A row whose blocks in view average less room than this each draws bins too. */
+const MIN_BLOCK_SPACING_PX = 2;
 /** Pixels per bin in a binned row. */
 const BIN_PX = 2;
 /** Each zoom button press or key scales by this. */
@@ -284,10 +286,11 @@ function layoutRow(
   // Only the blocks in view are drawn; too many of them and the row draws bins.
   const range = blocksInView(view.blocks, visible.lo, visible.hi);
   const inView = Math.max(0, range.to - range.from);
-  const detailed = inView <= DETAIL_LIMIT;
-  const shown = detailed ? view.blocks.slice(range.from, range.to) : [];
   const viewX0 = Math.max(0, usable.x0);
   const viewX1 = Math.min(innerWidth, usable.x1);
+  // Blocks packed tighter than MIN_BLOCK_SPACING_PX would draw as noise: bin them too.
+  const detailed = inView <= DETAIL_LIMIT && (inView === 0 || (viewX1 - viewX0) / inView >= MIN_BLOCK_SPACING_PX);
+  const shown = detailed ? view.blocks.slice(range.from, range.to) : [];
   const bins = detailed ? null : binBlocks(view.blocks, visible.lo, visible.hi, Math.max(1, Math.ceil((viewX1 - viewX0) / BIN_PX)));
 
   const labels = layoutLabels(
