@@ -189,3 +189,24 @@ test("100,000 allocations: the chunk is drawn as fill, the summary says so, and 
   await expect(row).not.toHaveClass(/is-binned/);
   expect(Number(await row.getAttribute("data-blocks-in-view"))).toBeLessThanOrEqual(400);
 });
+
+test("a moving realloc: the old block is marked leaked, the new one names it, stepping back restores it", async ({ page }) => {
+  // fitzgen-down, 256 bytes: c (op 3, +0xd0) moves to +0x80 when it grows to 48 bytes.
+  await page.getByRole("textbox", { name: "Program" }).fill("a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\nc = realloc c 48");
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  const cs = page.locator('svg.memory-map g[data-block="c"]');
+  await expect(cs).toHaveCount(2);
+  const old = page.locator('svg.memory-map g[data-block="c"][data-id="2"]');
+  const moved = page.locator('svg.memory-map g[data-block="c"][data-id="5"]');
+  await expect(old).toHaveAttribute("data-state", "leaked");
+  await expect(old).toHaveAttribute("data-address", String(C));
+  await expect(old).toHaveAccessibleName(/left behind by a realloc$/);
+  await expect(moved).toHaveAttribute("data-address", String(START + 0x80));
+  await moved.locator("rect.body").hover();
+  await expect(card(page).locator("dd").last()).toHaveText("the block op 3 placed");
+
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expect(counter(page)).toHaveText("op 5 / 6");
+  await expect(cs).toHaveCount(1);
+  await expect(old).toHaveAttribute("data-state", "live");
+});

@@ -783,8 +783,29 @@ function draw(m: Mount, animate: number): void {
         return g;
       },
       (update) => update,
-      // A chunk that went back to the base allocator is gone at once.
-      (exit) => exit.remove(),
+      (exit) => {
+        // A chunk that went back to the base allocator (or, stepping back, was
+        // not made yet) leaves the accessibility tree and the tests' selectors
+        // at once, then shrinks and fades: the reverse of its entrance.
+        exit
+          .attr("class", "chunk-row-exit")
+          .attr("role", null)
+          .attr("aria-label", null)
+          .attr("data-chunk-id", null)
+          .attr("aria-hidden", "true")
+          .selectAll("g.block")
+          .attr("class", "block-exit")
+          .attr("role", null)
+          .attr("aria-label", null)
+          .attr("data-block", null)
+          .attr("tabindex", null);
+        if (!duration) {
+          exit.remove();
+          return;
+        }
+        exit.select("g.bar").transition("grow").duration(duration).attr("transform", "scale(0.2,1)");
+        exit.transition("row").duration(duration).style("opacity", 0).remove();
+      },
     );
   rowSel
     .attr("class", (d) => `chunk-row${d.view.current ? " is-current" : ""}${d.bins ? " is-binned" : ""}`)
