@@ -196,6 +196,25 @@ test.describe("share links", () => {
     await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("hinckley-up");
   });
 
+  test("a link with compare columns opens compare mode", async ({ page }) => {
+    await page.goto("/#v1?a=fitzgen-down&t=64&s=1&x=hinckley-up:64:-:-,fitzgen-down:64:-:-&p=a+=+alloc+1&end");
+    const columns = page.locator(".compare-column");
+    await expect(columns).toHaveCount(2);
+    await expect(columns.nth(0).getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START)}, align 1`);
+    await expect(columns.nth(1).getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START + 0xff)}, align 1`);
+  });
+
+  test("the Share panel opens with Space, not playback, and Escape closes it", async ({ page }) => {
+    const summary = page.locator("summary", { hasText: "Share" });
+    await summary.focus();
+    await page.keyboard.press(" ");
+    await expect(page.getByRole("button", { name: "Copy link" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Play" })).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(page.getByRole("button", { name: "Copy link" })).toBeHidden();
+    await expect(summary).toBeFocused();
+  });
+
   test("a broken link says why and keeps the default program", async ({ page }) => {
     await page.goto("/#v1?a=hinckley-up&t=128&p=a+=+alloc+1&end");
     await expect(page.locator("#notice")).toContainText("This share link could not be opened");

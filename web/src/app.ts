@@ -91,6 +91,11 @@ export function findMounts(): Mounts {
   };
 }
 
+/** Widgets whose arrow keys, Home and End move within them (ARIA patterns). */
+const OWN_ARROWS = '[role="menu"], [role="menubar"], [role="slider"], [role="listbox"], [role="grid"], [role="tablist"], [role="radiogroup"], [role="tree"]';
+/** Elements that Space activates. */
+const OWN_SPACE = 'button, summary, a[href], [role="button"], [role="menuitem"], [role="checkbox"], [role="switch"], [role="radio"], [role="slider"], [role="option"], [role="tab"]';
+
 /** Blocks the op placed or acted on, highlighted on the map. */
 function focusOf(op: Op | undefined): Set<number> {
   const ids = new Set<number>();
@@ -313,19 +318,28 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
   // --- Keyboard --------------------------------------------------------------
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-    const target = event.target;
-    // Escape leaves compare mode from anywhere (a select keeps it to close itself).
-    if (event.key === "Escape" && store.getState().compare !== null && !(target instanceof HTMLSelectElement)) {
-      event.preventDefault();
-      dispatch({ type: "exitCompare" });
+    const target = event.target instanceof Element ? event.target : null;
+    if (event.key === "Escape") {
+      // Escape closes the Share panel first, then leaves compare mode (a select keeps it to close itself).
+      const share = document.querySelector<HTMLDetailsElement>("details.share-menu[open]");
+      if (share) {
+        share.open = false;
+        share.querySelector("summary")?.focus();
+        event.preventDefault();
+      } else if (store.getState().compare !== null && !(target instanceof HTMLSelectElement)) {
+        event.preventDefault();
+        dispatch({ type: "exitCompare" });
+      }
       return;
     }
-    // Typing and native controls keep their keys (a range handles arrows itself).
+    // Typing and native controls keep their keys (a range handles arrows itself),
+    // and so do widgets whose arrows mean something of their own.
     if (
       target instanceof HTMLTextAreaElement ||
       target instanceof HTMLSelectElement ||
       target instanceof HTMLInputElement ||
-      (target instanceof HTMLElement && target.isContentEditable)
+      (target instanceof HTMLElement && target.isContentEditable) ||
+      target?.closest(OWN_ARROWS) != null
     ) {
       return;
     }
@@ -340,8 +354,8 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     if (event.shiftKey && event.key === "ArrowRight") action = { type: "microForward" };
     else if (event.shiftKey && event.key === "ArrowLeft") action = { type: "microBack" };
     else if (event.shiftKey) action = undefined;
-    // Space on a button presses that button; elsewhere it plays or pauses.
-    if (event.key === " " && !event.shiftKey && !(target instanceof HTMLButtonElement)) action = { type: "togglePlay" };
+    // Space on a control presses it (a button, a disclosure, a link); elsewhere it plays or pauses.
+    if (event.key === " " && !event.shiftKey && target?.closest(OWN_SPACE) == null) action = { type: "togglePlay" };
     if (!action) return;
     event.preventDefault();
     dispatch(action);
