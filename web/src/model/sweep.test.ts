@@ -1,0 +1,189 @@
+import { describe, expect, it } from "vitest";
+import { loadEngineSync } from "../engine/node";
+import type { Trace } from "../engine/types";
+import { randomMix, RANDOM_MIX_DEFAULTS } from "./generators";
+import {
+  defaultValues,
+  generatorOf,
+  parseValues,
+  pointText,
+  runSweep,
+  specOf,
+  sweepCsv,
+  sweepPoints,
+  type SweepConfig,
+  type SweepSpec,
+} from "./sweep";
+
+const engine = loadEngineSync();
+const allocators = engine.allocators();
+const MIX = randomMix(RANDOM_MIX_DEFAULTS);
+const BASE: SweepConfig = { source: MIX, allocator: "bumpalo", target: "64", capacity: null, minAlign: null };
+
+/** One ordinary trace of a configuration, as the main view runs it. */
+function traceOf(c: SweepConfig): Trace {
+  const r = engine.trace({ source: c.source, allocator: c.allocator, target: c.target, capacity: c.capacity ?? undefined, minAlign: c.minAlign ?? undefined });
+  if (!r.ok) throw new Error(r.error.message);
+  return r.trace;
+}
+
+/** The figures summed straight from the trace's ops, without the sweep's code. */
+function expected(trace: Trace) {
+  const last = trace.ops[trace.ops.length - 1]?.stats;
+  let peak = 0;
+  for (const op of trace.ops) peak = Math.max(peak, op.stats.used + op.stats.unused + op.stats.metadata);
+  return {
+    instructions: trace.ops.reduce((n, o) => n + (o.cost?.wasm_instructions ?? 0), 0),
+    branches: trace.ops.reduce((n, o) => n + (o.cost?.wasm_branches ?? 0), 0),
+    padding: last?.padding,
+    metadata: last?.metadata,
+    leaked: last?.leaked,
+    chunks: last?.chunks,
+    peakFootprint: peak,
+    ops: trace.ops.length,
+    failedOps: trace.ops.filter((o) => o.failed).length,
+  };
+}
+
+describe("sweep points", () => {
+  it("vary only the swept parameter", () => {
+    const points = sweepPoints({ param: "minAlign", values: [1, 8], base: BASE }, allocators);
+    expect(points.map((p) => p.label)).toEqual(["MIN_ALIGN 1", "MIN_ALIGN 8"]);
+    expect(points.map((p) => p.config)).toEqual([
+      { ...BASE, minAlign: 1 },
+      { ...BASE, minAlign: 8 },
+    ]);
+    const targets = sweepPoints({ param: "target", values: ["64", "wasm32"], base: BASE }, allocators);
+    expect(targets.map((p) => [p.label, p.config.target])).toEqual([
+      ["64-bit", "64"],
+      ["wasm32", "wasm32"],
+    ]);
+  });
+
+  it("keep the base's minimum alignment on presets that have it, else take the preset's default", () => {
+    const points = sweepPoints({ param: "preset", values: ["bump-scope-up", "fitzgen-down"], base: { ...BASE, minAlign: 8 } }, allocators);
+    expect(points.map((p) => [p.config.allocator, p.config.minAlign])).toEqual([
+      ["bump-scope-up", 8],
+      ["fitzgen-down", null],
+    ]);
+  });
+
+  it("write one random mix per range, the rest of the mix unchanged", () => {
+    const generator = { ...RANDOM_MIX_DEFAULTS, ops: 12, seed: 7 };
+    const spec: SweepSpec = { param: "generatorSize", values: [{ min: 1, max: 8 }, { min: 100, max: 200 }], base: BASE, generator };
+    const points = sweepPoints(spec, allocators);
+    expect(points.map((p) => p.label)).toEqual(["sizes 1-8", "sizes 100-200"]);
+    expect(points[0]?.config.source).toBe(randomMix({ ...generator, minSize: 1, maxSize: 8 }));
+    expect(points[1]?.config.source).toBe(randomMix({ ...generator, minSize: 100, maxSize: 200 }));
+    const aligns = sweepPoints({ param: "generatorAlign", values: [{ min: 4, max: 64 }], base: BASE, generator }, allocators);
+    expect(aligns[0]?.config.source).toBe(randomMix({ ...generator, minAlign: 4, maxAlign: 64 }));
+  });
+});
+
+describe("value lists", () => {
+  it("read lists, doubling ranges and stepped ranges, without duplicates", () => {
+    expect(parseValues("minAlign", "1..16", allocators)).toEqual({ ok: true, values: ["1", "2", "4", "8", "16"] });
+    expect(parseValues("capacity", "64..256 by 64, 64 4096", allocators)).toEqual({ ok: true, values: ["64", "128", "192", "256", "4096"] });
+    expect(parseValues("generatorSize", "1-8, 1-64", allocators)).toEqual({ ok: true, values: ["1-8", "1-64"] });
+    expect(parseValues("target", "wasm32 64", allocators)).toEqual({ ok: true, values: ["wasm32", "64"] });
+  });
+
+  it("say what is wrong with a value", () => {
+    expect(parseValues("target", "32", allocators)).toEqual({ ok: false, error: '"32" is not a target: use 64 or wasm32.' });
+    expect(parseValues("preset", "bumpalo nope", allocators)).toEqual({ ok: false, error: '"nope" is not a preset.' });
+    expect(parseValues("generatorAlign", "1-3", allocators)).toMatchObject({ ok: false, error: expect.stringContaining("powers of two") as unknown });
+    expect(parseValues("capacity", "16..4096 by 16", allocators)).toMatchObject({ ok: false, error: expect.stringContaining("at most 64") as unknown });
+    expect(parseValues("minAlign", " , ", allocators)).toEqual({ ok: false, error: "Enter at least one value." });
+  });
+
+  it("start from the preset's minimum alignments in order", () => {
+    expect(defaultValues("minAlign", BASE, allocators)).toEqual(["1", "2", "4", "8", "16"]);
+    expect(defaultValues("preset", BASE, allocators)).toEqual(allocators.map((a) => a.name));
+  });
+
+  it("recover a generated program's random mix from its first line", () => {
+    const options = { ops: 30, minSize: 2, maxSize: 90, minAlign: 2, maxAlign: 32, seed: 99 };
+    expect(generatorOf(randomMix(options))).toEqual(options);
+    expect(generatorOf("a = alloc 1")).toEqual(RANDOM_MIX_DEFAULTS);
+    const spec = specOf({ param: "generatorAlign", values: ["1-4"] }, { ...BASE, source: randomMix(options) }, allocators);
+    expect(spec.ok && spec.spec.param === "generatorAlign" && spec.spec.generator).toEqual(options);
+  });
+});
+
+describe("running a sweep", () => {
+  it("gives each point the figures of an individual engine.trace run of its configuration", async () => {
+    const specs: SweepSpec[] = [
+      { param: "minAlign", values: [1, 2, 4, 8, 16], base: BASE },
+      { param: "target", values: ["64", "wasm32"], base: BASE },
+      { param: "preset", values: ["bumpalo", "fitzgen-down", "cpp-arena", "bump-scope-down"], base: BASE },
+      { param: "capacity", values: [64, 256, 4096], base: BASE },
+      { param: "generatorSize", values: [{ min: 1, max: 8 }, { min: 1, max: 256 }], base: BASE, generator: RANDOM_MIX_DEFAULTS },
+    ];
+    for (const spec of specs) {
+      const result = await runSweep(engine, spec);
+      expect(result.cancelled).toBe(false);
+      expect(result.points).toHaveLength(spec.values.length);
+      for (const p of result.points) {
+        expect(p.ok, p.point.label).toBe(true);
+        if (p.ok) expect(p.figures, p.point.label).toEqual(expected(traceOf(p.point.config)));
+      }
+    }
+  });
+
+  it("measures what the parameter changes: MIN_ALIGN on bumpalo changes instructions and padding", async () => {
+    const result = await runSweep(engine, { param: "minAlign", values: [1, 16], base: BASE });
+    const [one, sixteen] = result.points;
+    if (!one?.ok || !sixteen?.ok) throw new Error("both points run");
+    expect(one.figures.instructions).toBeGreaterThan(0);
+    expect(sixteen.figures.instructions).not.toBe(one.figures.instructions);
+    expect(sixteen.figures.padding).toBeGreaterThan(one.figures.padding);
+    expect(pointText(one, "instructions")).toBe(`MIN_ALIGN 1: ${(one.figures.instructions ?? 0).toLocaleString("en-US")} wasm instructions`);
+  });
+
+  it("reports progress n of N and stops early when cancelled", async () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const result = await runSweep(engine, { param: "capacity", values: [64, 128, 256, 512, 1024], base: BASE }, {
+      signal: controller.signal,
+      onProgress: (done, total) => {
+        seen.push(`${done}/${total}`);
+        if (done === 2) controller.abort();
+      },
+    });
+    expect(seen).toEqual(["1/5", "2/5"]);
+    expect(result.cancelled).toBe(true);
+    expect(result.total).toBe(5);
+    expect(result.points.map((p) => p.point.value)).toEqual(["64", "128"]);
+  });
+
+  it("keeps going past a configuration whose program fails, with its error at that point", async () => {
+    const result = await runSweep(engine, { param: "minAlign", values: [1, 3, 8], base: BASE });
+    expect(result.points.map((p) => p.ok)).toEqual([true, false, true]);
+    const failed = result.points[1];
+    expect(failed?.ok === false && failed.error.message).toBe("minimum alignment 3 is not allowed for bumpalo: use one of 1, 2, 4, 8, 16");
+    if (failed) expect(pointText(failed, "instructions")).toBe("MIN_ALIGN 3: error: minimum alignment 3 is not allowed for bumpalo: use one of 1, 2, 4, 8, 16");
+    // A program error on the line it is on.
+    const bad = await runSweep(engine, { param: "target", values: ["64"], base: { ...BASE, source: "a = alloc 8\nb = alloc 8 align 3" } });
+    expect(bad.points[0]).toMatchObject({ ok: false, error: { line: 2 } });
+  });
+});
+
+describe("CSV", () => {
+  it("writes a header and one row per point, quoting an error that holds commas", async () => {
+    const source = "a = alloc 1\nb = alloc u64\nfree b";
+    const base: SweepConfig = { source, allocator: "bumpalo", target: "64", capacity: 256, minAlign: null };
+    const result = await runSweep(engine, { param: "minAlign", values: [1, 5], base });
+    const t = expected(traceOf({ ...base, minAlign: 1 }));
+    expect(sweepCsv(result)).toBe(
+      [
+        "parameter,value,allocator,target,capacity,min_align,wasm_instructions,wasm_branches,padding_bytes,metadata_bytes,leaked_bytes,chunks,peak_footprint_bytes,ops,failed_ops,error",
+        `minAlign,1,bumpalo,64,256,1,${t.instructions},${t.branches},${t.padding},${t.metadata},${t.leaked},${t.chunks},${t.peakFootprint},3,0,`,
+        'minAlign,5,bumpalo,64,256,5,,,,,,,,,,"line 1, column 1: minimum alignment 5 is not allowed for bumpalo: use one of 1, 2, 4, 8, 16"',
+        "",
+      ].join("\r\n"),
+    );
+    // The numbers are real: a 1-byte block, then 8 aligned to 8, on bumpalo's chunk.
+    expect(t.instructions).toBeGreaterThan(0);
+    expect(t.chunks).toBe(1);
+  });
+});

@@ -1,0 +1,462 @@
+// Parameter sweeps: the current program run once per value of one parameter
+// (minimum alignment, target, preset, first chunk size, or a random mix's
+// size or alignment range), with each run's measured totals. Everything here
+// but `runSweep` is pure; `runSweep` traces one configuration per macrotask
+// so a long sweep leaves the page responsive, reports progress and stops when
+// its AbortSignal fires.
+//
+// The figures of a point are those of one ordinary `engine.trace` of its
+// configuration, summed by compare mode's `columnTotals`: a sweep point and
+// the main view opened on that configuration always agree.
+
+import type { Engine } from "../engine/facade";
+import type { AllocatorInfo, ProgramError, Target, Trace } from "../engine/types";
+import { statsAt } from "./chunks";
+import { columnTotals, targetText } from "./compare";
+import { randomMix, RANDOM_MIX_DEFAULTS, RANDOM_MIX_LIMITS, type RandomMixOptions } from "./generators";
+
+export type SweepParam = "minAlign" | "target" | "preset" | "capacity" | "generatorSize" | "generatorAlign";
+
+export const SWEEP_PARAMS: readonly { param: SweepParam; label: string }[] = [
+  { param: "minAlign", label: "Minimum alignment" },
+  { param: "target", label: "Target" },
+  { param: "preset", label: "Preset" },
+  { param: "capacity", label: "First chunk size" },
+  { param: "generatorSize", label: "Random mix: size range" },
+  { param: "generatorAlign", label: "Random mix: alignment range" },
+];
+
+export const isSweepParam = (text: string): text is SweepParam => SWEEP_PARAMS.some((p) => p.param === text);
+
+/** One run of the engine: what `engine.trace` is given (null: the preset's default). */
+export interface SweepConfig {
+  source: string;
+  allocator: string;
+  target: Target;
+  capacity: number | null;
+  minAlign: number | null;
+}
+
+/** An inclusive range of a random mix (sizes or alignments). */
+export interface SweepRange {
+  min: number;
+  max: number;
+}
+
+/** What is swept, over which values, from which configuration. */
+export type SweepSpec =
+  | { param: "minAlign" | "capacity"; values: readonly number[]; base: SweepConfig }
+  | { param: "target"; values: readonly Target[]; base: SweepConfig }
+  | { param: "preset"; values: readonly string[]; base: SweepConfig }
+  | {
+      param: "generatorSize" | "generatorAlign";
+      values: readonly SweepRange[];
+      base: SweepConfig;
+      /** The random mix each point writes, with the swept range replaced (base.source is not used). */
+      generator: RandomMixOptions;
+    };
+
+/**
+ * A sweep as the app state and a share link hold it: the parameter, its
+ * values as text ("8", "wasm32", "bumpalo", "1-64"), and for a random-mix
+ * sweep the mix's other settings.
+ */
+export interface SweepSetup {
+  param: SweepParam;
+  values: string[];
+  generator?: RandomMixOptions | undefined;
+}
+
+/** A sweep never runs more configurations than this. */
+export const MAX_SWEEP_POINTS = 64;
+
+/** One configuration of a sweep. */
+export interface SweepPoint {
+  /** The value's text ("8", "wasm32", "1-64"). */
+  value: string;
+  /** The value with the parameter's name ("MIN_ALIGN 8", "capacity 256"). */
+  label: string;
+  config: SweepConfig;
+}
+
+/** What a configuration amounted to at the end of its program. */
+export interface SweepFigures {
+  /** Summed op.cost (null: the trace was not metered). */
+  instructions: number | null;
+  branches: number | null;
+  padding: number;
+  metadata: number;
+  leaked: number;
+  chunks: number;
+  peakFootprint: number;
+  /** Ops in the trace. */
+  ops: number;
+  failedOps: number;
+}
+
+export type SweepPointResult =
+  | { point: SweepPoint; ok: true; figures: SweepFigures }
+  | { point: SweepPoint; ok: false; error: ProgramError };
+
+export interface SweepResult {
+  param: SweepParam;
+  /** Points run, in the order of the values (all of them unless cancelled). */
+  points: SweepPointResult[];
+  /** Configurations the sweep had. */
+  total: number;
+  cancelled: boolean;
+}
+
+export type SweepMetric = "instructions" | "branches" | "padding" | "metadata" | "leaked" | "chunks" | "peakFootprint";
+
+export const SWEEP_METRICS: readonly { metric: SweepMetric; label: string; unit: string }[] = [
+  { metric: "instructions", label: "Wasm instructions", unit: "wasm instructions" },
+  { metric: "branches", label: "Wasm branches", unit: "wasm branches" },
+  { metric: "padding", label: "Padding bytes", unit: "padding bytes" },
+  { metric: "metadata", label: "Metadata bytes", unit: "metadata bytes" },
+  { metric: "leaked", label: "Leaked bytes", unit: "leaked bytes" },
+  { metric: "chunks", label: "Chunks", unit: "chunks" },
+  { metric: "peakFootprint", label: "Peak footprint bytes", unit: "peak footprint bytes" },
+];
+
+// ---- Values ---------------------------------------------------------------------
+
+const isPowerOfTwo = (n: number): boolean => n > 0 && (n & (n - 1)) === 0;
+
+/** The parameter's name as the chart and labels say it. */
+export function paramName(param: SweepParam): string {
+  switch (param) {
+    case "minAlign":
+      return "MIN_ALIGN";
+    case "target":
+      return "target";
+    case "preset":
+      return "preset";
+    case "capacity":
+      return "capacity";
+    case "generatorSize":
+      return "sizes";
+    case "generatorAlign":
+      return "aligns";
+  }
+}
+
+export const rangeText = (r: SweepRange): string => `${r.min}-${r.max}`;
+
+/** The values a sweep starts with for a parameter, from the current configuration. */
+export function defaultValues(param: SweepParam, base: SweepConfig, allocators: readonly AllocatorInfo[]): string[] {
+  switch (param) {
+    case "minAlign": {
+      const aligns = allocators.find((a) => a.name === base.allocator)?.minAligns ?? [];
+      // Up to 64: past that a minimum alignment only repeats the same story.
+      return [...aligns].filter((a) => a <= 64).sort((a, b) => a - b).map(String);
+    }
+    case "target":
+      return ["64", "wasm32"];
+    case "preset":
+      return allocators.map((a) => a.name);
+    case "capacity":
+      return ["64", "128", "256", "512", "1024", "2048", "4096"];
+    case "generatorSize":
+      return ["1-8", "1-16", "1-32", "1-64", "1-128", "1-256"];
+    case "generatorAlign":
+      return ["1-1", "1-2", "1-4", "1-8", "1-16", "1-32"];
+  }
+}
+
+export type ParsedValues = { ok: true; values: string[] } | { ok: false; error: string };
+
+/**
+ * Reads a value list as typed: items separated by commas or spaces. Numbers
+ * also take ranges: "1..16" doubles from 1 to 16 (1, 2, 4, 8, 16), and
+ * "64..512 by 64" steps by 64. Random-mix ranges are written "1-64".
+ * Values come back in their canonical text, duplicates dropped.
+ */
+export function parseValues(param: SweepParam, text: string, allocators: readonly AllocatorInfo[]): ParsedValues {
+  const out: string[] = [];
+  const add = (v: string): void => {
+    if (!out.includes(v)) out.push(v);
+  };
+  // "64..512 by 64" is one item: its spaces go before splitting on spaces.
+  const items = text
+    .replace(/\s+by\s+/gi, "by")
+    .split(/[\s,]+/)
+    .filter((s) => s !== "");
+  if (items.length === 0) return { ok: false, error: "Enter at least one value." };
+  for (const item of items) {
+    switch (param) {
+      case "target":
+        if (item !== "64" && item !== "wasm32") return { ok: false, error: `"${item}" is not a target: use 64 or wasm32.` };
+        add(item);
+        break;
+      case "preset":
+        if (!allocators.some((a) => a.name === item)) return { ok: false, error: `"${item}" is not a preset.` };
+        add(item);
+        break;
+      case "minAlign":
+      case "capacity": {
+        const m = /^(\d{1,10})(?:\.\.(\d{1,10})(?:by(\d{1,10}))?)?$/.exec(item);
+        if (!m) return { ok: false, error: `"${item}" is not a whole number or a range like 1..16 or 64..512 by 64.` };
+        const lo = Number(m[1]);
+        const hi = m[2] === undefined ? lo : Number(m[2]);
+        const by = m[3] === undefined ? null : Number(m[3]);
+        if (lo < 1 || hi < lo) return { ok: false, error: `"${item}": the range must run from 1 or more upwards.` };
+        if (by !== null && by < 1) return { ok: false, error: `"${item}": the step must be 1 or more.` };
+        for (let v = lo; v <= hi && out.length <= MAX_SWEEP_POINTS; v = by === null ? v * 2 : v + by) add(String(v));
+        break;
+      }
+      case "generatorSize":
+      case "generatorAlign": {
+        const m = /^(\d{1,10})-(\d{1,10})$/.exec(item);
+        if (!m) return { ok: false, error: `"${item}" is not a range like 1-64.` };
+        const min = Number(m[1]);
+        const max = Number(m[2]);
+        if (min > max) return { ok: false, error: `"${item}": the smallest comes first.` };
+        if (param === "generatorSize" && max > RANDOM_MIX_LIMITS.maxSize) {
+          return { ok: false, error: `"${item}": sizes go up to ${RANDOM_MIX_LIMITS.maxSize}.` };
+        }
+        if (param === "generatorAlign" && (!isPowerOfTwo(min) || !isPowerOfTwo(max) || max > RANDOM_MIX_LIMITS.maxAlign)) {
+          return { ok: false, error: `"${item}": alignments are powers of two up to ${RANDOM_MIX_LIMITS.maxAlign}.` };
+        }
+        add(`${min}-${max}`);
+        break;
+      }
+    }
+    if (out.length > MAX_SWEEP_POINTS) return { ok: false, error: `A sweep runs at most ${MAX_SWEEP_POINTS} configurations.` };
+  }
+  return { ok: true, values: out };
+}
+
+const RANDOM_MIX_HEADER = /^# Random mix: (\d+) ops, sizes (\d+)\.\.(\d+), align (\d+)\.\.(\d+), seed (\d+)\s*$/m;
+
+/**
+ * The random mix a program was generated from (its first line, as
+ * `randomMix` writes it), else the menu's defaults: a generator sweep of a
+ * generated program varies that program's mix.
+ */
+export function generatorOf(source: string): RandomMixOptions {
+  const m = RANDOM_MIX_HEADER.exec(source.split("\n", 1)[0] ?? "");
+  if (!m) return { ...RANDOM_MIX_DEFAULTS };
+  const [ops, minSize, maxSize, minAlign, maxAlign, seed] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return { ops, minSize, maxSize, minAlign, maxAlign, seed };
+}
+
+export type SpecResult = { ok: true; spec: SweepSpec } | { ok: false; error: string };
+
+/** The sweep a setup describes from `base`, or why its values do not parse. */
+export function specOf(setup: SweepSetup, base: SweepConfig, allocators: readonly AllocatorInfo[]): SpecResult {
+  const parsed = parseValues(setup.param, setup.values.join(", "), allocators);
+  if (!parsed.ok) return parsed;
+  const values = parsed.values;
+  switch (setup.param) {
+    case "minAlign":
+    case "capacity":
+      return { ok: true, spec: { param: setup.param, values: values.map(Number), base } };
+    case "target":
+      return { ok: true, spec: { param: "target", values: values.map((v): Target => (v === "wasm32" ? "wasm32" : "64")), base } };
+    case "preset":
+      return { ok: true, spec: { param: "preset", values, base } };
+    case "generatorSize":
+    case "generatorAlign": {
+      const ranges = values.map((v) => {
+        const [min = 0, max = 0] = v.split("-").map(Number);
+        return { min, max };
+      });
+      return { ok: true, spec: { param: setup.param, values: ranges, base, generator: setup.generator ?? generatorOf(base.source) } };
+    }
+  }
+}
+
+/** One configuration per value, in order. */
+export function sweepPoints(spec: SweepSpec, allocators: readonly AllocatorInfo[]): SweepPoint[] {
+  const name = paramName(spec.param);
+  const base = spec.base;
+  switch (spec.param) {
+    case "minAlign":
+      return spec.values.map((v) => ({ value: String(v), label: `${name} ${v}`, config: { ...base, minAlign: v } }));
+    case "capacity":
+      return spec.values.map((v) => ({ value: String(v), label: `${name} ${v}`, config: { ...base, capacity: v } }));
+    case "target":
+      return spec.values.map((v) => ({ value: v, label: targetText(v), config: { ...base, target: v } }));
+    case "preset":
+      return spec.values.map((v) => {
+        // The base's minimum alignment where this preset has it, else its default.
+        const aligns = allocators.find((a) => a.name === v)?.minAligns ?? [];
+        const minAlign = base.minAlign !== null && aligns.includes(base.minAlign) ? base.minAlign : null;
+        return { value: v, label: v, config: { ...base, allocator: v, minAlign } };
+      });
+    case "generatorSize":
+    case "generatorAlign": {
+      const size = spec.param === "generatorSize";
+      return spec.values.map((r) => {
+        const options: RandomMixOptions = size
+          ? { ...spec.generator, minSize: r.min, maxSize: r.max }
+          : { ...spec.generator, minAlign: r.min, maxAlign: r.max };
+        return { value: rangeText(r), label: `${name} ${rangeText(r)}`, config: { ...base, source: randomMix(options) } };
+      });
+    }
+  }
+}
+
+// ---- Running ----------------------------------------------------------------------
+
+/** The figures of one trace at its end: compare mode's totals, and the leaked bytes. */
+export function figuresOf(trace: Trace): SweepFigures {
+  const t = columnTotals(trace);
+  return {
+    instructions: t.instructions,
+    branches: t.branches,
+    padding: t.padding,
+    metadata: t.metadata,
+    leaked: statsAt(trace, trace.ops.length).leaked,
+    chunks: t.chunks,
+    peakFootprint: t.peakFootprint,
+    ops: trace.ops.length,
+    failedOps: t.failed,
+  };
+}
+
+/** Traces one configuration; an engine that throws is that point's error, not the sweep's. */
+export function runPoint(engine: Pick<Engine, "trace">, point: SweepPoint): SweepPointResult {
+  const c = point.config;
+  try {
+    const r = engine.trace({
+      source: c.source,
+      allocator: c.allocator,
+      target: c.target,
+      capacity: c.capacity ?? undefined,
+      minAlign: c.minAlign ?? undefined,
+    });
+    return r.ok ? { point, ok: true, figures: figuresOf(r.trace) } : { point, ok: false, error: r.error };
+  } catch (error) {
+    return { point, ok: false, error: { line: 1, column: 1, message: error instanceof Error ? error.message : String(error) } };
+  }
+}
+
+/**
+ * Resolves on a later macrotask: a MessageChannel message where there is one
+ * (setTimeout(0) is clamped to 4 ms once nested), else setTimeout.
+ */
+export function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof MessageChannel === "undefined") {
+      setTimeout(resolve, 0);
+      return;
+    }
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      // Closed so an open port does not keep Node's event loop alive.
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+    channel.port2.close();
+  });
+}
+
+export interface RunOptions {
+  signal?: AbortSignal | undefined;
+  /** After each configuration: how many of how many have run, and the latest. */
+  onProgress?: ((done: number, total: number, latest: SweepPointResult) => void) | undefined;
+  /** Points computed from the engine's presets unless given. */
+  allocators?: readonly AllocatorInfo[] | undefined;
+}
+
+/**
+ * Runs every configuration of the sweep, one per macrotask, so the page can
+ * draw progress and take a Cancel click between them. Cancelling stops before
+ * the next configuration and resolves with the points run so far.
+ */
+export async function runSweep(engine: Pick<Engine, "trace" | "allocators">, spec: SweepSpec, options: RunOptions = {}): Promise<SweepResult> {
+  const points = sweepPoints(spec, options.allocators ?? engine.allocators());
+  const results: SweepPointResult[] = [];
+  for (const point of points) {
+    await nextMacrotask();
+    if (options.signal?.aborted) return { param: spec.param, points: results, total: points.length, cancelled: true };
+    const result = runPoint(engine, point);
+    results.push(result);
+    options.onProgress?.(results.length, points.length, result);
+  }
+  return { param: spec.param, points: results, total: points.length, cancelled: false };
+}
+
+// ---- Reading the results -------------------------------------------------------
+
+/** A point's value of a metric (null: the point failed, or the trace was not metered). */
+export function metricOf(result: SweepPointResult, metric: SweepMetric): number | null {
+  return result.ok ? result.figures[metric] : null;
+}
+
+export function metricInfo(metric: SweepMetric): { metric: SweepMetric; label: string; unit: string } {
+  return SWEEP_METRICS.find((m) => m.metric === metric) ?? { metric, label: metric, unit: metric };
+}
+
+/** "MIN_ALIGN 8: 1,234 wasm instructions", or the point's error. */
+export function pointText(result: SweepPointResult, metric: SweepMetric): string {
+  if (!result.ok) return `${result.point.label}: error: ${result.error.message}`;
+  const v = metricOf(result, metric);
+  return `${result.point.label}: ${v === null ? "not measured" : v.toLocaleString("en-US")} ${metricInfo(metric).unit}`;
+}
+
+// ---- CSV ------------------------------------------------------------------------------
+
+const CSV_COLUMNS = [
+  "parameter",
+  "value",
+  "allocator",
+  "target",
+  "capacity",
+  "min_align",
+  "wasm_instructions",
+  "wasm_branches",
+  "padding_bytes",
+  "metadata_bytes",
+  "leaked_bytes",
+  "chunks",
+  "peak_footprint_bytes",
+  "ops",
+  "failed_ops",
+  "error",
+] as const;
+
+/** RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled. */
+function csvField(value: string | number | null): string {
+  const text = value === null ? "" : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * The sweep as CSV, one row per point run, CRLF line ends (RFC 4180). Empty
+ * fields: the preset's default (capacity, min_align), not measured, or a
+ * point whose program failed (its message in `error`).
+ */
+export function sweepCsv(result: SweepResult): string {
+  const rows = [CSV_COLUMNS.join(",")];
+  for (const r of result.points) {
+    const c = r.point.config;
+    const f = r.ok ? r.figures : null;
+    rows.push(
+      [
+        result.param,
+        r.point.value,
+        c.allocator,
+        c.target,
+        c.capacity,
+        c.minAlign,
+        f?.instructions ?? null,
+        f?.branches ?? null,
+        f?.padding ?? null,
+        f?.metadata ?? null,
+        f?.leaked ?? null,
+        f?.chunks ?? null,
+        f?.peakFootprint ?? null,
+        f?.ops ?? null,
+        f?.failedOps ?? null,
+        r.ok ? null : `line ${r.error.line}, column ${r.error.column}: ${r.error.message}`,
+      ]
+        .map(csvField)
+        .join(","),
+    );
+  }
+  return `${rows.join("\r\n")}\r\n`;
+}
