@@ -15,8 +15,10 @@
 // view (or packed tighter than 2 px apiece) draws bins of fill instead (mapBins.ts), so 100,000 blocks pan and zoom
 // at the cost of one pass over them.
 //
-// Benchmark: `renderMemoryMap(container, data)` draws synchronously; time it
-// with rows from `syntheticRows(n)` (mapBench.ts), or `timeMapRender(n)`.
+// Benchmark: `renderMemoryMap(container, data)` draws synchronously, so
+// performance.now() around it times a render; mapBench.ts builds the data for
+// N blocks (`syntheticMapData(n)`) and wraps the timing
+// (`timeMapRender(container, n)`, in milliseconds).
 
 import { axisBottom } from "d3-axis";
 import { scaleLinear, type ScaleLinear } from "d3-scale";
