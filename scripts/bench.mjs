@@ -1,0 +1,585 @@
+// `npm run bench` (issue 7): how fast the engine traces, natively and as the
+// page's wasm in headless Chromium, how large the trace is, how long scrubbing
+// and drawing take, and what the embed route weighs and how soon it shows a map.
+//
+// Prints one figure per line, `name: value unit`, with the budget and its
+// verdict beside the budgeted ones; a figure today's design cannot give says
+// `n/a (why; largest measured: …)` instead of failing the run.
+//
+//   node scripts/bench.mjs            # full: 1,000,000 ops, medians of several runs
+//   node scripts/bench.mjs --smoke    # tiny (1,000 ops, 1 run), for CI: well under a minute
+//   --runs N  --ops N  --port N  --no-build (reuse the vite build in --out)  --out DIR
+//
+// Native: crates/core/examples/trace_speed.rs in release (CARGO_TARGET_DIR,
+// default /tmp/tgt-bench). Browser: the vite dev server (web/src served as is,
+// so the page can import the engine and the map's benchmark hooks), then
+// `vite preview` of a build in --out (default /tmp/dist-bench) for the embed
+// route's payload and first map. The wasm in web/pkg is used as built.
+// A benchmark, not a test: `npm test` does not run it (its pure parts are
+// tested in scripts/bench.test.mjs).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { extname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+
+// ---------------------------------------------------------------------------
+// Pure parts (scripts/bench.test.mjs)
+
+/** Budgets on the reference machine: a figure is met when it is at most this. */
+export const BUDGETS = {
+  wasm_vs_native_ratio: 3,
+  trace_bytes_per_op: 32,
+  scrub_ratio_1m_vs_100: 2,
+  payload_gzip_kb: 200,
+  first_map_ms: 1500,
+};
+
+/** The median of finite numbers (mean of the middle two for an even count); NaN for none. */
+export function median(values) {
+  const xs = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (xs.length === 0) return NaN;
+  const mid = xs.length >> 1;
+  return xs.length % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+}
+
+/** A number as the lines print it: integers from 1,000 up, else 3 significant digits (at most 2 decimals). */
+export function formatValue(value) {
+  if (!Number.isFinite(value)) return String(value);
+  const abs = Math.abs(value);
+  if (abs >= 1000) return String(Math.round(value));
+  if (abs === 0) return "0";
+  const decimals = Math.min(2, Math.max(0, 2 - Math.floor(Math.log10(abs))));
+  return value.toFixed(decimals);
+}
+
+/** "met" when `value <= budget`, else "over"; null without a budget or a value. */
+export function verdict(value, budget) {
+  if (budget === undefined || budget === null || !Number.isFinite(value)) return null;
+  return value <= budget ? "met" : "over";
+}
+
+/** A count with thousands separators, for notes ("1,000,000 ops"). */
+export function count(n) {
+  return Math.round(n).toLocaleString("en-US");
+}
+
+/**
+ * One line: `name: value unit`, then in parentheses the budget and its
+ * verdict (when `name` has one in `budgets`) and any note.
+ */
+export function formatLine(name, value, unit, { note, budgets = BUDGETS } = {}) {
+  const budget = budgets[name];
+  const parts = [];
+  const v = verdict(value, budget);
+  if (v !== null) parts.push(`budget ${String(budget)}: ${v}`);
+  if (note) parts.push(note);
+  const tail = parts.length > 0 ? ` (${parts.join("; ")})` : "";
+  return `${name}: ${formatValue(value)}${unit ? ` ${unit}` : ""}${tail}`;
+}
+
+/** A figure that could not be measured: `name: n/a (reason)`. */
+export function naLine(name, reason) {
+  return `${name}: n/a (${reason})`;
+}
+
+/** Parses a line back into { name, value, unit, note } (value NaN for n/a). */
+export function parseLine(line) {
+  const m = /^([a-z0-9_]+): (n\/a|-?[0-9.]+)(?: ([^(]*?))?(?: \((.*)\))?$/.exec(line);
+  if (!m) return null;
+  return { name: m[1], value: m[2] === "n/a" ? NaN : Number(m[2]), unit: m[3] ?? "", note: m[4] ?? "" };
+}
+
+/** The benchmark's program: four ops per iteration (two allocs, a free, an alloc). */
+export function program(ops) {
+  return `repeat ${Math.max(1, Math.floor(ops / 4))} {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}\n`;
+}
+
+/** Command-line options. */
+export function parseArgs(argv) {
+  const opts = { smoke: false, runs: null, ops: null, port: 4198, build: true, out: "/tmp/dist-bench", preset: "bump-scope-up" };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === "--smoke") opts.smoke = true;
+    else if (a === "--runs") opts.runs = Number(next());
+    else if (a === "--ops") opts.ops = Number(next());
+    else if (a === "--port") opts.port = Number(next());
+    else if (a === "--out") opts.out = next();
+    else if (a === "--preset") opts.preset = next();
+    else if (a === "--no-build") opts.build = false;
+    else throw new Error(`unknown option ${a}`);
+  }
+  opts.ops ??= opts.smoke ? 1000 : 1_000_000;
+  opts.runs ??= opts.smoke ? 1 : 5;
+  return opts;
+}
+
+/** Sizes to fall back to when `ops` is too large for the page: `ops`, then smaller ones. */
+export function ladder(ops) {
+  const steps = [1_000_000, 500_000, 200_000, 100_000, 50_000, 20_000, 10_000, 5_000, 2_000, 1_000];
+  return [ops, ...steps.filter((n) => n < ops)];
+}
+
+// ---------------------------------------------------------------------------
+// The machine
+
+function machine() {
+  let cpu = "unknown";
+  try {
+    cpu = /^model name\s*:\s*(.*)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? cpu;
+  } catch {
+    // not Linux
+  }
+  let memGb = NaN;
+  try {
+    memGb = Number(/^MemTotal:\s*(\d+)/m.exec(readFileSync("/proc/meminfo", "utf8"))?.[1]) / 1024 / 1024;
+  } catch {
+    // not Linux
+  }
+  const chromium = spawnSync("/usr/bin/chromium", ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "?";
+  return { nproc: availableParallelism(), cpu, memGb, node: process.version, chromium };
+}
+
+// ---------------------------------------------------------------------------
+// Native
+
+const say = (text) => process.stderr.write(`[bench] ${text}\n`);
+
+function buildNative(root, targetDir) {
+  say(`cargo build --release -p bumplab-core --example trace_speed (CARGO_TARGET_DIR=${targetDir})`);
+  const r = spawnSync("cargo", ["build", "--release", "-q", "-p", "bumplab-core", "--example", "trace_speed"], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, CARGO_TARGET_DIR: targetDir },
+  });
+  if (r.status !== 0) throw new Error("the native example did not build");
+  return join(targetDir, "release", "examples", "trace_speed");
+}
+
+function runNative(bin, preset, ops, runs) {
+  const r = spawnSync(bin, [preset, String(ops), String(runs), "--json"], { encoding: "utf8", maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`trace_speed failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split("\n").pop());
+}
+
+// ---------------------------------------------------------------------------
+// Servers and the browser
+
+function startServer(root, args, port) {
+  const child = spawn(join(root, "node_modules", ".bin", "vite"), [...args, "--port", String(port), "--strictPort", "--host", "127.0.0.1"], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const origin = `http://127.0.0.1:${port}`;
+  const ready = (async () => {
+    const until = Date.now() + 60_000;
+    while (Date.now() < until) {
+      if (child.exitCode !== null) throw new Error(`vite exited: ${err}`);
+      try {
+        const res = await fetch(origin + "/");
+        if (res.ok) return origin;
+      } catch {
+        // not up yet
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`vite did not answer on ${origin}: ${err}`);
+  })();
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      try {
+        process.kill(-child.pid, "SIGTERM"); // its own process group (detached): vite and its children
+      } catch {
+        resolve();
+      }
+    });
+  return { ready, stop };
+}
+
+const LAUNCH = {
+  executablePath: "/usr/bin/chromium",
+  args: [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--enable-precise-memory-info",
+    "--js-flags=--max-old-space-size=8192",
+  ],
+};
+const VIEWPORT = { width: 1280, height: 800 };
+
+/** Opens the app (index.html) and waits for its first drawn map. */
+async function openApp(browser, origin) {
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  let crashed = false;
+  page.on("crash", () => (crashed = true));
+  await page.goto(`${origin}/index.html`);
+  await page.waitForFunction(() => document.body.dataset["ready"] === "true" && document.querySelector("#memory-map svg"), null, {
+    timeout: 60_000,
+  });
+  return { page, crashed: () => crashed };
+}
+
+/**
+ * In the page: the engine's trace of `ops` ops, `runs` times. Times the whole
+ * `engine.trace` (wasm run + JSON string + JSON.parse), and apart the raw
+ * `traceProgram` (its JSON string) and `JSON.parse`.
+ */
+async function wasmTrace(page, source, preset, runs) {
+  return page.evaluate(
+    async ({ source, preset, runs }) => {
+      const { loadEngine } = await import("/src/engine/browser.ts");
+      const engine = await loadEngine();
+      const raw = await import("/pkg/bumplab.js");
+      await raw.default();
+      const out = { total: [], wasm: [], parse: [], ops: 0, jsonChars: 0, heapBytes: NaN, error: null };
+      for (let i = 0; i < runs; i++) {
+        let t0 = performance.now();
+        const result = engine.trace({ source, allocator: preset, target: "64" });
+        out.total.push(performance.now() - t0);
+        if (!result.ok) {
+          out.error = result.error.message;
+          return out;
+        }
+        out.ops = result.trace.ops.length;
+      }
+      for (let i = 0; i < runs; i++) {
+        const heap0 = performance.memory?.usedJSHeapSize ?? NaN;
+        let t0 = performance.now();
+        const json = raw.traceProgram(source, preset, "64");
+        out.wasm.push(performance.now() - t0);
+        out.jsonChars = json.length;
+        t0 = performance.now();
+        const parsed = JSON.parse(json);
+        out.parse.push(performance.now() - t0);
+        const heap1 = performance.memory?.usedJSHeapSize ?? NaN;
+        // The parsed trace's share of the heap (the string is still held too: subtract it).
+        out.heapBytes = heap1 - heap0 - json.length;
+        if (parsed.ops.length !== out.ops) out.error = "the raw trace and the engine's differ";
+      }
+      return out;
+    },
+    { source, preset, runs },
+  );
+}
+
+/** In the page: `renderMemoryMap` of `n` synthetic blocks, timed `runs` times after one first (building) render. */
+async function mapRender(page, n, runs) {
+  return page.evaluate(
+    async ({ n, runs }) => {
+      const { timeMapRender } = await import("/src/views/mapBench.ts");
+      const panel = document.querySelector(".map-panel") ?? document.body;
+      const box = document.createElement("div");
+      box.className = "map-container";
+      box.style.width = "900px";
+      panel.prepend(box);
+      const first = timeMapRender(box, n);
+      const times = [];
+      for (let i = 0; i < runs; i++) times.push(timeMapRender(box, n));
+      box.remove();
+      return { first, times };
+    },
+    { n, runs },
+  );
+}
+
+/** Types `source` into the app's editor and waits until the app shows its trace of `ops` ops (or an error). */
+async function loadProgram(page, source, ops, timeout) {
+  await page.fill("#program", source);
+  const handle = await page.waitForFunction(
+    (ops) => {
+      const err = document.querySelector("#program-error")?.textContent?.trim();
+      if (err) return { error: err };
+      const range = document.getElementById("step");
+      return range && range.max === String(ops) ? { ok: true } : null;
+    },
+    ops,
+    { timeout, polling: 100 },
+  );
+  return handle.jsonValue();
+}
+
+/** Seeks the app's scrubber to `step` and times until the frame after its render (the map drawn). */
+async function timeSeek(page, step) {
+  return page.evaluate(async (step) => {
+    const range = document.getElementById("step");
+    const counter = document.querySelector(".step-counter");
+    const t0 = performance.now();
+    range.value = String(step);
+    range.dispatchEvent(new Event("input", { bubbles: true }));
+    // The app renders in the rAF it just asked for; ours runs after it, then
+    // the message after the frame's style, layout and paint.
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    await new Promise((r) => {
+      const c = new MessageChannel();
+      c.port1.onmessage = () => r();
+      c.port2.postMessage(0);
+    });
+    const ms = performance.now() - t0;
+    return { ms, shown: counter?.textContent ?? "" };
+  }, step);
+}
+
+/** Median seek time to `step` (each run first goes to a neighbour, untimed). */
+async function scrub(page, step, total, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    await timeSeek(page, step > 0 ? step - 1 : 1);
+    const r = await timeSeek(page, step);
+    if (!r.shown.startsWith(`op ${step} / ${total}`)) throw new Error(`the counter says "${r.shown}" after seeking to ${step}`);
+    times.push(r.ms);
+  }
+  return times;
+}
+
+/** Load of `path` in a fresh context to its first drawn map, by the page's clock; and what it fetched. */
+async function firstMap(browser, origin, path, readyScript) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  await context.addInitScript(readyScript);
+  const page = await context.newPage();
+  const urls = [];
+  page.on("response", (res) => urls.push(res.url()));
+  await page.goto(`${origin}/${path}`);
+  await page.waitForFunction(() => window.__bench_map_at > 0, null, { timeout: 60_000 });
+  const ms = await page.evaluate(() => window.__bench_map_at);
+  await context.close();
+  return { ms, urls };
+}
+
+// In the page before anything runs: the time of the first frame painted after
+// the map's svg exists and its root says ready.
+const readyWatch = (rootSelector, mapSelector) => `(() => {
+  const done = () => {
+    window.__bench_map_at = -1;
+    requestAnimationFrame(() => {
+      const c = new MessageChannel();
+      c.port1.onmessage = () => { window.__bench_map_at = performance.now(); };
+      c.port2.postMessage(0);
+    });
+  };
+  const check = () => {
+    if (window.__bench_map_at) return;
+    const root = document.querySelector(${JSON.stringify(rootSelector)});
+    if (root && root.dataset.ready === "true" && document.querySelector(${JSON.stringify(mapSelector)})) done();
+  };
+  new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true });
+})();`;
+
+/** gzip -9 sizes of the JS, wasm and CSS files among `urls`, read from the build in `dist`. */
+function payload(urls, origin, dist) {
+  const byKind = { js: 0, wasm: 0, css: 0 };
+  const files = [];
+  for (const url of new Set(urls)) {
+    if (!url.startsWith(origin)) continue;
+    const path = decodeURIComponent(new URL(url).pathname);
+    const kind = extname(path).slice(1);
+    if (!(kind in byKind)) continue;
+    const file = join(dist, path);
+    if (!existsSync(file)) continue;
+    const raw = readFileSync(file);
+    const gz = gzipSync(raw, { level: 9 }).length;
+    byKind[kind] += gz;
+    files.push({ path, raw: raw.length, gz });
+  }
+  return { byKind, files, total: byKind.js + byKind.wasm + byKind.css };
+}
+
+// ---------------------------------------------------------------------------
+// The run
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const { root } = await import("./lib.mjs");
+  const started = Date.now();
+  const lines = [];
+  const emit = (line) => {
+    lines.push(line);
+    console.log(line);
+  };
+  const m = machine();
+  emit(`# bump-lab bench${opts.smoke ? " --smoke" : ""}: ${count(opts.ops)} ops of ${opts.preset}, medians of ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
+  emit(`# machine: nproc ${m.nproc}, ${m.cpu}, ${formatValue(m.memGb)} GB RAM; node ${m.node}; ${m.chromium}`);
+  const source = program(opts.ops);
+
+  // --- Native ----------------------------------------------------------------
+  const bin = buildNative(root, process.env.CARGO_TARGET_DIR ?? "/tmp/tgt-bench");
+  const nativeCache = new Map();
+  const native = (ops) => {
+    if (!nativeCache.has(ops)) {
+      say(`native: ${count(ops)} ops × ${opts.runs}`);
+      const r = runNative(bin, opts.preset, ops, opts.runs);
+      nativeCache.set(ops, { ...r, opsPerS: r.ops / (median(r.run_ms) / 1e3), jsonMs: median(r.json_ms) });
+    }
+    return nativeCache.get(ops);
+  };
+  const nat = native(opts.ops);
+  emit(formatLine("trace_ops_per_s_native", nat.opsPerS, "ops/s", { note: `${count(nat.ops)} ops in ${formatValue(median(nat.run_ms))} ms, core run only` }));
+
+  // --- Browser: dev server ---------------------------------------------------
+  const { chromium } = await import("@playwright/test");
+  const browser = await chromium.launch(LAUNCH);
+  let dev = startServer(root, [], opts.port);
+  try {
+    const origin = await dev.ready;
+    say(`dev server ${origin}`);
+    let app = await openApp(browser, origin);
+
+    // Wasm tracing, with a smaller program when the full one does not fit.
+    let wasm = null;
+    const failures = [];
+    for (const ops of ladder(opts.ops)) {
+      say(`wasm: ${count(ops)} ops × ${opts.runs}`);
+      try {
+        const r = await wasmTrace(app.page, program(ops), opts.preset, opts.runs);
+        if (r.error) throw new Error(r.error);
+        wasm = { ...r, requested: ops };
+        break;
+      } catch (e) {
+        failures.push(`${count(ops)} ops: ${String(e.message ?? e).split("\n")[0].slice(0, 160)}`);
+        if (app.crashed() || app.page.isClosed()) {
+          await app.page.close().catch(() => undefined);
+        }
+        app = await openApp(browser, origin);
+      }
+    }
+    if (wasm) {
+      const opsPerS = wasm.ops / (median(wasm.total) / 1e3);
+      const note = `${count(wasm.ops)} ops in ${formatValue(median(wasm.total))} ms: traceProgram ${formatValue(median(wasm.wasm))} ms + JSON.parse ${formatValue(median(wasm.parse))} ms`;
+      const partial = failures.length > 0 ? `; ${failures.join("; ")}` : "";
+      emit(formatLine("trace_ops_per_s_wasm", opsPerS, "ops/s", { note: note + partial }));
+      const same = native(wasm.ops);
+      emit(formatLine("wasm_vs_native_ratio", same.opsPerS / opsPerS, "x", { note: `native ops/s over wasm ops/s at ${count(wasm.ops)} ops` }));
+      emit(
+        formatLine("trace_bytes_per_op", wasm.jsonChars / wasm.ops, "B/op", {
+          note: `the engine's JSON: ${formatValue(wasm.jsonChars / 1e6)} MB for ${count(wasm.ops)} ops`,
+        }),
+      );
+      if (Number.isFinite(wasm.heapBytes) && wasm.heapBytes > 0) {
+        emit(formatLine("trace_heap_bytes_per_op", wasm.heapBytes / wasm.ops, "B/op", { note: "JS heap of the parsed trace (usedJSHeapSize), last run" }));
+      }
+      emit(formatLine("native_json_ms", same.jsonMs, "ms", { note: `serde_json of the native trace, ${count(same.ops)} ops, ${formatValue(same.json_bytes / same.ops)} B/op` }));
+    } else {
+      const why = failures.join("; ");
+      emit(naLine("trace_ops_per_s_wasm", why));
+      emit(naLine("wasm_vs_native_ratio", "no wasm figure"));
+      emit(naLine("trace_bytes_per_op", "no wasm trace"));
+    }
+
+    // Scrubbing the real app: step 100 and the last step of the largest program it takes.
+    let scrubbed = null;
+    const scrubFailures = [];
+    const small = Math.min(100, opts.ops - 1);
+    for (const ops of ladder(opts.ops)) {
+      if (ops <= small) break;
+      say(`scrub: app with ${count(ops)} ops`);
+      try {
+        const timeout = Math.max(30_000, ops / 5);
+        const loaded = await loadProgram(app.page, program(ops), ops, timeout);
+        if (loaded.error) throw new Error(loaded.error);
+        const atEnd = await scrub(app.page, ops, ops, opts.runs);
+        const atSmall = await scrub(app.page, small, ops, opts.runs);
+        scrubbed = { ops, atEnd, atSmall };
+        break;
+      } catch (e) {
+        scrubFailures.push(`${count(ops)} ops: ${String(e.message ?? e).split("\n")[0].slice(0, 160)}`);
+        await app.page.close().catch(() => undefined);
+        app = await openApp(browser, origin);
+      }
+    }
+    if (scrubbed) {
+      const a = median(scrubbed.atSmall);
+      const b = median(scrubbed.atEnd);
+      const full = scrubbed.ops === opts.ops;
+      emit(formatLine("scrub_ms_at_100", a, "ms", { note: `step ${count(small)} of ${count(scrubbed.ops)}` }));
+      if (full) {
+        emit(formatLine("scrub_ms_at_1m", b, "ms", { note: `step ${count(scrubbed.ops)} of ${count(scrubbed.ops)}` }));
+      } else {
+        emit(naLine("scrub_ms_at_1m", `${scrubFailures.join("; ")}; largest measured: ${count(scrubbed.ops)} ops, ${formatValue(b)} ms at its last step`));
+      }
+      emit(formatLine("scrub_ratio_1m_vs_100", b / a, "x", { note: full ? "" : `at ${count(scrubbed.ops)} ops` }));
+    } else {
+      emit(naLine("scrub_ms_at_100", scrubFailures.join("; ") || "program too small"));
+      emit(naLine("scrub_ms_at_1m", scrubFailures.join("; ") || "program too small"));
+      emit(naLine("scrub_ratio_1m_vs_100", "no scrub figure"));
+    }
+
+    // The map alone: 100,000 synthetic blocks.
+    const blocks = opts.smoke ? 1000 : 100_000;
+    say(`map render: ${count(blocks)} blocks`);
+    try {
+      const r = await mapRender(app.page, blocks, Math.max(opts.runs, 3));
+      emit(
+        formatLine("render_ms_100k_blocks", median(r.times), "ms", {
+          note: `${count(blocks)} blocks; first (building) render ${formatValue(r.first)} ms`,
+        }),
+      );
+    } catch (e) {
+      emit(naLine("render_ms_100k_blocks", String(e.message ?? e).split("\n")[0]));
+    }
+    await app.page.close().catch(() => undefined);
+  } finally {
+    await dev.stop();
+  }
+
+  // --- Browser: the production build ----------------------------------------
+  if (opts.build || !existsSync(join(opts.out, "embed.html"))) {
+    say(`vite build --outDir ${opts.out}`);
+    const r = spawnSync(join(root, "node_modules", ".bin", "vite"), ["build", "--outDir", opts.out, "--logLevel", "warn"], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    if (r.status !== 0) throw new Error("vite build failed");
+  }
+  const preview = startServer(root, ["preview", "--outDir", opts.out], opts.port);
+  try {
+    const origin = await preview.ready;
+    say(`preview ${origin}`);
+    const embedRuns = [];
+    let urls = [];
+    for (let i = 0; i < Math.max(opts.runs, 1); i++) {
+      const r = await firstMap(browser, origin, "embed.html", readyWatch("#embed", '[data-view="memory-map"] svg'));
+      embedRuns.push(r.ms);
+      urls = r.urls;
+    }
+    const p = payload(urls, origin, opts.out);
+    const kb = (n) => n / 1024;
+    emit(
+      formatLine("payload_gzip_kb", kb(p.total), "kB", {
+        note: `embed.html: wasm ${formatValue(kb(p.byKind.wasm))} + JS ${formatValue(kb(p.byKind.js))} + CSS ${formatValue(kb(p.byKind.css))} kB, ${p.files.length} files`,
+      }),
+    );
+    emit(formatLine("first_map_ms", median(embedRuns), "ms", { note: "embed.html, vite preview of the build, fresh context each run" }));
+    const appRuns = [];
+    for (let i = 0; i < Math.max(opts.runs, 1); i++) {
+      appRuns.push((await firstMap(browser, origin, "index.html", readyWatch("body", "#memory-map svg"))).ms);
+    }
+    emit(formatLine("first_map_ms_app", median(appRuns), "ms", { note: "index.html, same way" }));
+  } finally {
+    await preview.stop();
+    await browser.close();
+  }
+  emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
+  return lines;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((e) => {
+    console.error(`[bench] failed: ${e.stack ?? e}`);
+    process.exit(1);
+  });
+}

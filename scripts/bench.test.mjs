@@ -1,0 +1,114 @@
+// The pure parts of scripts/bench.mjs (`npm run bench`): medians, the
+// `name: value unit` lines, budget verdicts, options and the fallback sizes.
+// Vitest: covered once vitest.config.ts's include lists scripts/bench.test.mjs.
+import { describe, expect, test } from "vitest";
+import { BUDGETS, count, formatLine, formatValue, ladder, median, naLine, parseArgs, parseLine, program, verdict } from "./bench.mjs";
+
+describe("median", () => {
+  test("odd and even counts, unsorted input", () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([7])).toBe(7);
+  });
+  test("ignores values that are not finite numbers; NaN when none is left", () => {
+    expect(median([NaN, 5, Infinity, 1, 3])).toBe(3);
+    expect(median([])).toBeNaN();
+    expect(median([NaN])).toBeNaN();
+  });
+  test("does not reorder its input", () => {
+    const xs = [3, 1, 2];
+    median(xs);
+    expect(xs).toEqual([3, 1, 2]);
+  });
+});
+
+describe("formatValue", () => {
+  test("integers from 1,000 up, else three significant digits", () => {
+    expect(formatValue(12_345_678.9)).toBe("12345679");
+    expect(formatValue(1000)).toBe("1000");
+    expect(formatValue(412.4)).toBe("412");
+    expect(formatValue(41.26)).toBe("41.3");
+    expect(formatValue(2.345)).toBe("2.35");
+    expect(formatValue(0.5)).toBe("0.50");
+    expect(formatValue(0.01234)).toBe("0.01");
+    expect(formatValue(0)).toBe("0");
+    expect(formatValue(-3.5)).toBe("-3.50");
+  });
+  test("not a number stays readable", () => {
+    expect(formatValue(NaN)).toBe("NaN");
+  });
+});
+
+describe("verdict", () => {
+  test("met at or under the budget, over above it", () => {
+    expect(verdict(199, 200)).toBe("met");
+    expect(verdict(200, 200)).toBe("met");
+    expect(verdict(200.1, 200)).toBe("over");
+  });
+  test("none without a budget or a value", () => {
+    expect(verdict(5, undefined)).toBeNull();
+    expect(verdict(NaN, 3)).toBeNull();
+  });
+});
+
+describe("formatLine", () => {
+  test("a budgeted figure carries its budget and verdict", () => {
+    expect(formatLine("payload_gzip_kb", 412.3, "kB")).toBe("payload_gzip_kb: 412 kB (budget 200: over)");
+    expect(formatLine("wasm_vs_native_ratio", 2.5, "x")).toBe("wasm_vs_native_ratio: 2.50 x (budget 3: met)");
+  });
+  test("an unbudgeted figure is `name: value unit`, a note in parentheses", () => {
+    expect(formatLine("trace_ops_per_s_native", 12_000_000, "ops/s")).toBe("trace_ops_per_s_native: 12000000 ops/s");
+    expect(formatLine("render_ms_100k_blocks", 85.25, "ms", { note: "first 120 ms" })).toBe("render_ms_100k_blocks: 85.3 ms (first 120 ms)");
+  });
+  test("budget and note together; budgets can be passed in", () => {
+    expect(formatLine("x", 5, "ms", { note: "n", budgets: { x: 4 } })).toBe("x: 5.00 ms (budget 4: over; n)");
+  });
+  test("every budget the brief names is there", () => {
+    expect(BUDGETS).toEqual({
+      wasm_vs_native_ratio: 3,
+      trace_bytes_per_op: 32,
+      scrub_ratio_1m_vs_100: 2,
+      payload_gzip_kb: 200,
+      first_map_ms: 1500,
+    });
+  });
+});
+
+describe("naLine and parseLine", () => {
+  test("n/a says why", () => {
+    expect(naLine("scrub_ms_at_1m", "too large; largest measured: 200,000 ops")).toBe("scrub_ms_at_1m: n/a (too large; largest measured: 200,000 ops)");
+  });
+  test("lines read back", () => {
+    expect(parseLine("payload_gzip_kb: 412 kB (budget 200: over)")).toEqual({ name: "payload_gzip_kb", value: 412, unit: "kB", note: "budget 200: over" });
+    expect(parseLine("trace_ops_per_s_native: 12000000 ops/s")).toEqual({ name: "trace_ops_per_s_native", value: 12_000_000, unit: "ops/s", note: "" });
+    const na = parseLine(naLine("scrub_ms_at_1m", "why"));
+    expect(na?.name).toBe("scrub_ms_at_1m");
+    expect(na?.value).toBeNaN();
+    expect(na?.note).toBe("why");
+    expect(parseLine("# machine: nproc 2")).toBeNull();
+  });
+});
+
+describe("options, program and sizes", () => {
+  test("defaults: a million ops, five runs; --smoke: a thousand, one", () => {
+    expect(parseArgs([])).toMatchObject({ smoke: false, ops: 1_000_000, runs: 5, port: 4198, build: true });
+    expect(parseArgs(["--smoke"])).toMatchObject({ smoke: true, ops: 1000, runs: 1 });
+    expect(parseArgs(["--smoke", "--runs", "2", "--no-build", "--port", "5000"])).toMatchObject({ runs: 2, build: false, port: 5000 });
+    expect(() => parseArgs(["--nope"])).toThrow(/unknown option/);
+    expect(() => parseArgs(["--runs"])).toThrow(/needs a value/);
+  });
+  test("the program is four ops an iteration, as the native example's", () => {
+    expect(program(1_000_000)).toBe("repeat 250000 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}\n");
+    expect(program(2)).toMatch(/^repeat 1 /);
+  });
+  test("fallback sizes start at the request and only shrink", () => {
+    expect(ladder(1_000_000).slice(0, 3)).toEqual([1_000_000, 500_000, 200_000]);
+    expect(ladder(1000)).toEqual([1000]);
+    const l = ladder(300_000);
+    expect(l[0]).toBe(300_000);
+    expect(l.slice(1).every((n) => n < 300_000)).toBe(true);
+  });
+  test("count separates thousands", () => {
+    expect(count(1_000_000)).toBe("1,000,000");
+  });
+});
