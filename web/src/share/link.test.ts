@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CompareConfig } from "../model/compare";
+import type { SweepSetup } from "../model/sweep";
 import { base64url, COMPRESS_FROM, decodeShare, encodeShare, MAX_INFLATED_BYTES, shareQuery, type SharedState } from "./link";
 
 const BASE: SharedState = {
@@ -29,6 +30,7 @@ function normalised(s: SharedState): SharedState {
   const out: SharedState = { ...s };
   if (out.lesson === null || out.lesson === undefined) delete out.lesson;
   if (out.views === undefined) delete out.views;
+  if (out.sweep === null || out.sweep === undefined) delete out.sweep;
   return out;
 }
 
@@ -70,6 +72,14 @@ function randomState(next: () => number): SharedState {
   };
   if (next() < 0.5) s.views = ["map", "code", "cost", "stats"].filter(() => next() < 0.5);
   if (next() < 0.5) s.lesson = next() < 0.3 ? null : pick(["intro", "padding-2", "why_down"]);
+  const sweeps: SweepSetup[] = [
+    { param: "minAlign", values: ["1", "2", "4", "8", "16"] },
+    { param: "preset", values: ["bumpalo", "cpp-arena"] },
+    { param: "target", values: ["wasm32", "64"] },
+    { param: "capacity", values: Array.from({ length: 1 + int(63) }, (_, i) => String(64 + 16 * i)) },
+    { param: "generatorSize", values: ["1-8", "0-65536"], generator: { ops: 1 + int(1999), minSize: 1, maxSize: 64, minAlign: 2, maxAlign: 4096, seed: int(4294967295) } },
+  ];
+  if (next() < 0.5) s.sweep = next() < 0.2 ? null : pick(sweeps);
   return s;
 }
 
@@ -90,6 +100,19 @@ describe("share links: encoding", () => {
     expect(await encodeShare(full)).toBe(
       "v1?a=bumpalo&t=64&c=256&m=8&s=2&x=hinckley-up:64:-:-,bumpalo:wasm32:4:1024&v=map,code&l=intro&p=a+=+alloc+1%0Ab+=+alloc+u64&end",
     );
+  });
+
+  it("writes a sweep as its parameter and values, a random mix's settings after them", async () => {
+    expect(await encodeShare({ ...BASE, sweep: { param: "minAlign", values: ["1", "2", "4", "8", "16"] } })).toBe(
+      "v1?a=bumpalo&t=64&s=2&w=minAlign:1,2,4,8,16&p=a+=+alloc+1%0Ab+=+alloc+u64&end",
+    );
+    const generator = { ops: 40, minSize: 1, maxSize: 64, minAlign: 1, maxAlign: 16, seed: 7 };
+    const link = await encodeShare({ ...BASE, sweep: { param: "generatorSize", values: ["1-8", "1-64"], generator } });
+    expect(link).toBe("v1?a=bumpalo&t=64&s=2&w=generatorSize:1-8,1-64:40/1/64/1/16/7&p=a+=+alloc+1%0Ab+=+alloc+u64&end");
+    expect((await decodeOk(link)).sweep).toEqual({ param: "generatorSize", values: ["1-8", "1-64"], generator });
+    // No sweep, no key: links without one read as before.
+    expect(await encodeShare({ ...BASE, sweep: null })).toBe(await encodeShare(BASE));
+    expect(await decodeOk(await encodeShare(BASE))).not.toHaveProperty("sweep");
   });
 
   it("compresses a long program, and the result is shorter and marked v1z", async () => {
@@ -190,6 +213,14 @@ describe("share links: hostile and broken input", () => {
       ["v1?a=bumpalo&v=<script>&p=x&end", /not a view/],
       ["v1?a=bumpalo&l=../../etc&p=x&end", /"l" must be a preset name/],
       ["v1?a=bumpalo&a=hinckley-up&p=x&end", /"a" appears twice/],
+      ["v1?a=bumpalo&w=minAlign&p=x&end", /"w" \(sweep\) must be param:value/],
+      ["v1?a=bumpalo&w=colour:1,2&p=x&end", /names no parameter a sweep varies: "colour"/],
+      ["v1?a=bumpalo&w=target:64,32&p=x&end", /not a target value: "32"/],
+      ["v1?a=bumpalo&w=preset:<b>&p=x&end", /not a preset value/],
+      [`v1?a=bumpalo&w=capacity:${Array.from({ length: 65 }, (_, i) => 16 * (i + 1)).join(",")}&p=x&end`, /at most 64 values, not 65/],
+      ["v1?a=bumpalo&w=generatorSize:1-8:40/1/64&p=x&end", /ops\/minSize\/maxSize\/minAlign\/maxAlign\/seed/],
+      ["v1?a=bumpalo&w=generatorSize:1-8:99999999/1/64/1/16/1&p=x&end", /random mix: Ops: enter a whole number from 1 to 2000/],
+      ["v1?a=bumpalo&w=generatorAlign:1-8:40/1/64/3/16/1&p=x&end", /not a power of two/],
       ["v1?a=bumpalo&novalue&p=x&end", /not a key=value pair/],
       ["v1?a=bumpalo&p=%E0%A4%A&end", /broken percent-escape/],
       [`v1?a=bumpalo&p=${"x".repeat(100_001)}&end`, /longer than 100000 characters/],

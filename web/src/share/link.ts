@@ -5,8 +5,9 @@
 //   v1?a=bumpalo&t=64&c=256&m=8&s=3&x=hinckley-up:64:-:-,fitzgen-down:64:-:-&v=map,code&l=intro&p=a+=+alloc+1%0Ab+=+alloc+u64&end
 // keys: a allocator, t target, c capacity, m minimum alignment, s step,
 // x compare columns (allocator:target:minAlign:capacity, "-" for the
-// default), v views, l lesson, p program. Values are percent-encoded, "+" is
-// a space. Only a and p are required; unknown keys are ignored so later v1
+// default), v views, l lesson, w sweep (param:value,value,…, and for a
+// random mix sweep :ops/minSize/maxSize/minAlign/maxAlign/seed), p program.
+// Values are percent-encoded, "+" is a space. Only a and p are required; unknown keys are ignored so later v1
 // writers can add optional keys. The trailing "&end" tells a whole link from
 // one cut short by a chat client or a line break.
 //
@@ -16,6 +17,8 @@
 import type { Target } from "../engine/types";
 import type { CompareConfig } from "../model/compare";
 import { MAX_COMPARE, MIN_COMPARE } from "../model/compare";
+import { validateRandomMix, type RandomMixInput, type RandomMixOptions } from "../model/generators";
+import { isSweepParam, MAX_SWEEP_POINTS, type SweepParam, type SweepSetup } from "../model/sweep";
 
 export interface SharedState {
   source: string;
@@ -27,6 +30,8 @@ export interface SharedState {
   compare: CompareConfig[] | null;
   views?: string[];
   lesson?: string | null;
+  /** The sweep view's parameter and values; absent or null: no sweep. */
+  sweep?: SweepSetup | null;
 }
 
 export type DecodeResult = { ok: true; state: SharedState } | { ok: false; error: string };
@@ -77,9 +82,19 @@ export function shareQuery(s: SharedState): string {
   }
   if (s.views !== undefined) parts.push(`v=${s.views.map(encodeValue).join(",")}`);
   if (s.lesson !== undefined && s.lesson !== null) parts.push(`l=${encodeValue(s.lesson)}`);
+  if (s.sweep !== undefined && s.sweep !== null) parts.push(`w=${sweepText(s.sweep)}`);
   // The program last: it is the long part, and what a reader edits by hand.
   parts.push(`p=${encodeValue(s.source)}`, END);
   return parts.join("&");
+}
+
+const GENERATOR_FIELDS = ["ops", "minSize", "maxSize", "minAlign", "maxAlign", "seed"] as const;
+
+/** "minAlign:1,2,4,8,16", or "generatorSize:1-8,1-64:40/1/64/1/16/1" with the random mix's settings. */
+function sweepText(sweep: SweepSetup): string {
+  const fields = [sweep.param, sweep.values.map(encodeValue).join(",")];
+  if (sweep.generator) fields.push(GENERATOR_FIELDS.map((f) => String(sweep.generator?.[f] ?? 0)).join("/"));
+  return fields.join(":");
 }
 
 export function base64url(bytes: Uint8Array): string {
@@ -229,6 +244,39 @@ function viewList(raw: string): string[] {
   return views;
 }
 
+/** What a value of each swept parameter looks like (whether the app can run it is the app's to say). */
+const SWEEP_VALUE: Record<SweepParam, RegExp> = {
+  minAlign: /^\d{1,4}$/,
+  capacity: /^\d{1,10}$/,
+  target: /^(64|wasm32)$/,
+  preset: NAME,
+  generatorSize: /^\d{1,5}-\d{1,5}$/,
+  generatorAlign: /^\d{1,4}-\d{1,4}$/,
+};
+
+function sweepSetup(raw: string): SweepSetup {
+  const fields = raw.split(":");
+  if (fields.length < 2 || fields.length > 3) fail('"w" (sweep) must be param:value,value,…');
+  const [p = "", list = "", mix] = fields;
+  const param = decodeValue("w", p);
+  if (!isSweepParam(param)) fail(`"w" (sweep) names no parameter a sweep varies: "${clip(param)}"`);
+  const values = list.split(",").map((v) => decodeValue("w", v));
+  if (values.length > MAX_SWEEP_POINTS) fail(`"w" (sweep) lists at most ${MAX_SWEEP_POINTS} values, not ${values.length}`);
+  for (const v of values) if (!SWEEP_VALUE[param].test(v)) fail(`"w" (sweep) has a value that is not a ${param} value: "${clip(v)}"`);
+  const setup: SweepSetup = { param, values };
+  if (mix !== undefined) {
+    const numbers = mix.split("/");
+    if (numbers.length !== GENERATOR_FIELDS.length) fail('"w" (sweep) random mix must be ops/minSize/maxSize/minAlign/maxAlign/seed');
+    // The random mix form's own checks: a link cannot ask for a mix the form would refuse.
+    const input = Object.fromEntries(GENERATOR_FIELDS.map((f, i) => [f, numbers[i] ?? ""])) as RandomMixInput;
+    const checked = validateRandomMix(input);
+    if (!checked.ok) fail(`"w" (sweep) random mix: ${checked.errors.map((e) => e.message).join("; ")}`);
+    const generator: RandomMixOptions = checked.options;
+    setup.generator = generator;
+  }
+  return setup;
+}
+
 /** Parses the short form's query (after "v1?" or inflated from "v1z"). */
 export function parseQuery(query: string): SharedState {
   const parts = query.split("&");
@@ -258,6 +306,7 @@ export function parseQuery(query: string): SharedState {
   const x = get("x");
   const v = get("v");
   const l = get("l");
+  const w = get("w");
   const state: SharedState = {
     source,
     allocator: name("a", decodeValue("a", a)),
@@ -269,6 +318,7 @@ export function parseQuery(query: string): SharedState {
   };
   if (v !== undefined) state.views = viewList(v);
   if (l !== undefined) state.lesson = name("l", decodeValue("l", l));
+  if (w !== undefined) state.sweep = sweepSetup(w);
   return state;
 }
 
