@@ -272,9 +272,14 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
   const writeHash = (): void => {
     window.clearTimeout(shareTimer);
     shareTimer = window.setTimeout(() => {
-      void encodeShare(sharedOf(store.getState())).then((text) => {
-        if (window.location.hash.slice(1) !== text) window.history.replaceState(null, "", `#${text}`);
-      });
+      encodeShare(sharedOf(store.getState())).then(
+        (text) => {
+          if (window.location.hash.slice(1) !== text) window.history.replaceState(null, "", `#${text}`);
+        },
+        // A state no link can carry (a program past the size limit): drop the
+        // hash rather than leave one that opens an older state.
+        () => window.history.replaceState(null, "", `${window.location.pathname}${window.location.search}`),
+      );
     }, SHARE_DEBOUNCE_MS);
   };
   const startSharing = (): void => {
@@ -285,15 +290,13 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     });
   };
   /** Decodes a link and applies it; a link that does not open says why and changes nothing. */
-  const openLink = async (link: string): Promise<void> => {
+  const openLink = async (link: string, atStart: boolean): Promise<void> => {
     const decoded = await decodeShare(link);
+    const kept = atStart ? "showing the default program instead" : "the program in view is unchanged";
     if (!decoded.ok) {
-      showNotice(mounts.notice, `This share link could not be opened (${decoded.error}); showing the default program instead.`);
+      showNotice(mounts.notice, `This share link could not be opened (${decoded.error}); ${kept}.`);
     } else if (!allocators.some((a) => a.name === decoded.state.allocator)) {
-      showNotice(
-        mounts.notice,
-        `This share link names an allocator this version does not have (${decoded.state.allocator}); showing the default program instead.`,
-      );
+      showNotice(mounts.notice, `This share link names an allocator this version does not have (${decoded.state.allocator}); ${kept}.`);
     } else {
       const { state } = decoded;
       mounts.notice.hidden = true;
@@ -301,12 +304,12 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     }
   };
   const link = window.location.hash.slice(1);
-  if (link) void openLink(link).finally(startSharing);
+  if (link) void openLink(link, true).finally(startSharing);
   else startSharing();
   // A link pasted into the address bar of an open page (replaceState fires no hashchange).
   window.addEventListener("hashchange", () => {
     const text = window.location.hash.slice(1);
-    if (text) void openLink(text);
+    if (text) void openLink(text, false);
   });
 
   // --- Theme -----------------------------------------------------------------
