@@ -299,4 +299,16 @@ test.describe("golden screenshots", () => {
       await expect(page).toHaveScreenshot(`start-${scheme}.png`, { maxDiffPixelRatio: 0.02, animations: "disabled" });
     });
   }
+
+  test("this step and the algorithm at a micro-step, dark", async ({ page }) => {
+    await page.emulateMedia({ reducedMotion: "reduce", colorScheme: "dark" });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole("button", { name: "First" }).click();
+    await page.getByRole("button", { name: "Step forward" }).click();
+    await page.getByRole("heading", { name: "Memory" }).click();
+    await page.keyboard.press("Shift+ArrowRight");
+    await page.keyboard.press("Shift+ArrowRight");
+    await expect(page.locator(".op-micro")).toHaveText("Micro-step 2 of 4: round down to the alignment (one mask)");
+    await expect(page.locator("#detail-grid")).toHaveScreenshot("micro-step-dark.png", { maxDiffPixelRatio: 0.02, animations: "disabled" });
+  });
 });
