@@ -10,10 +10,10 @@ import { UP_VS_DOWN, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { LESSONS, lessonById } from "./model/lessons";
 import { narrationAt, parseNarration, pausesAt, predictsNext, type Narration } from "./model/narration";
-import { decodeShare, encodeShare, type SharedState } from "./share/link";
 import { currentOp, describeMicro, describeStep, microIndex, microSteps } from "./model/describe";
 import { caseForOp, X86_REFERENCE } from "./model/x86";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
+import { sharedOf, syncShareLinks } from "./state/shareSync";
 import { createStore, type Store } from "./state/store";
 import { h, setText } from "./views/dom";
 import { renderCodeView } from "./views/codeView";
@@ -34,8 +34,6 @@ import { renderX86Table } from "./views/x86Table";
 export const TRACE_DEBOUNCE_MS = 150;
 /** One op per beat at 1×; the speed divides it. */
 export const PLAY_INTERVAL_MS = 700;
-/** The URL hash follows the state this long after the last change. */
-export const SHARE_DEBOUNCE_MS = 400;
 
 export interface Mounts {
   editor: HTMLElement;
@@ -179,20 +177,6 @@ function narrationOf(): (source: string) => Map<number, Narration> {
   };
 }
 
-/** What a share link carries: the program, its settings, the step and the mode. */
-export function sharedOf(s: AppState): SharedState {
-  return {
-    source: s.source,
-    allocator: s.allocator,
-    target: s.target,
-    capacity: s.capacity,
-    minAlign: s.minAlign,
-    step: s.step,
-    compare: s.compare,
-    lesson: s.lesson,
-  };
-}
-
 function showNotice(mount: HTMLElement, text: string): void {
   const dismiss = h("button", { type: "button", class: "link-button" }, "Dismiss");
   dismiss.addEventListener("click", () => {
@@ -265,51 +249,13 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
   });
 
   // --- Share links -------------------------------------------------------------
-  // The hash is read once at start; after that the state writes it (replaceState:
-  // stepping does not fill the history). Writing starts once the link is applied,
-  // so the default program never overwrites a link still being decoded.
-  let shareTimer: number | undefined;
-  const writeHash = (): void => {
-    window.clearTimeout(shareTimer);
-    shareTimer = window.setTimeout(() => {
-      encodeShare(sharedOf(store.getState())).then(
-        (text) => {
-          if (window.location.hash.slice(1) !== text) window.history.replaceState(null, "", `#${text}`);
-        },
-        // A state no link can carry (a program past the size limit): drop the
-        // hash rather than leave one that opens an older state.
-        () => window.history.replaceState(null, "", `${window.location.pathname}${window.location.search}`),
-      );
-    }, SHARE_DEBOUNCE_MS);
-  };
-  const startSharing = (): void => {
-    store.subscribe((s, prev) => {
-      const a = sharedOf(s);
-      const b = sharedOf(prev);
-      if (JSON.stringify(a) !== JSON.stringify(b)) writeHash();
-    });
-  };
-  /** Decodes a link and applies it; a link that does not open says why and changes nothing. */
-  const openLink = async (link: string, atStart: boolean): Promise<void> => {
-    const decoded = await decodeShare(link);
-    const kept = atStart ? "showing the default program instead" : "the program in view is unchanged";
-    if (!decoded.ok) {
-      showNotice(mounts.notice, `This share link could not be opened (${decoded.error}); ${kept}.`);
-    } else if (!allocators.some((a) => a.name === decoded.state.allocator)) {
-      showNotice(mounts.notice, `This share link names an allocator this version does not have (${decoded.state.allocator}); ${kept}.`);
-    } else {
-      const { state } = decoded;
+  syncShareLinks(store, {
+    known: (allocator) => allocators.some((a) => a.name === allocator),
+    lessonExists: (id) => lessonById(id) !== undefined,
+    notice: (text) => showNotice(mounts.notice, text),
+    clearNotice: () => {
       mounts.notice.hidden = true;
-      dispatch({ type: "applyShared", shared: { ...state, lesson: state.lesson && lessonById(state.lesson) ? state.lesson : null } });
-    }
-  };
-  const link = window.location.hash.slice(1);
-  if (link) void openLink(link, true).finally(startSharing);
-  else startSharing();
-  // A link pasted into the address bar of an open page (replaceState fires no hashchange).
-  window.addEventListener("hashchange", () => {
-    const text = window.location.hash.slice(1);
-    if (text) void openLink(text, false);
+    },
   });
 
   // --- Theme -----------------------------------------------------------------

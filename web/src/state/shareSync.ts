@@ -1,0 +1,82 @@
+// Share links and the page's URL: a link in the hash is applied once at start
+// (and again when a new one is pasted into the address bar); after that the
+// hash follows the state, debounced, with replaceState so stepping does not
+// fill the history. Writing starts once the start link is applied, so the
+// default program never overwrites a link still being decoded.
+
+import { decodeShare, encodeShare, type SharedState } from "../share/link";
+import type { Action, AppState } from "./reducer";
+import type { Store } from "./store";
+
+/** The URL hash follows the state this long after the last change. */
+export const SHARE_DEBOUNCE_MS = 400;
+
+/** What a share link carries: the program, its settings, the step and the mode. */
+export function sharedOf(s: AppState): SharedState {
+  return {
+    source: s.source,
+    allocator: s.allocator,
+    target: s.target,
+    capacity: s.capacity,
+    minAlign: s.minAlign,
+    step: s.step,
+    compare: s.compare,
+    lesson: s.lesson,
+  };
+}
+
+export interface ShareSyncOptions {
+  /** Whether this build has the preset a link names. */
+  known(allocator: string): boolean;
+  lessonExists(id: string): boolean;
+  /** Says why a link did not open. */
+  notice(text: string): void;
+  clearNotice(): void;
+}
+
+export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyncOptions): void {
+  let timer: number | undefined;
+  const writeHash = (): void => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => {
+      encodeShare(sharedOf(store.getState())).then(
+        (text) => {
+          if (window.location.hash.slice(1) !== text) window.history.replaceState(null, "", `#${text}`);
+        },
+        // A state no link can carry (a program past the size limit): drop the
+        // hash rather than leave one that opens an older state.
+        () => window.history.replaceState(null, "", `${window.location.pathname}${window.location.search}`),
+      );
+    }, SHARE_DEBOUNCE_MS);
+  };
+  const startWriting = (): void => {
+    store.subscribe((s, prev) => {
+      if (JSON.stringify(sharedOf(s)) !== JSON.stringify(sharedOf(prev))) writeHash();
+    });
+  };
+
+  /** Decodes a link and applies it; a link that does not open says why and changes nothing. */
+  const open = async (link: string, atStart: boolean): Promise<void> => {
+    const decoded = await decodeShare(link);
+    const kept = atStart ? "showing the default program instead" : "the program in view is unchanged";
+    if (!decoded.ok) {
+      options.notice(`This share link could not be opened (${decoded.error}); ${kept}.`);
+    } else if (!options.known(decoded.state.allocator)) {
+      options.notice(`This share link names an allocator this version does not have (${decoded.state.allocator}); ${kept}.`);
+    } else {
+      const { state } = decoded;
+      options.clearNotice();
+      const lesson = state.lesson && options.lessonExists(state.lesson) ? state.lesson : null;
+      store.dispatch({ type: "applyShared", shared: { ...state, lesson } });
+    }
+  };
+
+  const link = window.location.hash.slice(1);
+  if (link) void open(link, true).finally(startWriting);
+  else startWriting();
+  // A link pasted into the address bar of an open page (replaceState fires no hashchange).
+  window.addEventListener("hashchange", () => {
+    const text = window.location.hash.slice(1);
+    if (text) void open(text, false);
+  });
+}
