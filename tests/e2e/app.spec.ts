@@ -264,6 +264,21 @@ test.describe("lessons and predict mode", () => {
     await expect(narration(page)).toContainText("rounds it down to 0x10100");
   });
 
+  test("a narration's !highlight marks the blocks it names on the map", async ({ page }) => {
+    const source = ["a = alloc 8", "#> `b` goes below `a`.", "#> !highlight a", "b = alloc 8", "c = alloc 8"].join("\n");
+    await page.getByRole("textbox", { name: "Program" }).fill(source);
+    await page.getByRole("button", { name: "Last" }).click();
+    await expect(counter(page)).toHaveText("op 3 / 3");
+    const block = (name: string) => page.locator(`svg.memory-map g[data-block="${name}"]`);
+    // Op 3 has no narration: only its own block is marked.
+    await expect(block("c")).toHaveClass(/is-current/);
+    await expect(block("a")).not.toHaveClass(/is-current/);
+    await page.getByRole("button", { name: "Step back" }).click();
+    await expect(narration(page)).toHaveText("b goes below a.");
+    await expect(block("b")).toHaveClass(/is-current/);
+    await expect(block("a")).toHaveClass(/is-current/);
+  });
+
   test("predict mode from the header: → reveals the answer to a wrong guess, then steps", async ({ page }) => {
     await page.getByRole("button", { name: "First" }).click();
     const predict = page.getByRole("button", { name: "Predict", exact: true });

@@ -5,7 +5,7 @@ import type { Engine } from "./engine/facade";
 import type { Op, Stats, Trace, TraceResult } from "./engine/types";
 import traceFormatUrl from "../../docs/trace-format.md?url";
 import { clampStep } from "./model/blocks";
-import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
+import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt, type ChunkView } from "./model/chunks";
 import { UP_VS_DOWN, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { LESSONS, lessonById } from "./model/lessons";
@@ -121,6 +121,21 @@ function codeFocus(trace: Trace, op: Op | undefined, micro: number | null) {
     values: step?.values ?? [],
     touched: new Set(inFile.map((s) => s.line)),
   };
+}
+
+/** The op's blocks, plus those the narration in view names (`#> !highlight a b`). */
+function highlighted(focus: Set<number>, rows: readonly ChunkView[], narration: Narration | null): Set<number> {
+  if (!narration || narration.highlight.length === 0) return focus;
+  const names = new Set(narration.highlight);
+  for (const row of rows) for (const b of row.blocks) if (names.has(b.name)) focus.add(b.id);
+  return focus;
+}
+
+/** The traced program's lines, split once per program text. */
+let linesCache: { text: string; lines: readonly string[] } = { text: "", lines: [""] };
+function linesOf(text: string): readonly string[] {
+  if (linesCache.text !== text) linesCache = { text, lines: text.split("\n") };
+  return linesCache.lines;
 }
 
 /** The counters at every step of a trace (index = step), computed once per trace. */
@@ -381,7 +396,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
         columns: traceColumns(s.tracedSource, s.compare ?? []),
         step: s.step,
         animate: !reducedMotion.matches,
-        sourceLines: s.tracedSource.split("\n"),
+        sourceLines: linesOf(s.tracedSource),
       },
       {
         onSeek: (step) => dispatch({ type: "seek", step }),
@@ -427,14 +442,15 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       direction: trace.direction,
       rows,
       bumpPtr,
-      focus: focusOf(op),
+      focus: highlighted(focusOf(op), rows, s.narrationHidden ? null : narrationAt(trace, step, narrations(s.tracedSource))),
+      sourceLines: linesOf(s.tracedSource),
       emptyText: noChunkYet(trace, step)
         ? `no chunk yet: ${trace.allocator} allocates its first chunk lazily`
         : "no chunk: every chunk went back to the base allocator; the next allocation makes one",
       animate: !reducedMotion.matches,
     });
     renderStats(mounts.stats, { series: statsSeries(trace), step }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
-    const sourceLine = op ? (s.tracedSource.split("\n")[op.line - 1] ?? null) : null;
+    const sourceLine = op ? (linesOf(s.tracedSource)[op.line - 1] ?? null) : null;
     renderCostView(mounts.cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);
     // The preset's minimum alignment: the one chosen, else its default (none: no such setting).
     const minAlign = s.minAlign ?? allocators.find((a) => a.name === trace.allocator)?.minAligns[0];
