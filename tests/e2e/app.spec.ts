@@ -157,6 +157,9 @@ test("compare up vs down: two maps at the same step, the same block placed diffe
   await page.getByRole("button", { name: "Compare up vs down" }).click();
   const columns = page.locator(".compare-column");
   await expect(columns).toHaveCount(2);
+  // One way out while comparing: the view's Exit compare (or Escape).
+  await expect(page.getByRole("button", { name: "Compare up vs down" })).toBeHidden();
+  await expect(page.getByRole("button", { name: "Exit compare" })).toHaveCount(1);
   await expect(page.locator("svg.memory-map:visible")).toHaveCount(2);
   await page.getByRole("button", { name: "First" }).click();
   await page.getByRole("button", { name: "Step forward" }).click();

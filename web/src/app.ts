@@ -15,7 +15,7 @@ import { caseForOp, X86_REFERENCE } from "./model/x86";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { sharedOf, syncShareLinks } from "./state/shareSync";
 import { createStore, type Store } from "./state/store";
-import { h, setText } from "./views/dom";
+import { h } from "./views/dom";
 import { renderCodeView } from "./views/codeView";
 import { renderCompare } from "./views/compare";
 import { renderCostView } from "./views/costView";
@@ -339,9 +339,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
   };
   const lessonEntries = LESSONS.map(({ id, title, summary }) => ({ id, title, summary }));
 
-  mounts.compareButton.addEventListener("click", () => {
-    dispatch(store.getState().compare ? { type: "exitCompare" } : { type: "enterCompare", configs: UP_VS_DOWN });
-  });
+  mounts.compareButton.addEventListener("click", () => dispatch({ type: "enterCompare", configs: UP_VS_DOWN }));
   mounts.predictButton.addEventListener("click", () => dispatch({ type: "togglePredict" }));
   const traceColumns = compareTracer(engine);
 
@@ -382,8 +380,8 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     const comparing = s.compare !== null;
     mounts.compare.hidden = !comparing;
     for (const el of [mounts.mapSummary, mounts.map, mounts.stats, mounts.costPanel, mounts.details]) el.hidden = comparing;
-    setText(mounts.compareButton, comparing ? "Exit compare" : "Compare up vs down");
-    mounts.compareButton.setAttribute("aria-pressed", comparing ? "true" : "false");
+    // While comparing, the view's own Exit compare button (and Escape) leave: one control, one name.
+    mounts.compareButton.hidden = comparing;
     if (!comparing) {
       // Dropped, not hidden: its live counter must not linger.
       if (mounts.compare.firstChild) mounts.compare.replaceChildren();
