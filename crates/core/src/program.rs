@@ -187,7 +187,8 @@ fn lex(src: &str) -> Result<Vec<Token>, ProgramError> {
                 i += 1;
                 continue;
             }
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            let minus_number = c == '-' && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+            if c.is_ascii_alphanumeric() || c == '_' || minus_number {
                 let begin = i;
                 while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_')
                     || (i == begin && chars[i] == '-')
@@ -203,7 +204,7 @@ fn lex(src: &str) -> Result<Vec<Token>, ProgramError> {
                 out.push(Token { tok, pos });
                 continue;
             }
-            return Err(ProgramError::at(pos, format!("unexpected character '{c}'")));
+            return Err(ProgramError::at(pos, unexpected(c)));
         }
         out.push(Token {
             tok: Tok::Newline,
@@ -214,6 +215,19 @@ fn lex(src: &str) -> Result<Vec<Token>, ProgramError> {
         });
     }
     Ok(out)
+}
+
+/// What the lexer says about a character no token starts with. Invisible
+/// characters are named by code point, so the message shows what to delete.
+fn unexpected(c: char) -> String {
+    let shown = if c.is_control() || c.is_whitespace() || c == '\u{feff}' || c == '\u{200b}' {
+        format!("U+{:04X}", c as u32)
+    } else {
+        format!("'{c}'")
+    };
+    format!(
+        "unexpected character {shown}: names are letters, digits and _, numbers are decimal or 0x hex, and # starts a comment"
+    )
 }
 
 fn parse_number(word: &str, pos: Pos) -> Result<u64, ProgramError> {
@@ -534,6 +548,8 @@ pub fn parse(src: &str) -> Result<Vec<Stmt>, ProgramError> {
             ),
         ));
     }
+    // A byte order mark some editors save is not part of the program.
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let toks = lex(src)?;
     let end = toks.last().map_or(Pos { line: 1, column: 1 }, |t| t.pos);
     let mut p = Parser { toks, i: 0, end };
