@@ -13,10 +13,15 @@ pub use meter::bumplab_meter_read;
 use bumplab_core::{presets, PresetId, ProgramError, Target};
 use wasm_bindgen::prelude::*;
 
-/// Runs `source` on `allocator` and returns the trace JSON. `capacity` and
-/// `min_align` left out mean the preset's defaults., or a JSON error
+/// Runs `source` on `allocator` and returns the trace JSON (`capacity` and
+/// `min_align` left out mean the preset's defaults), or a JSON error
 /// `{"error": {"line", "column", "message"}}` for bad input. Never throws for
 /// bad input: the page keeps its last good trace and shows the message.
+///
+/// A bug that panics cannot be caught here: release builds abort on panic,
+/// which in wasm is a trap (`unreachable`) the caller sees as a thrown
+/// `WebAssembly.RuntimeError`. The panic's message is kept for
+/// [`last_panic`], so the caller can say what went wrong.
 #[wasm_bindgen(js_name = traceProgram)]
 pub fn trace_program(
     source: &str,
@@ -25,9 +30,36 @@ pub fn trace_program(
     capacity: Option<u32>,
     min_align: Option<u32>,
 ) -> String {
+    keep_panic_messages();
     match run(source, allocator, target, capacity, min_align) {
         Ok(json) => json,
         Err(e) => serde_json::json!({ "error": e }).to_string(),
+    }
+}
+
+/// The message of the panic that trapped the last call, once: what a
+/// caller that caught the trap reports. After a trap the instance's state is
+/// whatever the panic left: the caller should make a new instance.
+#[wasm_bindgen(js_name = lastPanic)]
+pub fn last_panic() -> Option<String> {
+    LAST_PANIC.lock().ok()?.take()
+}
+
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Installs, once, a panic hook that keeps the message for [`last_panic`].
+/// Only in wasm: natively the default hook's report is the better one.
+fn keep_panic_messages() {
+    #[cfg(target_arch = "wasm32")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            std::panic::set_hook(Box::new(|info| {
+                if let Ok(mut last) = LAST_PANIC.lock() {
+                    *last = Some(info.to_string());
+                }
+            }))
+        });
     }
 }
 
