@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adaptModule, parseTraceResult } from "./facade";
+import { adaptModule, createEngine, parseTraceResult, type WasmExports } from "./facade";
 import { loadEngineSync } from "./node";
 
 describe("engine facade", () => {
@@ -79,5 +79,55 @@ describe("engine facade", () => {
   it("rejects malformed or foreign JSON", () => {
     expect(parseTraceResult("{").ok).toBe(false);
     expect(parseTraceResult('{"version":2,"ops":[],"chunks":[]}')).toMatchObject({ ok: false, error: { message: "unsupported trace version 2" } });
+  });
+});
+
+/** A module whose traceProgram throws `thrown`; `lastPanic` as given. */
+function throwingModule(thrown: unknown, lastPanic?: () => string | undefined): WasmExports {
+  return {
+    traceProgram: () => {
+      throw thrown;
+    },
+    listAllocators: () => "[]",
+    sourceText: () => undefined,
+    sourcePath: () => undefined,
+    ...(lastPanic ? { lastPanic } : {}),
+  };
+}
+
+const request = { source: "a = alloc 8", allocator: "bumpalo", target: "64" } as const;
+const bug = " (this is a bug in Bump Lab, not in the program)";
+
+describe("engine facade, when the module throws", () => {
+  it("a trap becomes an error at 1:1 instead of an exception", () => {
+    const r = createEngine(throwingModule(new WebAssembly.RuntimeError("unreachable"))).trace(request);
+    expect(r).toEqual({ ok: false, error: { line: 1, column: 1, message: `internal error: RuntimeError: unreachable${bug}` } });
+  });
+
+  it("names the panic the module kept, once", () => {
+    const panics = ["panicked at crates/core/src/engine.rs:10:5:\nboom"];
+    const engine = createEngine(throwingModule(new WebAssembly.RuntimeError("unreachable"), () => panics.shift()));
+    expect(engine.trace(request)).toEqual({
+      ok: false,
+      error: { line: 1, column: 1, message: `internal error: panicked at crates/core/src/engine.rs:10:5:\nboom${bug}` },
+    });
+    // The next trap has no kept message: the trap's own.
+    expect(engine.trace(request)).toMatchObject({ ok: false, error: { message: `internal error: RuntimeError: unreachable${bug}` } });
+  });
+
+  it("a module that cannot say why still gives an error, as does a thrown non-Error", () => {
+    const mute = createEngine(
+      throwingModule(new RangeError("Invalid string length"), () => {
+        throw new WebAssembly.RuntimeError("unreachable");
+      }),
+    );
+    expect(mute.trace(request)).toMatchObject({ ok: false, error: { line: 1, column: 1, message: `internal error: RangeError: Invalid string length${bug}` } });
+    expect(createEngine(throwingModule("oops")).trace(request)).toMatchObject({ ok: false, error: { message: `internal error: oops${bug}` } });
+  });
+
+  it("picks lastPanic when the module has it, and does without when it does not", () => {
+    const base = { traceProgram: () => "{}", listAllocators: () => "[]", sourceText: () => "", sourcePath: () => "" };
+    expect(adaptModule(base).lastPanic).toBeUndefined();
+    expect(adaptModule({ ...base, lastPanic: () => "p" }).lastPanic?.()).toBe("p");
   });
 });

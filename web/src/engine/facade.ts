@@ -20,6 +20,11 @@ export interface WasmExports {
   sourceText(name: string): string | undefined;
   /** Repository path of an embedded source file, by name. */
   sourcePath(name: string): string | undefined;
+  /**
+   * The message of the panic that trapped the last call, once (absent from
+   * modules built before it existed).
+   */
+  lastPanic?(): string | undefined;
 }
 
 export interface Engine {
@@ -46,6 +51,7 @@ export function adaptModule(mod: object): WasmExports {
     listAllocators: pick("listAllocators") as unknown as WasmExports["listAllocators"],
     sourceText: pick("sourceText") as unknown as WasmExports["sourceText"],
     sourcePath: pick("sourcePath") as unknown as WasmExports["sourcePath"],
+    ...(typeof m["lastPanic"] === "function" ? { lastPanic: m["lastPanic"] as unknown as WasmExports["lastPanic"] } : {}),
   };
 }
 
@@ -63,6 +69,24 @@ function isProgramError(v: unknown): v is ProgramError {
 }
 
 const engineError = (message: string): TraceResult => ({ ok: false, error: { line: 1, column: 1, message } });
+
+/**
+ * What a call that threw becomes: a Rust panic in the module is a trap
+ * (`WebAssembly.RuntimeError: unreachable`), whose own message says little;
+ * the panic's message, when the module kept it, says what went wrong. After
+ * a trap the instance's memory is whatever the panic left: the page should
+ * load a fresh instance before tracing again.
+ */
+export function internalError(thrown: unknown, wasm: Pick<WasmExports, "lastPanic">): TraceResult {
+  let panic: string | undefined;
+  try {
+    panic = wasm.lastPanic?.();
+  } catch {
+    // The trapped instance cannot even say why: report the trap itself.
+  }
+  const what = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+  return engineError(`internal error: ${panic ?? what} (this is a bug in Bump Lab, not in the program)`);
+}
 
 /** Parses `traceProgram`'s JSON: a trace, or `{"error": {line, column, message}}`. */
 export function parseTraceResult(json: string): TraceResult {
@@ -109,7 +133,13 @@ export function createEngine(wasm: WasmExports): Engine {
       return allocators;
     },
     trace({ source, allocator, target, capacity, minAlign }) {
-      return parseTraceResult(wasm.traceProgram(source, allocator, target, capacity, minAlign));
+      let json: string;
+      try {
+        json = wasm.traceProgram(source, allocator, target, capacity, minAlign);
+      } catch (e) {
+        return internalError(e, wasm);
+      }
+      return parseTraceResult(json);
     },
     sourceText(name) {
       if (!sources.has(name)) sources.set(name, wasm.sourceText(name));
