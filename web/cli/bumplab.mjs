@@ -7,7 +7,8 @@
 //
 // Exit status: 0 on success; 1 for a bad program (one line on stderr,
 // `FILE:LINE:COLUMN: message`) or a file that cannot be read; 2 for a usage
-// error (a bad command, option or option value).
+// error (a bad command, option or option value); 3 for a bug in the engine
+// (a trap in the wasm module), reported with the panic's message.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -84,8 +85,20 @@ if (command === "list") {
   if (!opts.allocator) fail(`trace needs --allocator NAME (see \`bumplab list\`)\n${USAGE}`);
   if (rest.length !== 1) fail(`trace needs exactly one FILE, or - for standard input\n${USAGE}`);
   const engine = await loadEngine();
-  const trace = (source) =>
-    engine.traceProgram(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
+  const trace = (source) => {
+    try {
+      return engine.traceProgram(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
+    } catch (e) {
+      // A panic in Rust is a trap here: say what the module kept of it.
+      let panic;
+      try {
+        panic = engine.lastPanic?.();
+      } catch {
+        // The trapped module cannot say: the trap's own message will do.
+      }
+      fail(`internal error: ${panic ?? e.message} (this is a bug in Bump Lab, not in the program)`, 3);
+    }
+  };
   // The engine reports a bad allocator, target, capacity or minimum alignment
   // as an error at 1:1 of whatever program it runs. Those are usage errors,
   // not the program's: find them by running the empty program first.
