@@ -111,6 +111,9 @@ test("the stepper: speeds, a tick per op, focus visible on its buttons", async (
   await speed.selectOption("4");
   await expect(speed).toHaveValue("4");
   await expect(page.locator("#step-ticks option")).toHaveCount(7);
+  // Each button names the page-wide key that does the same.
+  await expect(page.getByRole("button", { name: "Step forward" })).toHaveAttribute("aria-keyshortcuts", "ArrowRight");
+  await expect(page.getByRole("button", { name: "Play" })).toHaveAttribute("aria-keyshortcuts", "Space");
   await page.getByRole("button", { name: "Last" }).focus();
   await page.keyboard.press("Shift+Tab");
   const outline = await page.getByRole("button", { name: "Step forward" }).evaluate((el) => getComputedStyle(el).outlineStyle);

@@ -53,19 +53,26 @@ interface Refs {
 
 const views = new WeakMap<HTMLElement, Refs>();
 
-function button(label: string, path: string, onClick: () => void, extra = ""): HTMLButtonElement {
-  const b = h("button", { type: "button", class: `icon-button ${extra}`.trim(), "aria-label": label, title: label });
+function button(label: string, keys: string, path: string, onClick: () => void, extra = ""): HTMLButtonElement {
+  const b = h("button", {
+    type: "button",
+    class: `icon-button ${extra}`.trim(),
+    "aria-label": label,
+    // The page-wide keys that do the same (app.ts), announced with the button.
+    "aria-keyshortcuts": keys,
+    title: `${label} (${keys.replace("Arrow", "")})`,
+  });
   b.append(icon(path));
   b.addEventListener("click", onClick);
   return b;
 }
 
 function build(container: HTMLElement, dispatch: (a: Action) => void): Refs {
-  const first = button("First", ICONS.first, () => dispatch({ type: "first" }));
-  const back = button("Step back", ICONS.back, () => dispatch({ type: "back" }));
-  const play = button("Play", ICONS.play, () => dispatch({ type: "togglePlay" }), "primary");
-  const forward = button("Step forward", ICONS.forward, () => dispatch({ type: "forward" }));
-  const last = button("Last", ICONS.last, () => dispatch({ type: "last" }));
+  const first = button("First", "Home", ICONS.first, () => dispatch({ type: "first" }));
+  const back = button("Step back", "ArrowLeft", ICONS.back, () => dispatch({ type: "back" }));
+  const play = button("Play", "Space", ICONS.play, () => dispatch({ type: "togglePlay" }), "primary");
+  const forward = button("Step forward", "ArrowRight", ICONS.forward, () => dispatch({ type: "forward" }));
+  const last = button("Last", "End", ICONS.last, () => dispatch({ type: "last" }));
   const ticks = h("datalist", { id: "step-ticks" });
   const range = h("input", { type: "range", id: "step", min: 0, max: 0, step: 1, value: 0, list: ticks.id });
   range.addEventListener("input", () => dispatch({ type: "seek", step: Number(range.value) }));
@@ -141,7 +148,7 @@ export function renderStepper(container: HTMLElement, data: StepperData, dispatc
   const label = playing ? "Pause" : "Play";
   if (refs.play.getAttribute("aria-label") !== label) {
     refs.play.setAttribute("aria-label", label);
-    refs.play.title = label;
+    refs.play.title = `${label} (Space)`;
     refs.play.replaceChildren(icon(playing ? ICONS.pause : ICONS.play));
   }
 
