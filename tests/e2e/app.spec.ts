@@ -221,6 +221,18 @@ test.describe("share links", () => {
     await expect(summary).toBeFocused();
   });
 
+  test("an in-page anchor is a jump, not a share link", async ({ page }) => {
+    const hash = () => page.evaluate(() => window.location.hash);
+    await expect.poll(hash).toMatch(/^#v1\?/);
+    await page.getByRole("link", { name: "how counted" }).click();
+    await expect.poll(hash).toBe("#cost-model");
+    await expect(page.locator("#cost-model")).toBeInViewport();
+    await expect(page.locator("#notice")).toBeHidden();
+    // Stepping writes the share link again.
+    await page.getByRole("button", { name: "Step back" }).click();
+    await expect.poll(hash).toMatch(/^#v1\?.*&s=5&/);
+  });
+
   test("a broken link says why and keeps the default program", async ({ page }) => {
     await page.goto("/#v1?a=hinckley-up&t=128&p=a+=+alloc+1&end");
     await expect(page.locator("#notice")).toContainText("This share link could not be opened");

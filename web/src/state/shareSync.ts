@@ -25,6 +25,14 @@ export function sharedOf(s: AppState): SharedState {
   };
 }
 
+/**
+ * Whether a hash is a share link ("v1?…", "v1z…", a later "v2…") rather than
+ * an in-page anchor such as "#cost-model", which must stay a plain jump.
+ */
+export function isShareLink(hash: string): boolean {
+  return /^v\d/.test(hash);
+}
+
 export interface ShareSyncOptions {
   /** Whether this build has the preset a link names. */
   known(allocator: string): boolean;
@@ -72,11 +80,11 @@ export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyn
   };
 
   const link = window.location.hash.slice(1);
-  if (link) void open(link, true).finally(startWriting);
+  if (isShareLink(link)) void open(link, true).finally(startWriting);
   else startWriting();
   // A link pasted into the address bar of an open page (replaceState fires no hashchange).
   window.addEventListener("hashchange", () => {
     const text = window.location.hash.slice(1);
-    if (text) void open(text, false);
+    if (isShareLink(text)) void open(text, false);
   });
 }
