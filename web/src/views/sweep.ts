@@ -57,8 +57,17 @@ export interface SweepHandlers {
 }
 
 const HEIGHT = 280;
-const MARGIN = { top: 16, right: 20, bottom: 58, left: 72 };
+const MARGIN = { top: 26, right: 20, bottom: 70, left: 72 };
 const SVG_NS = "http://www.w3.org/2000/svg";
+
+const X_TITLES: Record<SweepParam, string> = {
+  minAlign: "MIN_ALIGN (bytes)",
+  target: "target",
+  preset: "preset",
+  capacity: "first chunk size (bytes)",
+  generatorSize: "random mix: sizes (bytes)",
+  generatorAlign: "random mix: alignments (bytes)",
+};
 
 interface Refs {
   param: HTMLSelectElement;
@@ -361,17 +370,29 @@ function draw(refs: Refs): void {
     .attr("class", "axis axis-y")
     .attr("aria-hidden", "true")
     .call(axisLeft(y).ticks(5).tickFormat((v) => Number(v).toLocaleString("en-US")));
+  // Ticks name the value alone; the axis title names the parameter.
+  const prefix = `${paramName(result.param)} `;
+  const tick = (label: string): string => (label.startsWith(prefix) ? label.slice(prefix.length) : label);
   const xAxis = plot
     .append("g")
     .attr("class", "axis axis-x")
     .attr("aria-hidden", "true")
     .attr("transform", `translate(0,${innerH})`)
-    .call(axisBottom(x));
+    .call(axisBottom(x).tickFormat(tick));
   // Long preset names lean so neighbours do not overlap.
-  if (labels.length > 6 || labels.some((l) => l.length > 8)) {
+  const slanted = labels.length * Math.max(...labels.map((l) => tick(l).length)) * 7 > innerW;
+  if (slanted) {
     xAxis.selectAll("text").attr("transform", "rotate(-30)").attr("text-anchor", "end").attr("dx", "-0.4em").attr("dy", "0.6em");
   }
-  plot.append("text").attr("class", "axis-title").attr("x", -MARGIN.left + 4).attr("y", -4).attr("aria-hidden", "true").text(info.label);
+  plot
+    .append("text")
+    .attr("class", "axis-title")
+    .attr("x", innerW / 2)
+    .attr("y", innerH + MARGIN.bottom - 8)
+    .attr("text-anchor", "middle")
+    .attr("aria-hidden", "true")
+    .text(X_TITLES[result.param]);
+  plot.append("text").attr("class", "axis-title").attr("x", -MARGIN.left + 4).attr("y", -12).attr("aria-hidden", "true").text(info.label);
 
   const xOf = (p: SweepPointResult): number => x(p.point.label) ?? 0;
   const drawnLine = line<SweepPointResult>()
