@@ -434,6 +434,12 @@ function draw(refs: Refs): void {
       if (event.key === "Enter" || event.key === " ") {
         event.preventDefault();
         refs.handlers.onOpen(p.point.config);
+      } else if (event.key === "ArrowLeft" || event.key === "ArrowRight" || event.key === "Home" || event.key === "End") {
+        // Arrows walk the points (and so do not step the main view behind the sweep).
+        event.preventDefault();
+        const all = [...refs.chart.querySelectorAll<SVGGElement>(".sweep-point")];
+        const to = event.key === "Home" ? 0 : event.key === "End" ? all.length - 1 : i + (event.key === "ArrowRight" ? 1 : -1);
+        all[Math.min(Math.max(0, to), all.length - 1)]?.focus();
       }
     });
   });
