@@ -98,7 +98,7 @@ export function program(ops) {
 
 /** Command-line options. */
 export function parseArgs(argv) {
-  const opts = { smoke: false, runs: null, ops: null, port: 4198, build: true, out: "/tmp/dist-bench", preset: "bump-scope-up" };
+  const opts = { smoke: false, runs: null, ops: null, port: 4198, build: true, out: "/tmp/dist-bench", preset: "bump-scope-up", budgetS: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -113,17 +113,28 @@ export function parseArgs(argv) {
     else if (a === "--out") opts.out = next();
     else if (a === "--preset") opts.preset = next();
     else if (a === "--no-build") opts.build = false;
+    else if (a === "--budget-s") opts.budgetS = Number(next());
     else throw new Error(`unknown option ${a}`);
   }
   opts.ops ??= opts.smoke ? 1000 : 1_000_000;
   opts.runs ??= opts.smoke ? 1 : 5;
+  opts.budgetS ??= opts.smoke ? 10 : 20;
   return opts;
 }
 
-/** Sizes to fall back to when `ops` is too large for the page: `ops`, then smaller ones. */
-export function ladder(ops) {
-  const steps = [1_000_000, 500_000, 200_000, 100_000, 50_000, 20_000, 10_000, 5_000, 2_000, 1_000];
-  return [ops, ...steps.filter((n) => n < ops)];
+/** Sizes tried from small to large, up to and including `ops`. */
+export function ascending(ops) {
+  const steps = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
+  return [...steps.filter((n) => n < ops), ops];
+}
+
+/**
+ * Whether to try `next` ops after `ms` at `cur` ops within `budgetMs` a run:
+ * time is assumed to grow with the square of the size (it grows faster than
+ * linearly today), so a run seldom overshoots the budget.
+ */
+export function worthTrying(cur, ms, next, budgetMs) {
+  return ms * (next / cur) ** 2 <= budgetMs;
 }
 
 // ---------------------------------------------------------------------------
@@ -149,7 +160,8 @@ function machine() {
 // ---------------------------------------------------------------------------
 // Native
 
-const say = (text) => process.stderr.write(`[bench] ${text}\n`);
+const t0 = Date.now();
+const say = (text) => process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(0)} s] ${text}\n`);
 
 function buildNative(root, targetDir) {
   say(`cargo build --release -p bumplab-core --example trace_speed (CARGO_TARGET_DIR=${targetDir})`);
@@ -218,7 +230,7 @@ const LAUNCH = {
     "--no-first-run",
     "--disable-sync",
     "--enable-precise-memory-info",
-    "--js-flags=--max-old-space-size=8192",
+    "--js-flags=--max-old-space-size=8192 --expose-gc",
   ],
 };
 const VIEWPORT = { width: 1280, height: 800 };
@@ -240,9 +252,9 @@ async function openApp(browser, origin) {
  * `engine.trace` (wasm run + JSON string + JSON.parse), and apart the raw
  * `traceProgram` (its JSON string) and `JSON.parse`.
  */
-async function wasmTrace(page, source, preset, runs) {
+async function wasmTrace(page, source, preset, runs, breakdown) {
   return page.evaluate(
-    async ({ source, preset, runs }) => {
+    async ({ source, preset, runs, breakdown }) => {
       const { loadEngine } = await import("/src/engine/browser.ts");
       const engine = await loadEngine();
       const raw = await import("/pkg/bumplab.js");
@@ -258,7 +270,8 @@ async function wasmTrace(page, source, preset, runs) {
         }
         out.ops = result.trace.ops.length;
       }
-      for (let i = 0; i < runs; i++) {
+      for (let i = 0; i < (breakdown ? 1 : 0); i++) {
+        globalThis.gc?.();
         const heap0 = performance.memory?.usedJSHeapSize ?? NaN;
         let t0 = performance.now();
         const json = raw.traceProgram(source, preset, "64");
@@ -267,14 +280,15 @@ async function wasmTrace(page, source, preset, runs) {
         t0 = performance.now();
         const parsed = JSON.parse(json);
         out.parse.push(performance.now() - t0);
+        globalThis.gc?.();
         const heap1 = performance.memory?.usedJSHeapSize ?? NaN;
         // The parsed trace's share of the heap (the string is still held too: subtract it).
         out.heapBytes = heap1 - heap0 - json.length;
-        if (parsed.ops.length !== out.ops) out.error = "the raw trace and the engine's differ";
+        if (parsed.ops.length !== out.ops || json.length === 0) out.error = "the raw trace and the engine's differ";
       }
       return out;
     },
-    { source, preset, runs },
+    { source, preset, runs, breakdown },
   );
 }
 
@@ -299,7 +313,8 @@ async function mapRender(page, n, runs) {
 }
 
 /** Types `source` into the app's editor and waits until the app shows its trace of `ops` ops (or an error). */
-async function loadProgram(page, source, ops, timeout) {
+async function loadProgram(page, source, preset, ops, timeout) {
+  await page.selectOption("#allocator", preset);
   await page.fill("#program", source);
   const handle = await page.waitForFunction(
     (ops) => {
@@ -406,100 +421,149 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const { root } = await import("./lib.mjs");
   const started = Date.now();
+  const budgetMs = opts.budgetS * 1000;
   const lines = [];
   const emit = (line) => {
     lines.push(line);
     console.log(line);
   };
   const m = machine();
-  emit(`# bump-lab bench${opts.smoke ? " --smoke" : ""}: ${count(opts.ops)} ops of ${opts.preset}, medians of ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
+  emit(
+    `# bump-lab bench${opts.smoke ? " --smoke" : ""}: ${count(opts.ops)} ops of ${opts.preset}, medians of ${opts.runs} run${opts.runs === 1 ? "" : "s"}; ` +
+      `sizes grow from 1,000 ops while a run is predicted to take at most ${opts.budgetS} s`,
+  );
   emit(`# machine: nproc ${m.nproc}, ${m.cpu}, ${formatValue(m.memGb)} GB RAM; node ${m.node}; ${m.chromium}`);
-  const source = program(opts.ops);
 
   // --- Native ----------------------------------------------------------------
   const bin = buildNative(root, process.env.CARGO_TARGET_DIR ?? "/tmp/tgt-bench");
-  const nativeCache = new Map();
-  const native = (ops) => {
-    if (!nativeCache.has(ops)) {
-      say(`native: ${count(ops)} ops × ${opts.runs}`);
-      const r = runNative(bin, opts.preset, ops, opts.runs);
-      nativeCache.set(ops, { ...r, opsPerS: r.ops / (median(r.run_ms) / 1e3), jsonMs: median(r.json_ms) });
+  const nativeRuns = new Map();
+  /** Native runs at `ops` until there are `runs` of them; the figures of all. */
+  const native = (ops, runs) => {
+    const have = nativeRuns.get(ops);
+    const missing = runs - (have?.run_ms.length ?? 0);
+    if (missing > 0) {
+      say(`native: ${count(ops)} ops × ${missing}`);
+      const r = runNative(bin, opts.preset, ops, missing);
+      nativeRuns.set(ops, have ? { ...r, run_ms: [...have.run_ms, ...r.run_ms], json_ms: [...have.json_ms, ...r.json_ms] } : r);
     }
-    return nativeCache.get(ops);
+    const r = nativeRuns.get(ops);
+    return { ...r, ms: median(r.run_ms), opsPerS: r.ops / (median(r.run_ms) / 1e3), jsonMs: median(r.json_ms) };
   };
-  const nat = native(opts.ops);
-  emit(formatLine("trace_ops_per_s_native", nat.opsPerS, "ops/s", { note: `${count(nat.ops)} ops in ${formatValue(median(nat.run_ms))} ms, core run only` }));
+  /** The largest size of ascending(opts.ops) whose run is predicted within the budget, with its last time. */
+  const climb = (measure) => {
+    let best = null;
+    for (const ops of ascending(opts.ops)) {
+      if (best && !worthTrying(best.ops, best.ms, ops, budgetMs)) break;
+      const ms = measure(ops);
+      if (!Number.isFinite(ms)) break;
+      best = { ops, ms };
+    }
+    return best;
+  };
+  const natTop = climb((ops) => native(ops, 1).ms);
+  const nat = native(natTop.ops, opts.runs);
+  const natFull = natTop.ops === opts.ops;
+  // Time grows faster than the size: estimate the full size from the two largest measured.
+  const estimate = (ops, table) => {
+    const sizes = [...table.keys()].sort((x, y) => x - y);
+    const [a, b] = sizes.slice(-2);
+    if (a === undefined || b === undefined) return NaN;
+    const ta = median(table.get(a).run_ms);
+    const tb = median(table.get(b).run_ms);
+    const k = Math.log(tb / ta) / Math.log(b / a);
+    return tb * (ops / b) ** Math.max(1, k);
+  };
+  const natNote = natFull
+    ? `${count(nat.ops)} ops in ${formatValue(nat.ms)} ms, core run only`
+    : `largest within the budget: ${count(nat.ops)} ops in ${formatValue(nat.ms)} ms, core run only; ` +
+      `${count(opts.ops)} ops would take about ${formatValue(estimate(opts.ops, nativeRuns) / 1000)} s`;
+  emit(formatLine("trace_ops_per_s_native", nat.opsPerS, "ops/s", { note: natNote }));
+  emit(`# native ops/s by size: ${[...nativeRuns.entries()].sort((x, y) => x[0] - y[0]).map(([n, r]) => `${count(n)}: ${formatValue(n / (median(r.run_ms) / 1e3))}`).join(", ")}`);
 
   // --- Browser: dev server ---------------------------------------------------
   const { chromium } = await import("@playwright/test");
   const browser = await chromium.launch(LAUNCH);
   let dev = startServer(root, [], opts.port);
+  let bytesPerOp = NaN;
+  let wasmTop = null;
   try {
     const origin = await dev.ready;
     say(`dev server ${origin}`);
     let app = await openApp(browser, origin);
 
-    // Wasm tracing, with a smaller program when the full one does not fit.
-    let wasm = null;
-    const failures = [];
-    for (const ops of ladder(opts.ops)) {
-      say(`wasm: ${count(ops)} ops × ${opts.runs}`);
+    // Wasm tracing: one run a size while the next is predicted within the budget.
+    let failure = null;
+    const wasmMs = new Map();
+    for (const ops of ascending(opts.ops)) {
+      if (wasmTop && !worthTrying(wasmTop.ops, wasmTop.ms, ops, budgetMs)) break;
+      say(`wasm: ${count(ops)} ops`);
       try {
-        const r = await wasmTrace(app.page, program(ops), opts.preset, opts.runs);
+        const r = await wasmTrace(app.page, program(ops), opts.preset, 1, false);
         if (r.error) throw new Error(r.error);
-        wasm = { ...r, requested: ops };
-        break;
+        wasmTop = { ops, ms: r.total[0] };
+        wasmMs.set(ops, { run_ms: r.total });
       } catch (e) {
-        failures.push(`${count(ops)} ops: ${String(e.message ?? e).split("\n")[0].slice(0, 160)}`);
-        if (app.crashed() || app.page.isClosed()) {
-          await app.page.close().catch(() => undefined);
-        }
+        failure = `${count(ops)} ops failed: ${String(e.message ?? e).split("\n")[0].slice(0, 160)}`;
+        await app.page.close().catch(() => undefined);
         app = await openApp(browser, origin);
+        break;
       }
     }
-    if (wasm) {
-      const opsPerS = wasm.ops / (median(wasm.total) / 1e3);
-      const note = `${count(wasm.ops)} ops in ${formatValue(median(wasm.total))} ms: traceProgram ${formatValue(median(wasm.wasm))} ms + JSON.parse ${formatValue(median(wasm.parse))} ms`;
-      const partial = failures.length > 0 ? `; ${failures.join("; ")}` : "";
-      emit(formatLine("trace_ops_per_s_wasm", opsPerS, "ops/s", { note: note + partial }));
-      const same = native(wasm.ops);
-      emit(formatLine("wasm_vs_native_ratio", same.opsPerS / opsPerS, "x", { note: `native ops/s over wasm ops/s at ${count(wasm.ops)} ops` }));
+    if (wasmTop) {
+      say(`wasm: ${count(wasmTop.ops)} ops × ${opts.runs} (and once more for the breakdown)`);
+      const r = await wasmTrace(app.page, program(wasmTop.ops), opts.preset, opts.runs, true);
+      const ms = median(r.total);
+      const opsPerS = r.ops / (ms / 1e3);
+      const full = wasmTop.ops === opts.ops;
+      const why = full ? "" : failure ?? `${count(opts.ops)} ops would take about ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s`;
+      const note =
+        `${full ? "" : "largest within the budget: "}${count(r.ops)} ops in ${formatValue(ms)} ms (engine.trace: ` +
+        `traceProgram ${formatValue(median(r.wasm))} ms + JSON.parse ${formatValue(median(r.parse))} ms)${why ? `; ${why}` : ""}`;
+      emit(formatLine("trace_ops_per_s_wasm", opsPerS, "ops/s", { note }));
+      const same = native(r.ops, opts.runs);
       emit(
-        formatLine("trace_bytes_per_op", wasm.jsonChars / wasm.ops, "B/op", {
-          note: `the engine's JSON: ${formatValue(wasm.jsonChars / 1e6)} MB for ${count(wasm.ops)} ops`,
+        formatLine("wasm_vs_native_ratio", same.opsPerS / opsPerS, "x", {
+          note: `at ${count(r.ops)} ops: native ${formatValue(same.opsPerS)} ops/s (core run) over the page's ${formatValue(opsPerS)} ops/s`,
         }),
       );
-      if (Number.isFinite(wasm.heapBytes) && wasm.heapBytes > 0) {
-        emit(formatLine("trace_heap_bytes_per_op", wasm.heapBytes / wasm.ops, "B/op", { note: "JS heap of the parsed trace (usedJSHeapSize), last run" }));
+      bytesPerOp = r.jsonChars / r.ops;
+      emit(
+        formatLine("trace_bytes_per_op", bytesPerOp, "B/op", {
+          note:
+            `the engine's JSON: ${formatValue(r.jsonChars / 1e6)} MB for ${count(r.ops)} ops` +
+            (full ? "" : `; ${count(opts.ops)} ops would be ${formatValue((bytesPerOp * opts.ops) / 1e6)} MB`),
+        }),
+      );
+      if (Number.isFinite(r.heapBytes) && r.heapBytes > 0) {
+        emit(formatLine("trace_heap_bytes_per_op", r.heapBytes / r.ops, "B/op", { note: "JS heap held by the parsed trace (usedJSHeapSize)" }));
       }
       emit(formatLine("native_json_ms", same.jsonMs, "ms", { note: `serde_json of the native trace, ${count(same.ops)} ops, ${formatValue(same.json_bytes / same.ops)} B/op` }));
     } else {
-      const why = failures.join("; ");
-      emit(naLine("trace_ops_per_s_wasm", why));
+      emit(naLine("trace_ops_per_s_wasm", failure ?? "no size traced"));
       emit(naLine("wasm_vs_native_ratio", "no wasm figure"));
       emit(naLine("trace_bytes_per_op", "no wasm trace"));
     }
 
-    // Scrubbing the real app: step 100 and the last step of the largest program it takes.
-    let scrubbed = null;
-    const scrubFailures = [];
+    // Scrubbing the real app: step 100 and the last step of the largest program the page traced.
     const small = Math.min(100, opts.ops - 1);
-    for (const ops of ladder(opts.ops)) {
-      if (ops <= small) break;
-      say(`scrub: app with ${count(ops)} ops`);
+    const size = wasmTop?.ops ?? 0;
+    let scrubbed = null;
+    let scrubFailure = null;
+    if (size > small) {
+      say(`scrub: the app with ${count(size)} ops`);
       try {
-        const timeout = Math.max(30_000, ops / 5);
-        const loaded = await loadProgram(app.page, program(ops), ops, timeout);
+        const loaded = await loadProgram(app.page, program(size), opts.preset, size, Math.max(60_000, 10 * budgetMs));
         if (loaded.error) throw new Error(loaded.error);
-        const atEnd = await scrub(app.page, ops, ops, opts.runs);
-        const atSmall = await scrub(app.page, small, ops, opts.runs);
-        scrubbed = { ops, atEnd, atSmall };
-        break;
+        const atEnd = await scrub(app.page, size, size, opts.runs);
+        const atSmall = await scrub(app.page, small, size, opts.runs);
+        scrubbed = { ops: size, atEnd, atSmall };
       } catch (e) {
-        scrubFailures.push(`${count(ops)} ops: ${String(e.message ?? e).split("\n")[0].slice(0, 160)}`);
+        scrubFailure = `${count(size)} ops: ${String(e.message ?? e).split("\n")[0].slice(0, 160)}`;
         await app.page.close().catch(() => undefined);
         app = await openApp(browser, origin);
       }
+    } else {
+      scrubFailure = "no trace larger than 100 ops fits the page";
     }
     if (scrubbed) {
       const a = median(scrubbed.atSmall);
@@ -509,12 +573,20 @@ async function main() {
       if (full) {
         emit(formatLine("scrub_ms_at_1m", b, "ms", { note: `step ${count(scrubbed.ops)} of ${count(scrubbed.ops)}` }));
       } else {
-        emit(naLine("scrub_ms_at_1m", `${scrubFailures.join("; ")}; largest measured: ${count(scrubbed.ops)} ops, ${formatValue(b)} ms at its last step`));
+        const reasons = [];
+        if (Number.isFinite(bytesPerOp)) reasons.push(`a trace of ${count(opts.ops)} ops is ${formatValue((bytesPerOp * opts.ops) / 1e6)} MB of JSON`);
+        if (Number.isFinite(bytesPerOp) && bytesPerOp * opts.ops > 536_870_888) reasons.push("over V8's longest string (2^29-24 chars)");
+        reasons.push(`tracing it would take about ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s in the page`);
+        emit(naLine("scrub_ms_at_1m", `${reasons.join(", ")}; largest measured: ${count(scrubbed.ops)} ops, ${formatValue(b)} ms at its last step`));
       }
-      emit(formatLine("scrub_ratio_1m_vs_100", b / a, "x", { note: full ? "" : `at ${count(scrubbed.ops)} ops` }));
+      emit(
+        formatLine("scrub_ratio_1m_vs_100", b / a, "x", {
+          note: full ? "" : `last step of ${count(scrubbed.ops)} ops over step ${count(small)}`,
+        }),
+      );
     } else {
-      emit(naLine("scrub_ms_at_100", scrubFailures.join("; ") || "program too small"));
-      emit(naLine("scrub_ms_at_1m", scrubFailures.join("; ") || "program too small"));
+      emit(naLine("scrub_ms_at_100", scrubFailure));
+      emit(naLine("scrub_ms_at_1m", scrubFailure));
       emit(naLine("scrub_ratio_1m_vs_100", "no scrub figure"));
     }
 
@@ -525,7 +597,7 @@ async function main() {
       const r = await mapRender(app.page, blocks, Math.max(opts.runs, 3));
       emit(
         formatLine("render_ms_100k_blocks", median(r.times), "ms", {
-          note: `${count(blocks)} blocks; first (building) render ${formatValue(r.first)} ms`,
+          note: `${count(blocks)} blocks${opts.smoke ? " (smoke)" : ""}, median of ${r.times.length}; first (building) render ${formatValue(r.first)} ms`,
         }),
       );
     } catch (e) {

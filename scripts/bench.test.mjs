@@ -2,7 +2,7 @@
 // `name: value unit` lines, budget verdicts, options and the fallback sizes.
 // Vitest: covered once vitest.config.ts's include lists scripts/bench.test.mjs.
 import { describe, expect, test } from "vitest";
-import { BUDGETS, count, formatLine, formatValue, ladder, median, naLine, parseArgs, parseLine, program, verdict } from "./bench.mjs";
+import { ascending, BUDGETS, count, formatLine, formatValue, median, naLine, parseArgs, parseLine, program, verdict, worthTrying } from "./bench.mjs";
 
 describe("median", () => {
   test("odd and even counts, unsorted input", () => {
@@ -91,8 +91,8 @@ describe("naLine and parseLine", () => {
 
 describe("options, program and sizes", () => {
   test("defaults: a million ops, five runs; --smoke: a thousand, one", () => {
-    expect(parseArgs([])).toMatchObject({ smoke: false, ops: 1_000_000, runs: 5, port: 4198, build: true });
-    expect(parseArgs(["--smoke"])).toMatchObject({ smoke: true, ops: 1000, runs: 1 });
+    expect(parseArgs([])).toMatchObject({ smoke: false, ops: 1_000_000, runs: 5, port: 4198, build: true, budgetS: 20 });
+    expect(parseArgs(["--smoke"])).toMatchObject({ smoke: true, ops: 1000, runs: 1, budgetS: 10 });
     expect(parseArgs(["--smoke", "--runs", "2", "--no-build", "--port", "5000"])).toMatchObject({ runs: 2, build: false, port: 5000 });
     expect(() => parseArgs(["--nope"])).toThrow(/unknown option/);
     expect(() => parseArgs(["--runs"])).toThrow(/needs a value/);
@@ -101,12 +101,16 @@ describe("options, program and sizes", () => {
     expect(program(1_000_000)).toBe("repeat 250000 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}\n");
     expect(program(2)).toMatch(/^repeat 1 /);
   });
-  test("fallback sizes start at the request and only shrink", () => {
-    expect(ladder(1_000_000).slice(0, 3)).toEqual([1_000_000, 500_000, 200_000]);
-    expect(ladder(1000)).toEqual([1000]);
-    const l = ladder(300_000);
-    expect(l[0]).toBe(300_000);
-    expect(l.slice(1).every((n) => n < 300_000)).toBe(true);
+  test("sizes grow from 1,000 ops and end at the request", () => {
+    expect(ascending(1_000_000)).toEqual([1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000]);
+    expect(ascending(1000)).toEqual([1000]);
+    expect(ascending(300_000).slice(-3)).toEqual([100_000, 200_000, 300_000]);
+    expect(ascending(500)).toEqual([500]);
+  });
+  test("the next size is tried when its run, growing with the square of the size, fits the budget", () => {
+    expect(worthTrying(10_000, 1000, 20_000, 4000)).toBe(true);
+    expect(worthTrying(10_000, 1001, 20_000, 4000)).toBe(false);
+    expect(worthTrying(1000, 10, 1_000_000, 20_000)).toBe(false);
   });
   test("count separates thousands", () => {
     expect(count(1_000_000)).toBe("1,000,000");
