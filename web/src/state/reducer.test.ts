@@ -279,3 +279,44 @@ describe("reducer: share links", () => {
     expect(far.step).toBe(2);
   });
 });
+
+describe("reducer: sweeps", () => {
+  const MIN_ALIGNS = { param: "minAlign" as const, values: ["1", "2", "4", "8", "16"] };
+
+  it("opening a sweep leaves compare and predict mode; the same sweep again changes nothing; closing keeps the program", () => {
+    const s = run(loaded(), { type: "enterCompare", configs: UP_DOWN }, { type: "togglePlay" }, { type: "setSweep", setup: MIN_ALIGNS });
+    expect(s).toMatchObject({ sweep: MIN_ALIGNS, compare: null, predict: false, playing: false });
+    expect(reducer(s, { type: "setSweep", setup: { ...MIN_ALIGNS, values: [...MIN_ALIGNS.values] } })).toBe(s);
+    const other = run(s, { type: "setSweep", setup: { param: "target", values: ["64", "wasm32"] } });
+    expect(other.sweep).toEqual({ param: "target", values: ["64", "wasm32"] });
+    const closed = run(other, { type: "closeSweep" });
+    expect(closed).toMatchObject({ sweep: null, source: s.source, step: s.step });
+    expect(reducer(closed, { type: "closeSweep" })).toBe(closed);
+  });
+
+  it("comparing, a lesson or predict mode closes the sweep", () => {
+    const sweeping = run(loaded(), { type: "setSweep", setup: MIN_ALIGNS });
+    expect(run(sweeping, { type: "enterCompare", configs: UP_DOWN }).sweep).toBeNull();
+    expect(run(sweeping, { type: "togglePredict" }).sweep).toBeNull();
+    expect(run(sweeping, { type: "startLesson", lesson: { id: "x", source: "a = alloc 1", allocator: "bumpalo" } }).sweep).toBeNull();
+  });
+
+  it("a point opened shows its configuration in the single view at its last op", () => {
+    const config = { source: "a = alloc 1\nb = alloc 2", allocator: "bumpalo", target: "wasm32" as const, capacity: 1024, minAlign: 8 };
+    let s = run(loaded(), { type: "seek", step: 1 }, { type: "setSweep", setup: MIN_ALIGNS }, { type: "openConfig", config });
+    expect(s).toMatchObject({ ...config, sweep: null, compare: null });
+    s = run(s, { type: "traced", trace: TWO, source: config.source });
+    expect(s.step).toBe(2);
+  });
+
+  it("a shared state carries its sweep; links without one close it; compare wins over a sweep", () => {
+    const shared = { source: "six", allocator: "bumpalo", target: "64" as const, capacity: null, minAlign: null, step: 0, compare: null };
+    const s = run(initialState(), { type: "applyShared", shared: { ...shared, sweep: MIN_ALIGNS } });
+    expect(s.sweep).toEqual(MIN_ALIGNS);
+    expect(run(s, { type: "applyShared", shared }).sweep).toBeNull();
+    expect(run(initialState(), { type: "applyShared", shared: { ...shared, compare: UP_DOWN, sweep: MIN_ALIGNS } })).toMatchObject({
+      compare: UP_DOWN,
+      sweep: null,
+    });
+  });
+});

@@ -4,6 +4,7 @@
 import type { ProgramError, Target, Trace } from "../engine/types";
 import { MAX_COMPARE, MIN_COMPARE, type CompareConfig } from "../model/compare";
 import type { CostMetric } from "../model/costs";
+import type { SweepConfig, SweepSetup } from "../model/sweep";
 import { microSteps } from "../model/describe";
 
 /** Playback speeds offered, in ops per beat of the base interval. */
@@ -33,6 +34,8 @@ export interface SharedApply {
   step: number;
   compare: CompareConfig[] | null;
   lesson?: string | null | undefined;
+  /** The link's sweep (absent in links made before sweeps). */
+  sweep?: SweepSetup | null | undefined;
 }
 
 export interface AppState {
@@ -68,6 +71,8 @@ export interface AppState {
   theme: Theme;
   /** Compare mode's columns (the same program on each); null: single view. */
   compare: CompareConfig[] | null;
+  /** The sweep view's parameter and values (it replaces the single view); null: closed. */
+  sweep: SweepSetup | null;
   /** The lesson being followed (its id), if any. */
   lesson: string | null;
   /**
@@ -114,6 +119,11 @@ export type Action =
   | { type: "enterCompare"; configs: readonly CompareConfig[] }
   | { type: "setCompare"; configs: readonly CompareConfig[] }
   | { type: "exitCompare" }
+  /** Opens the sweep view, or sets the sweep it runs (a Run). */
+  | { type: "setSweep"; setup: SweepSetup }
+  | { type: "closeSweep" }
+  /** A sweep point chosen: that configuration in the single view, at its last op. */
+  | { type: "openConfig"; config: SweepConfig }
   | { type: "startLesson"; lesson: LessonStart }
   | { type: "exitLesson" }
   | { type: "togglePredict" }
@@ -149,6 +159,7 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     speed: 1,
     theme: "auto",
     compare: null,
+    sweep: null,
     lesson: null,
     narrationHidden: false,
     predict: false,
@@ -288,10 +299,33 @@ function base(state: AppState, action: Action): AppState {
     case "setCompare": {
       const configs = compareConfigs(action.configs);
       if (configs === null) return action.type === "setCompare" ? { ...state, compare: null } : state;
-      return sameConfigs(state.compare, configs) ? state : { ...state, compare: configs, predict: false };
+      // One mode at a time: comparing closes the sweep.
+      return sameConfigs(state.compare, configs) ? state : { ...state, compare: configs, sweep: null, predict: false };
     }
     case "exitCompare":
       return state.compare === null ? state : { ...state, compare: null };
+    case "setSweep":
+      if (state.sweep !== null && JSON.stringify(state.sweep) === JSON.stringify(action.setup)) return state;
+      return { ...state, sweep: { ...action.setup, values: [...action.setup.values] }, compare: null, predict: false, playing: false };
+    case "closeSweep":
+      return state.sweep === null ? state : { ...state, sweep: null };
+    case "openConfig": {
+      const c = action.config;
+      return {
+        ...state,
+        source: c.source,
+        allocator: c.allocator,
+        target: c.target,
+        capacity: c.capacity,
+        minAlign: c.minAlign,
+        sweep: null,
+        compare: null,
+        // Its figures are the whole program's: open it at the last op.
+        pendingStep: Number.MAX_SAFE_INTEGER,
+        micro: null,
+        playing: false,
+      };
+    }
     case "startLesson": {
       const l = action.lesson;
       // A lesson is read from its first op.
@@ -305,6 +339,7 @@ function base(state: AppState, action: Action): AppState {
         minAlign: l.minAlign ?? null,
         capacity: l.capacity ?? null,
         compare: null,
+        sweep: null,
         step: 0,
         pendingStep: 0,
         micro: null,
@@ -315,7 +350,13 @@ function base(state: AppState, action: Action): AppState {
       return state.lesson === null ? state : { ...state, lesson: null, narrationHidden: true };
     case "togglePredict":
       // Predicting is done one step at a time, in the single view.
-      return { ...state, predict: !state.predict, playing: false, compare: state.predict ? state.compare : null };
+      return {
+        ...state,
+        predict: !state.predict,
+        playing: false,
+        compare: state.predict ? state.compare : null,
+        sweep: state.predict ? state.sweep : null,
+      };
     // A question can come from predict mode or from a lesson's `?predict`
     // (the app shows it only then): guessing does not need the mode.
     case "guess":
@@ -335,6 +376,8 @@ function base(state: AppState, action: Action): AppState {
         capacity: sh.capacity,
         minAlign: sh.minAlign,
         compare: sh.compare ? compareConfigs(sh.compare) : null,
+        // A hand-written link with both: compare, the older mode, wins.
+        sweep: sh.compare ? null : (sh.sweep ?? null),
         lesson: sh.lesson ?? null,
         narrationHidden: false,
         // The program is not traced yet: its trace opens at the shared step.
