@@ -8,6 +8,7 @@ import { clampStep } from "./model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt, type ChunkView } from "./model/chunks";
 import { UP_VS_DOWN, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
+import { defaultValues, runSweep, specOf, type SweepConfig, type SweepResult, type SweepSetup, type SweepSpec } from "./model/sweep";
 import { LESSONS, lessonById } from "./model/lessons";
 import { narrationAt, parseNarration, pausesAt, predictsNext, type Narration } from "./model/narration";
 import { currentOp, describeMicro, describeStep, microIndex, microSteps } from "./model/describe";
@@ -28,6 +29,7 @@ import { renderPredict } from "./views/predict";
 import { renderSharePanel } from "./views/sharePanel";
 import { renderStats } from "./views/stats";
 import { renderStepper } from "./views/stepper";
+import { renderSweep } from "./views/sweep";
 import { applyTheme, renderThemeToggle, storedTheme } from "./views/theme";
 import { renderX86Table } from "./views/x86Table";
 
@@ -48,6 +50,11 @@ export interface Mounts {
   theme: HTMLElement;
   compare: HTMLElement;
   compareButton: HTMLElement;
+  /** The sweep view, in place of the single map and cost panels. */
+  sweep: HTMLElement;
+  sweepButton: HTMLElement;
+  /** The map's legend: nothing on a sweep's chart is a block. */
+  mapLegend: HTMLElement;
   /** Messages that are not the program's error (a share link that did not open). */
   notice: HTMLElement;
   narration: HTMLElement;
@@ -79,6 +86,9 @@ export function findMounts(): Mounts {
     theme: byId("theme-toggle"),
     compare: byId("compare"),
     compareButton: byId("compare-button"),
+    sweep: byId("sweep"),
+    sweepButton: byId("sweep-button"),
+    mapLegend: byId("map-legend"),
     notice: byId("notice"),
     narration: byId("narration"),
     share: byId("share-panel"),
@@ -293,9 +303,15 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       } else if (store.getState().compare !== null && !(target instanceof HTMLSelectElement)) {
         event.preventDefault();
         dispatch({ type: "exitCompare" });
+      } else if (store.getState().sweep !== null && !(target instanceof HTMLSelectElement)) {
+        // And closes the sweep view the same way.
+        event.preventDefault();
+        dispatch({ type: "closeSweep" });
       }
       return;
     }
+    // The sweep view has no step: the keys that step or play the hidden single view do nothing there.
+    if (store.getState().sweep !== null) return;
     // Typing and native controls keep their keys (a range handles arrows itself),
     // and so do widgets whose arrows mean something of their own.
     if (
@@ -341,6 +357,98 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
 
   mounts.compareButton.addEventListener("click", () => dispatch({ type: "enterCompare", configs: UP_VS_DOWN }));
   mounts.predictButton.addEventListener("click", () => dispatch({ type: "togglePredict" }));
+
+  // --- Sweeps ------------------------------------------------------------------
+  // The store holds what to sweep; the points are derived and arrive one per
+  // macrotask, so they live here. A sweep (re)runs when what it sweeps or the
+  // configuration it starts from changes; a new run cancels the one before.
+  interface SweepRun {
+    key: string;
+    controller: AbortController;
+    done: number;
+    total: number;
+  }
+  let sweepRun: SweepRun | null = null;
+  let sweepResult: { key: string; result: SweepResult } | null = null;
+  /** The last sweep closed, offered again by the Sweep button. */
+  let lastSweep: SweepSetup | null = null;
+  // The program as last traced: an edit with an error keeps sweeping the last good one, as the map does.
+  const sweepBase = (s: AppState): SweepConfig => ({
+    source: s.tracedSource,
+    allocator: s.allocator,
+    target: s.target,
+    capacity: s.capacity,
+    minAlign: s.minAlign,
+  });
+  const startSweep = (s: AppState, again: boolean): void => {
+    if (s.sweep === null) return;
+    const base = sweepBase(s);
+    const key = JSON.stringify([s.sweep, base]);
+    if (!again && (sweepRun?.key === key || sweepResult?.key === key)) return;
+    sweepRun?.controller.abort();
+    sweepRun = null;
+    const spec = specOf(s.sweep, base, allocators);
+    if (!spec.ok) {
+      // A link's values this version cannot run: nothing runs, the view's form says why on Run.
+      sweepResult = { key, result: { param: s.sweep.param, points: [], total: 0, cancelled: false } };
+      scheduleRender();
+      return;
+    }
+    const run: SweepRun = { key, controller: new AbortController(), done: 0, total: spec.spec.values.length };
+    sweepRun = run;
+    sweepResult = { key, result: { param: spec.spec.param, points: [], total: run.total, cancelled: false } };
+    void runSweep(engine, spec.spec, {
+      signal: run.controller.signal,
+      allocators,
+      onProgress: (done, total, latest) => {
+        if (sweepRun !== run || !sweepResult) return;
+        run.done = done;
+        run.total = total;
+        const r = sweepResult.result;
+        sweepResult = { key, result: { ...r, points: [...r.points, latest] } };
+        scheduleRender();
+      },
+    }).then((result) => {
+      // A newer run (or closing the view) replaced this one.
+      if (sweepRun !== run) return;
+      sweepRun = null;
+      sweepResult = { key, result };
+      scheduleRender();
+    });
+  };
+  store.subscribe((s, prev) => {
+    if (s.sweep !== null) startSweep(s, false);
+    else if (prev.sweep !== null) {
+      lastSweep = prev.sweep;
+      sweepRun?.controller.abort();
+      sweepRun = null;
+      sweepResult = null;
+    }
+  });
+  /** What the Sweep button opens: the last sweep, else MIN_ALIGN where the preset has it, else the presets. */
+  const sweepToOpen = (s: AppState): SweepSetup => {
+    const hasAligns = (allocators.find((a) => a.name === s.allocator)?.minAligns.length ?? 0) > 0;
+    // Minimum alignments are the preset's own: a remembered list may not fit this one.
+    if (lastSweep && lastSweep.param !== "minAlign") return lastSweep;
+    const param = hasAligns ? "minAlign" : "preset";
+    return { param, values: defaultValues(param, sweepBase(s), allocators) };
+  };
+  mounts.sweepButton.addEventListener("click", () => {
+    const s = store.getState();
+    dispatch(s.sweep !== null ? { type: "closeSweep" } : { type: "setSweep", setup: sweepToOpen(s) });
+  });
+  const sweepHandlers = {
+    // The setup, not the spec, goes to the store: it is what a share link carries, and the spec follows from it.
+    onRun: (_spec: SweepSpec, setup: SweepSetup) => {
+      const s = store.getState();
+      // The same sweep again runs again (a Run after a Cancel); another one runs through the store.
+      if (s.sweep !== null && JSON.stringify(s.sweep) === JSON.stringify(setup)) startSweep(s, true);
+      else dispatch({ type: "setSweep", setup });
+    },
+    onCancel: () => sweepRun?.controller.abort(),
+    onOpen: (config: SweepConfig) => dispatch({ type: "openConfig", config }),
+    onClose: () => dispatch({ type: "closeSweep" }),
+  };
   const traceColumns = compareTracer(engine);
 
   /**
@@ -357,7 +465,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     } else if (mounts.narration.firstChild) {
       mounts.narration.replaceChildren();
     }
-    const asking = s.compare === null && (s.predict || predictsNext(trace, step, narr)) && step < trace.ops.length;
+    const asking = s.compare === null && s.sweep === null && (s.predict || predictsNext(trace, step, narr)) && step < trace.ops.length;
     mounts.predict.hidden = !asking;
     mounts.predictButton.setAttribute("aria-pressed", s.predict ? "true" : "false");
     if (asking) {
@@ -375,8 +483,41 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     }
   };
 
-  /** Compare mode in place of the single map, its stats and the cost and detail panels. */
+  /** The sweep view in place of the single map, its stats and the cost and detail panels. */
+  const renderSweepMode = (s: AppState): boolean => {
+    const sweeping = s.sweep !== null;
+    mounts.sweep.hidden = !sweeping;
+    // A sweep is of whole programs: no step to move, no blocks to key.
+    mounts.stepper.hidden = sweeping;
+    mounts.mapLegend.hidden = sweeping;
+    // While sweeping, the view's Close sweep button (and Escape) leave: one control, one name.
+    mounts.sweepButton.hidden = sweeping;
+    if (s.sweep === null) {
+      // Dropped, not hidden: its live regions must not linger.
+      if (mounts.sweep.firstChild) mounts.sweep.replaceChildren();
+      return false;
+    }
+    mounts.compare.hidden = true;
+    if (mounts.compare.firstChild) mounts.compare.replaceChildren();
+    mounts.compareButton.hidden = false;
+    for (const el of [mounts.mapSummary, mounts.map, mounts.stats, mounts.costPanel, mounts.details]) el.hidden = true;
+    renderSweep(
+      mounts.sweep,
+      {
+        allocators,
+        base: sweepBase(s),
+        setup: s.sweep,
+        running: sweepRun ? { done: sweepRun.done, total: sweepRun.total } : null,
+        result: sweepResult?.result ?? null,
+      },
+      sweepHandlers,
+    );
+    return true;
+  };
+
+  /** Compare mode (or the sweep view) in place of the single map, its stats and the cost and detail panels. */
   const renderMode = (s: AppState): boolean => {
+    if (renderSweepMode(s)) return true;
     const comparing = s.compare !== null;
     mounts.compare.hidden = !comparing;
     for (const el of [mounts.mapSummary, mounts.map, mounts.stats, mounts.costPanel, mounts.details]) el.hidden = comparing;

@@ -22,6 +22,8 @@ export function sharedOf(s: AppState): SharedState {
     step: s.step,
     compare: s.compare,
     lesson: s.lesson,
+    // Only while sweeping: a state without a sweep shares exactly as before sweeps existed.
+    ...(s.sweep !== null ? { sweep: s.sweep } : {}),
   };
 }
 
