@@ -1,0 +1,241 @@
+import { readFile } from "node:fs/promises";
+import { inflateRawSync } from "node:zlib";
+import { ORIGIN } from "../../playwright.config";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+
+// Parameter sweeps: the program in the editor run across one parameter, one
+// point per configuration. Every number asserted here is read off the page:
+// a point's figure must equal what the main view shows once that point's
+// configuration is opened there.
+
+const view = (page: Page) => page.locator('[data-view="sweep"]');
+const sweepButton = (page: Page) => page.getByRole("button", { name: "Sweep", exact: true });
+/** The chart's points whose accessible name starts with `prefix` ("MIN_ALIGN ", "capacity "). */
+const points = (page: Page, prefix: string) => view(page).getByRole("button", { name: new RegExp(`^${prefix}`) });
+const status = (page: Page) => view(page).getByRole("status");
+const program = (page: Page) => page.getByRole("textbox", { name: "Program" });
+
+/** The query a page's share link holds, inflated when the link is compressed ("v1z…"). */
+function linkQuery(url: string): string {
+  const hash = new URL(url).hash.slice(1);
+  return hash.startsWith("v1z") ? inflateRawSync(Buffer.from(hash.slice(3), "base64url")).toString("utf8") : hash;
+}
+
+let requests: string[] = [];
+let errors: string[] = [];
+
+test.beforeEach(async ({ page }) => {
+  requests = [];
+  errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto("/");
+  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
+});
+
+test.afterEach(() => {
+  expect(requests.filter((url) => !url.startsWith(`${ORIGIN}/`)), "requests to other origins").toEqual([]);
+  expect(errors, "uncaught page errors").toEqual([]);
+});
+
+/** bumpalo on a random mix from the Programs menu. */
+async function generatedWorkload(page: Page, ops: number, seed: number): Promise<void> {
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
+  await page.getByRole("button", { name: "Programs" }).click();
+  await page.getByRole("menuitem", { name: "Random mix…" }).click();
+  const form = page.getByRole("form", { name: "Random mix" });
+  await form.getByRole("textbox", { name: "Ops" }).fill(String(ops));
+  await form.getByRole("textbox", { name: "Seed" }).fill(String(seed));
+  await form.getByRole("button", { name: "Generate" }).click();
+  await expect(program(page)).toHaveValue(new RegExp(`^# Random mix: ${ops} ops, .*seed ${seed}\\n`));
+  await expect(page.locator(".step-counter")).toHaveText(`op ${ops} / ${ops}`);
+}
+
+/** A point's figure from its accessible name: "MIN_ALIGN 8: 1,234 wasm instructions" gives [8, 1234]. */
+async function readPoint(point: Locator): Promise<{ value: string; figure: number }> {
+  const label = (await point.getAttribute("aria-label")) ?? "";
+  const m = /^\S+ (\S+): ([\d,]+) wasm instructions$/.exec(label);
+  if (!m) throw new Error(`not a measured point: ${label}`);
+  return { value: m[1] ?? "", figure: Number((m[2] ?? "").replaceAll(",", "")) };
+}
+
+/** The cost panel's total: "40 ops, 3849 wasm instructions in all". */
+async function shownInstructions(page: Page): Promise<number> {
+  const note = page.locator("#cost-view .cost-note");
+  await expect(note).toHaveText(/ wasm instructions in all/);
+  const m = /, (\d+) wasm instructions in all/.exec((await note.textContent()) ?? "");
+  return Number(m?.[1]);
+}
+
+test("a MIN_ALIGN sweep on bumpalo: one point per value, each the instructions the main view measures for it", async ({ page }) => {
+  await generatedWorkload(page, 40, 3);
+  await sweepButton(page).click();
+  await expect(view(page)).toBeVisible();
+  // The single map and cost panels make way for the sweep.
+  await expect(page.locator("#cost-panel")).toBeHidden();
+  await expect(page.locator("#memory-map")).toBeHidden();
+  await expect(view(page).getByRole("combobox", { name: "Parameter" })).toHaveValue("minAlign");
+  await expect(view(page).getByRole("textbox", { name: "Values" })).toHaveValue("1, 2, 4, 8, 16");
+  await view(page).getByRole("button", { name: "Run sweep" }).click();
+  await expect(status(page)).toHaveText("5 configurations run.");
+
+  const chart = points(page, "MIN_ALIGN ");
+  await expect(chart).toHaveCount(5);
+  const read = [];
+  for (let i = 0; i < 5; i++) read.push(await readPoint(chart.nth(i)));
+  expect(read.map((p) => p.value)).toEqual(["1", "2", "4", "8", "16"]);
+  for (const p of read) expect(p.figure).toBeGreaterThan(0);
+  // MIN_ALIGN changes the code that runs: not every point costs the same.
+  expect(new Set(read.map((p) => p.figure)).size).toBeGreaterThan(1);
+
+  // Hover shows all of a point's figures.
+  await chart.nth(3).hover();
+  const card = view(page).locator(".sweep-card");
+  await expect(card).toBeVisible();
+  await expect(card).toContainText("MIN_ALIGN 8");
+  await expect(card).toContainText(`Wasm instructions${read[3]?.figure.toLocaleString("en-US")}`);
+  await expect(card).toContainText("Peak footprint bytes");
+
+  // Each point opened in the main view: that minimum alignment, and the same count on the cost panel.
+  for (const [i, p] of read.entries()) {
+    if (i > 0) {
+      await sweepButton(page).click();
+      await expect(status(page)).toHaveText("5 configurations run.");
+    }
+    await points(page, "MIN_ALIGN ").nth(i).click();
+    await expect(view(page)).toHaveCount(0);
+    await expect(page.getByRole("combobox", { name: "Minimum alignment" })).toHaveValue(p.value);
+    await expect(page.locator(".step-counter")).toHaveText("op 40 / 40");
+    expect(await shownInstructions(page), `MIN_ALIGN ${p.value}`).toBe(p.figure);
+  }
+});
+
+test("keyboard: a focused point shows its figures, arrows move between points and Enter opens one", async ({ page }) => {
+  await generatedWorkload(page, 20, 5);
+  await sweepButton(page).click();
+  await expect(status(page)).toHaveText("5 configurations run.");
+  const second = points(page, "MIN_ALIGN ").nth(1);
+  const { figure } = await readPoint(second);
+  await second.focus();
+  await expect(view(page).locator(".sweep-card")).toBeVisible();
+  await expect(view(page).locator(".sweep-card")).toContainText("MIN_ALIGN 2");
+  // Arrows walk the points; Enter opens the one focused.
+  await page.keyboard.press("ArrowRight");
+  await expect(points(page, "MIN_ALIGN 4: ")).toBeFocused();
+  await expect(view(page).locator(".sweep-card")).toContainText("MIN_ALIGN 4");
+  await page.keyboard.press("ArrowLeft");
+  await expect(second).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("combobox", { name: "Minimum alignment" })).toHaveValue("2");
+  expect(await shownInstructions(page)).toBe(figure);
+});
+
+test("the metric chooser redraws the chart; CSV export holds the figures shown", async ({ page }) => {
+  await generatedWorkload(page, 40, 3);
+  await sweepButton(page).click();
+  await expect(status(page)).toHaveText("5 configurations run.");
+  const chart = points(page, "MIN_ALIGN ");
+  const instructions = [];
+  for (let i = 0; i < 5; i++) instructions.push((await readPoint(chart.nth(i))).figure);
+
+  await view(page).getByRole("combobox", { name: "Metric" }).selectOption("padding");
+  await expect(chart.first()).toHaveAttribute("aria-label", /^MIN_ALIGN 1: [\d,]+ padding bytes$/);
+  const padding: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const label = (await chart.nth(i).getAttribute("aria-label")) ?? "";
+    padding.push(Number(/: ([\d,]+) padding bytes$/.exec(label)?.[1]?.replaceAll(",", "")));
+  }
+
+  const downloading = page.waitForEvent("download");
+  await view(page).getByRole("button", { name: "Export CSV" }).click();
+  const file = await downloading;
+  expect(file.suggestedFilename()).toBe("bumplab-bumpalo-sweep-min-align.csv");
+  const lines = (await readFile(await file.path(), "utf8")).split("\r\n");
+  expect(lines[0]).toBe(
+    "parameter,value,allocator,target,capacity,min_align,wasm_instructions,wasm_branches,padding_bytes,metadata_bytes,leaked_bytes,chunks,peak_footprint_bytes,ops,failed_ops,error",
+  );
+  expect(lines).toHaveLength(7);
+  expect(lines[6]).toBe("");
+  const rows = lines.slice(1, 6).map((l) => l.split(","));
+  expect(rows.map((r) => [r[0], r[1], r[2], r[5]])).toEqual(
+    ["1", "2", "4", "8", "16"].map((v) => ["minAlign", v, "bumpalo", v]),
+  );
+  expect(rows.map((r) => Number(r[6]))).toEqual(instructions);
+  expect(rows.map((r) => Number(r[8]))).toEqual(padding);
+  expect(rows.map((r) => r[13])).toEqual(["40", "40", "40", "40", "40"]);
+
+  // SVG export of the chart: one circle per point.
+  const svgDownload = page.waitForEvent("download");
+  await view(page).getByRole("button", { name: "Export SVG" }).click();
+  const svg = await readFile(await (await svgDownload).path(), "utf8");
+  expect(svg).toContain("<title>Bump Lab sweep: Padding bytes by MIN_ALIGN</title>");
+  expect(svg.match(/class="sweep-point"/g)).toHaveLength(5);
+});
+
+test("a configuration whose program fails shows its error at its point; the others still run", async ({ page }) => {
+  await generatedWorkload(page, 20, 2);
+  await sweepButton(page).click();
+  await expect(status(page)).toHaveText("5 configurations run.");
+  await view(page).getByRole("textbox", { name: "Values" }).fill("1, 3, 8");
+  await view(page).getByRole("button", { name: "Run sweep" }).click();
+  await expect(status(page)).toHaveText("3 configurations run, 1 failed (shown at their point).");
+  await expect(points(page, "MIN_ALIGN ")).toHaveCount(3);
+  await expect(points(page, "MIN_ALIGN 3: error: minimum alignment 3 is not allowed for bumpalo")).toHaveCount(1);
+  await expect(view(page).getByRole("list", { name: "Configurations whose program failed" }).getByRole("listitem")).toHaveText([
+    "MIN_ALIGN 3: line 1, column 1: minimum alignment 3 is not allowed for bumpalo: use one of 1, 2, 4, 8, 16",
+  ]);
+  await expect(points(page, "MIN_ALIGN 8: [\\d,]+ wasm instructions$")).toHaveCount(1);
+});
+
+test("a long sweep shows n of N and stops when cancelled", async ({ page }) => {
+  // A typed program of 1,200 ops: every configuration takes a while to trace.
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
+  await program(page).fill("repeat 400 {\n  a = alloc 24 align 8\n  b = alloc 3\n  free a\n}");
+  await expect(page.locator(".step-counter")).toHaveText("op 1200 / 1200");
+  await sweepButton(page).click();
+  await view(page).getByRole("combobox", { name: "Parameter" }).selectOption("capacity");
+  await view(page).getByRole("textbox", { name: "Values" }).fill("64..1072 by 16");
+  await view(page).getByRole("button", { name: "Run sweep" }).click();
+  const progress = view(page).getByRole("progressbar", { name: "Sweep progress" });
+  await expect(progress).toHaveAttribute("aria-valuemax", "64");
+  await expect(progress).toHaveAttribute("aria-valuetext", /^[1-9]\d* of 64 configurations$/);
+  await view(page).getByRole("button", { name: "Cancel" }).click();
+  await expect(progress).toBeHidden();
+  await expect(status(page)).toHaveText(/^Cancelled after \d+ of 64 configurations\.$/);
+  const done = Number(/after (\d+) of/.exec((await status(page).textContent()) ?? "")?.[1]);
+  expect(done).toBeGreaterThan(0);
+  expect(done).toBeLessThan(64);
+  // The points run so far stay on the chart; Run goes again.
+  await expect(points(page, "capacity ")).toHaveCount(done);
+  await expect(view(page).getByRole("button", { name: "Run sweep" })).toBeEnabled();
+});
+
+test("the sweep is part of the share link: the link reopens it with the same points", async ({ page, context }) => {
+  await generatedWorkload(page, 30, 4);
+  await sweepButton(page).click();
+  await view(page).getByRole("combobox", { name: "Parameter" }).selectOption("capacity");
+  await view(page).getByRole("textbox", { name: "Values" }).fill("64..1024");
+  await view(page).getByRole("button", { name: "Run sweep" }).click();
+  await expect(status(page)).toHaveText("5 configurations run.");
+  const labels = await points(page, "capacity ").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
+  expect(labels).toHaveLength(5);
+  expect(labels[0]).toMatch(/^capacity 64: [\d,]+ wasm instructions$/);
+  // The hash follows the state (debounced): wait until it holds the sweep, then open it elsewhere.
+  await expect.poll(() => linkQuery(page.url())).toContain("&w=capacity:64,128,256,512,1024&");
+  const link = page.url();
+
+  const other = await context.newPage();
+  await other.goto(link);
+  await expect(view(other)).toBeVisible();
+  await expect(view(other).getByRole("combobox", { name: "Parameter" })).toHaveValue("capacity");
+  await expect(view(other).getByRole("textbox", { name: "Values" })).toHaveValue("64, 128, 256, 512, 1024");
+  await expect(status(other)).toHaveText("5 configurations run.");
+  expect(await points(other, "capacity ").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")))).toEqual(labels);
+  await other.close();
+
+  // Closing the sweep takes it out of the link.
+  await view(page).getByRole("button", { name: "Close sweep" }).click();
+  await expect(view(page)).toHaveCount(0);
+  await expect(page.locator("#cost-panel")).toBeVisible();
+  await expect.poll(() => linkQuery(page.url())).not.toContain("&w=");
+});
