@@ -1,5 +1,5 @@
-import { ORIGIN } from "../../playwright.config";
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./playground";
 import { decodeShare } from "../../web/src/share/link";
 
 // The app shell: keyboard stepping through ops and micro-steps, the theme,
@@ -21,27 +21,6 @@ const focusedName = (page: Page) =>
     return el ? (el.getAttribute("aria-label") ?? el.textContent ?? "") : "";
   });
 
-let requests: string[] = [];
-let errors: string[] = [];
-
-test.beforeEach(async ({ page }) => {
-  requests = [];
-  errors = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => {
-    // A CSP violation is reported on the console, not as a page error.
-    if (m.type() === "error") errors.push(m.text());
-  });
-  await page.goto("/");
-  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
-});
-
-test.afterEach(() => {
-  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`));
-  expect(foreign, "requests to other origins").toEqual([]);
-  expect(errors, "uncaught page errors and console errors").toEqual([]);
-});
 
 test("keyboard only: Tab to the controls, step ops and micro-steps, play and pause, Home and End", async ({ page }) => {
   // Tab from the top of the page until the stepper's First button has focus.

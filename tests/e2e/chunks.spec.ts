@@ -1,5 +1,5 @@
-import { ORIGIN } from "../../playwright.config";
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./playground";
 
 // Multi-chunk allocators on the memory map. Expected numbers were checked
 // against the wasm engine (traceProgram in Node), 64-bit target:
@@ -21,23 +21,6 @@ async function run(page: Page, preset: string, source: string, ops: number): Pro
   await expect(counter(page)).toHaveText(`op ${ops} / ${ops}`);
 }
 
-let requests: string[] = [];
-let errors: string[] = [];
-
-test.beforeEach(async ({ page }) => {
-  requests = [];
-  errors = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto("/");
-  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
-});
-
-test.afterEach(() => {
-  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`));
-  expect(foreign, "requests to other origins").toEqual([]);
-  expect(errors, "uncaught page errors").toEqual([]);
-});
 
 test("the chooser groups the presets", async ({ page }) => {
   const groups = allocator(page).locator("optgroup");

@@ -1,5 +1,5 @@
-import { ORIGIN } from "../../playwright.config";
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { type Locator, type Page } from "@playwright/test";
+import { expect, test } from "./playground";
 
 // Compare mode from the start page: bump up vs bump down on the default
 // program, stepping together. Addresses were read off the wasm engine's
@@ -17,23 +17,6 @@ const maps = (page: Page) => view(page).locator("svg.memory-map");
 const block = (col: Locator, name: string) => col.getByRole("img", { name: new RegExp(`^${name}:`) });
 const opRow = (page: Page, index: number) => view(page).getByRole("table").locator(`tbody tr[data-op="${index}"]`);
 
-let requests: string[] = [];
-let errors: string[] = [];
-
-test.beforeEach(async ({ page }) => {
-  requests = [];
-  errors = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto("/");
-  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
-});
-
-test.afterEach(() => {
-  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`));
-  expect(foreign, "requests to other origins").toEqual([]);
-  expect(errors, "uncaught page errors").toEqual([]);
-});
 
 test("up vs down in one click: two maps, the same block at different addresses, stepping together", async ({ page }) => {
   await page.getByRole("button", { name: "Compare up vs down" }).click();

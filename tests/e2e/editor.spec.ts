@@ -1,5 +1,5 @@
-import { ORIGIN } from "../../playwright.config";
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { type Locator, type Page } from "@playwright/test";
+import { expect, test } from "./playground";
 
 // The program editor: highlighting, inline error markers, the Programs menu.
 // The page starts on the default program (6 ops, blocks a..e) on fitzgen-down.
@@ -12,22 +12,6 @@ const marker = (page: Page) => page.locator(".code-mirror .is-error");
 const menuButton = (page: Page) => page.getByRole("button", { name: "Programs" });
 const menu = (page: Page) => page.getByRole("menu", { name: "Programs" });
 
-let requests: string[] = [];
-let errors: string[] = [];
-
-test.beforeEach(async ({ page }) => {
-  requests = [];
-  errors = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto("/");
-  await expect(blocks(page).first()).toBeVisible();
-});
-
-test.afterEach(() => {
-  expect(requests.filter((url) => !url.startsWith(`${ORIGIN}/`)), "requests to other origins").toEqual([]);
-  expect(errors, "uncaught page errors").toEqual([]);
-});
 
 /** Where a program column starts on screen: the textarea's left edge plus its padding. */
 async function textOrigin(area: Locator): Promise<{ x: number; y: number }> {

@@ -1,28 +1,11 @@
-import { ORIGIN } from "../../playwright.config";
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./playground";
 
 // The lesson "Why bumping down needs fewer instructions" (web/src/model/lessons.ts)
 // runs fitzgen-down on a 256-byte wasm32 chunk at 0x10010..0x10110; its
 // addresses are checked against the engine in web/src/model/lessons.test.ts:
 //   a = alloc u8 -> 0x1010f, b = alloc u64 -> 0x10100 (7 bytes of padding).
 
-let requests: string[] = [];
-let errors: string[] = [];
-
-test.beforeEach(async ({ page }) => {
-  requests = [];
-  errors = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto("/");
-  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
-});
-
-test.afterEach(() => {
-  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`));
-  expect(foreign, "requests to other origins").toEqual([]);
-  expect(errors, "uncaught page errors").toEqual([]);
-});
 
 const narration = (page: Page) => page.locator("section.narration");
 const narrationBody = (page: Page) => page.locator(".narration-body");

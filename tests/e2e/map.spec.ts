@@ -1,5 +1,5 @@
-import { ORIGIN } from "../../playwright.config";
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./playground";
 
 // The memory map's zoom, block card and large-map mode. Expected numbers were
 // checked against the wasm engine (traceProgram in Node), 64-bit target,
@@ -14,24 +14,9 @@ const tickLabels = (page: Page) => page.locator("svg.memory-map g.chunk-row .axi
 const card = (page: Page) => page.locator(".block-card");
 const counter = (page: Page) => page.locator(".step-counter");
 
-let requests: string[] = [];
-let errors: string[] = [];
-
 test.beforeEach(async ({ page }) => {
-  requests = [];
-  errors = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto("/");
-  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
   await page.getByRole("button", { name: "Last" }).click();
   await expect(counter(page)).toHaveText("op 6 / 6");
-});
-
-test.afterEach(() => {
-  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`));
-  expect(foreign, "requests to other origins").toEqual([]);
-  expect(errors, "uncaught page errors").toEqual([]);
 });
 
 test("zoom by button: tick labels re-tick, the byte grid appears, Reset zoom restores", async ({ page }) => {

@@ -1,5 +1,5 @@
-import { ORIGIN } from "../../playwright.config";
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./playground";
 
 // Expected numbers were checked against the wasm engine (traceProgram in Node)
 // for the default program on a 256-byte chunk:
@@ -22,23 +22,6 @@ async function chunkStart(page: Page): Promise<number> {
   return value;
 }
 
-let requests: string[] = [];
-let errors: string[] = [];
-
-test.beforeEach(async ({ page }) => {
-  requests = [];
-  errors = [];
-  page.on("request", (r) => requests.push(r.url()));
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto("/");
-  await expect(blocks(page).first()).toBeVisible();
-});
-
-test.afterEach(() => {
-  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`));
-  expect(foreign, "requests to other origins").toEqual([]);
-  expect(errors, "uncaught page errors").toEqual([]);
-});
 
 test("loads the default program and draws its blocks at the trace's addresses", async ({ page }) => {
   await expect(page.getByRole("heading", { name: "Bump Lab" })).toBeVisible();
