@@ -239,3 +239,36 @@ test("the sweep is part of the share link: the link reopens it with the same poi
   await expect(page.locator("#cost-panel")).toBeVisible();
   await expect.poll(() => linkQuery(page.url())).not.toContain("&w=");
 });
+
+test("a random mix's size range swept: each point's program is the mix with that range, as the main view opens it", async ({ page }) => {
+  await generatedWorkload(page, 30, 4);
+  await sweepButton(page).click();
+  await view(page).getByRole("combobox", { name: "Parameter" }).selectOption("generatorSize");
+  // The mix's other settings start from the program's own first line.
+  const mix = view(page).getByRole("group", { name: "Random mix settings" });
+  await expect(mix.getByRole("textbox", { name: "Ops" })).toHaveValue("30");
+  await expect(mix.getByRole("textbox", { name: "Seed" })).toHaveValue("4");
+  await expect(mix.getByRole("textbox", { name: "Alignments" })).toHaveValue("1-16");
+  await view(page).getByRole("textbox", { name: "Values" }).fill("1-8, 1-256");
+  await view(page).getByRole("button", { name: "Run sweep" }).click();
+  await expect(status(page)).toHaveText("2 configurations run.");
+  const chart = points(page, "sizes ");
+  await expect(chart).toHaveCount(2);
+  const wide = chart.nth(1);
+  await expect(wide).toHaveAttribute("aria-label", /^sizes 1-256: [\d,]+ wasm instructions$/);
+  const { figure } = await readPoint(wide);
+  await wide.click();
+  await expect(program(page)).toHaveValue(/^# Random mix: 30 ops, sizes 1\.\.256, align 1\.\.16, seed 4\n/);
+  await expect(page.locator(".step-counter")).toHaveText("op 30 / 30");
+  expect(await shownInstructions(page)).toBe(figure);
+});
+
+test("a link whose sweep this version cannot run says why", async ({ page }) => {
+  await page.goto("/#v1?a=bumpalo&t=64&s=0&w=preset:bumpalo,no-such-preset&p=a+=+alloc+8&end");
+  await expect(view(page)).toBeVisible();
+  await expect(view(page).getByRole("alert")).toHaveText('"no-such-preset" is not a preset.');
+  await expect(view(page).locator(".sweep-point")).toHaveCount(0);
+  await expect(view(page).locator(".sweep-status")).toHaveText("");
+  // The values stay as the link gave them, to be corrected and run.
+  await expect(view(page).getByRole("textbox", { name: "Values" })).toHaveValue("bumpalo, no-such-preset");
+});

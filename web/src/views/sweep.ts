@@ -477,6 +477,9 @@ export function renderSweep(mount: HTMLElement, data: SweepViewData, handlers: S
   if (refs.shownSetup !== data.setup && JSON.stringify(refs.shownSetup) !== JSON.stringify(data.setup)) {
     refs.shownSetup = data.setup;
     fillForm(refs, data.setup);
+    // A sweep from a link this version cannot run says why, where Run would.
+    const spec = specOf(data.setup, data.base, data.allocators);
+    setText(refs.formError, spec.ok ? "" : spec.error);
   }
 
   const running = data.running;
@@ -497,7 +500,7 @@ export function renderSweep(mount: HTMLElement, data: SweepViewData, handlers: S
     // The progress bar counts; a live region repeating it each point would chatter.
     running
       ? "Running the sweep…"
-      : result === null
+      : result === null || result.total === 0
         ? ""
         : result.cancelled
           ? `Cancelled after ${result.points.length} of ${result.total} configurations.`
