@@ -245,7 +245,7 @@ impl<M: Model<u64>> Lib for Ours<M> {
         let l = Layout::new::<T>();
         // SAFETY: see the type's comment; no other reference is live.
         let (m, h) = unsafe { (&mut *self.model.get(), &mut *self.heap.get()) };
-        match m.alloc(h, layout(l), &mut NoProbe) {
+        match m.alloc(h, layout(l), &mut NoProbe).result() {
             Ok(addr) => addr,
             Err(e) => failed(e),
         }
@@ -256,7 +256,7 @@ impl<M: Model<u64>> Lib for Ours<M> {
         let l = Layout::for_value(src);
         // SAFETY: as in `alloc`.
         let (m, h) = unsafe { (&mut *self.model.get(), &mut *self.heap.get()) };
-        match m.alloc(h, layout(l), &mut NoProbe) {
+        match m.alloc(h, layout(l), &mut NoProbe).result() {
             // The address and the length, as a slice reference would carry.
             Ok(addr) => (addr, src.len()),
             Err(e) => failed(e),
@@ -266,25 +266,30 @@ impl<M: Model<u64>> Lib for Ours<M> {
     fn allocate(&self, l: Layout) -> impl Sized {
         // SAFETY: as in `alloc`.
         let (m, h) = unsafe { (&mut *self.model.get(), &mut *self.heap.get()) };
-        m.alloc(h, layout(l), &mut NoProbe)
+        // The model's answer as it returns it, and the length, as the real
+        // crates' `NonNull<[u8]>` carries it.
+        (m.alloc(h, layout(l), &mut NoProbe), l.size())
     }
     fn allocate_ptr(&self, l: Layout) -> u64 {
         // SAFETY: as in `alloc`.
         let (m, h) = unsafe { (&mut *self.model.get(), &mut *self.heap.get()) };
         m.alloc(h, layout(l), &mut NoProbe)
+            .result()
             .expect("setup allocation")
     }
     #[inline(always)]
     unsafe fn grow(&self, ptr: u64, old: Layout, new: Layout) -> impl Sized {
         // SAFETY: as in `alloc`.
         let (m, h) = unsafe { (&mut *self.model.get(), &mut *self.heap.get()) };
-        m.realloc(h, ptr, layout(old), new.size() as u64, &mut NoProbe)
+        let r = m.realloc(h, ptr, layout(old), new.size() as u64, &mut NoProbe);
+        (r, new.size())
     }
     #[inline(always)]
     unsafe fn shrink(&self, ptr: u64, old: Layout, new: Layout) -> impl Sized {
         // SAFETY: as in `alloc`.
         let (m, h) = unsafe { (&mut *self.model.get(), &mut *self.heap.get()) };
-        m.realloc(h, ptr, layout(old), new.size() as u64, &mut NoProbe)
+        let r = m.realloc(h, ptr, layout(old), new.size() as u64, &mut NoProbe);
+        (r, new.size())
     }
     #[inline(always)]
     unsafe fn deallocate(&self, ptr: u64, l: Layout) {

@@ -25,8 +25,10 @@ pub use crate::heap::HEAP_BASE;
 pub const MAX_CAPACITY: u64 = 1 << 30;
 /// Largest alignment accepted (a page).
 pub const MAX_ALIGN: u64 = 4096;
-/// Most ops one run may execute, so a `repeat` cannot hang the page.
-pub const MAX_EXECUTED_OPS: u64 = 2_000_000;
+/// Most ops one run may execute, so a `repeat` cannot hang the page nor
+/// its trace exhaust memory: an op's trace entry (its micro-steps included)
+/// is about 1 KiB of JSON, so the largest trace is about 150 MB.
+pub const MAX_EXECUTED_OPS: u64 = 100_000;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -53,6 +55,7 @@ impl Default for Options {
 pub fn run(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, ProgramError> {
     let program = parse(src)?;
     check_op_count(&program)?;
+    let program = prune(program);
     let at_start = Pos { line: 1, column: 1 };
     if let Some(c) = opts.capacity {
         if c == 0 || c > MAX_CAPACITY || c % 16 != 0 {
@@ -143,6 +146,8 @@ struct Block {
     ended_at: Option<Pos>,
     /// Where a realloc replaced it, if one did (its name may still point here).
     reallocated_at: Option<Pos>,
+    /// Whether the program freed it (its bytes may have been reclaimed since).
+    freed: bool,
 }
 
 struct ChunkRec {
@@ -154,6 +159,17 @@ struct ChunkRec {
     /// when the chunk goes back to the base allocator.
     empty: Vec<usize>,
     live: bool,
+    /// The stats of the blocks in `holding`, kept as they change so an op
+    /// costs the same however many blocks the chunk holds.
+    tally: Tally,
+}
+
+/// What a chunk's held blocks add to [`Stats`].
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    padding: u64,
+    requested: u64,
+    leaked: u64,
 }
 
 struct Engine<W: Word, M: Model<W>> {
@@ -164,9 +180,15 @@ struct Engine<W: Word, M: Model<W>> {
     heap: Heap<W>,
     blocks: Vec<Block>,
     chunks: Vec<ChunkRec>,
+    /// Ids of the chunks still live, oldest first.
+    live: Vec<u32>,
     names: HashMap<String, usize>,
     /// Saved checkpoints, oldest first: restoring one drops those after it.
-    checkpoints: Vec<(String, M::Checkpoint)>,
+    /// A name saved again leaves a hole (`None`) where it was, so neither
+    /// saving nor restoring searches the list.
+    checkpoints: Vec<Option<(String, M::Checkpoint)>>,
+    /// Where each saved checkpoint is in `checkpoints`.
+    saved: HashMap<String, usize>,
     /// Checkpoints a reset or restore dropped, and what dropped them.
     dropped: HashMap<String, String>,
     ops: Vec<Op>,
@@ -202,8 +224,10 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             heap,
             blocks: Vec::new(),
             chunks: Vec::new(),
+            live: Vec::new(),
             names: HashMap::new(),
             checkpoints: Vec::new(),
+            saved: HashMap::new(),
             dropped: HashMap::new(),
             ops: Vec::new(),
             copied: 0,
@@ -229,6 +253,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         }
     }
 
+    /// Runs `stmts`, which [`prune`] has rid of repeats that execute nothing.
     fn exec_all(&mut self, stmts: &[Stmt]) -> Result<(), ProgramError> {
         for s in stmts {
             if let StmtKind::Repeat { count, body } = &s.kind {
@@ -270,6 +295,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             BlockState::Live => return Ok(b),
             BlockState::Freed => "was already freed",
             BlockState::Leaked => "was left behind by a realloc",
+            BlockState::Reclaimed if block.freed => "was already freed",
             BlockState::Reclaimed => "was reclaimed by a reset or restore",
         };
         let at = block
@@ -330,9 +356,11 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             }
             StmtKind::Checkpoint { name } => {
                 let mut op = self.new_op(OpKind::Checkpoint, s.pos, Some(name.clone()));
-                self.checkpoints.retain(|(n, _)| n != name);
+                if let Some(i) = self.saved.insert(name.clone(), self.checkpoints.len()) {
+                    self.checkpoints[i] = None;
+                }
                 self.checkpoints
-                    .push((name.clone(), self.model.checkpoint()));
+                    .push(Some((name.clone(), self.model.checkpoint())));
                 let at = self
                     .model
                     .bump_ptr()
@@ -345,7 +373,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                 op
             }
             StmtKind::Restore { name } => {
-                let Some(i) = self.checkpoints.iter().position(|(n, _)| n == name) else {
+                let Some(&i) = self.saved.get(name) else {
                     let msg = match self.dropped.get(name) {
                         Some(why) => format!("cannot restore '{name}': {why} dropped it (save it again with `checkpoint {name}`)"),
                         None => format!("unknown checkpoint '{name}': save it first with `checkpoint {name}`"),
@@ -353,7 +381,10 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                     return Err(ProgramError::at(s.pos, msg));
                 };
                 let mut op = self.new_op(OpKind::Restore, s.pos, Some(name.clone()));
-                let cp = self.checkpoints[i].1.clone();
+                let cp = match &self.checkpoints[i] {
+                    Some((_, cp)) => cp.clone(),
+                    None => unreachable!("`saved` points at the live entry"),
+                };
                 let why = format!("restoring '{name}' at {}:{}", s.pos.line, s.pos.column);
                 self.drop_checkpoints(i + 1, &why);
                 let mut rec = Recorder::default();
@@ -406,7 +437,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             align: self.word(align),
         };
         let mut rec = Recorder::default();
-        let got = self.model.alloc(&mut self.heap, layout, &mut rec);
+        let got = self.model.alloc(&mut self.heap, layout, &mut rec).result();
         self.translate(rec, Some(op.index), &mut op.events);
         match got {
             Ok(addr) => {
@@ -443,7 +474,8 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         let (old_w, size_w) = (self.word(old_addr), self.word(size));
         let got = self
             .model
-            .realloc(&mut self.heap, old_w, old_layout, size_w, &mut rec);
+            .realloc(&mut self.heap, old_w, old_layout, size_w, &mut rec)
+            .result();
         self.translate(rec, Some(op.index), &mut op.events);
         let addr = match got {
             Ok(addr) => addr.to_u64(),
@@ -463,8 +495,16 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                 let chunk = chunk as usize;
                 // Its bytes now belong to the new block: list it as reclaimed
                 // so a reader of the trace drops it, as the shadow table does.
-                self.chunks[chunk].holding.retain(|&b| b != old);
+                // It is usually the last block, so search from the end.
+                let holding = &self.chunks[chunk].holding;
+                if let Some(i) = holding.iter().rposition(|&b| b == old) {
+                    self.untally(old);
+                    self.chunks[chunk].holding.remove(i);
+                }
                 op.reclaimed.push(old_op);
+            } else {
+                // Left behind: it stays in its chunk, leaked from now on.
+                self.restate(old, BlockState::Leaked);
             }
             let b = &mut self.blocks[old];
             b.state = if left_behind {
@@ -511,6 +551,8 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
     fn free(&mut self, pos: Pos, name: &str) -> Result<Op, ProgramError> {
         let b = self.live_block(name, pos, "free")?;
         let mut op = self.new_op(OpKind::Free, pos, Some(name.to_string()));
+        self.restate(b, BlockState::Freed);
+        self.blocks[b].freed = true;
         let (addr, size, align, chunk) = {
             let blk = &mut self.blocks[b];
             blk.state = BlockState::Freed;
@@ -555,7 +597,8 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
     /// Drops the checkpoints saved after the first `keep`: their bump
     /// pointers point into bytes that are free again.
     fn drop_checkpoints(&mut self, keep: usize, why: &str) {
-        for (name, _) in self.checkpoints.drain(keep..) {
+        for (name, _) in self.checkpoints.drain(keep..).flatten() {
+            self.saved.remove(&name);
             self.dropped.insert(name, why.to_string());
         }
     }
@@ -587,13 +630,12 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
     /// Records a new block at `addr` and returns its index.
     fn place(&mut self, op: &mut Op, addr: u64, size: u64, align: u64) -> usize {
         let chunk = self
-            .chunks
+            .live
             .iter()
             .rev()
-            .find(|c| {
-                c.live && c.info.start <= addr && addr + size <= c.info.start + c.info.capacity
-            })
-            .map(|c| c.info.id);
+            .map(|&id| &self.chunks[id as usize].info)
+            .find(|c| c.start <= addr && addr + size <= c.start + c.capacity)
+            .map(|c| c.id);
         let Some(chunk) = chunk else {
             assert_eq!(
                 size, 0,
@@ -653,10 +695,58 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             state: BlockState::Live,
             ended_at: None,
             reallocated_at: None,
+            freed: false,
         });
         let b = self.blocks.len() - 1;
         self.chunks[chunk as usize].holding.insert(at, b);
+        self.tally(b);
         b
+    }
+
+    /// Adds block `b` to its chunk's tally: call when it joins the chunk's
+    /// held blocks.
+    fn tally(&mut self, b: usize) {
+        self.count(b, true);
+    }
+
+    /// Takes block `b` out of its chunk's tally: call before it leaves the
+    /// chunk's held blocks.
+    fn untally(&mut self, b: usize) {
+        self.count(b, false);
+    }
+
+    /// Ends live block `b` (freed or leaked) without it leaving its chunk.
+    /// A live block that holds bytes is always among its chunk's held
+    /// blocks; one that holds none adds nothing to move.
+    fn restate(&mut self, b: usize, state: BlockState) {
+        let blk = &mut self.blocks[b];
+        debug_assert_eq!(blk.state, BlockState::Live);
+        blk.state = state;
+        if let (Some(c), size @ 1..) = (blk.chunk, blk.size) {
+            let t = &mut self.chunks[c as usize].tally;
+            t.requested -= size;
+            t.leaked += size;
+        }
+    }
+
+    fn count(&mut self, b: usize, add: bool) {
+        let blk = &self.blocks[b];
+        let Some(c) = blk.chunk else { return };
+        let (requested, leaked) = match blk.state {
+            BlockState::Live => (blk.size, 0),
+            BlockState::Freed | BlockState::Leaked => (0, blk.size),
+            BlockState::Reclaimed => (0, 0),
+        };
+        let t = &mut self.chunks[c as usize].tally;
+        if add {
+            t.padding += blk.padding;
+            t.requested += requested;
+            t.leaked += leaked;
+        } else {
+            t.padding -= blk.padding;
+            t.requested -= requested;
+            t.leaked -= leaked;
+        }
     }
 
     /// Records a zero-sized block the model placed outside every chunk.
@@ -679,6 +769,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             state: BlockState::Live,
             ended_at: None,
             reallocated_at: None,
+            freed: false,
         });
         self.blocks.len() - 1
     }
@@ -730,6 +821,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                 if !gone {
                     break;
                 }
+                self.untally(b);
                 self.chunks[c as usize].holding.pop();
                 let blk = &mut self.blocks[b];
                 if blk.size == 0 && blk.state == BlockState::Live && used.is_some() {
@@ -847,7 +939,9 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                     holding: Vec::new(),
                     empty: Vec::new(),
                     live: true,
+                    tally: Tally::default(),
                 });
+                self.live.push(c.id);
                 let why = match reason {
                     ChunkReason::First => "the first chunk",
                     ChunkReason::Full => "the current chunk is full",
@@ -869,6 +963,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                 let rec = &mut self.chunks[id as usize];
                 rec.live = false;
                 rec.info.freed_by = op;
+                self.live.retain(|&l| l != id);
                 Event::new(
                     EventKind::ChunkFreed,
                     format!("chunk {id} goes back to the base allocator"),
@@ -905,7 +1000,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             copied: self.copied,
             ..Stats::default()
         };
-        for c in self.chunks.iter().filter(|c| c.live) {
+        for c in self.live.iter().map(|&id| &self.chunks[id as usize]) {
             let (lo, hi) = self
                 .model
                 .used(c.info.id)
@@ -914,15 +1009,9 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             s.metadata += c.info.header + c.info.footer;
             s.unused += c.info.capacity - (hi - lo);
             s.chunks += 1;
-            for &b in &c.holding {
-                let blk = &self.blocks[b];
-                s.padding += blk.padding;
-                match blk.state {
-                    BlockState::Live => s.requested += blk.size,
-                    BlockState::Freed | BlockState::Leaked => s.leaked += blk.size,
-                    BlockState::Reclaimed => {}
-                }
-            }
+            s.padding += c.tally.padding;
+            s.requested += c.tally.requested;
+            s.leaked += c.tally.leaked;
         }
         let total = s.used + s.unused + s.metadata;
         s.utilisation = if total == 0 {
@@ -932,6 +1021,25 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
         };
         s
     }
+}
+
+/// Drops the repeats that execute no op (`repeat 99999999 { }`, or one
+/// whose body only holds such repeats): running them would spin through
+/// their counts producing nothing.
+fn prune(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    stmts
+        .into_iter()
+        .filter_map(|s| match s.kind {
+            StmtKind::Repeat { count, body } => {
+                let body = prune(body);
+                (count > 0 && !body.is_empty()).then_some(Stmt {
+                    pos: s.pos,
+                    kind: StmtKind::Repeat { count, body },
+                })
+            }
+            _ => Some(s),
+        })
+        .collect()
 }
 
 /// Ops a statement list executes, saturating.

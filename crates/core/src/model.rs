@@ -20,15 +20,82 @@ pub struct Layout<W> {
     pub align: W,
 }
 
+/// Why a model refused a request. The discriminants are the codes
+/// [`Allocated`] carries in place of an address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AllocError {
     /// A fixed buffer is full and the model does not grow.
-    Full,
+    Full = 3,
     /// The simulated base allocator has no room for the chunk.
-    HeapExhausted,
+    HeapExhausted = 5,
     /// The C++ arena's `std::align` failed and it threw `std::bad_alloc`.
-    BadAlloc,
+    BadAlloc = 7,
+}
+
+/// What [`Model::alloc`] and [`Model::realloc`] return: the block's address
+/// or, on failure, the [`AllocError`]'s code, in ONE machine word.
+///
+/// A `Result<W, AllocError>` is three scalars (tag, error, address), which
+/// Rust returns through memory on x86-64 and wasm32: the callee stores the
+/// address and the tag, the caller loads them back. One word comes back in a
+/// register, as the real crates' `Result<NonNull<[u8]>, AllocError>` (whose
+/// error is zero-sized) does. No address is a code: the simulated heap
+/// hands out nothing under [`crate::heap::HEAP_BASE`], and the only
+/// addresses below it, the dangling pointers of zero-size requests (their
+/// alignment), are powers of two; the codes are odd and above 1.
+/// Models compute a `Result` and convert it at the trait boundary
+/// (`.into()`), which the optimiser folds away; callers that want the
+/// error decode it with [`Allocated::result`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(transparent)]
+#[must_use]
+pub struct Allocated<W>(W);
+
+impl<W: Word> Allocated<W> {
+    #[inline(always)]
+    pub fn ok(addr: W) -> Self {
+        debug_assert!(
+            !matches!(addr.to_u64(), 3 | 5 | 7),
+            "an address is never an error code"
+        );
+        Allocated(addr)
+    }
+
+    /// A failure: out of line and cold, so the fast path's code keeps the
+    /// return register for the address instead of loading a code early.
+    #[cold]
+    #[inline(never)]
+    pub fn err(e: AllocError) -> Self {
+        Allocated(W::truncate(e as u64))
+    }
+
+    /// The address, or why there is none.
+    #[inline(always)]
+    pub fn result(self) -> Result<W, AllocError> {
+        match self.0.to_u64() {
+            3 => Err(AllocError::Full),
+            5 => Err(AllocError::HeapExhausted),
+            7 => Err(AllocError::BadAlloc),
+            _ => Ok(self.0),
+        }
+    }
+}
+
+impl<W: Word> From<Result<W, AllocError>> for Allocated<W> {
+    #[inline(always)]
+    fn from(r: Result<W, AllocError>) -> Self {
+        match r {
+            Ok(addr) => Allocated::ok(addr),
+            Err(e) => Allocated::err(e),
+        }
+    }
+}
+
+impl<W: Word> core::fmt::Debug for Allocated<W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.result().fmt(f)
+    }
 }
 
 /// Why a chunk was created.
@@ -140,7 +207,7 @@ pub trait Model<W: Word>: Clone + Sized + 'static {
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError>;
+    ) -> Allocated<W>;
     /// Grows or shrinks the block at `addr` to `new_size`, keeping its
     /// alignment; returns its address afterwards.
     fn realloc<P: Probe<W>>(
@@ -150,7 +217,7 @@ pub trait Model<W: Word>: Clone + Sized + 'static {
         old: Layout<W>,
         new_size: W,
         p: &mut P,
-    ) -> Result<W, AllocError>;
+    ) -> Allocated<W>;
     fn free<P: Probe<W>>(&mut self, heap: &mut Heap<W>, addr: W, layout: Layout<W>, p: &mut P);
     fn reset<P: Probe<W>>(&mut self, heap: &mut Heap<W>, p: &mut P);
     fn checkpoint(&self) -> Self::Checkpoint;

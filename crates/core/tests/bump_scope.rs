@@ -414,6 +414,7 @@ fn the_model_emits_a_new_chunk_event_per_chunk() {
             },
             &mut rec,
         )
+        .result()
         .unwrap();
     }
     let new_chunks: Vec<u64> = rec

@@ -9,7 +9,7 @@
 //! not reachable from a root, so it is never counted.
 
 use bumplab_core::heap::Heap;
-use bumplab_core::model::{AllocError, Layout, Model, ModelOptions};
+use bumplab_core::model::{AllocError, Allocated, Layout, Model, ModelOptions};
 use bumplab_core::presets::{self, PresetId, PresetVisitor};
 use bumplab_core::probe::NoProbe;
 use bumplab_core::trace::Trace;
@@ -18,9 +18,9 @@ use bumplab_core::word::{Target, Word};
 use crate::roots::*;
 
 /// Result of an allocating op as JavaScript sees it: the address, or a
-/// negative code for the error.
-fn address<W: Word>(r: Result<W, AllocError>) -> f64 {
-    match r {
+/// negative code for the error. Decoded outside the measured root.
+fn address<W: Word>(r: Allocated<W>) -> f64 {
+    match r.result() {
         Ok(a) => a.to_u64() as f64,
         Err(AllocError::Full) => -1.0,
         Err(AllocError::HeapExhausted) => -2.0,

@@ -7,7 +7,7 @@
 //! wasmtime measures exactly these roots.
 
 use bumplab_core::heap::Heap;
-use bumplab_core::model::{AllocError, Layout, Model};
+use bumplab_core::model::{Allocated, Layout, Model};
 use bumplab_core::probe::NoProbe;
 use bumplab_core::word::Word;
 
@@ -16,7 +16,7 @@ pub(crate) fn bumplab_measure_alloc<W: Word, M: Model<W>>(
     m: &mut M,
     heap: &mut Heap<W>,
     layout: Layout<W>,
-) -> Result<W, AllocError> {
+) -> Allocated<W> {
     m.alloc(heap, layout, &mut NoProbe)
 }
 
@@ -27,7 +27,7 @@ pub(crate) fn bumplab_measure_realloc<W: Word, M: Model<W>>(
     addr: W,
     old: Layout<W>,
     new_size: W,
-) -> Result<W, AllocError> {
+) -> Allocated<W> {
     m.realloc(heap, addr, old, new_size, &mut NoProbe)
 }
 

@@ -12,8 +12,10 @@
 //! `Bump::new()` allocates its first chunk at once. A full chunk is followed
 //! by one at least twice its size; chunks that a `reset_to` leaves behind
 //! stay in the list and are walked (and emptied) before a new one is made.
-//! The `Vec` below is that list, in `prev` to `next` order; `current` is the
-//! chunk the bump allocator points at.
+//! The model holds the current chunk's bump pointer and bounds directly, as
+//! the crate holds a pointer to the current chunk's header; the rest of the
+//! list sits in two `Vec`s, the chunks before the current one and those
+//! after it, which only the slow paths, `reset` and `reset_to` touch.
 //!
 //! The bump arithmetic is the crate's path for a layout known only at run
 //! time (what `Allocator::allocate` passes). Its typed API (`alloc(value)`)
@@ -23,7 +25,9 @@
 
 use crate::algorithms::Direction;
 use crate::heap::Heap;
-use crate::model::{AllocError, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions};
+use crate::model::{
+    AllocError, Allocated, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions,
+};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps::StepId;
@@ -356,10 +360,13 @@ pub struct Checkpoint<W> {
 /// pointer aligned to `MIN_ALIGN` (1, 2, 4, 8 or 16).
 #[derive(Clone, Debug)]
 pub struct BumpScope<W, const UP: bool, const MIN_ALIGN: u64> {
-    /// The chunk list from the first (`prev` of none) to the last (`next` of none).
-    chunks: Vec<Chunk<W>>,
-    /// The chunk the allocator bumps in; chunks after it are kept but empty.
-    current: usize,
+    /// The chunk the allocator bumps in.
+    current: Chunk<W>,
+    /// The chunks before it, from the first (`prev` of none) on.
+    prev: Vec<Chunk<W>>,
+    /// The chunks after it, kept but empty, the LAST of the list (`next` of
+    /// none) first: `pop` gives the one right after the current chunk.
+    next: Vec<Chunk<W>>,
 }
 
 impl<W: Word, const UP: bool, const MIN_ALIGN: u64> BumpScope<W, UP, MIN_ALIGN> {
@@ -545,13 +552,13 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> BumpScope<W, UP, MIN_ALIGN> 
                 "no room in the current chunk: try the chunks kept after it, else make one at least twice the last"
             )
         );
-        while self.current + 1 < self.chunks.len() {
-            self.current += 1;
-            let id = self.chunks[self.current].desc.id;
+        while let Some(next) = self.next.pop() {
+            self.prev.push(core::mem::replace(&mut self.current, next));
+            let id = self.current.desc.id;
             event!(p, ModelEvent::ChunkReused { id });
             // Leaving a scope does not empty the chunks after it; entering
             // one does.
-            let chunk = &mut self.chunks[self.current];
+            let chunk = &mut self.current;
             let pos = chunk.edge::<UP>();
             chunk.pos = pos; // step: reuse_kept
             probe!(p, REUSE_KEPT, pos);
@@ -560,7 +567,8 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> BumpScope<W, UP, MIN_ALIGN> 
             }
         }
 
-        let last = self.chunks[self.chunks.len() - 1].desc.size;
+        // No chunk is kept after the current one now: it is the last.
+        let last = self.current.desc.size;
         let required = Self::hint_for_capacity(layout.size, layout.align, p)
             .ok_or(AllocError::HeapExhausted)?;
         let grown = last.checked_add(last).ok_or(AllocError::HeapExhausted)?; // step: grown_size
@@ -574,16 +582,30 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> BumpScope<W, UP, MIN_ALIGN> 
         let mut chunk = Self::alloc_chunk_slow(heap, size, reason, layout.size, p)?;
         // The hint included the worst padding, so this cannot fail.
         let ptr = Self::bump_in(&mut chunk, layout, p).ok_or(AllocError::HeapExhausted)?;
-        self.chunks.push(chunk);
-        self.current = self.chunks.len() - 1;
+        self.prev.push(core::mem::replace(&mut self.current, chunk));
         Ok(ptr)
+    }
+
+    /// `Allocator::allocate`: the fast path in the current chunk, else
+    /// the slow path.
+    #[inline(always)]
+    fn try_alloc<P: Probe<W>>(
+        &mut self,
+        heap: &mut Heap<W>,
+        layout: Layout<W>,
+        p: &mut P,
+    ) -> Result<W, AllocError> {
+        match Self::bump_in(&mut self.current, layout, p) {
+            Some(ptr) => Ok(ptr),
+            None => self.alloc_in_another_chunk_slow(heap, layout, p),
+        }
     }
 
     /// Whether the block at `addr` is the most recent one in the current
     /// chunk: its end (up) or its start (down) is the bump pointer.
     #[inline(always)]
     fn is_last<P: Probe<W>>(&self, addr: W, size: W, p: &mut P) -> bool {
-        let pos = self.chunks[self.current].pos;
+        let pos = self.current.pos;
         let edge = if UP { addr + size } else { addr };
         let last = edge == pos; // step: is_last
         if last {
@@ -618,12 +640,12 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> BumpScope<W, UP, MIN_ALIGN> 
         if !self.is_last(addr, old.size, p) {
             // Not the last block: a fresh block and a copy; the old bytes
             // stay behind until a reset reclaims them.
-            let to = self.alloc(heap, new, p)?;
+            let to = self.try_alloc(heap, new, p)?;
             Self::copy(addr, to, old.size, p);
             return Ok(to);
         }
         let min_align: W = word(MIN_ALIGN);
-        let chunk = &mut self.chunks[self.current];
+        let chunk = &mut self.current;
         if UP {
             let end = chunk.content_end();
             // addr <= pos <= end, so no wrap.
@@ -677,7 +699,7 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> BumpScope<W, UP, MIN_ALIGN> 
             return addr;
         }
         let min_align: W = word(MIN_ALIGN);
-        let chunk = &mut self.chunks[self.current];
+        let chunk = &mut self.current;
         if UP {
             // The end moves back; rounding to at most 16 stays in the chunk.
             let new_pos = up_align(addr + new_size, min_align); // step: shrink_up
@@ -733,8 +755,9 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
         let size = Self::size_from_hint(hint, p).ok_or(AllocError::HeapExhausted)?;
         let chunk = Self::alloc_chunk_slow(heap, size, ChunkReason::First, hint, p)?;
         Ok(BumpScope {
-            chunks: vec![chunk],
-            current: 0,
+            current: chunk,
+            prev: Vec::new(),
+            next: Vec::new(),
         })
     }
 
@@ -752,12 +775,8 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError> {
-        let current = self.current;
-        match Self::bump_in(&mut self.chunks[current], layout, p) {
-            Some(ptr) => Ok(ptr),
-            None => self.alloc_in_another_chunk_slow(heap, layout, p),
-        }
+    ) -> Allocated<W> {
+        self.try_alloc(heap, layout, p).into()
     }
 
     /// A larger size goes through `grow`, an equal or smaller one through
@@ -769,11 +788,11 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
         old: Layout<W>,
         new_size: W,
         p: &mut P,
-    ) -> Result<W, AllocError> {
+    ) -> Allocated<W> {
         if new_size > old.size {
-            self.grow(heap, addr, old, new_size, p)
+            self.grow(heap, addr, old, new_size, p).into()
         } else {
-            Ok(self.shrink(addr, old, new_size, p))
+            Allocated::ok(self.shrink(addr, old, new_size, p))
         }
     }
 
@@ -790,7 +809,7 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
         } else {
             down_align(addr + layout.size, min_align)
         };
-        self.chunks[self.current].pos = pos; // step: free_last
+        self.current.pos = pos; // step: free_last
         probe!(p, FREE_LAST, addr, pos);
     }
 
@@ -800,29 +819,30 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
     /// rest in the order the crate does: the ones before the current chunk
     /// (nearest first), then the current one and those after it.
     fn reset<P: Probe<W>>(&mut self, heap: &mut Heap<W>, p: &mut P) {
-        let last = self.chunks.len() - 1;
-        for i in (0..self.current).rev() {
-            Self::free_chunk(heap, &self.chunks[i], p);
+        for c in self.prev.iter().rev() {
+            Self::free_chunk(heap, c, p);
         }
-        for i in self.current..last {
-            Self::free_chunk(heap, &self.chunks[i], p);
+        self.prev.clear();
+        // The current chunk and those after it, in list order, but the last.
+        if let Some((&last, after)) = self.next.split_first() {
+            Self::free_chunk(heap, &self.current, p);
+            for c in after.iter().rev() {
+                Self::free_chunk(heap, c, p);
+            }
+            event!(p, ModelEvent::ChunkReused { id: last.desc.id });
+            self.current = last;
+            self.next.clear();
         }
-        let mut kept = self.chunks[last];
-        if self.current != last {
-            event!(p, ModelEvent::ChunkReused { id: kept.desc.id });
-        }
+        let kept = &mut self.current;
         let pos = kept.edge::<UP>();
         kept.pos = pos; // step: reset_pos
         probe!(p, RESET_POS, pos);
-        self.chunks.clear();
-        self.chunks.push(kept);
-        self.current = 0;
     }
 
     fn checkpoint(&self) -> Checkpoint<W> {
         Checkpoint {
-            chunk: self.current,
-            pos: self.chunks[self.current].pos,
+            chunk: self.prev.len(),
+            pos: self.current.pos,
         }
     }
 
@@ -831,10 +851,19 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
     /// bump pointers untouched, until an allocation walks into them.
     fn restore<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, cp: &Checkpoint<W>, p: &mut P) {
         let pos = cp.pos;
-        self.chunks[cp.chunk].pos = pos; // step: restore
-        self.current = cp.chunk;
+        // Walk the list to the checkpoint's chunk.
+        while self.prev.len() > cp.chunk {
+            let Some(before) = self.prev.pop() else { break };
+            self.next
+                .push(core::mem::replace(&mut self.current, before));
+        }
+        while self.prev.len() < cp.chunk {
+            let Some(after) = self.next.pop() else { break };
+            self.prev.push(core::mem::replace(&mut self.current, after));
+        }
+        self.current.pos = pos; // step: restore
         probe!(p, RESTORE, pos);
-        if self.current + 1 < self.chunks.len() {
+        if !self.next.is_empty() {
             event!(
                 p,
                 ModelEvent::Note(
@@ -848,12 +877,13 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
     /// empty whatever their stale bump pointer says, as the next allocation
     /// to reach them empties them first.
     fn used(&self, id: u32) -> Option<(W, W)> {
-        let i = self.chunks.iter().position(|c| c.desc.id == id)?;
-        let c = &self.chunks[i];
-        let pos = if i <= self.current {
-            c.pos
-        } else {
-            c.edge::<UP>()
+        let up_to_current = self.prev.iter().chain(core::iter::once(&self.current));
+        let (c, pos) = match up_to_current.into_iter().find(|c| c.desc.id == id) {
+            Some(c) => (c, c.pos),
+            None => {
+                let c = self.next.iter().find(|c| c.desc.id == id)?;
+                (c, c.edge::<UP>())
+            }
         };
         Some(if UP {
             (c.content_start(), pos)
@@ -863,6 +893,6 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
     }
 
     fn bump_ptr(&self) -> Option<W> {
-        Some(self.chunks[self.current].pos)
+        Some(self.current.pos)
     }
 }

@@ -31,7 +31,9 @@ use core::cmp::Ordering;
 
 use crate::algorithms::Direction;
 use crate::heap::Heap;
-use crate::model::{AllocError, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions};
+use crate::model::{
+    AllocError, Allocated, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions,
+};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps::StepId;
@@ -923,8 +925,8 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError> {
-        self.try_alloc_layout(heap, layout, p)
+    ) -> Allocated<W> {
+        self.try_alloc_layout(heap, layout, p).into()
     }
 
     /// bumpalo's own `realloc` (its `Alloc` impl), which keeps the
@@ -939,7 +941,7 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
         old: Layout<W>,
         new_size: W,
         p: &mut P,
-    ) -> Result<W, AllocError> {
+    ) -> Allocated<W> {
         let new = Layout {
             size: new_size,
             align: old.align,
@@ -948,12 +950,12 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
         if old_size == W::ZERO {
             // step: realloc_zero
             probe!(p, REALLOC_FROM_ZERO, old_size, new_size);
-            return self.try_alloc_layout(heap, new, p);
+            return self.try_alloc_layout(heap, new, p).into();
         }
         if new_size <= old_size {
-            self.shrink(heap, addr, old, new, p)
+            self.shrink(heap, addr, old, new, p).into()
         } else {
-            self.grow(heap, addr, old, new, p)
+            self.grow(heap, addr, old, new, p).into()
         }
     }
 

@@ -24,7 +24,9 @@
 
 use crate::algorithms::Direction;
 use crate::heap::Heap;
-use crate::model::{AllocError, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions};
+use crate::model::{
+    AllocError, Allocated, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions,
+};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps::StepId;
@@ -165,24 +167,26 @@ fn hand_out<W: Word, P: Probe<W>>(addr: W, align: W, p: &mut P) -> W {
 
 /// Bumper has no realloc: both buffers allocate anew and copy, and the old
 /// block stays until a restore or reset.
-fn realloc_by_copy<W: Word, M: Model<W>, P: Probe<W>>(
-    m: &mut M,
-    heap: &mut Heap<W>,
+fn realloc_by_copy<W: Word, P: Probe<W>>(
+    alloc: impl FnOnce(Layout<W>, &mut P) -> Result<W, AllocError>,
     addr: W,
     old: Layout<W>,
     new_size: W,
     p: &mut P,
-) -> Result<W, AllocError> {
+) -> Allocated<W> {
     event!(p, ModelEvent::Note(NO_REALLOC));
     let layout = Layout {
         size: new_size,
         align: old.align,
     };
-    let new = m.alloc(heap, layout, p)?;
+    let new = match alloc(layout, p) {
+        Ok(new) => new,
+        Err(e) => return Allocated::err(e),
+    };
     let copied = old.size.min(new_size); // step: copy
     probe!(p, COPY, addr, new, copied);
     event!(p, ModelEvent::Copied { bytes: copied });
-    Ok(new)
+    Allocated::ok(new)
 }
 
 /// Bumper has no free: a block's bytes stay until a restore or reset.
@@ -221,6 +225,36 @@ pub struct AllocBuffer<W> {
 }
 
 impl<W: Word> AllocBuffer<W> {
+    #[inline(always)]
+    fn allocate<P: Probe<W>>(
+        &mut self,
+        _heap: &mut Heap<W>,
+        layout: Layout<W>,
+        p: &mut P,
+    ) -> Result<W, AllocError> {
+        let size = layout.size;
+        let offset = self.offset;
+        // Computed before the check, like the reference; only returned if it passes.
+        let ptr = self.chunk.start.wrapping_add(offset); // step: position
+        probe!(p, POSITION, ptr, offset);
+
+        // Cannot wrap: the offset is at most one byte past the end (see
+        // oom_slow) and the Layout bound keeps size within isize::MAX.
+        let new_offset = offset.wrapping_add(size); // step: advance
+        self.offset = new_offset;
+        probe!(p, ADVANCE, offset, size, new_offset);
+
+        let capacity = self.chunk.capacity;
+        if new_offset > capacity {
+            // step: check_offset
+            probe!(p, OFFSET_FAIL, new_offset, capacity);
+            return Err(self.oom_slow(p));
+        }
+        probe!(p, OFFSET_PASS, new_offset, capacity);
+
+        Ok(hand_out(ptr, layout.align, p))
+    }
+
     /// Bumper's `oom_error`: out of line, as the reference keeps it.
     #[cold]
     #[inline(never)]
@@ -274,31 +308,11 @@ impl<W: Word> Model<W> for AllocBuffer<W> {
     #[inline(always)]
     fn alloc<P: Probe<W>>(
         &mut self,
-        _heap: &mut Heap<W>,
+        heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError> {
-        let size = layout.size;
-        let offset = self.offset;
-        // Computed before the check, like the reference; only returned if it passes.
-        let ptr = self.chunk.start.wrapping_add(offset); // step: position
-        probe!(p, POSITION, ptr, offset);
-
-        // Cannot wrap: the offset is at most one byte past the end (see
-        // oom_slow) and the Layout bound keeps size within isize::MAX.
-        let new_offset = offset.wrapping_add(size); // step: advance
-        self.offset = new_offset;
-        probe!(p, ADVANCE, offset, size, new_offset);
-
-        let capacity = self.chunk.capacity;
-        if new_offset > capacity {
-            // step: check_offset
-            probe!(p, OFFSET_FAIL, new_offset, capacity);
-            return Err(self.oom_slow(p));
-        }
-        probe!(p, OFFSET_PASS, new_offset, capacity);
-
-        Ok(hand_out(ptr, layout.align, p))
+    ) -> Allocated<W> {
+        self.allocate(heap, layout, p).into()
     }
 
     fn realloc<P: Probe<W>>(
@@ -308,8 +322,8 @@ impl<W: Word> Model<W> for AllocBuffer<W> {
         old: Layout<W>,
         new_size: W,
         p: &mut P,
-    ) -> Result<W, AllocError> {
-        realloc_by_copy(self, heap, addr, old, new_size, p)
+    ) -> Allocated<W> {
+        realloc_by_copy(|l, p| self.allocate(heap, l, p), addr, old, new_size, p)
     }
 
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {
@@ -378,6 +392,42 @@ pub struct SlabCheckpoint<W> {
 }
 
 impl<W: Word> SlabBuffer<W> {
+    /// `alloc_ptr!`.
+    #[inline(always)]
+    fn allocate<P: Probe<W>>(
+        &mut self,
+        heap: &mut Heap<W>,
+        layout: Layout<W>,
+        p: &mut P,
+    ) -> Result<W, AllocError> {
+        let size = layout.size;
+        let ptr = self.current;
+        // Julia adds without a check. With 64-bit words the sum cannot wrap
+        // (simulated addresses stay below 2^33, sizes below 2^63); with 32-bit
+        // words it can, and a wrapped end would pass the check and hand out
+        // bytes no slab owns, so there the model counts it as past the slab.
+        // The branch is on a constant.
+        let next = if W::BITS == 64 {
+            // step: next
+            ptr.wrapping_add(size)
+        } else {
+            ptr.checked_add(size).unwrap_or(W::MAX)
+        };
+        probe!(p, NEXT, ptr, size, next);
+
+        let slab_end = self.slab_end;
+        if next > slab_end {
+            // step: check_slab_end
+            probe!(p, SLAB_FAIL, next, slab_end);
+            return self.add_new_slab_slow(heap, layout, p);
+        }
+        probe!(p, SLAB_PASS, next, slab_end);
+
+        self.current = next; // step: slab_bump
+        probe!(p, SLAB_BUMP, ptr, next);
+        Ok(hand_out(ptr, layout.align, p))
+    }
+
     /// `add_new_slab!`: out of line in the reference too.
     #[cold]
     #[inline(never)]
@@ -510,33 +560,8 @@ impl<W: Word> Model<W> for SlabBuffer<W> {
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError> {
-        let size = layout.size;
-        let ptr = self.current;
-        // Julia adds without a check. With 64-bit words the sum cannot wrap
-        // (simulated addresses stay below 2^33, sizes below 2^63); with 32-bit
-        // words it can, and a wrapped end would pass the check and hand out
-        // bytes no slab owns, so there the model counts it as past the slab.
-        // The branch is on a constant.
-        let next = if W::BITS == 64 {
-            // step: next
-            ptr.wrapping_add(size)
-        } else {
-            ptr.checked_add(size).unwrap_or(W::MAX)
-        };
-        probe!(p, NEXT, ptr, size, next);
-
-        let slab_end = self.slab_end;
-        if next > slab_end {
-            // step: check_slab_end
-            probe!(p, SLAB_FAIL, next, slab_end);
-            return self.add_new_slab_slow(heap, layout, p);
-        }
-        probe!(p, SLAB_PASS, next, slab_end);
-
-        self.current = next; // step: slab_bump
-        probe!(p, SLAB_BUMP, ptr, next);
-        Ok(hand_out(ptr, layout.align, p))
+    ) -> Allocated<W> {
+        self.allocate(heap, layout, p).into()
     }
 
     fn realloc<P: Probe<W>>(
@@ -546,8 +571,8 @@ impl<W: Word> Model<W> for SlabBuffer<W> {
         old: Layout<W>,
         new_size: W,
         p: &mut P,
-    ) -> Result<W, AllocError> {
-        realloc_by_copy(self, heap, addr, old, new_size, p)
+    ) -> Allocated<W> {
+        realloc_by_copy(|l, p| self.allocate(heap, l, p), addr, old, new_size, p)
     }
 
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {

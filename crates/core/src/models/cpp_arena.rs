@@ -26,7 +26,9 @@
 
 use crate::algorithms::Direction;
 use crate::heap::Heap;
-use crate::model::{AllocError, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions};
+use crate::model::{
+    AllocError, Allocated, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions,
+};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps::StepId;
@@ -289,6 +291,30 @@ impl<W: Word> CppArena<W> {
         result
     }
 
+    /// `ArenaMemoryResource::allocate`.
+    #[inline(always)]
+    fn allocate<P: Probe<W>>(
+        &mut self,
+        heap: &mut Heap<W>,
+        layout: Layout<W>,
+        p: &mut P,
+    ) -> Result<W, AllocError> {
+        let n = layout.size;
+        let Some(last) = self.pools.last_mut() else {
+            // step: first_pool
+            probe!(p, FIRST, n);
+            return self.new_pool_slow(heap, layout, p);
+        };
+        let remaining = last.remaining;
+        if remaining <= n {
+            // step: check_remaining
+            probe!(p, REMAINING_FAIL, remaining, n);
+            return self.new_pool_slow(heap, layout, p);
+        }
+        probe!(p, REMAINING_PASS, remaining, n);
+        last.allocate(n, layout.align, p)
+    }
+
     /// Deletes the pools from index `keep` on.
     #[cold]
     #[inline(never)]
@@ -335,21 +361,8 @@ impl<W: Word> Model<W> for CppArena<W> {
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError> {
-        let n = layout.size;
-        let Some(last) = self.pools.last_mut() else {
-            // step: first_pool
-            probe!(p, FIRST, n);
-            return self.new_pool_slow(heap, layout, p);
-        };
-        let remaining = last.remaining;
-        if remaining <= n {
-            // step: check_remaining
-            probe!(p, REMAINING_FAIL, remaining, n);
-            return self.new_pool_slow(heap, layout, p);
-        }
-        probe!(p, REMAINING_PASS, remaining, n);
-        last.allocate(n, layout.align, p)
+    ) -> Allocated<W> {
+        self.allocate(heap, layout, p).into()
     }
 
     fn realloc<P: Probe<W>>(
@@ -359,17 +372,20 @@ impl<W: Word> Model<W> for CppArena<W> {
         old: Layout<W>,
         new_size: W,
         p: &mut P,
-    ) -> Result<W, AllocError> {
+    ) -> Allocated<W> {
         event!(p, ModelEvent::Note("std allocators have no realloc: a container allocates the new size, copies, and deallocates the old block (a no-op here)"));
         let layout = Layout {
             size: new_size,
             align: old.align,
         };
-        let new = self.alloc(heap, layout, p)?;
+        let new = match self.allocate(heap, layout, p) {
+            Ok(new) => new,
+            Err(e) => return Allocated::err(e),
+        };
         let copied = old.size.min(new_size); // step: copy
         probe!(p, COPY, addr, new, copied);
         event!(p, ModelEvent::Copied { bytes: copied });
-        Ok(new)
+        Allocated::ok(new)
     }
 
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {

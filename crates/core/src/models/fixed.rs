@@ -6,7 +6,9 @@
 
 use crate::algorithms::{ChunkBump, Direction};
 use crate::heap::Heap;
-use crate::model::{AllocError, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions};
+use crate::model::{
+    AllocError, Allocated, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions,
+};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps::StepId;
@@ -122,32 +124,28 @@ impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
         _heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError> {
+    ) -> Allocated<W> {
         self.bump
             .alloc(layout.size, layout.align, p)
             .ok_or(AllocError::Full)
+            .into()
     }
 
     fn realloc<P: Probe<W>>(
         &mut self,
-        heap: &mut Heap<W>,
+        _heap: &mut Heap<W>,
         addr: W,
         old: Layout<W>,
         new_size: W,
         p: &mut P,
-    ) -> Result<W, AllocError> {
-        let new = self.alloc(
-            heap,
-            Layout {
-                size: new_size,
-                align: old.align,
-            },
-            p,
-        )?;
+    ) -> Allocated<W> {
+        let Some(new) = self.bump.alloc(new_size, old.align, p) else {
+            return Allocated::err(AllocError::Full);
+        };
         let copied = old.size.min(new_size); // step: copy
         probe!(p, COPY, addr, new, copied);
         event!(p, ModelEvent::Copied { bytes: copied });
-        Ok(new)
+        Allocated::ok(new)
     }
 
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {
