@@ -460,7 +460,8 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     const narr = narrations(s.tracedSource);
     const narration = narrationAt(trace, step, narr);
     const lesson = s.lesson !== null ? (lessonById(s.lesson) ?? null) : null;
-    if (lesson || (narration && !s.narrationHidden)) {
+    // A sweep has no op in view to narrate.
+    if (s.sweep === null && (lesson || (narration && !s.narrationHidden))) {
       renderNarration(mounts.narration, { narration, lesson }, { onExitLesson: () => dispatch({ type: "exitLesson" }) });
     } else if (mounts.narration.firstChild) {
       mounts.narration.replaceChildren();
