@@ -176,7 +176,11 @@ function buildNative(root, targetDir) {
 
 function runNative(bin, preset, ops, runs) {
   const r = spawnSync(bin, [preset, String(ops), String(runs), "--json"], { encoding: "utf8", maxBuffer: 1 << 20 });
-  if (r.status !== 0) throw new Error(`trace_speed failed: ${r.stderr}`);
+  if (r.status !== 0) {
+    // A program the engine refuses (its op cap) panics with the ProgramError's message.
+    const why = /message: "([^"]*)"/.exec(r.stderr ?? "")?.[1] ?? (r.stderr ?? "").trim().split("\n")[0];
+    throw new Error(`native ${count(ops)} ops: ${why}`);
+  }
   return JSON.parse(r.stdout.trim().split("\n").pop());
 }
 
@@ -450,33 +454,33 @@ async function main() {
     return { ...r, ms: median(r.run_ms), opsPerS: r.ops / (median(r.run_ms) / 1e3), jsonMs: median(r.json_ms) };
   };
   /** The largest size of ascending(opts.ops) whose run is predicted within the budget, with its last time. */
+  let natFailure = null;
   const climb = (measure) => {
     let best = null;
     for (const ops of ascending(opts.ops)) {
       if (best && !worthTrying(best.ops, best.ms, ops, budgetMs)) break;
-      const ms = measure(ops);
-      if (!Number.isFinite(ms)) break;
-      best = { ops, ms };
+      try {
+        best = { ops, ms: measure(ops) };
+      } catch (e) {
+        natFailure = String(e.message ?? e);
+        break;
+      }
     }
+    if (!best) throw new Error(natFailure ?? "no native run");
     return best;
   };
   const natTop = climb((ops) => native(ops, 1).ms);
   const nat = native(natTop.ops, opts.runs);
   const natFull = natTop.ops === opts.ops;
-  // Time grows faster than the size: estimate the full size from the two largest measured.
+  // At least this long for `ops` at the rate of the largest size measured (time grows faster than the size today).
   const estimate = (ops, table) => {
-    const sizes = [...table.keys()].sort((x, y) => x - y);
-    const [a, b] = sizes.slice(-2);
-    if (a === undefined || b === undefined) return NaN;
-    const ta = median(table.get(a).run_ms);
-    const tb = median(table.get(b).run_ms);
-    const k = Math.log(tb / ta) / Math.log(b / a);
-    return tb * (ops / b) ** Math.max(1, k);
+    const top = Math.max(...table.keys());
+    return (median(table.get(top).run_ms) * ops) / top;
   };
   const natNote = natFull
     ? `${count(nat.ops)} ops in ${formatValue(nat.ms)} ms, core run only`
     : `largest within the budget: ${count(nat.ops)} ops in ${formatValue(nat.ms)} ms, core run only; ` +
-      `${count(opts.ops)} ops would take about ${formatValue(estimate(opts.ops, nativeRuns) / 1000)} s`;
+      (natFailure ?? `${count(opts.ops)} ops would take at least ${formatValue(estimate(opts.ops, nativeRuns) / 1000)} s`);
   emit(formatLine("trace_ops_per_s_native", nat.opsPerS, "ops/s", { note: natNote }));
   emit(`# native ops/s by size: ${[...nativeRuns.entries()].sort((x, y) => x[0] - y[0]).map(([n, r]) => `${count(n)}: ${formatValue(n / (median(r.run_ms) / 1e3))}`).join(", ")}`);
 
@@ -515,7 +519,7 @@ async function main() {
       const ms = median(r.total);
       const opsPerS = r.ops / (ms / 1e3);
       const full = wasmTop.ops === opts.ops;
-      const why = full ? "" : failure ?? `${count(opts.ops)} ops would take about ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s`;
+      const why = full ? "" : failure ?? `${count(opts.ops)} ops would take at least ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s`;
       const note =
         `${full ? "" : "largest within the budget: "}${count(r.ops)} ops in ${formatValue(ms)} ms (engine.trace: ` +
         `traceProgram ${formatValue(median(r.wasm))} ms + JSON.parse ${formatValue(median(r.parse))} ms)${why ? `; ${why}` : ""}`;
@@ -576,7 +580,8 @@ async function main() {
         const reasons = [];
         if (Number.isFinite(bytesPerOp)) reasons.push(`a trace of ${count(opts.ops)} ops is ${formatValue((bytesPerOp * opts.ops) / 1e6)} MB of JSON`);
         if (Number.isFinite(bytesPerOp) && bytesPerOp * opts.ops > 536_870_888) reasons.push("over V8's longest string (2^29-24 chars)");
-        reasons.push(`tracing it would take about ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s in the page`);
+        reasons.push(`tracing it would take at least ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s in the page`);
+        if (natFailure) reasons.push(natFailure);
         emit(naLine("scrub_ms_at_1m", `${reasons.join(", ")}; largest measured: ${count(scrubbed.ops)} ops, ${formatValue(b)} ms at its last step`));
       }
       emit(

@@ -48,7 +48,12 @@ fn main() {
         drop(trace);
     }
     if json_out {
-        let list = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(",");
+        let list = |v: &[f64]| {
+            v.iter()
+                .map(|x| format!("{x:.3}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
         println!(
             "{{\"preset\":\"{preset_name}\",\"ops\":{ops},\"run_ms\":[{}],\"json_ms\":[{}],\"json_bytes\":{json_bytes}}}",
             list(&run_ms),
