@@ -1,0 +1,265 @@
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { deflateRawSync } from "node:zlib";
+import { expect, test, type Frame, type Locator, type Page } from "@playwright/test";
+import { ORIGIN } from "../../playwright.config";
+import { base64url, encodeShare, type SharedState } from "../../web/src/share/link";
+import { DEFAULT_PROGRAM } from "../../web/src/state/reducer";
+
+// Issue 8, the page side: bad input gets a clear error that names where and
+// what is allowed, and loses nothing. Each journey starts from a good state
+// (the default program on fitzgen-down, stepped back to op 4 of 6), feeds the
+// page something bad, and checks the message word for word and that the map
+// still shows the last good trace's blocks at the same step.
+//
+// Every test also checks: no request leaves the app's origin (or the test's
+// host page), no uncaught error, no console error, no CSP violation.
+
+const program = (page: Page) => page.getByRole("textbox", { name: "Program" });
+const programError = (page: Page) => page.locator("#program-error");
+const blocks = (page: Page) => page.locator("#memory-map svg.memory-map g[data-block]");
+const counter = (page: Page) => page.locator(".step-counter").first();
+const notice = (page: Page) => page.locator("#notice > span");
+const shareStatus = (page: Page) => page.locator(".share-status");
+
+/** Accessible names of the drawn blocks, in drawing order. */
+function labels(list: Locator): Promise<string[]> {
+  return list.evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? ""));
+}
+
+/** The labels of the default program's blocks at op 4 of 6 on fitzgen-down. */
+const AT_FOUR = [
+  "d: 20 bytes at 0x100cc, align 4",
+  "c: 24 bytes at 0x100e0, align 16, 8 bytes padding",
+  "b: 8 bytes at 0x10100, align 8, 7 bytes padding",
+  "a: 1 byte at 0x1010f, align 1",
+];
+
+// ---- The host page on another origin ----------------------------------------
+
+const HOST_FILE = new URL("./host/bad-host.html", import.meta.url);
+const SIBLING_FILE = new URL("./host/bad-sibling.html", import.meta.url);
+const EMBED_STATE: SharedState = { source: DEFAULT_PROGRAM, allocator: "fitzgen-down", target: "64", capacity: null, minAlign: null, step: 4, compare: null };
+
+let server: Server;
+let HOST = "";
+
+test.beforeAll(async () => {
+  const hash = await encodeShare(EMBED_STATE);
+  server = createServer((req, res) => {
+    const file = req.url === "/bad-host.html" ? HOST_FILE : req.url === "/bad-sibling.html" ? SIBLING_FILE : null;
+    if (!file) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(readFileSync(file, "utf8").replaceAll("__APP__", ORIGIN).replaceAll("__HASH__", hash.replaceAll("&", "&amp;")));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  HOST = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+test.afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+// ---- What every journey must not do -----------------------------------------
+
+let requests: string[] = [];
+let pageErrors: string[] = [];
+let consoleErrors: string[] = [];
+
+declare global {
+  interface Window {
+    __xss?: unknown;
+    __csp?: string[];
+  }
+}
+
+test.beforeEach(async ({ page }) => {
+  requests = [];
+  pageErrors = [];
+  consoleErrors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error") consoleErrors.push(m.text());
+  });
+  // In every frame, before any of its scripts: record CSP violations.
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener("securitypolicyviolation", (e) => {
+      window.__csp?.push(`${e.violatedDirective} blocked ${e.blockedURI || "(inline)"} at ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
+});
+
+test.afterEach(async ({ page }) => {
+  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`) && !(HOST !== "" && url.startsWith(`${HOST}/`)) && !url.startsWith("data:") && !url.startsWith("blob:"));
+  expect(foreign, "requests to other origins").toEqual([]);
+  expect(pageErrors, "uncaught page errors").toEqual([]);
+  expect(consoleErrors, "console errors").toEqual([]);
+  if (page.isClosed()) return;
+  const violations: string[] = [];
+  for (const frame of page.frames()) {
+    const found = await frame.evaluate(() => window.__csp ?? []).catch(() => [] as string[]);
+    violations.push(...found.map((v) => `${frame.url()}: ${v}`));
+  }
+  expect(violations, "CSP violations").toEqual([]);
+});
+
+/** The app with the default program, stepped back to op 4 of 6. */
+async function openAtFour(page: Page, path = "/"): Promise<void> {
+  await page.goto(path);
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  await page.getByRole("button", { name: "Step back" }).click();
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expect(counter(page)).toHaveText("op 4 / 6");
+  expect(await labels(blocks(page))).toEqual(AT_FOUR);
+}
+
+/** The last good trace is still on screen, at the same step. */
+async function expectKept(page: Page, expected: readonly string[] = AT_FOUR, step = "op 4 / 6"): Promise<void> {
+  await expect(counter(page)).toHaveText(step);
+  expect(await labels(blocks(page))).toEqual(expected);
+}
+
+// ---- The editor ---------------------------------------------------------------
+
+/** Programs with one error each, and the error exactly as the page shows it (line:column: message). */
+const EDITOR_CASES: readonly { name: string; source: string; error: string }[] = [
+  { name: "align0", source: "a = alloc 1\nx = alloc 8 align 0", error: "2:19: alignment 0 is not allowed: use a power of two from 1 to 4096" },
+  { name: "align3", source: "a = alloc 1\nx = alloc 8 align 3", error: "2:19: alignment 3 is not allowed: use a power of two from 1 to 4096" },
+  { name: "alignLarge", source: "x = alloc 8 align 8192", error: "1:19: alignment 8192 is not allowed: use a power of two from 1 to 4096" },
+  { name: "alignHuge", source: "x = alloc 8 align 0x100000000000", error: "1:19: alignment 17592186044416 is not allowed: use a power of two from 1 to 4096" },
+  { name: "alignWord", source: "x = alloc 8 align big", error: "1:19: expected an alignment, found 'big'" },
+  { name: "alignMissing", source: "x = alloc 8 align", error: "1:18: expected an alignment, found the end of the line" },
+  { name: "sizeOverflow", source: "x = alloc 0xffffffffffffffffffff", error: "1:11: '0xffffffffffffffffffff' is too large (the largest is 0xffffffffffffffff)" },
+  { name: "negative", source: "x = alloc -8", error: "1:11: '-8' is negative: sizes and counts are whole numbers of 0 or more" },
+  { name: "nonNumeric", source: "x = alloc lots", error: "1:11: unknown type 'lots': use a size in bytes or one of u8 u16 u32 u64 u128 usize" },
+  { name: "missing", source: "x = alloc", error: "1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line" },
+  { name: "unknownBlock", source: "a = alloc 8\nfree zz", error: "2:1: unknown block 'zz': no earlier line allocates it" },
+  { name: "afterReset", source: "a = alloc 8\nreset\nfree a", error: "3:1: cannot free 'a': it was reclaimed by a reset or restore at 2:1" },
+  { name: "afterRestore", source: "checkpoint s\na = alloc 8\nrestore s\nb = realloc a 16", error: "4:1: cannot realloc 'a': it was reclaimed by a reset or restore at 3:1" },
+  { name: "doubleFree", source: "a = alloc 8\nfree a\nfree a", error: "3:1: cannot free 'a': it was already freed at 2:1" },
+  { name: "reallocFreed", source: "a = alloc 8\nfree a\na = realloc a 16", error: "3:1: cannot realloc 'a': it was already freed at 2:1" },
+  { name: "restoreUnknown", source: "a = alloc 8\nrestore nope", error: "2:1: unknown checkpoint 'nope': save it first with `checkpoint nope`" },
+  { name: "restoreDropped", source: "checkpoint s\nreset\nrestore s", error: "3:1: cannot restore 's': the reset at 2:1 dropped it (save it again with `checkpoint s`)" },
+  { name: "unclosed", source: "repeat 2 {\n  a = alloc 8", error: "1:10: this '{' is never closed: add a '}'" },
+  { name: "unopened", source: "a = alloc 8\n}", error: "2:1: '}' without a matching 'repeat N {'" },
+  { name: "hugeRepeat", source: "repeat 99999999999 { a = alloc 8 }", error: "1:1: the program would execute more than 2000000 ops: lower a repeat count" },
+  { name: "nestedRepeat", source: "repeat 2000 {\n  repeat 2000 { a = alloc 8 }\n}", error: "1:1: the program would execute more than 2000000 ops: lower a repeat count" },
+];
+
+for (const c of EDITOR_CASES) {
+  test(`editor, ${c.name}: the error names where and what is allowed; the map keeps op 4's blocks`, async ({ page }) => {
+    await openAtFour(page);
+    await program(page).fill(c.source);
+    await expect(programError(page)).toHaveText(c.error);
+    await expect(program(page)).toHaveAttribute("aria-invalid", "true");
+    await expect(program(page)).toHaveValue(c.source);
+    await expectKept(page);
+    // The summary says the map is the last good trace, not this program's.
+    await expect(page.locator("#map-summary .stale-badge")).toBeVisible();
+    await expect(page.locator("#map-summary .stale-badge")).toHaveText("showing the last valid program");
+  });
+}
+
+test("editor: a huge repeat count under the op limit gives a clear error without freezing the page", async ({ page }) => {
+  // BUG (crates/core op limit vs the page): 1,000,001 ops are under the engine's
+  // 2,000,000-op limit, but their trace JSON is longer than a JS string can be.
+  // The page freezes for ~30 s, then shows "1:1: the engine returned malformed
+  // JSON" (the CLI: "internal error: Cannot create a string longer than
+  // 0x1fffffe8 characters", exit 3). Fix: lower the limit to what a trace can
+  // carry (the export notes ~60 MB per 100k ops), so the parse-time check says
+  // "the program would execute more than N ops: lower a repeat count" at once.
+  test.fail();
+  await openAtFour(page);
+  await program(page).fill("repeat 1000001 { a = alloc 8 }");
+  await expect(programError(page)).toHaveText(/^1:1: the program would execute more than \d+ ops: lower a repeat count$/, { timeout: 3_000 });
+  await expectKept(page);
+});
+
+test("editor: an empty program shows an empty chunk and op 0 / 0, not a blank page", async ({ page }) => {
+  await openAtFour(page);
+  for (const source of ["", "   \n\n", "# only a comment\n#> only narration"]) {
+    await program(page).fill(source);
+    await expect(counter(page)).toHaveText("op 0 / 0");
+    await expect(programError(page)).toHaveText("");
+    await expect(program(page)).toHaveAttribute("aria-invalid", "false");
+    await expect(blocks(page)).toHaveCount(0);
+    // fitzgen-down's one chunk is there, empty.
+    await expect(page.locator("#memory-map")).toContainText("chunk 0 · 256 B usable");
+    await expect(page.locator("#memory-map")).toContainText("0 / 256 B used");
+  }
+  // Typing a program again draws it.
+  await program(page).fill("a = alloc 8");
+  await expect(counter(page)).toHaveText("op 1 / 1");
+  expect(await labels(blocks(page))).toEqual(["a: 8 bytes at 0x10108, align 1"]);
+});
+
+test("editor: a size past isize::MAX on wasm32 is an error at its statement; the wasm32 map stays", async ({ page }) => {
+  await openAtFour(page);
+  await page.locator("#target").selectOption("wasm32");
+  await expect(counter(page)).toHaveText("op 4 / 6");
+  const wasm32 = await labels(blocks(page));
+  expect(wasm32).toHaveLength(4);
+  await program(page).fill("a = alloc 8\nx = alloc 0xffffffffffff align 4096");
+  await expect(programError(page)).toHaveText(
+    "2:1: size 0xffffffffffff with align 4096 exceeds isize::MAX (0x7fffffff) on this target: no Layout can describe it",
+  );
+  await expectKept(page, wasm32);
+  // The same program is fine on a 64-bit target (the request just fails to fit).
+  await page.locator("#target").selectOption("64");
+  await expect(programError(page)).toHaveText("");
+  await expect(counter(page)).toHaveText("op 2 / 2");
+});
+
+const STRAY = ": names are letters, digits and _, numbers are decimal or 0x hex, and # starts a comment";
+
+test("editor: HTML as a block name is a syntax error shown as text; no element is made from it", async ({ page }) => {
+  await openAtFour(page);
+  const line = '<img src=x onerror="window.__xss=1"> = alloc 8';
+  await program(page).fill(`a = alloc 8\n${line}`);
+  // Needs a wasm built from afab388 or later (web/pkg/.stamp older gives only "unexpected character '<'").
+  await expect(programError(page)).toHaveText(`2:1: unexpected character '<'${STRAY}`);
+  await expectKept(page);
+  // The mirror draws the line literally; nothing was parsed as HTML.
+  await expect(page.locator('.code-mirror [data-line="2"]')).toHaveText(line);
+  await expect(page.locator("img")).toHaveCount(0);
+  expect(await page.evaluate(() => window.__xss)).toBeUndefined();
+
+  await program(page).fill("ok<b>bold</b> = alloc 8");
+  await expect(programError(page)).toHaveText(`1:3: unexpected character '<'${STRAY}`);
+  await expect(page.locator(".code-mirror b, #editor b")).toHaveCount(0);
+  await expectKept(page);
+});
+
+test("editor: HTML and script in comments and #> narration render as literal text", async ({ page }) => {
+  const narration = '#> Look: <img src=x onerror="window.__xss=1"> and <script>window.__xss=2</script> **bold <b>x</b>** [js](javascript:window.__xss=3) `<i>code</i>`';
+  const comment = '# <img src=y onerror="window.__xss=4">';
+  const trailing = "a = alloc 8 # <svg onload=window.__xss=5></svg>";
+  await page.goto("/");
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  await program(page).fill(`${narration}\n${comment}\n${trailing}\nb = alloc 16`);
+  await expect(counter(page)).toHaveText("op 2 / 2");
+  await page.getByRole("button", { name: "First" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(counter(page)).toHaveText("op 1 / 2");
+
+  const body = page.locator(".narration-body");
+  await expect(body).toHaveText(
+    'Look: <img src=x onerror="window.__xss=1"> and <script>window.__xss=2</script> bold <b>x</b> [js](javascript:window.__xss=3) <i>code</i>',
+  );
+  // Only the markdown-lite's own elements: strong and code, holding text.
+  await expect(body.locator("strong")).toHaveText("bold <b>x</b>");
+  await expect(body.locator("code")).toHaveText("<i>code</i>");
+  await expect(body.locator("img, script, b, i, a, svg")).toHaveCount(0);
+  // The comments show literally in the editor and in the step's details.
+  await expect(page.locator('.code-mirror [data-line="2"]')).toHaveText(comment);
+  await expect(page.locator('.code-mirror [data-line="3"]')).toHaveText(trailing);
+  await expect(page.locator("#op-details")).toContainText(trailing);
+  await expect(page.locator("#op-details svg[onload], #editor svg[onload], img")).toHaveCount(0);
+  expect(await page.evaluate(() => window.__xss)).toBeUndefined();
+});
