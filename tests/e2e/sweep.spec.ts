@@ -217,6 +217,7 @@ test("the sweep is part of the share link: the link reopens it with the same poi
   await view(page).getByRole("textbox", { name: "Values" }).fill("64..1024");
   await view(page).getByRole("button", { name: "Run sweep" }).click();
   await expect(status(page)).toHaveText("5 configurations run.");
+  await expect(points(page, "capacity ")).toHaveCount(5);
   const labels = await points(page, "capacity ").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
   expect(labels).toHaveLength(5);
   expect(labels[0]).toMatch(/^capacity 64: [\d,]+ wasm instructions$/);

@@ -170,6 +170,8 @@ function run(refs: Refs): void {
   setText(refs.formError, "");
   refs.shownSetup = setup;
   handlers.onRun(spec.spec, setup);
+  // Said at once: the last sweep's "N configurations run" must not stand for this one until the next frame.
+  setText(refs.status, "Running the sweep…");
 }
 
 function build(mount: HTMLElement, data: SweepViewData, handlers: SweepHandlers): Refs {
