@@ -263,3 +263,198 @@ test("editor: HTML and script in comments and #> narration render as literal tex
   await expect(page.locator("#op-details svg[onload], #editor svg[onload], img")).toHaveCount(0);
   expect(await page.evaluate(() => window.__xss)).toBeUndefined();
 });
+
+// ---- Share links ------------------------------------------------------------------
+
+const DEFAULT_AT_END = [
+  "e: 16 bytes at 0x100b0, align 16, 12 bytes padding",
+  "d: 20 bytes at 0x100cc, align 4",
+  "c: 24 bytes at 0x100e0, align 16, 8 bytes padding",
+  "b: 8 bytes at 0x10100, align 8, 7 bytes padding, freed, not reclaimed",
+  "a: 1 byte at 0x1010f, align 1",
+];
+
+/** What the notice says about a link that does not open (as shareSync.ts words it today). */
+const startNotice = (why: string) => `This share link could not be opened (Cannot open this link: ${why}.); showing the default program instead.`;
+const laterNotice = (why: string) => `This share link could not be opened (Cannot open this link: ${why}.); the program in view is unchanged.`;
+
+const LONG_STATE: SharedState = {
+  source: Array.from({ length: 60 }, (_, i) => `b${i} = alloc ${i + 1} align ${1 << i % 5}`).join("\n"),
+  allocator: "bumpalo",
+  target: "64",
+  capacity: null,
+  minAlign: null,
+  step: 7,
+  compare: null,
+};
+
+/** Broken links and why each does not open. */
+async function brokenLinks(): Promise<{ name: string; hash: string; why: string }[]> {
+  const short = await encodeShare({ ...EMBED_STATE, source: "a = alloc 8\nb = alloc u64" });
+  const packed = await encodeShare(LONG_STATE);
+  expect(packed.startsWith("v1z"), "the long state makes a compressed link").toBe(true);
+  // Cut to a length that still decodes as base64url (not ≡ 1 mod 4).
+  let cut = packed.slice(0, Math.floor(packed.length / 2));
+  if ((cut.length - 3) % 4 === 1) cut = cut.slice(0, -1);
+  const bomb = base64url(deflateRawSync(Buffer.from(`a=fitzgen-down&p=${"a".repeat(2_000_000)}&end`)));
+  const latin1 = base64url(deflateRawSync(Buffer.from([0x61, 0x3d, 0xff, 0xfe])));
+  return [
+    { name: "malformed", hash: "v1?garbage", why: 'the link is truncated: a whole link ends with "&end" (was it copied whole?)' },
+    { name: "truncated", hash: short.slice(0, short.length - 8), why: 'the link is truncated: a whole link ends with "&end" (was it copied whole?)' },
+    { name: "no body", hash: "v1", why: 'the link is truncated: "v1" must be followed by "?" or "z"' },
+    {
+      name: "future version",
+      hash: "v9?a=fitzgen-down&p=a+=+alloc+8&end",
+      why: "this link was made by a newer Bump Lab (v9); this one reads v1 links: open it in the latest Bump Lab",
+    },
+    { name: "garbage base64", hash: "v1z!!not*base64!!", why: "the link is truncated or damaged: its compressed part is not base64url" },
+    { name: "base64 that is not deflate", hash: "v1zAAAAAAAA", why: "the link is truncated or damaged: its compressed data does not decode (was it copied whole?)" },
+    { name: "truncated compressed", hash: cut, why: "the link is truncated or damaged: its compressed data does not decode (was it copied whole?)" },
+    { name: "deflate bomb", hash: `v1z${bomb}`, why: "the link's compressed data inflates to more than 1048576 bytes" },
+    { name: "not UTF-8", hash: `v1z${latin1}`, why: "the link's compressed data is not UTF-8 text" },
+    { name: "broken escape", hash: "v1?a=fitzgen-down&p=%E0%A4%A&end", why: 'the value of "p" has a broken percent-escape' },
+    { name: "huge step", hash: "v1?a=fitzgen-down&s=99999999999999&p=a&end", why: '"s" must be a whole number, not "99999999999999"' },
+    { name: "HTML allocator", hash: "v1?a=%3Cimg%20src%3Dx%20onerror%3Dwindow.__xss%3D1%3E&p=a&end", why: '"a" must be a preset name (lower-case letters, digits, "-"), not "<img src=x onerror=windo…"' },
+  ];
+}
+
+test("share links: a broken link at start says why and keeps the default program", async ({ page }) => {
+  for (const link of await brokenLinks()) {
+    await page.goto("about:blank");
+    await page.goto(`/#${link.hash}`);
+    await expect(notice(page), link.name).toHaveText(startNotice(link.why));
+    await expect(page.locator("#notice")).toBeVisible();
+    await expect(program(page)).toHaveValue(DEFAULT_PROGRAM);
+    await expectKept(page, DEFAULT_AT_END, "op 6 / 6");
+  }
+  expect(await page.evaluate(() => window.__xss)).toBeUndefined();
+  await expect(page.locator("img")).toHaveCount(0);
+});
+
+test("share links: a broken link pasted into an open page says why and keeps the program and step", async ({ page }) => {
+  await openAtFour(page);
+  for (const link of await brokenLinks()) {
+    await page.evaluate((hash) => (window.location.hash = hash), link.hash);
+    await expect(notice(page), link.name).toHaveText(laterNotice(link.why));
+    await expect(program(page)).toHaveValue(DEFAULT_PROGRAM);
+    await expectKept(page);
+    await page.locator("#notice").getByRole("button", { name: "Dismiss" }).click();
+    await expect(page.locator("#notice")).toBeHidden();
+  }
+  // An unknown allocator is refused by name.
+  await page.evaluate(() => (window.location.hash = "v1?a=nosuch&p=a+=+alloc+8&end"));
+  await expect(notice(page)).toHaveText("This share link names an allocator this version does not have (nosuch); the program in view is unchanged.");
+  await expectKept(page);
+});
+
+test("share links: the notice says it could not open the link once, in one sentence", async ({ page }) => {
+  // BUG (web/src/state/shareSync.ts:76): decodeShare's error is already a whole
+  // sentence ("Cannot open this link: …."), and the notice wraps it again:
+  // "This share link could not be opened (Cannot open this link: … (was it
+  // copied whole?).); showing the default program instead." Fix: use the
+  // sentence as it is and add what was kept, e.g. `${decoded.error} Showing the
+  // default program instead.` (or have decodeShare return the bare reason).
+  test.fail();
+  await page.goto("/#v1?garbage");
+  await expect(notice(page)).toContainText('a whole link ends with "&end"');
+  const text = (await notice(page).textContent()) ?? "";
+  expect(text).not.toMatch(/could not be opened \(Cannot open this link/);
+  expect(text).not.toContain(".);");
+});
+
+// ---- Trace import -------------------------------------------------------------------
+
+/** A real trace of "a = alloc 8\nb = alloc u64" on fitzgen-down, as the CLI writes it. */
+async function goodTrace(page: Page): Promise<Record<string, unknown>> {
+  await page.locator("details.share-menu > summary").click();
+  await program(page).fill("a = alloc 8\nb = alloc u64");
+  await expect(counter(page)).toHaveText("op 2 / 2");
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export trace (JSON)" }).click();
+  const file = await (await download).path();
+  const trace: unknown = JSON.parse(readFileSync(file, "utf8"));
+  if (typeof trace !== "object" || trace === null) throw new Error("the exported trace is not an object");
+  return trace as Record<string, unknown>;
+}
+
+async function importText(page: Page, text: string): Promise<void> {
+  await page.locator("#share-import").setInputFiles({ name: "trace.json", mimeType: "application/json", buffer: Buffer.from(text) });
+}
+
+test("trace import: garbage and hostile JSON give a clear error and keep the map and step", async ({ page }) => {
+  await page.goto("/");
+  const good = await goodTrace(page);
+  await program(page).fill(DEFAULT_PROGRAM);
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  await page.getByRole("button", { name: "Step back" }).click();
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expectKept(page);
+
+  const json = JSON.stringify(good);
+  const ops = good["ops"] as Record<string, unknown>[];
+  const cases: { name: string; text: string; error: string }[] = [
+    { name: "garbage", text: "not json at all {", error: 'The file is not JSON (Unexpected token \'o\', "not json at all {" is not valid JSON).' },
+    { name: "empty", text: "", error: "The file is not JSON (Unexpected end of JSON input)." },
+    { name: "a string of HTML", text: '"<img src=x onerror=window.__xss=1>"', error: "Not a Bump Lab trace: the file must be an object." },
+    { name: "deep nesting", text: "[".repeat(100_000) + "]".repeat(100_000), error: "Not a Bump Lab trace: the file must be an object." },
+    { name: "deep objects", text: '{"a":'.repeat(50_000) + "1" + "}".repeat(50_000), error: "Not a Bump Lab trace: the trace has no version; this Bump Lab reads trace format version 1." },
+    { name: "huge version", text: json.replace('"version":1', '"version":1e400'), error: "Not a Bump Lab trace: the trace has version Infinity; this Bump Lab reads trace format version 1." },
+    { name: "huge size", text: json.replace('"size":8', '"size":1e300'), error: "Not a Bump Lab trace: trace.ops[0].size must be a whole number ≥ 0." },
+    { name: "unsafe integer", text: json.replace('"size":8', '"size":18446744073709551615'), error: "Not a Bump Lab trace: trace.ops[0].size must be a whole number ≥ 0." },
+    { name: "__proto__ only", text: '{"__proto__":{"version":1,"allocator":"x"}}', error: "Not a Bump Lab trace: the trace has no version; this Bump Lab reads trace format version 1." },
+    { name: "a later format", text: JSON.stringify({ ...good, version: 2 }), error: "Not a Bump Lab trace: the trace has version 2; this Bump Lab reads trace format version 1." },
+    { name: "ops out of order", text: JSON.stringify({ ...good, ops: [ops[1], ops[0]] }), error: "Not a Bump Lab trace: trace.ops[0].index must be 0 (ops are listed in order)." },
+    { name: "HTML as the kind", text: JSON.stringify({ ...good, ops: [{ ...ops[0], kind: "<script>" }, ops[1]] }), error: "Not a Bump Lab trace: trace.ops[0].kind must be one of alloc, realloc, free, reset, checkpoint, restore." },
+  ];
+  for (const c of cases) {
+    await importText(page, c.text);
+    await expect(shareStatus(page), c.name).toHaveText(c.error);
+    await expectKept(page);
+  }
+  expect(await page.evaluate(() => window.__xss)).toBeUndefined();
+  expect(await page.evaluate(() => (Object.prototype as Record<string, unknown>)["polluted"])).toBeUndefined();
+  await expect(page.locator("img, #share-panel script")).toHaveCount(0);
+});
+
+test("trace import: HTML in the trace's free text is shown as text", async ({ page }) => {
+  await page.goto("/");
+  const good = await goodTrace(page);
+  const ops = structuredClone(good["ops"]) as { events: { text: string }[] }[];
+  const first = ops[0];
+  const event = first?.events[0];
+  if (!event) throw new Error("the trace's first op has no events");
+  event.text = '<img src=x onerror="window.__xss=1"> placed';
+  const hostile = JSON.parse(JSON.stringify({ ...good, ops })) as Record<string, unknown>;
+  // A __proto__ key in the file is data, not the object's prototype.
+  const text = JSON.stringify(hostile).replace('{"version":1,', '{"__proto__":{"polluted":1},"version":1,');
+  await program(page).fill(DEFAULT_PROGRAM);
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  await importText(page, text);
+  await expect(shareStatus(page)).toHaveText("Imported a trace of 2 ops on fitzgen-down.");
+  await expect(counter(page)).toHaveText("op 2 / 2");
+  await page.getByRole("button", { name: "First" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(page.locator("#op-details")).toContainText('<img src=x onerror="window.__xss=1"> placed');
+  await expect(page.locator("img")).toHaveCount(0);
+  expect(await page.evaluate(() => window.__xss)).toBeUndefined();
+  expect(await page.evaluate(() => (Object.prototype as Record<string, unknown>)["polluted"])).toBeUndefined();
+});
+
+test("trace import: a block or allocator name no program could make is refused, naming the field", async ({ page }) => {
+  // BUG (web/src/share/export.ts, checkTrace): `block` and `allocator` are
+  // checked only as text, so a file naming a block '<img src=x onerror=…>' or
+  // the allocator '<b>evil</b>' imports (shown as text, safely, but as if
+  // Bump Lab had traced it). Fix: check `trace.allocator` against the preset
+  // name shape (link.ts's NAME) and `ops[i].block` against the program's
+  // identifiers (/^[A-Za-z_][A-Za-z0-9_]*$/), e.g. "trace.ops[0].block must be a
+  // block name (letters, digits and _)".
+  test.fail();
+  await page.goto("/");
+  const good = await goodTrace(page);
+  const ops = good["ops"] as Record<string, unknown>[];
+  await program(page).fill(DEFAULT_PROGRAM);
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  await importText(page, JSON.stringify({ ...good, ops: [{ ...ops[0], block: '<img src=x onerror="window.__xss=1">' }, ops[1]] }));
+  await expect(shareStatus(page)).toHaveText(/^Not a Bump Lab trace: trace\.ops\[0\]\.block /);
+  await expectKept(page, DEFAULT_AT_END, "op 6 / 6");
+});
