@@ -34,7 +34,9 @@ test.beforeEach(async ({ page }) => {
 });
 
 test.afterEach(() => {
-  expect(requests.filter((url) => !url.startsWith(`${ORIGIN}/`)), "requests to other origins").toEqual([]);
+  // A PNG export loads the chart's SVG from a blob: URL of this origin.
+  const foreign = requests.filter((url) => !url.startsWith(`${ORIGIN}/`) && !url.startsWith(`blob:${ORIGIN}/`));
+  expect(foreign, "requests to other origins").toEqual([]);
   expect(errors, "uncaught page errors").toEqual([]);
 });
 
@@ -170,6 +172,14 @@ test("the metric chooser redraws the chart; CSV export holds the figures shown",
   const svg = await readFile(await (await svgDownload).path(), "utf8");
   expect(svg).toContain("<title>Bump Lab sweep: Padding bytes by MIN_ALIGN</title>");
   expect(svg.match(/class="sweep-point"/g)).toHaveLength(5);
+
+  // PNG export: a real PNG file.
+  const pngDownload = page.waitForEvent("download");
+  await view(page).getByRole("button", { name: "Export PNG" }).click();
+  const png = await pngDownload;
+  expect(png.suggestedFilename()).toBe("bumplab-bumpalo-sweep-min-align.png");
+  const bytes = await readFile(await png.path());
+  expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 });
 
 test("a configuration whose program fails shows its error at its point; the others still run", async ({ page }) => {

@@ -275,6 +275,8 @@ function build(mount: HTMLElement, data: SweepViewData, handlers: SweepHandlers)
   );
   root.dataset["view"] = "sweep";
   mount.replaceChildren(root);
+  // The chart is drawn at its box's width: a resized window redraws it (draw skips an unchanged width).
+  new ResizeObserver(() => draw(refs)).observe(refs.chart);
   return refs;
 }
 
