@@ -458,3 +458,122 @@ test("trace import: a block or allocator name no program could make is refused, 
   await expect(shareStatus(page)).toHaveText(/^Not a Bump Lab trace: trace\.ops\[0\]\.block /);
   await expectKept(page, DEFAULT_AT_END, "op 6 / 6");
 });
+
+// ---- The embed and the element on another origin -------------------------------------
+
+async function openHost(page: Page): Promise<Frame> {
+  await page.goto(`${HOST}/bad-host.html`);
+  await expect(page.locator("bump-lab#figure")).toHaveAttribute("data-ready", "true");
+  await expect(page.frameLocator("#embed").locator("#embed[data-ready=true]")).toHaveCount(1);
+  const frame = page.frames().find((f) => f.url().startsWith(`${ORIGIN}/embed.html`));
+  if (!frame) throw new Error("no embed frame");
+  return frame;
+}
+
+test("embed: malformed and foreign messages change nothing; the host's own theme message still works", async ({ page }) => {
+  const frame = await openHost(page);
+  const embedBlocks = frame.locator("svg.memory-map g[data-block]");
+  await expect(frame.locator(".step-counter")).toHaveText("op 4 / 6");
+  expect(await labels(embedBlocks)).toEqual(AT_FOUR);
+  await expect(frame.locator("html")).not.toHaveAttribute("data-theme", /./);
+  // Every change of the embed's theme attribute, in order.
+  await frame.evaluate(() => {
+    const seen: (string | null)[] = [];
+    (window as Window & { __themes?: (string | null)[] }).__themes = seen;
+    new MutationObserver(() => seen.push(document.documentElement.getAttribute("data-theme"))).observe(document.documentElement, {
+      attributes: true,
+      attributeFilter: ["data-theme"],
+    });
+  });
+  const themes = () => frame.evaluate(() => (window as Window & { __themes?: (string | null)[] }).__themes ?? []);
+
+  // From the parent: wrong shapes, hostile values, huge payloads.
+  await page.evaluate(() => {
+    const target = document.querySelector<HTMLIFrameElement>("iframe#embed")?.contentWindow;
+    if (!target) throw new Error("no embed window");
+    let deep: unknown = { type: "bumplab:theme", theme: "dark" };
+    for (let i = 0; i < 1_000; i++) deep = [deep];
+    const bad: unknown[] = [
+      { type: "bumplab:theme", theme: "<script>window.__xss=1</script>" },
+      { type: "bumplab:theme", theme: '"><img src=x onerror="window.__xss=1">' },
+      { type: "bumplab:theme", theme: "x".repeat(8_000_000) },
+      { type: "bumplab:theme", theme: ["dark"] },
+      { type: "bumplab:theme", theme: { toString: "dark" } },
+      { type: "bumplab:theme" },
+      { type: "BUMPLAB:THEME", theme: "dark" },
+      { type: "bumplab:resize", height: 1e9 },
+      "bumplab:theme dark",
+      '{"type":"bumplab:theme","theme":"dark"}',
+      42,
+      null,
+      undefined,
+      true,
+      [{ type: "bumplab:theme", theme: "dark" }],
+      new Uint8Array(16_000_000),
+      new Map([["type", "bumplab:theme"]]),
+      deep,
+    ];
+    for (const m of bad) target.postMessage(m, "*");
+  });
+  // From another frame of the same page: the right shape, the wrong sender.
+  const sibling = page.frames().find((f) => f.url().endsWith("/bad-sibling.html"));
+  if (!sibling) throw new Error("no sibling frame");
+  await sibling.evaluate(() => {
+    window.parent.document.querySelector<HTMLIFrameElement>("iframe#embed")?.contentWindow?.postMessage({ type: "bumplab:theme", theme: "light" }, "*");
+  });
+  // Then the host's own, well-formed message: it applies, after all of the above.
+  await page.evaluate(() => document.querySelector<HTMLIFrameElement>("iframe#embed")?.contentWindow?.postMessage({ type: "bumplab:theme", theme: "dark" }, "*"));
+  await expect(frame.locator("html")).toHaveAttribute("data-theme", "dark");
+  expect(await themes(), "the only theme change is the host's own message").toEqual(["dark"]);
+  await expect(frame.locator(".step-counter")).toHaveText("op 4 / 6");
+  expect(await labels(embedBlocks)).toEqual(AT_FOUR);
+  expect(await frame.evaluate(() => window.__xss)).toBeUndefined();
+  expect(await page.evaluate(() => window.__xss)).toBeUndefined();
+  await expect(frame.locator("img")).toHaveCount(0);
+});
+
+test("element: HTML in a program attribute is an error shown as text, and no element is made from it", async ({ page }) => {
+  await openHost(page);
+  const el = page.locator("bump-lab#html-program");
+  await expect(el).toHaveAttribute("data-ready", "true");
+  // The player names the line only (share/player.ts:139 drops the column the editor shows).
+  await expect(el.locator("p.bl-error[role=alert]")).toHaveText(/^Line 1: unexpected character '<'/);
+  await expect(el.locator("img")).toHaveCount(0);
+  await expect(page.locator("img")).toHaveCount(0);
+  expect(await page.evaluate(() => window.__xss)).toBeUndefined();
+});
+
+// ---- CSP -------------------------------------------------------------------------------
+
+const APP_CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'self'";
+
+const cspMeta = (target: Page | Frame) =>
+  target.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute("content").then((c) => (c ?? "").replace(/\s+/g, " ").trim());
+
+test("CSP: the app, the embed and a strict host page each have a policy and log no violation", async ({ page }) => {
+  // The app, through a journey that draws, errors, narrates, imports and exports.
+  await openAtFour(page);
+  expect(await cspMeta(page)).toBe(APP_CSP);
+  await program(page).fill("#> A *narrated* `step`\na = alloc 8 align 3");
+  await expect(programError(page)).toHaveText("2:19: alignment 3 is not allowed: use a power of two from 1 to 4096");
+  await program(page).fill("#> A *narrated* `step` with [a link](https://example.com/x)\na = alloc 8");
+  await expect(counter(page)).toHaveText("op 1 / 1");
+  await expect(page.locator(".narration-body a")).toHaveAttribute("href", "https://example.com/x");
+  await page.locator("details.share-menu > summary").click();
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export SVG" }).click();
+  await download;
+  await expect(shareStatus(page)).toHaveText(/^Exported the (memory map|cost chart) as SVG\.$/);
+
+  // The embed on its own and inside the strict host page with two elements.
+  await page.goto("/embed.html");
+  await expect(page.locator("#embed[data-ready=true]")).toHaveCount(1);
+  expect(await cspMeta(page)).toBe(APP_CSP);
+  const frame = await openHost(page);
+  expect(await cspMeta(frame)).toBe(APP_CSP);
+  expect(await cspMeta(page)).toMatch(/^default-src 'none'; script-src http:\/\/127\.0\.0\.1:\d+ 'wasm-unsafe-eval'; /);
+  await page.locator("bump-lab#figure").getByRole("button", { name: "First" }).click();
+  await expect(page.locator("bump-lab#figure .step-counter")).toHaveText("op 0 / 6");
+  // afterEach reads every frame's recorded violations and the console.
+});
