@@ -274,9 +274,9 @@ const DEFAULT_AT_END = [
   "a: 1 byte at 0x1010f, align 1",
 ];
 
-/** What the notice says about a link that does not open (as shareSync.ts words it today). */
-const startNotice = (why: string) => `This share link could not be opened (Cannot open this link: ${why}.); showing the default program instead.`;
-const laterNotice = (why: string) => `This share link could not be opened (Cannot open this link: ${why}.); the program in view is unchanged.`;
+/** What the notice says about a link that does not open: why, then what was kept. */
+const startNotice = (why: string) => `Cannot open this link: ${why}. Showing the default program instead.`;
+const laterNotice = (why: string) => `Cannot open this link: ${why}. The program in view is unchanged.`;
 
 const LONG_STATE: SharedState = {
   source: Array.from({ length: 60 }, (_, i) => `b${i} = alloc ${i + 1} align ${1 << i % 5}`).join("\n"),
@@ -343,18 +343,12 @@ test("share links: a broken link pasted into an open page says why and keeps the
   }
   // An unknown allocator is refused by name.
   await page.evaluate(() => (window.location.hash = "v1?a=nosuch&p=a+=+alloc+8&end"));
-  await expect(notice(page)).toHaveText("This share link names an allocator this version does not have (nosuch); the program in view is unchanged.");
+  await expect(notice(page)).toHaveText("This share link names an allocator this version does not have (nosuch). The program in view is unchanged.");
   await expectKept(page);
 });
 
 test("share links: the notice says it could not open the link once, in one sentence", async ({ page }) => {
-  // BUG (web/src/state/shareSync.ts:76): decodeShare's error is already a whole
-  // sentence ("Cannot open this link: …."), and the notice wraps it again:
-  // "This share link could not be opened (Cannot open this link: … (was it
-  // copied whole?).); showing the default program instead." Fix: use the
-  // sentence as it is and add what was kept, e.g. `${decoded.error} Showing the
-  // default program instead.` (or have decodeShare return the bare reason).
-  test.fail();
+  // decodeShare's error is a whole sentence; the notice must not wrap it again.
   await page.goto("/#v1?garbage");
   await expect(notice(page)).toContainText('a whole link ends with "&end"');
   const text = (await notice(page).textContent()) ?? "";
@@ -441,14 +435,7 @@ test("trace import: HTML in the trace's free text is shown as text", async ({ pa
 });
 
 test("trace import: a block or allocator name no program could make is refused, naming the field", async ({ page }) => {
-  // BUG (web/src/share/export.ts, checkTrace): `block` and `allocator` are
-  // checked only as text, so a file naming a block '<img src=x onerror=…>' or
-  // the allocator '<b>evil</b>' imports (shown as text, safely, but as if
-  // Bump Lab had traced it). Fix: check `trace.allocator` against the preset
-  // name shape (link.ts's NAME) and `ops[i].block` against the program's
-  // identifiers (/^[A-Za-z_][A-Za-z0-9_]*$/), e.g. "trace.ops[0].block must be a
-  // block name (letters, digits and _)".
-  test.fail();
+  // Names are checked against the program language, so a file cannot show as if Bump Lab had traced it.
   await page.goto("/");
   const good = await goodTrace(page);
   const ops = good["ops"] as Record<string, unknown>[];
@@ -536,8 +523,8 @@ test("element: HTML in a program attribute is an error shown as text, and no ele
   await openHost(page);
   const el = page.locator("bump-lab#html-program");
   await expect(el).toHaveAttribute("data-ready", "true");
-  // The player names the line only (share/player.ts:139 drops the column the editor shows).
-  await expect(el.locator("p.bl-error[role=alert]")).toHaveText(/^Line 1: unexpected character '<'/);
+  // The player names line and column, as the editor does.
+  await expect(el.locator("p.bl-error[role=alert]")).toHaveText(/^1:1: unexpected character '<'/);
   await expect(el.locator("img")).toHaveCount(0);
   await expect(page.locator("img")).toHaveCount(0);
   expect(await page.evaluate(() => window.__xss)).toBeUndefined();

@@ -4,6 +4,7 @@
 // an exception.
 
 import { TRACE_VERSION, type OpKind, type Target, type Trace } from "../engine/types";
+import { NAME as PRESET_NAME } from "./link";
 
 // ---- Trace files ------------------------------------------------------------
 
@@ -57,6 +58,9 @@ function nat(o: Obj, key: string, path: string, optional = false): number | unde
   return v;
 }
 
+/** The program language's names (crates/core/src/program.rs): ASCII letters, digits and _. */
+const BLOCK_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 function checkTrace(value: unknown): Trace {
   const t = obj(value, "the file");
   if (t["version"] !== TRACE_VERSION) {
@@ -64,6 +68,9 @@ function checkTrace(value: unknown): Trace {
     bad("the trace", `has ${v}; this Bump Lab reads trace format version ${TRACE_VERSION}`);
   }
   str(t, "allocator", "trace");
+  // Names a program could not make are refused, so an imported file never
+  // shows as if Bump Lab had traced it.
+  if (!PRESET_NAME.test(String(t["allocator"]))) bad("trace.allocator", "must be a preset name (lower-case letters, digits, - and _)");
   if (!TARGETS.includes(t["target"] as Target)) bad("trace.target", 'must be "64" or "wasm32"');
   if (t["direction"] !== "up" && t["direction"] !== "down") bad("trace.direction", 'must be "up" or "down"');
   str(t, "source", "trace");
@@ -87,7 +94,9 @@ function checkTrace(value: unknown): Trace {
     const op = obj(o, p);
     if (op["index"] !== i) bad(`${p}.index`, `must be ${i} (ops are listed in order)`);
     if (!OP_KINDS.includes(op["kind"] as OpKind)) bad(`${p}.kind`, `must be one of ${OP_KINDS.join(", ")}`);
-    if (op["block"] !== undefined && typeof op["block"] !== "string") bad(`${p}.block`, "must be text");
+    if (op["block"] !== undefined && (typeof op["block"] !== "string" || !BLOCK_NAME.test(op["block"]))) {
+      bad(`${p}.block`, "must be a block or checkpoint name (letters, digits and _, not starting with a digit)");
+    }
     nat(op, "line", p);
     nat(op, "column", p);
     for (const k of ["offset", "address", "size", "align", "padding", "bump_ptr"]) nat(op, k, p, true);

@@ -49,7 +49,8 @@ export const MAX_CAPACITY = 1 << 30;
 export const MAX_MIN_ALIGN = 4096;
 export const MAX_VIEWS = 8;
 
-const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** A preset (allocator) name as links and trace files may carry it. */
+export const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const VIEW = /^[a-z][a-z0-9-]{0,31}$/;
 const TARGETS: readonly Target[] = ["64", "wasm32"];
 const END = "end";

@@ -136,7 +136,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
   } else {
     dispatch({ type: "traceFailed", error: result.error });
     error.hidden = false;
-    setText(error, `Line ${result.error.line}: ${result.error.message}`);
+    setText(error, `${result.error.line}:${result.error.column}: ${result.error.message}`);
   }
 
   // ---- Playback (ticks only while visible) -------------------------------------

@@ -68,11 +68,12 @@ export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyn
   /** Decodes a link and applies it; a link that does not open says why and changes nothing. */
   const open = async (link: string, atStart: boolean): Promise<void> => {
     const decoded = await decodeShare(link);
-    const kept = atStart ? "showing the default program instead" : "the program in view is unchanged";
+    // decodeShare's error is a whole sentence already: add only what was kept.
+    const kept = atStart ? "Showing the default program instead." : "The program in view is unchanged.";
     if (!decoded.ok) {
-      options.notice(`This share link could not be opened (${decoded.error}); ${kept}.`);
+      options.notice(`${decoded.error} ${kept}`);
     } else if (!options.known(decoded.state.allocator)) {
-      options.notice(`This share link names an allocator this version does not have (${decoded.state.allocator}); ${kept}.`);
+      options.notice(`This share link names an allocator this version does not have (${decoded.state.allocator}). ${kept}`);
     } else {
       const { state } = decoded;
       options.clearNotice();
