@@ -214,7 +214,7 @@ test.describe("share links", () => {
 
   test("a broken link says why and keeps the default program", async ({ page }) => {
     await page.goto("/#v1?a=hinckley-up&t=128&p=a+=+alloc+1&end");
-    await expect(page.locator("#notice")).toContainText("Showing the default program instead.");
+    await expect(page.locator("#notice")).toContainText("Cannot open this link:");
     await expect(page.locator("#notice")).toContainText('"t" must be 64 or wasm32');
     await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue(/^a = alloc 1\nb = alloc u64\n/);
     await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("fitzgen-down");
