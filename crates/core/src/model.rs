@@ -21,16 +21,18 @@ pub struct Layout<W> {
 }
 
 /// Why a model refused a request. The discriminants are the codes
-/// [`Allocated`] carries in place of an address.
+/// [`Allocated`] carries in place of an address: three in a row, just
+/// below [`crate::heap::HEAP_BASE`], so one compare tells them apart from
+/// every address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AllocError {
     /// A fixed buffer is full and the model does not grow.
-    Full = 3,
+    Full = 0xfffd,
     /// The simulated base allocator has no room for the chunk.
-    HeapExhausted = 5,
+    HeapExhausted = 0xfffe,
     /// The C++ arena's `std::align` failed and it threw `std::bad_alloc`.
-    BadAlloc = 7,
+    BadAlloc = 0xffff,
 }
 
 /// What [`Model::alloc`] and [`Model::realloc`] return: the block's address
@@ -41,9 +43,9 @@ pub enum AllocError {
 /// address and the tag, the caller loads them back. One word comes back in a
 /// register, as the real crates' `Result<NonNull<[u8]>, AllocError>` (whose
 /// error is zero-sized) does. No address is a code: the simulated heap
-/// hands out nothing under [`crate::heap::HEAP_BASE`], and the only
-/// addresses below it, the dangling pointers of zero-size requests (their
-/// alignment), are powers of two; the codes are odd and above 1.
+/// hands out nothing under [`crate::heap::HEAP_BASE`] (0x10000), and the
+/// only addresses below it, the dangling pointers of zero-size requests
+/// (their alignment), are powers of two; the codes, 0xfffd to 0xffff, are not.
 /// Models compute a `Result` and convert it at the trait boundary
 /// (`.into()`), which the optimiser folds away; callers that want the
 /// error decode it with [`Allocated::result`].
@@ -53,11 +55,20 @@ pub enum AllocError {
 pub struct Allocated<W>(W);
 
 impl<W: Word> Allocated<W> {
+    const FIRST_CODE: u64 = AllocError::Full as u64;
+
+    /// Which error, if this is a code (one subtraction and one compare).
+    #[inline(always)]
+    fn code(self) -> Option<u64> {
+        let c = self.0.to_u64().wrapping_sub(Self::FIRST_CODE);
+        (c < 3).then_some(c)
+    }
+
     #[inline(always)]
     pub fn ok(addr: W) -> Self {
         debug_assert!(
-            !matches!(addr.to_u64(), 3 | 5 | 7),
-            "an address is never an error code"
+            Allocated(addr).code().is_none(),
+            "an address is never an error code: {addr:?}"
         );
         Allocated(addr)
     }
@@ -73,11 +84,11 @@ impl<W: Word> Allocated<W> {
     /// The address, or why there is none.
     #[inline(always)]
     pub fn result(self) -> Result<W, AllocError> {
-        match self.0.to_u64() {
-            3 => Err(AllocError::Full),
-            5 => Err(AllocError::HeapExhausted),
-            7 => Err(AllocError::BadAlloc),
-            _ => Ok(self.0),
+        match self.code() {
+            None => Ok(self.0),
+            Some(0) => Err(AllocError::Full),
+            Some(1) => Err(AllocError::HeapExhausted),
+            Some(_) => Err(AllocError::BadAlloc),
         }
     }
 }
