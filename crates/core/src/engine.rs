@@ -6,11 +6,13 @@
 //! catches use after free and double free, and tells reclaimed bytes from
 //! leaked ones.
 
+use std::any::Any;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::algorithms::Direction;
 use crate::heap::Heap;
-use crate::model::{AllocError, ChunkReason, Layout, Model, ModelEvent, ModelOptions};
+use crate::model::{AllocError, Allocated, ChunkReason, Layout, Model, ModelEvent, ModelOptions};
 use crate::presets::{self, PresetId, PresetVisitor};
 use crate::probe::{Recorded, Recorder};
 use crate::program::{parse, Pos, ProgramError, SizeExpr, Stmt, StmtKind};
@@ -115,7 +117,7 @@ struct RunProgram<'a> {
 impl PresetVisitor for RunProgram<'_> {
     type Out = Result<Trace, ProgramError>;
     fn visit<W: Word, M: Model<W>>(self) -> Self::Out {
-        let mut engine = Engine::<W, M>::new(self.preset, self.opts)?;
+        let mut engine = Engine::<W>::new::<M>(self.preset, self.opts)?;
         engine.exec_all(self.program)?;
         Ok(engine.finish())
     }
@@ -172,11 +174,72 @@ struct Tally {
     leaked: u64,
 }
 
-struct Engine<W: Word, M: Model<W>> {
+/// A model as the engine drives it: the recording versions of its methods
+/// behind one vtable. The engine is by far the largest code in the module;
+/// written against this trait it is compiled once per target word instead of
+/// once per preset and minimum alignment, while each model's own methods stay
+/// monomorphic (and the measured `NoProbe` entry points never come here).
+trait Recording<W: Word> {
+    fn alloc(&mut self, heap: &mut Heap<W>, layout: Layout<W>, rec: &mut Recorder) -> Allocated<W>;
+    fn realloc(
+        &mut self,
+        heap: &mut Heap<W>,
+        addr: W,
+        old: Layout<W>,
+        new_size: W,
+        rec: &mut Recorder,
+    ) -> Allocated<W>;
+    fn free(&mut self, heap: &mut Heap<W>, addr: W, layout: Layout<W>, rec: &mut Recorder);
+    fn reset(&mut self, heap: &mut Heap<W>, rec: &mut Recorder);
+    fn checkpoint(&self) -> Box<dyn Any>;
+    /// `cp` is what this model's `checkpoint` returned.
+    fn restore(&mut self, heap: &mut Heap<W>, cp: &dyn Any, rec: &mut Recorder);
+    fn used(&self, id: u32) -> Option<(W, W)>;
+    fn bump_ptr(&self) -> Option<W>;
+}
+
+impl<W: Word, M: Model<W>> Recording<W> for M {
+    fn alloc(&mut self, heap: &mut Heap<W>, layout: Layout<W>, rec: &mut Recorder) -> Allocated<W> {
+        Model::alloc(self, heap, layout, rec)
+    }
+    fn realloc(
+        &mut self,
+        heap: &mut Heap<W>,
+        addr: W,
+        old: Layout<W>,
+        new_size: W,
+        rec: &mut Recorder,
+    ) -> Allocated<W> {
+        Model::realloc(self, heap, addr, old, new_size, rec)
+    }
+    fn free(&mut self, heap: &mut Heap<W>, addr: W, layout: Layout<W>, rec: &mut Recorder) {
+        Model::free(self, heap, addr, layout, rec)
+    }
+    fn reset(&mut self, heap: &mut Heap<W>, rec: &mut Recorder) {
+        Model::reset(self, heap, rec)
+    }
+    fn checkpoint(&self) -> Box<dyn Any> {
+        Box::new(Model::checkpoint(self))
+    }
+    fn restore(&mut self, heap: &mut Heap<W>, cp: &dyn Any, rec: &mut Recorder) {
+        let cp = cp
+            .downcast_ref::<M::Checkpoint>()
+            .expect("a checkpoint comes from the model that restores it");
+        Model::restore(self, heap, cp, rec)
+    }
+    fn used(&self, id: u32) -> Option<(W, W)> {
+        Model::used(self, id)
+    }
+    fn bump_ptr(&self) -> Option<W> {
+        Model::bump_ptr(self)
+    }
+}
+
+struct Engine<W: Word> {
     preset: PresetId,
     target: Target,
     direction: Direction,
-    model: M,
+    model: Box<dyn Recording<W>>,
     heap: Heap<W>,
     blocks: Vec<Block>,
     chunks: Vec<ChunkRec>,
@@ -186,7 +249,7 @@ struct Engine<W: Word, M: Model<W>> {
     /// Saved checkpoints, oldest first: restoring one drops those after it.
     /// A name saved again leaves a hole (`None`) where it was, so neither
     /// saving nor restoring searches the list.
-    checkpoints: Vec<Option<(String, M::Checkpoint)>>,
+    checkpoints: Vec<Option<(String, Rc<dyn Any>)>>,
     /// Where each saved checkpoint is in `checkpoints`.
     saved: HashMap<String, usize>,
     /// Checkpoints a reset or restore dropped, and what dropped them.
@@ -207,8 +270,8 @@ fn model_error(pos: Pos, e: AllocError, target: Target) -> ProgramError {
     ProgramError::at(pos, why)
 }
 
-impl<W: Word, M: Model<W>> Engine<W, M> {
-    fn new(preset: PresetId, opts: &Options) -> Result<Self, ProgramError> {
+impl<W: Word> Engine<W> {
+    fn new<M: Model<W>>(preset: PresetId, opts: &Options) -> Result<Self, ProgramError> {
         let mut heap = Heap::new(opts.target);
         let mut rec = Recorder::default();
         let model_opts = ModelOptions {
@@ -220,7 +283,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
             preset,
             target: opts.target,
             direction: model.direction(),
-            model,
+            model: Box::new(model),
             heap,
             blocks: Vec::new(),
             chunks: Vec::new(),
@@ -360,7 +423,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                     self.checkpoints[i] = None;
                 }
                 self.checkpoints
-                    .push(Some((name.clone(), self.model.checkpoint())));
+                    .push(Some((name.clone(), Rc::from(self.model.checkpoint()))));
                 let at = self
                     .model
                     .bump_ptr()
@@ -388,7 +451,7 @@ impl<W: Word, M: Model<W>> Engine<W, M> {
                 let why = format!("restoring '{name}' at {}:{}", s.pos.line, s.pos.column);
                 self.drop_checkpoints(i + 1, &why);
                 let mut rec = Recorder::default();
-                self.model.restore(&mut self.heap, &cp, &mut rec);
+                self.model.restore(&mut self.heap, &*cp, &mut rec);
                 self.translate(rec, Some(op.index), &mut op.events);
                 self.reclaim_all(&mut op);
                 op.events.push(Event::new(
