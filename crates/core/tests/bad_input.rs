@@ -1,0 +1,325 @@
+//! Every class of bad input a stranger can type gets one clear error at its
+//! position, naming what is allowed: never a panic, a hang or a trace that
+//! grows without bound. One row per class, with the exact message.
+
+use bumplab_core::engine::MAX_EXECUTED_OPS;
+use bumplab_core::{run, Options, PresetId, Target};
+
+const ALLOWED: &str =
+    "names are letters, digits and _, numbers are decimal or 0x hex, and # starts a comment";
+
+/// Every preset on both targets.
+fn everywhere() -> impl Iterator<Item = (PresetId, Target)> {
+    PresetId::ALL
+        .into_iter()
+        .flat_map(|p| Target::ALL.into_iter().map(move |t| (p, t)))
+}
+
+fn outcome(src: &str, preset: PresetId, target: Target) -> Result<usize, String> {
+    let opts = Options {
+        target,
+        ..Options::default()
+    };
+    run(src, preset, &opts)
+        .map(|t| t.ops.len())
+        .map_err(|e| e.to_string())
+}
+
+/// Errors that do not depend on the allocator or the target: the same
+/// message, at the same place, on every preset and both targets.
+#[test]
+fn each_class_of_bad_program_has_one_exact_error_everywhere() {
+    let unexpected = |c: &str| format!("unexpected character {c}: {ALLOWED}");
+    let deep = "repeat 1 {\n".repeat(9);
+    let rows: Vec<(&str, &str, String)> = vec![
+        // Alignment.
+        ("align 0", "a = alloc 8 align 0", "1:19: alignment 0 is not allowed: use a power of two from 1 to 4096".into()),
+        ("align 3", "a = alloc 8 align 3", "1:19: alignment 3 is not allowed: use a power of two from 1 to 4096".into()),
+        ("align not a power of two", "a = alloc 8 align 24", "1:19: alignment 24 is not allowed: use a power of two from 1 to 4096".into()),
+        ("align above the largest", "a = alloc 8 align 8192", "1:19: alignment 8192 is not allowed: use a power of two from 1 to 4096".into()),
+        ("align far above the largest", "a = alloc 8 align 0x8000000000000000", "1:19: alignment 9223372036854775808 is not allowed: use a power of two from 1 to 4096".into()),
+        ("align missing", "a = alloc 8 align", "1:18: expected an alignment, found the end of the line".into()),
+        ("align negative", "a = alloc 8 align -8", "1:19: '-8' is negative: sizes and counts are whole numbers of 0 or more".into()),
+        // Sizes.
+        ("size past 64 bits", "a = alloc 18446744073709551616", "1:11: '18446744073709551616' is too large (the largest is 0xffffffffffffffff)".into()),
+        ("hex size past 64 bits", "a = alloc 0x10000000000000000", "1:11: '0x10000000000000000' is too large (the largest is 0xffffffffffffffff)".into()),
+        ("array size overflow", "a = alloc [u128; 0x1000000000000000]", "1:1: an array of 1152921504606846976 elements overflows a 64-bit size".into()),
+        ("size negative", "a = alloc -1", "1:11: '-1' is negative: sizes and counts are whole numbers of 0 or more".into()),
+        ("size not a number", "a = alloc 12kb", "1:11: '12kb' is not a number (use decimal like 24 or hex like 0x18)".into()),
+        ("size a word", "a = alloc lots", "1:11: unknown type 'lots': use a size in bytes or one of u8 u16 u32 u64 u128 usize".into()),
+        ("size bad hex", "a = alloc 0x", "1:11: '0x' is not a number (use decimal like 24 or hex like 0x18)".into()),
+        ("size missing", "a = alloc", "1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line".into()),
+        ("size missing at the end of the program", "a = alloc\n\n", "1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line".into()),
+        ("realloc size missing", "a = alloc 8\nb = realloc a", "2:14: expected the new size in bytes, found the end of the line".into()),
+        ("realloc size a type", "a = alloc 8\nb = realloc a u64", "2:15: expected the new size in bytes, found 'u64'".into()),
+        ("a lone minus", "a = alloc 8 - 2", format!("1:13: {}", unexpected("'-'"))),
+        // Blocks and checkpoints over time.
+        ("unknown block", "free zz", "1:1: unknown block 'zz': no earlier line allocates it".into()),
+        ("unknown block to realloc", "b = realloc zz 8", "1:1: unknown block 'zz': no earlier line allocates it".into()),
+        ("use after free", "a = alloc 8\nfree a\nb = realloc a 16", "3:1: cannot realloc 'a': it was already freed at 2:1".into()),
+        ("double free", "a = alloc 8\nfree a\nfree a", "3:1: cannot free 'a': it was already freed at 2:1".into()),
+        ("realloc of a freed block, later", "a = alloc 8\nb = alloc 8\nfree a\nc = alloc 8\na2 = realloc a 4", "5:1: cannot realloc 'a': it was already freed at 3:1".into()),
+        ("free of a replaced name", "a = alloc 8\nb = realloc a 16\nfree a", "3:1: cannot free 'a': it was reallocated at 2:1 (use the name the realloc gave it)".into()),
+        ("use after reset", "a = alloc 8\nreset\nfree a", "3:1: cannot free 'a': it was reclaimed by a reset or restore at 2:1".into()),
+        ("restore of an unknown checkpoint", "restore s", "1:1: unknown checkpoint 's': save it first with `checkpoint s`".into()),
+        ("restore of one an earlier restore dropped", "checkpoint s\ncheckpoint t\nrestore s\nrestore t", "4:1: cannot restore 't': restoring 's' at 3:1 dropped it (save it again with `checkpoint t`)".into()),
+        ("restore of one a reset dropped", "checkpoint s\nreset\nrestore s", "3:1: cannot restore 's': the reset at 2:1 dropped it (save it again with `checkpoint s`)".into()),
+        ("restore of one saved again, then dropped", "checkpoint t\ncheckpoint s\ncheckpoint t\nrestore s\nrestore t", "5:1: cannot restore 't': restoring 's' at 4:1 dropped it (save it again with `checkpoint t`)".into()),
+        // Braces.
+        ("'{' never closed", "repeat 2 {\n  a = alloc 8", "1:10: this '{' is never closed: add a '}'".into()),
+        ("inner '{' never closed", "repeat 2 {\n  repeat 3 {\n    a = alloc 8\n}", "1:10: this '{' is never closed: add a '}'".into()),
+        ("'}' without a repeat", "a = alloc 8\n}", "2:1: '}' without a matching 'repeat N {'".into()),
+        ("one '}' too many", "repeat 2 {\n  a = alloc 8\n}\n}", "4:1: '}' without a matching 'repeat N {'".into()),
+        ("'{' without a repeat", "{\n}", "1:1: expected a statement (alloc, realloc, free, checkpoint, restore, reset, repeat), found '{'".into()),
+        ("repeat without '{'", "repeat 2\n  a = alloc 8", "1:9: expected '{' after the repeat count, found the end of the line".into()),
+        ("repeat nested too deep", &deep, "9:1: repeat blocks nest at most 8 deep".into()),
+        // Repeat counts.
+        ("repeat count past 64 bits", "repeat 99999999999999999999 {\n  a = alloc 8\n}", "1:8: '99999999999999999999' is too large (the largest is 0xffffffffffffffff)".into()),
+        ("repeat count past the op limit", "repeat 18446744073709551615 {\n  a = alloc 8\n}", format!("1:1: the program would execute more than {MAX_EXECUTED_OPS} ops: lower a repeat count")),
+        ("nested repeats past the op limit", "a = alloc 1\nrepeat 1000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}", format!("2:1: the program would execute more than {MAX_EXECUTED_OPS} ops: lower a repeat count")),
+        ("repeat count negative", "repeat -1 {\n}", "1:8: '-1' is negative: sizes and counts are whole numbers of 0 or more".into()),
+        // Markup and stray characters: names are identifiers.
+        ("HTML as a block name", "<script> = alloc 8", format!("1:1: {}", unexpected("'<'"))),
+        ("HTML inside a block name", "a<b>c = alloc 8", format!("1:2: {}", unexpected("'<'"))),
+        ("HTML as a size", "a = alloc <img src=x onerror=alert(1)>", format!("1:11: {}", unexpected("'<'"))),
+        ("an ampersand entity", "a = alloc 8 &amp;", format!("1:13: {}", unexpected("'&'"))),
+        ("a NUL byte", "a = alloc 8\u{0}", format!("1:12: {}", unexpected("U+0000"))),
+        ("an escape character", "a = alloc \u{1b}[31m8", format!("1:11: {}", unexpected("U+001B"))),
+        ("a zero-width space", "a\u{200b} = alloc 8", format!("1:2: {}", unexpected("U+200B"))),
+        ("a non-ASCII letter", "é = alloc 8", format!("1:1: {}", unexpected("'é'"))),
+        ("columns count characters, not bytes", "a = alloc 8 # é\nb = alloc 8 ü", format!("2:13: {}", unexpected("'ü'"))),
+        ("a keyword as a name", "free alloc", "1:6: 'alloc' is a keyword and cannot be used as the name of a block to free".into()),
+        ("a statement without a name", "alloc 8", "1:1: 'alloc' needs a name: write `a = alloc …`".into()),
+        ("an unknown operation", "a = calloc 8", "1:5: unknown operation 'calloc': use alloc or realloc".into()),
+    ];
+    for (class, src, want) in &rows {
+        for (preset, target) in everywhere() {
+            assert_eq!(
+                outcome(src, preset, target),
+                Err(want.clone()),
+                "{class}: {src:?} on {} {}",
+                preset.name(),
+                target.name()
+            );
+        }
+    }
+}
+
+/// Programs that are valid, however odd: empty ones, markup in comments,
+/// repeats that execute nothing (which must not spin through their count).
+#[test]
+fn odd_but_valid_programs_run_cleanly() {
+    let rows: &[(&str, &str, usize)] = &[
+        ("the empty program", "", 0),
+        ("only blank lines", "\n\n   \n\t\n", 0),
+        ("only a comment", "# nothing yet", 0),
+        ("Windows line ends", "a = alloc 8\r\nfree a\r\n", 2),
+        ("a byte order mark", "\u{feff}a = alloc 8", 1),
+        (
+            "HTML in comments",
+            "# <script>alert(1)</script>\na = alloc 8 # <b>bold</b> &amp;",
+            1,
+        ),
+        (
+            "an empty repeat with the largest count",
+            "repeat 18446744073709551615 {\n}",
+            0,
+        ),
+        (
+            "empty repeats nested",
+            "repeat 18446744073709551615 {\n  repeat 18446744073709551615 {\n  }\n}",
+            0,
+        ),
+        (
+            "a repeat whose body runs nothing",
+            "repeat 18446744073709551615 {\n  repeat 0 {\n    a = alloc 8\n  }\n}",
+            0,
+        ),
+        ("repeat 0", "repeat 0 {\n  free nothing\n}", 0),
+    ];
+    for (class, src, ops) in rows {
+        for (preset, target) in everywhere() {
+            assert_eq!(
+                outcome(src, preset, target),
+                Ok(*ops),
+                "{class}: {src:?} on {} {}",
+                preset.name(),
+                target.name()
+            );
+        }
+    }
+}
+
+/// The ways a preset can answer a request too large for it.
+#[derive(Debug, PartialEq)]
+enum Answer {
+    /// The op runs and fails: a fixed buffer that does not grow is full.
+    Fails,
+    /// The op runs and succeeds (the simulated heap has room: no host memory
+    /// is taken for it).
+    Fits,
+    /// An error at the op: "no Layout" or "the heap has no room".
+    Error(String),
+}
+
+fn answer(src: &str, preset: PresetId, target: Target) -> Answer {
+    let opts = Options {
+        target,
+        ..Options::default()
+    };
+    match run(src, preset, &opts) {
+        Ok(t) if t.ops.last().is_some_and(|o| o.failed) => Answer::Fails,
+        Ok(_) => Answer::Fits,
+        Err(e) => Answer::Error(e.to_string()),
+    }
+}
+
+/// Sizes and alignments beyond the simulated address space: a clear error
+/// or an out-of-memory op on every preset and both targets, never an
+/// overflow, and never host memory proportional to the request.
+#[test]
+fn sizes_beyond_the_address_space_fail_cleanly_on_every_preset() {
+    const FIXED: [PresetId; 6] = [
+        PresetId::FitzgenDown,
+        PresetId::HinckleyUpNaive,
+        PresetId::HinckleyUp,
+        PresetId::UpMinAlign,
+        PresetId::DownMinAlign,
+        PresetId::BumperAllocBuffer,
+    ];
+    let no_room = |line: u32| {
+        Answer::Error(format!("{line}:1: the simulated base allocator has no room for the chunk this needs (its heap is 0x100000000 bytes)"))
+    };
+    let no_layout = |line: u32, size: &str, align: u64, limit: &str| {
+        Answer::Error(format!("{line}:1: size {size} with align {align} exceeds isize::MAX ({limit}) on this target: no Layout can describe it"))
+    };
+    // (program, the line of the op, its size as the message shows it, its alignment)
+    let rows: &[(&str, u32, &str, u64)] = &[
+        (
+            "a = alloc 0xffffffffffff align 4096",
+            1,
+            "0xffffffffffff",
+            4096,
+        ),
+        (
+            "a = alloc 0x7ffffffffffff000 align 4096",
+            1,
+            "0x7ffffffffffff000",
+            4096,
+        ),
+        ("a = alloc 0x100000000", 1, "0x100000000", 1),
+        ("a = alloc [u64; 0x100000000]", 1, "0x800000000", 8),
+        (
+            "a = alloc 8\nb = realloc a 0x7fffffffffffffff",
+            2,
+            "0x7fffffffffffffff",
+            1,
+        ),
+        (
+            "a = alloc 8 align 16\nb = realloc a 0x100000000",
+            2,
+            "0x100000000",
+            16,
+        ),
+    ];
+    for &(src, line, size, align) in rows {
+        for preset in PresetId::ALL {
+            let wasm32 = answer(src, preset, Target::Wasm32);
+            assert_eq!(
+                wasm32,
+                no_layout(line, size, align, "0x7fffffff"),
+                "{src:?} on {} wasm32",
+                preset.name()
+            );
+            let want = if FIXED.contains(&preset) {
+                Answer::Fails
+            } else {
+                no_room(line)
+            };
+            assert_eq!(
+                answer(src, preset, Target::W64),
+                want,
+                "{src:?} on {} 64",
+                preset.name()
+            );
+        }
+    }
+    // Past isize::MAX no Layout exists on either target.
+    for preset in PresetId::ALL {
+        for (src, line) in [
+            ("a = alloc 0xffffffffffffffff", 1),
+            ("a = alloc 8\nb = realloc a 0xffffffffffffffff", 2),
+        ] {
+            assert_eq!(
+                answer(src, preset, Target::W64),
+                no_layout(line, "0xffffffffffffffff", 1, "0x7fffffffffffffff"),
+                "{src:?} on {}",
+                preset.name()
+            );
+        }
+        // Rounding the size up to the alignment is what crosses the limit.
+        assert_eq!(
+            answer(
+                "a = alloc 0x7ffffffffffff001 align 4096",
+                preset,
+                Target::W64
+            ),
+            no_layout(1, "0x7ffffffffffff001", 4096, "0x7fffffffffffffff"),
+            "{}",
+            preset.name()
+        );
+        assert_eq!(
+            answer("a = alloc 0x7ffff001 align 4096", preset, Target::Wasm32),
+            no_layout(1, "0x7ffff001", 4096, "0x7fffffff"),
+            "{}",
+            preset.name()
+        );
+    }
+}
+
+/// A growing preset asked, again and again, for more than its heap holds
+/// stops at the first request that cannot fit, with the heap error.
+#[test]
+fn a_growing_preset_runs_out_of_heap_at_the_op_that_overflows_it() {
+    let src = "repeat 8 {\n  a = alloc 0x40000000\n}";
+    for preset in [
+        PresetId::BumperSlab,
+        PresetId::CppArena,
+        PresetId::BumpScopeUp,
+        PresetId::BumpScopeDown,
+        PresetId::Bumpalo,
+    ] {
+        for target in Target::ALL {
+            let e = outcome(src, preset, target).unwrap_err();
+            assert!(
+                e.starts_with(
+                    "2:3: the simulated base allocator has no room for the chunk this needs"
+                ),
+                "{} {}: {e}",
+                preset.name(),
+                target.name()
+            );
+        }
+    }
+}
+
+/// The trace of the most ops a program may run stays within a size a page
+/// can hold: under 2 KiB of JSON per op, so under 200 MB at the op limit
+/// (measured on a twentieth of it, to keep the test quick).
+#[test]
+fn the_largest_trace_is_bounded() {
+    let n = MAX_EXECUTED_OPS / 40;
+    let src = format!("repeat {n} {{\n  a = alloc 24 align 8\n  b = realloc a 48\n}}");
+    // bump-scope's ops record the most micro-steps.
+    for preset in [PresetId::BumpScopeUp] {
+        let t = run(&src, preset, &Options::default()).unwrap();
+        assert_eq!(t.ops.len() as u64, 2 * n);
+        let bytes = serde_json::to_string(&t).unwrap().len() as u64;
+        assert!(
+            bytes < 2048 * 2 * n,
+            "{}: {bytes} bytes of JSON for {} ops",
+            preset.name(),
+            2 * n
+        );
+    }
+}
