@@ -213,3 +213,110 @@ describe("bumplab errors", () => {
     expect(r.stderr).toBe("bumplab: --min-align takes a whole number up to 4294967295, not '4294967304'\n");
   });
 });
+
+// One row per class of bad input: the program, the options, and exactly
+// what stderr says. Every one exits 1 with nothing on stdout.
+const ALLOWED = "names are letters, digits and _, numbers are decimal or 0x hex, and # starts a comment";
+const BAD_INPUTS: { class: string; program: string; args?: string[]; stderr: string }[] = [
+  { class: "alignment 0", program: "a = alloc 8 align 0", stderr: "1:19: alignment 0 is not allowed: use a power of two from 1 to 4096" },
+  { class: "alignment not a power of two", program: "a = alloc 8 align 24", stderr: "1:19: alignment 24 is not allowed: use a power of two from 1 to 4096" },
+  { class: "alignment too large", program: "a = alloc 8 align 8192", stderr: "1:19: alignment 8192 is not allowed: use a power of two from 1 to 4096" },
+  { class: "size past 64 bits", program: "a = alloc 99999999999999999999", stderr: "1:11: '99999999999999999999' is too large (the largest is 0xffffffffffffffff)" },
+  { class: "negative size", program: "a = alloc -1", stderr: "1:11: '-1' is negative: sizes and counts are whole numbers of 0 or more" },
+  { class: "size not a number", program: "a = alloc 12kb", stderr: "1:11: '12kb' is not a number (use decimal like 24 or hex like 0x18)" },
+  { class: "size missing", program: "a = alloc\n", stderr: "1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line" },
+  {
+    class: "size beyond wasm32's address space",
+    program: "a = alloc 0xffffffffffff align 4096",
+    args: ["--target", "wasm32"],
+    stderr: "1:1: size 0xffffffffffff with align 4096 exceeds isize::MAX (0x7fffffff) on this target: no Layout can describe it",
+  },
+  {
+    class: "size beyond the simulated heap",
+    program: "a = alloc 0xffffffffffff align 4096",
+    stderr: "1:1: the simulated base allocator has no room for the chunk this needs (its heap is 0x100000000 bytes)",
+  },
+  { class: "unknown block", program: "free zz", stderr: "1:1: unknown block 'zz': no earlier line allocates it" },
+  { class: "double free", program: "a = alloc 8\nb = alloc 8\nfree a\nfree a", stderr: "4:1: cannot free 'a': it was already freed at 3:1" },
+  { class: "realloc of a freed block", program: "a = alloc 8\nfree a\nb = realloc a 16", stderr: "3:1: cannot realloc 'a': it was already freed at 2:1" },
+  { class: "restore of an unknown checkpoint", program: "restore s", stderr: "1:1: unknown checkpoint 's': save it first with `checkpoint s`" },
+  {
+    class: "restore of a checkpoint a restore dropped",
+    program: "checkpoint s\ncheckpoint t\nrestore s\nrestore t",
+    stderr: "4:1: cannot restore 't': restoring 's' at 3:1 dropped it (save it again with `checkpoint t`)",
+  },
+  {
+    class: "restore of a checkpoint a reset dropped",
+    program: "checkpoint s\nreset\nrestore s",
+    stderr: "3:1: cannot restore 's': the reset at 2:1 dropped it (save it again with `checkpoint s`)",
+  },
+  { class: "'{' never closed", program: "repeat 2 {\n  a = alloc 8\n", stderr: "1:10: this '{' is never closed: add a '}'" },
+  { class: "'}' without a repeat", program: "a = alloc 8\n}\n", stderr: "2:1: '}' without a matching 'repeat N {'" },
+  {
+    class: "a huge repeat count",
+    program: "repeat 18446744073709551615 {\n  a = alloc 8\n}\n",
+    stderr: "1:1: the program would execute more than 100000 ops: lower a repeat count",
+  },
+  { class: "HTML as a block name", program: "<script>alert(1)</script> = alloc 8", stderr: `1:1: unexpected character '<': ${ALLOWED}` },
+  { class: "a NUL byte", program: "a = alloc 8\u0000", stderr: `1:12: unexpected character U+0000: ${ALLOWED}` },
+  { class: "a program over 1 MiB", program: "#".repeat(1_048_577), stderr: "1:1: the program is 1048577 bytes; the limit is 1048576" },
+];
+
+describe("bumplab trace, bad input", () => {
+  for (const [i, row] of BAD_INPUTS.entries()) {
+    it(`${row.class}: exit 1 and FILE:LINE:COLUMN: message`, () => {
+      const file = `bad-${i}.txt`;
+      writeFileSync(join(dir, file), row.program);
+      const r = bumplab(["trace", "--allocator", "bumpalo", ...(row.args ?? []), file]);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(`${file}:${row.stderr}\n`);
+      expect(r.status).toBe(1);
+    });
+  }
+
+  it("an empty program and a repeat that runs nothing are valid, with no ops", () => {
+    for (const program of ["", "# just a comment\n", "repeat 18446744073709551615 {\n}\n"]) {
+      expect(trace(["--allocator", "bumpalo", "-"], program).ops).toEqual([]);
+    }
+  });
+
+  it("HTML in comments is ignored: the trace carries none of it, and names come back as written", () => {
+    const program = "# <script>alert('x')</script>\nblock_1 = alloc 8 # <img src=x onerror=alert(1)>\ncheckpoint s_2 # &amp; &lt;\n";
+    const r = bumplab(["trace", "--allocator", "bumpalo", "-"], program);
+    expect(r.status).toBe(0);
+    for (const markup of ["<script", "<img", "onerror", "&amp;", "&lt;", "alert("]) expect(r.stdout).not.toContain(markup);
+    const t = JSON.parse(r.stdout) as Trace;
+    expect(t.ops.map((o) => o.block)).toEqual(["block_1", "s_2"]);
+  });
+});
+
+describe("bumplab trace, determinism", () => {
+  it("the same program, traced twice, gives byte-identical JSON on every preset", () => {
+    const program = [
+      "a = alloc 24 align 8",
+      "b = alloc [u32; 17]",
+      "checkpoint s",
+      "repeat 3 {",
+      "  c = alloc u64",
+      "  d = realloc c 32",
+      "  free d",
+      "}",
+      "restore s",
+      "e = realloc a 48",
+      "free b",
+      "reset",
+      "f = alloc 0 align 16",
+    ].join("\n");
+    for (const preset of ["fitzgen-down", "bumper-slab", "cpp-arena", "bump-scope-up", "bumpalo"]) {
+      for (const target of ["64", "wasm32"]) {
+        const args = ["trace", "--allocator", preset, "--target", target, "-"];
+        const first = bumplab(args, program);
+        const second = bumplab(args, program);
+        expect(first.status, `${preset} ${target}: ${first.stderr}`).toBe(0);
+        expect((JSON.parse(first.stdout) as Trace).ops).toHaveLength(17);
+        expect(second.stdout === first.stdout, `${preset} ${target}`).toBe(true);
+      }
+    }
+  });
+});
+

@@ -125,6 +125,13 @@ describe("engine facade, when the module throws", () => {
     expect(createEngine(throwingModule("oops")).trace(request)).toMatchObject({ ok: false, error: { message: `internal error: oops${bug}` } });
   });
 
+  it("the built module keeps panic messages, and has none when nothing panicked", async () => {
+    loadEngineSync();
+    const wasm = adaptModule(await import("../../pkg/bumplab.js"));
+    expect(typeof wasm.lastPanic).toBe("function");
+    expect(wasm.lastPanic?.()).toBeUndefined();
+  });
+
   it("picks lastPanic when the module has it, and does without when it does not", () => {
     const base = { traceProgram: () => "{}", listAllocators: () => "[]", sourceText: () => "", sourcePath: () => "" };
     expect(adaptModule(base).lastPanic).toBeUndefined();
