@@ -31,6 +31,12 @@ pub const MAX_ALIGN: u64 = 4096;
 /// its trace exhaust memory: an op's trace entry (its micro-steps included)
 /// is about 1 KiB of JSON, so the largest trace is about 150 MB.
 pub const MAX_EXECUTED_OPS: u64 = 100_000;
+/// Most work one run may do keeping its stats: each op asks the model where
+/// every live chunk's bytes end, and a model finds a chunk by walking its
+/// list, so an op costs the square of the live chunks. Tens of live chunks
+/// over the most ops stay far below it; a preset given a tiny capacity, whose
+/// every block gets a chunk of its own, reaches it after about a thousand.
+pub const MAX_CHUNK_WORK: u64 = 500_000_000;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -256,6 +262,8 @@ struct Engine<W: Word> {
     dropped: HashMap<String, String>,
     ops: Vec<Op>,
     copied: u64,
+    /// Chunk lookups so far, counted against [`MAX_CHUNK_WORK`].
+    work: u64,
 }
 
 fn model_error(pos: Pos, e: AllocError, target: Target) -> ProgramError {
@@ -294,6 +302,7 @@ impl<W: Word> Engine<W> {
             dropped: HashMap::new(),
             ops: Vec::new(),
             copied: 0,
+            work: 0,
         };
         // Chunks made by the constructor belong to no op.
         let mut sink = Vec::new();
@@ -463,6 +472,14 @@ impl<W: Word> Engine<W> {
             StmtKind::Repeat { .. } => unreachable!("exec_all expands repeats"),
         };
         op.bump_ptr = self.model.bump_ptr().map(Word::to_u64);
+        let live = self.live.len() as u64;
+        self.work = self.work.saturating_add(live * live);
+        if self.work > MAX_CHUNK_WORK {
+            return Err(ProgramError::at(
+                s.pos,
+                format!("{live} chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks"),
+            ));
+        }
         op.stats = self.stats();
         self.ops.push(op);
         Ok(())

@@ -303,6 +303,24 @@ fn a_growing_preset_runs_out_of_heap_at_the_op_that_overflows_it() {
     }
 }
 
+/// A preset made to give every block a chunk of its own stops with an error
+/// once the live chunks make each op too slow, instead of hanging.
+#[test]
+fn too_many_live_chunks_stop_the_run_instead_of_hanging_it() {
+    let opts = Options {
+        capacity: Some(16),
+        ..Options::default()
+    };
+    let src = "repeat 5000 {\n  a = alloc 64\n}";
+    let e = run(src, PresetId::BumperSlab, &opts)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, "2:3: 1145 chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks");
+    // With the default 1 MiB slabs the same blocks share one chunk.
+    let t = run(src, PresetId::BumperSlab, &Options::default()).unwrap();
+    assert_eq!(t.chunks.len(), 1);
+}
+
 /// The trace of the most ops a program may run stays within a size a page
 /// can hold: under 2 KiB of JSON per op, so under 200 MB at the op limit
 /// (measured on a twentieth of it, to keep the test quick).

@@ -446,7 +446,7 @@ fn try_input(src: &str, case: u64) -> Result<u64, String> {
 fn fuzz(name: &str, generate: impl Fn(&mut Rng) -> String) {
     let cases = env_u64("BUMPLAB_FUZZ_CASES", DEFAULT_CASES);
     let seed = env_u64("BUMPLAB_FUZZ_SEED", 0);
-    let mut rng = Rng(seed ^ name.len() as u64 * 0x1234_5678);
+    let mut rng = Rng(seed ^ (name.len() as u64 * 0x1234_5678));
     let (mut runs, mut parsed) = (0u64, 0u64);
     let mut failures = Vec::new();
     for case in 0..cases {
