@@ -12,7 +12,7 @@ use core::cell::UnsafeCell;
 use core::ptr::NonNull;
 
 use bumplab_core::heap::Heap;
-use bumplab_core::model::{self, AllocError, Model, ModelOptions};
+use bumplab_core::model::{self, AllocError, Infallible, Model, ModelOptions};
 use bumplab_core::probe::NoProbe;
 use bumplab_core::word::Target;
 
@@ -245,10 +245,9 @@ impl<M: Model<u64>> Lib for Ours<M> {
         let l = Layout::new::<T>();
         // SAFETY: see the type's comment; no other reference is live.
         let (m, h) = unsafe { (&mut *self.model.get(), &mut *self.heap.get()) };
-        match m.alloc(h, layout(l), &mut NoProbe).result() {
-            Ok(addr) => addr,
-            Err(e) => failed(e),
-        }
+        // The model's own infallible path: a failure is a cold call that
+        // does not return, so the address needs no test for an error code.
+        m.alloc_with::<Infallible, _>(h, layout(l), &mut NoProbe)
     }
     #[inline(always)]
     fn alloc_slice_copy<'a, T: Copy>(&'a self, src: &'a [T]) -> impl Sized + 'a {
@@ -256,11 +255,11 @@ impl<M: Model<u64>> Lib for Ours<M> {
         let l = Layout::for_value(src);
         // SAFETY: as in `alloc`.
         let (m, h) = unsafe { (&mut *self.model.get(), &mut *self.heap.get()) };
-        match m.alloc(h, layout(l), &mut NoProbe).result() {
-            // The address and the length, as a slice reference would carry.
-            Ok(addr) => (addr, src.len()),
-            Err(e) => failed(e),
-        }
+        // The address and the length, as a slice reference would carry.
+        (
+            m.alloc_with::<Infallible, _>(h, layout(l), &mut NoProbe),
+            src.len(),
+        )
     }
     #[inline(always)]
     fn allocate(&self, l: Layout) -> impl Sized {

@@ -109,6 +109,66 @@ impl<W: Word> core::fmt::Debug for Allocated<W> {
     }
 }
 
+/// What a model's `alloc` hands back, chosen by the caller, as bumpalo and
+/// bump-scope write one allocation path generic over fallible and
+/// infallible callers: [`Fallible`] returns the [`Allocated`] word (the
+/// engine, the allocator API), [`Infallible`] returns the address and makes
+/// a failure a cold call that does not return (the typed `alloc(value)`
+/// API). The model's code is the same for both; only what happens with its
+/// `Result` at the very end differs, so the infallible caller does not test
+/// an address for an error code the fast path never produces.
+pub trait Failure<W: Word> {
+    type Out;
+    fn ok(addr: W) -> Self::Out;
+    fn err(e: AllocError) -> Self::Out;
+
+    /// The model's `Result`, handed back as this caller wants it.
+    #[inline(always)]
+    fn result(r: Result<W, AllocError>) -> Self::Out {
+        match r {
+            Ok(addr) => Self::ok(addr),
+            Err(e) => Self::err(e),
+        }
+    }
+}
+
+/// Failure comes back as an [`Allocated`] code.
+pub enum Fallible {}
+
+impl<W: Word> Failure<W> for Fallible {
+    type Out = Allocated<W>;
+    #[inline(always)]
+    fn ok(addr: W) -> Allocated<W> {
+        Allocated::ok(addr)
+    }
+    #[inline(always)]
+    fn err(e: AllocError) -> Allocated<W> {
+        Allocated::err(e)
+    }
+}
+
+/// Failure does not return: it panics, as the real crates' infallible
+/// `alloc` aborts through a cold out-of-line call.
+pub enum Infallible {}
+
+impl<W: Word> Failure<W> for Infallible {
+    type Out = W;
+    #[inline(always)]
+    fn ok(addr: W) -> W {
+        addr
+    }
+    #[inline(always)]
+    fn err(e: AllocError) -> W {
+        alloc_failed(e)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn alloc_failed(e: AllocError) -> ! {
+    panic!("allocation failed: {e:?}")
+}
+
 /// Why a chunk was created.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -213,12 +273,24 @@ pub trait Model<W: Word>: Clone + Sized + 'static {
         p: &mut P,
     ) -> Result<Self, AllocError>;
     fn direction(&self) -> Direction;
+    /// Allocates `layout`; `F` says how a failure comes back (see [`Failure`]).
+    fn alloc_with<F: Failure<W>, P: Probe<W>>(
+        &mut self,
+        heap: &mut Heap<W>,
+        layout: Layout<W>,
+        p: &mut P,
+    ) -> F::Out;
+    /// [`Model::alloc_with`] for a caller that wants the error back: what
+    /// the engine steps and the page measures.
+    #[inline(always)]
     fn alloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Allocated<W>;
+    ) -> Allocated<W> {
+        self.alloc_with::<Fallible, P>(heap, layout, p)
+    }
     /// Grows or shrinks the block at `addr` to `new_size`, keeping its
     /// alignment; returns its address afterwards.
     fn realloc<P: Probe<W>>(

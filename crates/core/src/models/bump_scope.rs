@@ -26,7 +26,7 @@
 use crate::algorithms::Direction;
 use crate::heap::Heap;
 use crate::model::{
-    AllocError, Allocated, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions,
+    AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
 };
 use crate::probe::Probe;
 use crate::source::Source;
@@ -770,13 +770,13 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
     }
 
     #[inline(always)]
-    fn alloc<P: Probe<W>>(
+    fn alloc_with<F: Failure<W>, P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Allocated<W> {
-        self.try_alloc(heap, layout, p).into()
+    ) -> F::Out {
+        F::result(self.try_alloc(heap, layout, p))
     }
 
     /// A larger size goes through `grow`, an equal or smaller one through

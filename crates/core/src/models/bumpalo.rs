@@ -32,7 +32,7 @@ use core::cmp::Ordering;
 use crate::algorithms::Direction;
 use crate::heap::Heap;
 use crate::model::{
-    AllocError, Allocated, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions,
+    AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
 };
 use crate::probe::Probe;
 use crate::source::Source;
@@ -920,13 +920,13 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
 
     /// `<&Bump as Allocator>::allocate`.
     #[inline(always)]
-    fn alloc<P: Probe<W>>(
+    fn alloc_with<F: Failure<W>, P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Allocated<W> {
-        self.try_alloc_layout(heap, layout, p).into()
+    ) -> F::Out {
+        F::result(self.try_alloc_layout(heap, layout, p))
     }
 
     /// bumpalo's own `realloc` (its `Alloc` impl), which keeps the

@@ -25,7 +25,7 @@
 use crate::algorithms::Direction;
 use crate::heap::Heap;
 use crate::model::{
-    AllocError, Allocated, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions,
+    AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
 };
 use crate::probe::Probe;
 use crate::source::Source;
@@ -306,13 +306,13 @@ impl<W: Word> Model<W> for AllocBuffer<W> {
     }
 
     #[inline(always)]
-    fn alloc<P: Probe<W>>(
+    fn alloc_with<F: Failure<W>, P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Allocated<W> {
-        self.allocate(heap, layout, p).into()
+    ) -> F::Out {
+        F::result(self.allocate(heap, layout, p))
     }
 
     fn realloc<P: Probe<W>>(
@@ -555,13 +555,13 @@ impl<W: Word> Model<W> for SlabBuffer<W> {
 
     /// `alloc_ptr!`.
     #[inline(always)]
-    fn alloc<P: Probe<W>>(
+    fn alloc_with<F: Failure<W>, P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Allocated<W> {
-        self.allocate(heap, layout, p).into()
+    ) -> F::Out {
+        F::result(self.allocate(heap, layout, p))
     }
 
     fn realloc<P: Probe<W>>(

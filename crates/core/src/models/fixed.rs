@@ -7,7 +7,7 @@
 use crate::algorithms::{ChunkBump, Direction};
 use crate::heap::Heap;
 use crate::model::{
-    AllocError, Allocated, ChunkDesc, ChunkReason, Layout, Model, ModelEvent, ModelOptions,
+    AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
 };
 use crate::probe::Probe;
 use crate::source::Source;
@@ -119,16 +119,17 @@ impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
     }
 
     #[inline(always)]
-    fn alloc<P: Probe<W>>(
+    fn alloc_with<F: Failure<W>, P: Probe<W>>(
         &mut self,
         _heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Allocated<W> {
-        self.bump
-            .alloc(layout.size, layout.align, p)
-            .ok_or(AllocError::Full)
-            .into()
+    ) -> F::Out {
+        F::result(
+            self.bump
+                .alloc(layout.size, layout.align, p)
+                .ok_or(AllocError::Full),
+        )
     }
 
     fn realloc<P: Probe<W>>(
