@@ -23,6 +23,9 @@ use serde::Serialize;
 pub const MAX_SOURCE_BYTES: usize = 1 << 20;
 /// Deepest nesting of `repeat` blocks.
 pub const MAX_REPEAT_DEPTH: usize = 8;
+/// Longest block or checkpoint name: every op that names it carries a copy,
+/// so a long name repeated many times must not add up to gigabytes.
+pub const MAX_NAME_CHARS: usize = 64;
 
 /// A position in the program text (1-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -198,6 +201,14 @@ fn lex(src: &str) -> Result<Vec<Token>, ProgramError> {
                 let word: String = chars[begin..i].iter().collect();
                 let tok = if c.is_ascii_digit() || c == '-' {
                     Tok::Num(parse_number(&word, pos)?)
+                } else if word.len() > MAX_NAME_CHARS {
+                    return Err(ProgramError::at(
+                        pos,
+                        format!(
+                            "this name is {} characters long: names are at most {MAX_NAME_CHARS}",
+                            word.len()
+                        ),
+                    ));
                 } else {
                     Tok::Ident(word)
                 };
