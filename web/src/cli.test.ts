@@ -259,6 +259,14 @@ const BAD_INPUTS: { class: string; program: string; args?: string[]; stderr: str
   },
   { class: "HTML as a block name", program: "<script>alert(1)</script> = alloc 8", stderr: `1:1: unexpected character '<': ${ALLOWED}` },
   { class: "a NUL byte", program: "a = alloc 8\u0000", stderr: `1:12: unexpected character U+0000: ${ALLOWED}` },
+  { class: "a name too long", program: `${"n".repeat(65)} = alloc 8`, stderr: "1:1: this name is 65 characters long: names are at most 64" },
+  {
+    class: "too many live chunks to simulate",
+    program: "repeat 5000 {\n  a = alloc 64\n}\n",
+    args: ["--allocator", "bumper-slab", "--capacity", "16"],
+    stderr:
+      "2:3: 1145 chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks",
+  },
   { class: "a program over 1 MiB", program: "#".repeat(1_048_577), stderr: "1:1: the program is 1048577 bytes; the limit is 1048576" },
 ];
 
