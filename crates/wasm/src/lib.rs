@@ -6,6 +6,7 @@
 mod measure;
 mod meter;
 mod real;
+mod replay_alloc;
 mod roots;
 
 pub use meter::bumplab_meter_read;

@@ -136,7 +136,17 @@ pub fn new_instance(
 /// attached rather than costs of a different run.
 pub fn attach_costs(trace: &mut Trace, preset: PresetId, min_align: u64, capacity: Option<u64>) {
     use bumplab_core::trace::OpKind;
-    let Ok(mut run) = new_instance(preset, trace.target, min_align, capacity) else {
+    let requested = trace
+        .ops
+        .iter()
+        .filter_map(|o| o.size)
+        .fold(0u64, u64::saturating_add);
+    crate::replay_alloc::begin_pass(crate::replay_alloc::pass_bytes(trace.ops.len(), requested));
+    // The instance's lists start in the replay region, at the same place every
+    // run, so growing them copies the same way (see `replay_alloc`).
+    let made =
+        crate::replay_alloc::measured(|| new_instance(preset, trace.target, min_align, capacity));
+    let Ok(mut run) = made else {
         return;
     };
     let mut saved: Vec<(String, u32)> = Vec::new();
@@ -145,7 +155,7 @@ pub fn attach_costs(trace: &mut Trace, preset: PresetId, min_align: u64, capacit
         let num = |v: Option<u64>| v.unwrap_or(0) as f64;
         let expected = if op.failed { None } else { op.address };
         let before = crate::meter::now();
-        let landed = match op.kind {
+        let landed = crate::replay_alloc::measured(|| match op.kind {
             OpKind::Alloc => Some(run.alloc(num(op.size), num(op.align))),
             OpKind::Realloc => {
                 let old = op.target_op.and_then(|i| trace.ops.get(i as usize));
@@ -178,7 +188,7 @@ pub fn attach_costs(trace: &mut Trace, preset: PresetId, min_align: u64, capacit
                 }
                 None
             }
-        };
+        });
         let cost = crate::meter::since(before);
         if let Some(addr) = landed {
             let got = (addr >= 0.0).then_some(addr as u64);

@@ -26,7 +26,7 @@
 //! would need more than [`REAL_LIMIT`] bytes in total is refused, with a
 //! reason, before anything is allocated. All of it is freed at the end.
 
-use std::alloc::Layout;
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::ptr::NonNull;
 
@@ -74,6 +74,12 @@ fn counted<T>(metered: bool, f: impl FnOnce() -> T) -> (T, Option<Cost>) {
     } else {
         (f(), None)
     }
+}
+
+/// [`counted`] for a call into a real crate: its allocations go through the
+/// replay region (see `replay_alloc`), so its slow path costs the same every time.
+fn counted_real<T>(metered: bool, f: impl FnOnce() -> T) -> (T, Option<Cost>) {
+    counted(metered, || crate::replay_alloc::measured(f))
 }
 
 fn mib(bytes: u64) -> String {
@@ -390,7 +396,7 @@ fn replay<R: RealBump>(mut bump: R, trace: &Trace, metered: bool) -> Result<Repl
             OpKind::Alloc => {
                 let l = layout(op.size.unwrap_or(0), op.align.unwrap_or(1))
                     .ok_or_else(|| format!("op {i}: no such layout here"))?;
-                let (p, cost) = counted(metered, || bumplab_measure_real_alloc(&bump, l));
+                let (p, cost) = counted_real(metered, || bumplab_measure_real_alloc(&bump, l));
                 row.cost = cost;
                 placed = Some((p.ok_or_else(refused)?, l));
             }
@@ -401,7 +407,7 @@ fn replay<R: RealBump>(mut bump: R, trace: &Trace, metered: bool) -> Result<Repl
                     .ok_or_else(|| missing("realloc"))?;
                 let new = layout(op.size.unwrap_or(0), old.align() as u64)
                     .ok_or_else(|| format!("op {i}: no such layout here"))?;
-                let (p, cost) = counted(metered, || {
+                let (p, cost) = counted_real(metered, || {
                     if R::ALLOC_FROM_ZERO && old.size() == 0 {
                         bumplab_measure_real_alloc(&bump, new)
                     } else if R::grows(old, new) {
@@ -423,19 +429,19 @@ fn replay<R: RealBump>(mut bump: R, trace: &Trace, metered: bool) -> Result<Repl
                     .and_then(|t| live.remove(&t))
                     .ok_or_else(|| missing("free"))?;
                 // SAFETY: a live block of `bump` with layout `l`.
-                let ((), cost) = counted(metered, || unsafe {
+                let ((), cost) = counted_real(metered, || unsafe {
                     bumplab_measure_real_free(&bump, ptr, l)
                 });
                 row.cost = cost;
             }
             OpKind::Reset => {
-                let ((), cost) = counted(metered, || bumplab_measure_real_reset(&mut bump));
+                let ((), cost) = counted_real(metered, || bumplab_measure_real_reset(&mut bump));
                 row.cost = cost;
                 live.clear();
                 saved.clear();
             }
             OpKind::Checkpoint => {
-                let (cp, cost) = counted(metered, || bumplab_measure_real_checkpoint(&bump));
+                let (cp, cost) = counted_real(metered, || bumplab_measure_real_checkpoint(&bump));
                 match cp {
                     Some(cp) => {
                         row.cost = cost;
@@ -460,7 +466,7 @@ fn replay<R: RealBump>(mut bump: R, trace: &Trace, metered: bool) -> Result<Repl
                         saved.truncate(k + 1);
                         // SAFETY: `cp` came from `bump`; a reset clears
                         // `saved` and a restore drops the later ones.
-                        let ((), cost) = counted(metered, || unsafe {
+                        let ((), cost) = counted_real(metered, || unsafe {
                             bumplab_measure_real_restore(&bump, cp)
                         });
                         row.cost = cost;
@@ -553,7 +559,9 @@ fn compare(trace: &Trace, real: &Replayed) -> Vec<Mismatch> {
 }
 
 fn run_on<R: RealBump>(bump: impl FnOnce() -> R, trace: &Trace, metered: bool) -> RealRun {
-    match replay(bump(), trace, metered) {
+    // Made in the replay region too, so its first chunk sits at the same
+    // place in it every run (copies and alignment work cost the same).
+    match replay(crate::replay_alloc::measured(bump), trace, metered) {
         Ok(replayed) => RealRun {
             krate: R::CRATE.to_string(),
             unavailable: None,
@@ -625,6 +633,7 @@ pub fn real_run(
     }
     let c = capacity;
     let t = trace;
+    crate::replay_alloc::begin_pass(crate::replay_alloc::pass_bytes(t.ops.len(), requested));
     let run = match (preset, min_align) {
         (PresetId::Bumpalo, 1) => run_on(|| bumpalo_with::<1>(c), t, metered),
         (PresetId::Bumpalo, 2) => run_on(|| bumpalo_with::<2>(c), t, metered),
@@ -680,7 +689,9 @@ pub const GLOBAL: &str = if cfg!(target_arch = "wasm32") {
 #[inline(never)]
 unsafe fn bumplab_measure_global_alloc(layout: Layout) -> *mut u8 {
     // SAFETY: the caller's contract.
-    unsafe { std::alloc::alloc(layout) }
+    // The system allocator itself (dlmalloc on wasm32), not the module's
+    // global allocator, which adds the replay region's check around it.
+    unsafe { GlobalAlloc::alloc(&System, layout) }
 }
 
 /// # Safety
@@ -689,7 +700,7 @@ unsafe fn bumplab_measure_global_alloc(layout: Layout) -> *mut u8 {
 #[inline(never)]
 unsafe fn bumplab_measure_global_realloc(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
     // SAFETY: the caller's contract.
-    unsafe { std::alloc::realloc(ptr, layout, new_size) }
+    unsafe { GlobalAlloc::realloc(&System, ptr, layout, new_size) }
 }
 
 /// # Safety
@@ -697,7 +708,7 @@ unsafe fn bumplab_measure_global_realloc(ptr: *mut u8, layout: Layout, new_size:
 #[inline(never)]
 unsafe fn bumplab_measure_global_free(ptr: *mut u8, layout: Layout) {
     // SAFETY: the caller's contract.
-    unsafe { std::alloc::dealloc(ptr, layout) }
+    unsafe { GlobalAlloc::dealloc(&System, ptr, layout) }
 }
 
 /// Frees every block of `blocks`, in order: a reset or restore.
@@ -708,7 +719,7 @@ unsafe fn bumplab_measure_global_free(ptr: *mut u8, layout: Layout) {
 unsafe fn bumplab_measure_global_free_all(blocks: &[(NonNull<u8>, Layout)]) {
     for &(ptr, layout) in blocks {
         // SAFETY: the caller's contract.
-        unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) }
+        unsafe { GlobalAlloc::dealloc(&System, ptr.as_ptr(), layout) }
     }
 }
 
@@ -725,7 +736,7 @@ fn free_many(
     let blocks: Vec<(NonNull<u8>, Layout)> = ids.iter().filter_map(|id| live.remove(id)).collect();
     // SAFETY: each came from the global allocator with its layout and was
     // removed from `live`, so it is freed once.
-    let ((), cost) = counted(metered, || unsafe {
+    let ((), cost) = counted_real(metered, || unsafe {
         bumplab_measure_global_free_all(&blocks)
     });
     cost

@@ -25,9 +25,9 @@ import { chunksAt } from "./chunks";
 
 // Every number below was read off the engine's traces (64-bit unless said):
 //   hinckley-up,  `a = alloc 1\nb = alloc u64`: a at 0x10010 (offset 0),
-//     b at 0x10018 (offset 8, 7 bytes padding); 62 instructions, 2 branches each.
+//     b at 0x10018 (offset 8, 7 bytes padding); 45 instructions, 2 branches each.
 //   fitzgen-down, same program: a at 0x1010f (offset 0xff), b at 0x10100
-//     (offset 0xf0, 7 bytes padding); 57 instructions, 3 branches each.
+//     (offset 0xf0, 7 bytes padding); 40 instructions, 3 branches each.
 
 const engine = loadEngineSync();
 const allocators = engine.allocators();
@@ -89,12 +89,12 @@ describe("compare: up vs down on the same program", () => {
 
   it("gives each op's cost per column, running sums, and the cheaper column", () => {
     expect(rows.map((r) => r.columns.map((c) => c?.instructions))).toEqual([
-      [62, 57],
-      [62, 57],
+      [45, 40],
+      [45, 40],
     ]);
     expect(rows.map((r) => r.columns.map((c) => c?.cumulativeInstructions))).toEqual([
-      [62, 57],
-      [124, 114],
+      [45, 40],
+      [90, 80],
     ]);
     expect(rows.map((r) => r.columns.map((c) => c?.cumulativeBranches))).toEqual([
       [2, 3],
@@ -106,7 +106,7 @@ describe("compare: up vs down on the same program", () => {
 
   it("totals each column after any step", () => {
     expect(columnTotals(up!)).toEqual({
-      instructions: 124,
+      instructions: 90,
       branches: 4,
       padding: 7,
       metadata: 0,
@@ -116,7 +116,7 @@ describe("compare: up vs down on the same program", () => {
       peakFootprint: 256,
       failed: 0,
     });
-    expect(columnTotals(down!, 1)).toMatchObject({ instructions: 57, branches: 3, padding: 0, requested: 1 });
+    expect(columnTotals(down!, 1)).toMatchObject({ instructions: 40, branches: 3, padding: 0, requested: 1 });
     const best = bestTotals([columnTotals(up!), columnTotals(down!)]);
     expect(best.instructions).toEqual([1]);
     expect(best.branches).toEqual([0]);
