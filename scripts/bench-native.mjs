@@ -174,51 +174,51 @@ const cell = (r) => (r ? `${r.ir} / ${r.bc}` : null);
 export const NOTE_TEXT = {
   no_bytes:
     "Not like for like: ours computes the block's address only. The simulated heap has no memory behind its addresses, so ours stores no value and copies no slice; the real crates store the value (1 instruction for a u8 or u32, 8 for the 56-byte struct) and keep it in a callee-saved register across the slow-path call (a push/pop pair), or call memcpy for a slice.",
-  result_memory:
-    "Ours returns the `Model` trait's `Result<u64, AllocError>`. With a three-variant error that is three scalars, which Rust returns through memory: keep the out-pointer, store the address, store the tag (4 instructions), where the real crates' `Result<NonNull<[u8]>, AllocError>` comes back in two registers (1 `mov` for the length). Net +3 on every allocate, grow and shrink row of ours.",
+  typed_infallible:
+    "Ours calls `Model::alloc_with::<Infallible, _>`: the models write their allocation path once, generic over how a failure comes back (as bumpalo's is over fallible and infallible callers), and for this caller a failure is a cold call that does not return, so the fast path hands back the address without testing it for an error code. The engine and the `Allocator` rows use `Model::alloc`, the same code with `Fallible`: one word, the address or an error code.",
   fitzgen_branches: (r) =>
-    `fitzgen-down and down-min-align keep the 2019 bump down's two branches by design (the checked subtraction, then the start check); bump-scope down saturates the subtraction with a cmov and branches once. Less the Result return's net 3, fitzgen-down would be ${r.fitzgen_down.ir - 3} / ${r.fitzgen_down.bc} against bump-scope down's ${cell(r.bump_scope_down)}.`,
-  grow_bumpalo_model:
-    "Ours best is the bumpalo model, faithful to bumpalo's grow (extend the last block downwards, else allocate and copy). It lands under real bumpalo because it copies nothing (2 instructions there) and keeps the current chunk's footer inline (one load and one saved register less), and over bump-scope down by the Result return. The bump-scope models are further back: see the out-of-line realloc note.",
-  realloc_out_of_line: (r) =>
-    `The bump-scope models' grow and shrink go through \`Model::realloc\`, which the compiler does not inline into the entry: ${fnCost(r.model_bump_scope_up, /^\(entry\)$/).ir} instructions in the entry for the call, the arguments (an out-pointer and six more, one on the stack) and the Result return; then, inside, one compare more than the \`Allocator\` API needs (\`realloc\` picks grow or shrink at run time, the API has two methods) and the chunk list's bounds check (see the bump-scope model note). The crate's grow and shrink are inlined into the entry.`,
-  shrink_bumpalo_model: (r) =>
-    `Ours best is the bumpalo model, faithful to bumpalo's shrink (the last block moves up only when at least half of it comes back, with a copy), which is slower than bump-scope up's in-place shrink by design. It is under real bumpalo (${cell(r.bumpalo)}${copyPart(r.bumpalo)}) because it copies nothing. The bump-scope-up model, which shrinks in place like its crate, pays the out-of-line realloc (${cell(r.model_bump_scope_up)}).`,
+    `fitzgen-down and down-min-align keep the 2019 bump down's two branches by design (the checked subtraction, then the start check): fewer instructions than bump-scope down (${cell(r.bump_scope_down)}), which saturates the subtraction with a cmov and branches once, but one branch more. Ours returns one word (\`Allocated\`) in a register, as the crates' \`NonNull<[u8]>\` does; the length is the same \`mov\` in all.`,
+  grow_models: (r) =>
+    `Ours best is the bump-scope-down model, faithful to the crate's grow (extend the last block downwards, else allocate and copy). It is under the crate (${cell(r.bump_scope_down)}) by the copy it does not make (a 4-byte load and store) and the current chunk it holds inline (one load less, no saved register). The bumpalo model is at ${cell(r.model_bumpalo)}, under real bumpalo (${cell(r.bumpalo)}) for the same reasons: no copy, and its chunk footer inline.`,
+  realloc_one_method: (r) =>
+    `\`Model::realloc\` is one method for grow and shrink: with the layouts black-boxed it picks one at run time, one compare and branch more than the \`Allocator\` API, which has two methods. So ours best, the bump-scope-up model, has a branch more than the crate (${cell(r.bump_scope_up)}), which also folds its alignment and last-block tests into one branch; it is under it in instructions because the crate saves three registers for its slow path (3 push/pop pairs) where ours keeps one and a stack slot (push/sub, add/pop).`,
+  black_box_shrink: (r) =>
+    `Ours is above bump-scope up here (${cell(r.model_bump_scope_up)} against ${cell(r.bump_scope_up)}). With the layouts black-boxed, grow and shrink are the same entry code for ours (\`Model::realloc\` picks one at run time, where the crate's shrink tests the new alignment instead, one instruction more than our compare), and the grow half's slow-path call returns its \`Result\` through a stack slot, so the entry sets up a frame on every path: push/sub and add/pop (4 instructions) and two more register moves than the crate's shrink, which keeps no frame and tail-calls its unfit case. The bumpalo model is faithful to bumpalo's shrink (the last block moves up only when at least half of it comes back, with a copy) and lands under real bumpalo (${cell(r.bumpalo)}${copyPart(r.bumpalo)}) because it copies nothing.`,
   smaller_align_kept:
-    "Not like for like: `Model::realloc` keeps the block's alignment, so ours serves the align-2 request at the old align 4 (valid for it). For bumpalo's shrink that matters: rounded to 4, the bytes given back are 0 and the model keeps the block in place, compile-time folded to 4 instructions, where bumpalo rounds to 2, moves the block up 2 bytes and copies.",
+    "Not like for like: `Model::realloc` keeps the block's alignment, so ours serves the align-2 request at the old align 4 (valid for it). For bumpalo's shrink that matters: rounded to 4, the bytes given back are 0 and the model keeps the block in place, where bumpalo rounds to 2, moves the block up 2 bytes and copies.",
+  shrink_static: (r) =>
+    `Ours best is the bumpalo model, faithful to bumpalo's shrink; with the layout known, bumpalo's at-least-half test folds away in both. The model is under bumpalo (${cell(r.bumpalo)}) by the copy it does not make (2 instructions) and its inline footer.`,
   warm_up_heap: (r) =>
-    `Simulated-memory overhead: ours gets its first chunk from the simulated base allocator (\`heap::Heap::alloc\`, a first fit over a \`Vec\` free list: ${cell(fnCost(r.model_bumpalo, /Heap.*::alloc$/))}), whose \`splice\` allocates and frees a temporary \`Vec\` with the real malloc and free (${cell(fnCost(r.model_bumpalo, LIBC_ALLOC))} in libc for the bumpalo model); the real crates make one malloc call (${cell(fnCost(r.bumpalo, LIBC_ALLOC))} in libc). The bump-scope models also malloc their \`Vec\` chunk list (libc in all: ${cell(fnCost(r.model_bump_scope_up, LIBC_ALLOC))}). Without libc and the simulated heap, bumpalo's slow path is ${cell(fnCost(r.bumpalo, /alloc_layout_slow/))} real and ${cell(fnCost(r.model_bumpalo, /alloc_layout_slow/))} modelled.`,
-  reset_counter: (r) =>
-    `The bumpalo model keeps no allocated-bytes counter, which bumpalo's reset also rewrites (3 instructions), and keeps its footer inline. The bump-scope models' reset clears and refills their \`Vec\` chunk list (${cell(r.model_bump_scope_up)} and ${cell(r.model_bump_scope_down)}, against the crate's ${cell(r.bump_scope_up)} and ${cell(r.bump_scope_down)}).`,
+    `Simulated-memory overhead: ours gets its first chunk from the simulated base allocator (\`heap::Heap::alloc\`, a first fit over a \`Vec\` free list: ${cell(fnCost(r.model_bump_scope_down, /Heap.*::alloc$/))}), where the real crates make one malloc call (${cell(fnCost(r.bump_scope_down, LIBC_ALLOC))} in libc). Ours best is the bump-scope-down model; the entry returns the whole allocator by value (model and simulated heap, a memcpy of 144 bytes: ${cell(fnCost(r.model_bump_scope_down, COPY_FN))}) where the crate returns one pointer. The bumpalo model (${cell(r.model_bumpalo)}) allocates its first chunk lazily in the first \`alloc\`, as bumpalo does (${cell(r.bumpalo)}).`,
+  reset_models: (r) =>
+    `The bumpalo model keeps no allocated-bytes counter, which bumpalo's reset also rewrites (3 instructions), and keeps its footer inline. The bump-scope models (${cell(r.model_bump_scope_up)} and ${cell(r.model_bump_scope_down)}, against the crate's ${cell(r.bump_scope_up)} and ${cell(r.bump_scope_down)}) find both chunk lists empty (two \`Vec\` length tests) and set the inline bump pointer back to the chunk's start or end.`,
   bump_scope_model:
-    "The bump-scope models keep the chunk list in a `Vec<Chunk>` indexed by `current`: every operation pays a bounds check (+1 branch, about 5 instructions) where the crate follows one pointer to the current chunk's header, and a chunk's end is computed as start + capacity. The model bumps with the crate's run-time-layout path even when the layout is a constant (its documented simplification: the same addresses, a saturating add with a cmov more than the crate's typed path).",
+    "The bump-scope models hold the current chunk inline (start, capacity, bump pointer) where the crate follows a pointer to the chunk's header: one load less on every fast path. The other chunks are kept in `Vec`s that only the slow paths and `reset` touch. A chunk's end is computed as start + capacity. The model bumps with the crate's run-time-layout path even when the layout is a constant (its documented simplification: the same addresses, a saturating add or subtraction with a cmov more than the crate's typed path).",
   bumpalo_model:
     "The bumpalo model keeps the current chunk's footer inline in the allocator, where the crate loads it through `current_chunk_footer`: one load less on every path (and the compare can read the bump pointer straight from memory), so its fast paths are an instruction or two under the crate's.",
-  shrink_static: (r) =>
-    `Ours best is the bumpalo model, faithful to bumpalo's shrink; with the layout known, bumpalo's at-least-half test folds away in both. The model is under bumpalo (${cell(r.bumpalo)}) by the copy it does not make (2 instructions) and its inline footer, Result return included.`,
 };
 
 /** Notes that make a row not like for like. */
 const UNLIKE = new Set(["no_bytes", "smaller_align_kept"]);
 
 export const CASE_NOTES = {
-  "alloc_*": ["no_bytes"],
-  allocate: ["result_memory", "fitzgen_branches"],
-  black_box_allocate: ["result_memory", "fitzgen_branches"],
-  grow_same_align: ["grow_bumpalo_model", "result_memory", "realloc_out_of_line"],
-  grow_smaller_align: ["grow_bumpalo_model", "result_memory", "realloc_out_of_line", "smaller_align_kept"],
-  shrink_same_align: ["shrink_static", "result_memory"],
-  shrink_smaller_align: ["smaller_align_kept", "bumpalo_model", "result_memory"],
-  black_box_grow_same_align: ["realloc_out_of_line", "result_memory"],
-  black_box_grow_smaller_align: ["realloc_out_of_line", "result_memory", "smaller_align_kept"],
-  black_box_shrink_same_align: ["shrink_bumpalo_model", "realloc_out_of_line", "result_memory"],
-  black_box_shrink_smaller_align: ["shrink_bumpalo_model", "realloc_out_of_line", "result_memory", "smaller_align_kept"],
+  "alloc_*": ["no_bytes", "typed_infallible"],
+  allocate: ["fitzgen_branches"],
+  black_box_allocate: ["fitzgen_branches"],
+  grow_same_align: ["grow_models"],
+  grow_smaller_align: ["grow_models", "smaller_align_kept"],
+  shrink_same_align: ["shrink_static"],
+  shrink_smaller_align: ["smaller_align_kept", "bumpalo_model"],
+  black_box_grow_same_align: ["realloc_one_method"],
+  black_box_grow_smaller_align: ["realloc_one_method", "smaller_align_kept"],
+  black_box_shrink_same_align: ["black_box_shrink"],
+  black_box_shrink_smaller_align: ["black_box_shrink", "smaller_align_kept"],
   deallocate: ["bumpalo_model"],
   deallocate_non_last: ["bumpalo_model"],
   black_box_deallocate: ["bumpalo_model"],
   black_box_deallocate_non_last: ["bumpalo_model"],
   warm_up: ["warm_up_heap"],
-  reset: ["reset_counter"],
+  reset: ["reset_models"],
 };
 
 /** Notes on whole columns of ours, shown with the column list. */

@@ -47,8 +47,11 @@ pub enum AllocError {
 /// only addresses below it, the dangling pointers of zero-size requests
 /// (their alignment), are powers of two; the codes, 0xfffd to 0xffff, are not.
 /// Models compute a `Result` and convert it at the trait boundary
-/// (`.into()`), which the optimiser folds away; callers that want the
-/// error decode it with [`Allocated::result`].
+/// (`.into()`, or [`Failure::result`] in `alloc_with`), which the optimiser
+/// folds away; callers that want the error decode it with
+/// [`Allocated::result`]. A caller that never wants it (the typed,
+/// infallible API) asks `alloc_with` for [`Infallible`] instead, and
+/// decodes nothing.
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[repr(transparent)]
 #[must_use]
