@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // bumplab: run a program of allocation ops on an allocator model and print
-// the trace JSON, with the very wasm module the playground loads.
+// the trace JSON, with the very wasm module the playground loads, in the
+// canonical form the page's trace export writes (one line, JSON.stringify's).
 //
 //   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] FILE|-
 //   bumplab list
@@ -113,7 +114,11 @@ if (command === "list") {
     process.stderr.write(`${rest[0] === "-" ? "<stdin>" : rest[0]}:${line}:${column}: ${message}\n`);
     process.exit(1);
   }
-  process.stdout.write(`${out}\n`);
+  // The canonical trace text, byte for byte what the page's "Export trace
+  // (JSON)" saves (traceJson in web/src/share/export.ts): the engine's JSON
+  // parsed and written back by JSON.stringify, one line, then a newline.
+  // Not `out` itself: the engine writes an f64 1 as `1.0`, JSON.stringify `1`.
+  process.stdout.write(`${JSON.stringify(parsed)}\n`);
 } else {
   fail(command ? `unknown command '${command}'\n${USAGE}` : USAGE);
 }

@@ -189,8 +189,22 @@ export function parseTraceFile(text: string): TraceCheck {
   return validateTrace(value);
 }
 
+/**
+ * A trace file's text, in the one canonical form that the page's "Export
+ * trace (JSON)" and the CLI's `bumplab trace` (web/cli/bumplab.mjs) both
+ * write, so the same program, preset, target, capacity and minimum alignment
+ * give byte-identical files (tests/e2e/determinism.spec.ts):
+ *
+ *   JSON.stringify(JSON.parse(engine output)) + "\n"
+ *
+ * that is the engine's JSON parsed and written back by ECMAScript's
+ * JSON.stringify: one line, no spaces, keys in the engine's order, numbers
+ * in their shortest round-trip form (the engine's f64 `1.0` is written `1`),
+ * then a newline. Compact rather than indented: a 100,000-op trace is about
+ * 128 MB on one line and twice that indented.
+ */
 export function traceJson(trace: Trace): string {
-  return `${JSON.stringify(trace, null, 2)}\n`;
+  return `${JSON.stringify(trace)}\n`;
 }
 
 // ---- File names --------------------------------------------------------------
