@@ -349,25 +349,23 @@ export function pngSize(width: number, height: number, scale = 2): { width: numb
 
 /** Renders SVG text into a PNG through a canvas (the browser rasterises it, fonts and all). */
 export async function svgToPng(svgText: string, width: number, height: number, scale = 2): Promise<Blob> {
-  const url = URL.createObjectURL(new Blob([svgText], { type: "image/svg+xml" }));
-  try {
-    const image = new Image();
-    image.decoding = "async";
-    image.src = url;
-    await image.decode();
-    const size = pngSize(width, height, scale);
-    const canvas = document.createElement("canvas");
-    canvas.width = size.width;
-    canvas.height = size.height;
-    const ctx = canvas.getContext("2d");
-    if (!ctx) throw new Error("this browser gives no 2D canvas");
-    ctx.drawImage(image, 0, 0, size.width, size.height);
-    return await new Promise<Blob>((resolve, reject) =>
-      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("the canvas gave no PNG"))), "image/png"),
-    );
-  } finally {
-    URL.revokeObjectURL(url);
-  }
+  // A data: URL, not an object URL: nothing to revoke, and the page makes no
+  // request for it (a blob: URL is fetched like any other resource).
+  const url = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svgText)}`;
+  const image = new Image();
+  image.decoding = "async";
+  image.src = url;
+  await image.decode();
+  const size = pngSize(width, height, scale);
+  const canvas = document.createElement("canvas");
+  canvas.width = size.width;
+  canvas.height = size.height;
+  const ctx = canvas.getContext("2d");
+  if (!ctx) throw new Error("this browser gives no 2D canvas");
+  ctx.drawImage(image, 0, 0, size.width, size.height);
+  return await new Promise<Blob>((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("the canvas gave no PNG"))), "image/png"),
+  );
 }
 
 /** Saves a blob as a file through a temporary link. */
