@@ -2,12 +2,13 @@
 // playback timer, keyboard); views stay functions of derived data.
 
 import type { Engine } from "./engine/facade";
-import type { Op, Stats, Trace, TraceResult } from "./engine/types";
+import type { Trace, TraceResult } from "./engine/types";
 import traceFormatUrl from "../../docs/trace-format.md?url";
 import { clampStep } from "./model/blocks";
-import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt, type ChunkView } from "./model/chunks";
+import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
 import { UP_VS_DOWN, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
+import { codeFocus, focusOf, highlighted, statsSeries } from "./model/focus";
 import { defaultValues, runSweep, specOf, type SweepConfig, type SweepResult, type SweepSetup, type SweepSpec } from "./model/sweep";
 import { LESSONS, lessonById } from "./model/lessons";
 import { narrationAt, parseNarration, pausesAt, predictsNext, type Narration } from "./model/narration";
@@ -104,59 +105,11 @@ const OWN_ARROWS = '[role="menu"], [role="menubar"], [role="slider"], [role="lis
 /** Elements that Space activates. */
 const OWN_SPACE = 'button, summary, a[href], [role="button"], [role="menuitem"], [role="checkbox"], [role="switch"], [role="radio"], [role="slider"], [role="option"], [role="tab"]';
 
-/** Blocks the op placed or acted on, highlighted on the map. */
-function focusOf(op: Op | undefined): Set<number> {
-  const ids = new Set<number>();
-  if (!op) return ids;
-  if ((op.kind === "alloc" || op.kind === "realloc") && !op.failed) ids.add(op.index);
-  if (op.target_op !== undefined) ids.add(op.target_op);
-  return ids;
-}
-
-/**
- * The file the code view shows (that of the micro-step in view, else the
- * trace's bumping file), the step's line and values, and the lines the op's
- * micro-steps ran in that file.
- */
-function codeFocus(trace: Trace, op: Op | undefined, micro: number | null) {
-  const steps = microSteps(op);
-  const index = microIndex(op, micro);
-  const step = index === null ? undefined : steps[index];
-  const file = step?.file ?? trace.source;
-  const inFile = steps.filter((s) => (s.file ?? trace.source) === file);
-  return {
-    file,
-    current: step ? step.line : null,
-    label: step?.label ?? null,
-    values: step?.values ?? [],
-    touched: new Set(inFile.map((s) => s.line)),
-  };
-}
-
-/** The op's blocks, plus those the narration in view names (`#> !highlight a b`). */
-function highlighted(focus: Set<number>, rows: readonly ChunkView[], narration: Narration | null): Set<number> {
-  if (!narration || narration.highlight.length === 0) return focus;
-  const names = new Set(narration.highlight);
-  for (const row of rows) for (const b of row.blocks) if (names.has(b.name)) focus.add(b.id);
-  return focus;
-}
-
 /** The traced program's lines, split once per program text. */
 let linesCache: { text: string; lines: readonly string[] } = { text: "", lines: [""] };
 function linesOf(text: string): readonly string[] {
   if (linesCache.text !== text) linesCache = { text, lines: text.split("\n") };
   return linesCache.lines;
-}
-
-/** The counters at every step of a trace (index = step), computed once per trace. */
-const seriesCache = new WeakMap<Trace, Stats[]>();
-function statsSeries(trace: Trace): Stats[] {
-  let series = seriesCache.get(trace);
-  if (!series) {
-    series = Array.from({ length: trace.ops.length + 1 }, (_, s) => statsAt(trace, s));
-    seriesCache.set(trace, series);
-  }
-  return series;
 }
 
 /**

@@ -6,11 +6,12 @@
 
 import traceFormatUrl from "../../../docs/trace-format.md?url";
 import type { Engine } from "../engine/facade";
-import type { Op, Stats, Trace } from "../engine/types";
 import { clampStep } from "../model/blocks";
 import type { CompareConfig } from "../model/compare";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "../model/chunks";
-import { currentOp, describeMicro, describeStep, microIndex, microSteps } from "../model/describe";
+import { currentOp, describeMicro, describeStep, microSteps } from "../model/describe";
+import { codeFocus, focusOf, highlighted, statsSeries } from "../model/focus";
+import { narrationAt, parseNarration, type Narration } from "../model/narration";
 import { initialState, reducer, type Action, type AppState } from "../state/reducer";
 import { createStore, type Store } from "../state/store";
 import { renderCodeView } from "../views/codeView";
@@ -19,6 +20,7 @@ import { renderCostView } from "../views/costView";
 import { h, setText } from "../views/dom";
 import { renderMapSummary } from "../views/mapSummary";
 import { renderMemoryMap } from "../views/memoryMap";
+import { renderNarration } from "../views/narration";
 import { renderStats } from "../views/stats";
 import { renderStepper } from "../views/stepper";
 import { encodeShare, type SharedState } from "./link";
@@ -58,25 +60,6 @@ export function parseViews(text: string | null | undefined): Set<OptionalView> {
   return out;
 }
 
-// Same derivations as the app's (app.ts keeps its own private copies).
-function focusOf(op: Op | undefined): Set<number> {
-  const ids = new Set<number>();
-  if (!op) return ids;
-  if ((op.kind === "alloc" || op.kind === "realloc") && !op.failed) ids.add(op.index);
-  if (op.target_op !== undefined) ids.add(op.target_op);
-  return ids;
-}
-
-const seriesCache = new WeakMap<Trace, Stats[]>();
-function statsSeries(trace: Trace): Stats[] {
-  let series = seriesCache.get(trace);
-  if (!series) {
-    series = Array.from({ length: trace.ops.length + 1 }, (_, s) => statsAt(trace, s));
-    seriesCache.set(trace, series);
-  }
-  return series;
-}
-
 export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedState, options: PlayerOptions): Player {
   const store = createStore(
     reducer,
@@ -104,6 +87,8 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
   const stats = h("div", { class: "bl-stats" });
   const cost = h("div", { class: "cost-view bl-cost", id: "cost-view" });
   const code = h("div", { class: "code-view bl-code" });
+  // The program's `#>` narration at the step in view (hidden when it has none).
+  const narration = h("div", { class: "bl-narration" });
   const comparing = shared.compare !== null;
   root.replaceChildren(
     h(
@@ -114,6 +99,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
       comparing ? compare : null,
       comparing ? null : summary,
       comparing ? null : map,
+      comparing ? null : narration,
       options.controls ? stepper : null,
       !comparing && options.views.has("stats") ? stats : null,
       !comparing && options.views.has("cost") ? cost : null,
@@ -130,6 +116,8 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
     capacity: s0.capacity ?? undefined,
     minAlign: s0.minAlign ?? undefined,
   });
+  // The player traces its program once: its narration is parsed once too.
+  const narrations: ReadonlyMap<number, Narration> = parseNarration(s0.source);
   if (result.ok) {
     dispatch({ type: "traced", trace: result.trace, source: s0.source });
     dispatch({ type: "seek", step: shared.step });
@@ -259,6 +247,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
       return;
     }
     const rows = chunkViewsAt(trace, step);
+    const said = narrationAt(trace, step, narrations);
     const series = statsSeries(trace);
     const current = series[step] ?? statsAt(trace, step);
     renderMapSummary(summary, {
@@ -274,7 +263,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
       direction: trace.direction,
       rows,
       bumpPtr: bumpPointerAt(trace, step),
-      focus: focusOf(op),
+      focus: highlighted(focusOf(op), rows, said),
       emptyText: noChunkYet(trace, step)
         ? `no chunk yet: ${trace.allocator} allocates its first chunk lazily`
         : "no chunk: every chunk went back to the base allocator; the next allocation makes one",
@@ -282,18 +271,16 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
     });
     if (options.views.has("stats")) renderStats(stats, { series, step }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
     if (options.views.has("cost")) renderCostView(cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);
+    renderNarration(narration, { narration: said, lesson: null }, { onExitLesson: () => undefined });
     if (options.views.has("code")) {
-      const steps = microSteps(op);
-      const index = microIndex(op, s.micro);
-      const micro = index === null ? undefined : steps[index];
-      const file = micro?.file ?? trace.source;
+      const focus = codeFocus(trace, op, s.micro);
       renderCodeView(code, {
-        path: engine.sourcePath(file) ?? (file === trace.source ? trace.source_path : file),
-        source: engine.sourceText(file) ?? `// the source of ${file} is unavailable`,
-        currentLine: micro ? micro.line : null,
-        touched: new Set(steps.filter((m) => (m.file ?? trace.source) === file).map((m) => m.line)),
-        label: micro?.label ?? null,
-        values: micro?.values ?? [],
+        path: engine.sourcePath(focus.file) ?? (focus.file === trace.source ? trace.source_path : focus.file),
+        source: engine.sourceText(focus.file) ?? `// the source of ${focus.file} is unavailable`,
+        currentLine: focus.current,
+        touched: focus.touched,
+        label: focus.label,
+        values: focus.values,
       });
     }
     root.dataset["ready"] = "true";

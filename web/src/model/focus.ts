@@ -1,0 +1,69 @@
+// What the views single out at a step, derived from the trace: the blocks the
+// op placed or acted on (plus those the narration names), the code view's
+// file and lines, and the counters at every step. The app (app.ts) and the
+// embeddable player (share/player.ts) both use these, so an embed highlights
+// and counts exactly as the app does.
+
+import type { NamedValue, Op, SourceName, Stats, Trace } from "../engine/types";
+import { statsAt, type ChunkView } from "./chunks";
+import { microIndex, microSteps } from "./describe";
+import type { Narration } from "./narration";
+
+/** Blocks the op placed or acted on, highlighted on the map. */
+export function focusOf(op: Op | undefined): Set<number> {
+  const ids = new Set<number>();
+  if (!op) return ids;
+  if ((op.kind === "alloc" || op.kind === "realloc") && !op.failed) ids.add(op.index);
+  if (op.target_op !== undefined) ids.add(op.target_op);
+  return ids;
+}
+
+/** The op's blocks, plus those the narration in view names (`#> !highlight a b`). Adds to `focus` and returns it. */
+export function highlighted(focus: Set<number>, rows: readonly ChunkView[], narration: Narration | null): Set<number> {
+  if (!narration || narration.highlight.length === 0) return focus;
+  const names = new Set(narration.highlight);
+  for (const row of rows) for (const b of row.blocks) if (names.has(b.name)) focus.add(b.id);
+  return focus;
+}
+
+export interface CodeFocus {
+  /** The source file shown: that of the micro-step in view, else the trace's bumping file. */
+  file: SourceName;
+  /** The micro-step's line, or null when no micro-step is in view. */
+  current: number | null;
+  label: string | null;
+  values: NamedValue[];
+  /** The lines the op's micro-steps ran in that file. */
+  touched: Set<number>;
+}
+
+/**
+ * The file the code view shows (that of the micro-step in view, else the
+ * trace's bumping file), the step's line and values, and the lines the op's
+ * micro-steps ran in that file.
+ */
+export function codeFocus(trace: Trace, op: Op | undefined, micro: number | null): CodeFocus {
+  const steps = microSteps(op);
+  const index = microIndex(op, micro);
+  const step = index === null ? undefined : steps[index];
+  const file = step?.file ?? trace.source;
+  const inFile = steps.filter((s) => (s.file ?? trace.source) === file);
+  return {
+    file,
+    current: step ? step.line : null,
+    label: step?.label ?? null,
+    values: step?.values ?? [],
+    touched: new Set(inFile.map((s) => s.line)),
+  };
+}
+
+/** The counters at every step of a trace (index = step), computed once per trace. */
+const seriesCache = new WeakMap<Trace, Stats[]>();
+export function statsSeries(trace: Trace): Stats[] {
+  let series = seriesCache.get(trace);
+  if (!series) {
+    series = Array.from({ length: trace.ops.length + 1 }, (_, s) => statsAt(trace, s));
+    seriesCache.set(trace, series);
+  }
+  return series;
+}
