@@ -345,12 +345,10 @@ describe("bumplab trace, determinism", () => {
       const page = engine.trace({ source: TWO_CHUNKS, allocator, target, capacity, minAlign });
       if (!page.ok) throw new Error(page.error.message);
       const mine = traceJson(page.trace);
-      // Up to the global-allocator baseline, its last key: the baseline's
-      // dlmalloc counts depend on what the module traced before
-      // (tests/e2e/determinism.spec.ts has the known failure).
-      const cut = (text: string): string => text.slice(0, text.lastIndexOf(',"baseline":'));
-      expect(cut(out.stdout).length).toBeGreaterThan(100);
-      expect(cut(out.stdout) === cut(mine), `${allocator} ${target}`).toBe(true);
+      // Byte for byte, the baseline included: it runs on a fresh dlmalloc
+      // heap every time, so it does not depend on what the module traced before.
+      expect(out.stdout.length).toBeGreaterThan(100);
+      expect(out.stdout === mine, `${allocator} ${target}`).toBe(true);
       // One line: the only newline is the last character.
       expect(out.stdout.indexOf("\n")).toBe(out.stdout.length - 1);
     }

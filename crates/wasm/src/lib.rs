@@ -3,6 +3,7 @@
 //! Results cross the boundary as the documented JSON trace format, so the
 //! page, the CLI and an exported file all read the very same thing.
 
+mod fresh_heap;
 mod measure;
 mod meter;
 mod real;

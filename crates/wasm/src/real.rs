@@ -26,7 +26,9 @@
 //! would need more than [`REAL_LIMIT`] bytes in total is refused, with a
 //! reason, before anything is allocated. All of it is freed at the end.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::Layout;
+
+use crate::fresh_heap::{with_fresh_dlmalloc, Dlmalloc, Pages};
 use std::collections::HashMap;
 use std::ptr::NonNull;
 
@@ -678,54 +680,62 @@ pub fn real_run(
 // ---------------------------------------------------------------------------
 // The general-purpose baseline.
 
+/// What the baseline runs on: dlmalloc, the allocator std uses on wasm32,
+/// on a heap of its own that starts fresh every run (see `fresh_heap`).
 pub const GLOBAL: &str = if cfg!(target_arch = "wasm32") {
     "Rust's global allocator (dlmalloc, wasm32)"
 } else {
-    "Rust's global allocator (native)"
+    "dlmalloc (the wasm32 global allocator, run natively)"
 };
 
 /// # Safety
 /// `layout.size()` is not 0.
 #[inline(never)]
-unsafe fn bumplab_measure_global_alloc(layout: Layout) -> *mut u8 {
+unsafe fn bumplab_measure_global_alloc(dl: &mut Dlmalloc<Pages>, layout: Layout) -> *mut u8 {
     // SAFETY: the caller's contract.
-    // The system allocator itself (dlmalloc on wasm32), not the module's
-    // global allocator, which adds the replay region's check around it.
-    unsafe { GlobalAlloc::alloc(&System, layout) }
+    unsafe { dl.malloc(layout.size(), layout.align()) }
 }
 
 /// # Safety
-/// `ptr` is a live block of the global allocator with `layout`, and
-/// `new_size` is not 0.
+/// `ptr` is a live block of `dl` with `layout`, and `new_size` is not 0.
 #[inline(never)]
-unsafe fn bumplab_measure_global_realloc(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+unsafe fn bumplab_measure_global_realloc(
+    dl: &mut Dlmalloc<Pages>,
+    ptr: *mut u8,
+    layout: Layout,
+    new_size: usize,
+) -> *mut u8 {
     // SAFETY: the caller's contract.
-    unsafe { GlobalAlloc::realloc(&System, ptr, layout, new_size) }
+    unsafe { dl.realloc(ptr, layout.size(), layout.align(), new_size) }
 }
 
 /// # Safety
-/// `ptr` is a live block of the global allocator with `layout`.
+/// `ptr` is a live block of `dl` with `layout`.
 #[inline(never)]
-unsafe fn bumplab_measure_global_free(ptr: *mut u8, layout: Layout) {
+unsafe fn bumplab_measure_global_free(dl: &mut Dlmalloc<Pages>, ptr: *mut u8, layout: Layout) {
     // SAFETY: the caller's contract.
-    unsafe { GlobalAlloc::dealloc(&System, ptr, layout) }
+    unsafe { dl.free(ptr, layout.size(), layout.align()) }
 }
 
 /// Frees every block of `blocks`, in order: a reset or restore.
 ///
 /// # Safety
-/// Each is a live block of the global allocator with its layout.
+/// Each is a live block of `dl` with its layout.
 #[inline(never)]
-unsafe fn bumplab_measure_global_free_all(blocks: &[(NonNull<u8>, Layout)]) {
+unsafe fn bumplab_measure_global_free_all(
+    dl: &mut Dlmalloc<Pages>,
+    blocks: &[(NonNull<u8>, Layout)],
+) {
     for &(ptr, layout) in blocks {
         // SAFETY: the caller's contract.
-        unsafe { GlobalAlloc::dealloc(&System, ptr.as_ptr(), layout) }
+        unsafe { dl.free(ptr.as_ptr(), layout.size(), layout.align()) }
     }
 }
 
 /// Frees the listed blocks of `live` (those of them still there), newest
 /// first, as one counted op.
 fn free_many(
+    dl: &mut Dlmalloc<Pages>,
     live: &mut HashMap<u32, (NonNull<u8>, Layout)>,
     which: impl Iterator<Item = u32>,
     metered: bool,
@@ -736,8 +746,8 @@ fn free_many(
     let blocks: Vec<(NonNull<u8>, Layout)> = ids.iter().filter_map(|id| live.remove(id)).collect();
     // SAFETY: each came from the global allocator with its layout and was
     // removed from `live`, so it is freed once.
-    let ((), cost) = counted_real(metered, || unsafe {
-        bumplab_measure_global_free_all(&blocks)
+    let ((), cost) = counted(metered, || unsafe {
+        bumplab_measure_global_free_all(dl, &blocks)
     });
     cost
 }
@@ -766,78 +776,87 @@ pub fn baseline(trace: &Trace, metered: bool) -> Baseline {
         ));
         return b;
     }
-    let mut live: HashMap<u32, (NonNull<u8>, Layout)> = HashMap::new();
-    for (i, op) in trace.ops.iter().enumerate() {
-        let cost = match op.kind {
-            _ if op.failed => None,
-            OpKind::Alloc => {
-                let Some(l) = layout(op.size.unwrap_or(0), op.align.unwrap_or(1)) else {
-                    continue;
-                };
-                if l.size() == 0 {
-                    continue;
-                }
-                // SAFETY: the size is not 0.
-                let (p, cost) = counted(metered, || unsafe { bumplab_measure_global_alloc(l) });
-                let Some(p) = NonNull::new(p) else {
-                    b.unavailable = Some(format!("op {i}: the global allocator is out of memory"));
-                    break;
-                };
-                live.insert(i as u32, (p, l));
-                cost
-            }
-            OpKind::Realloc => {
-                let old = op.target_op.and_then(|t| live.remove(&t));
-                let align = op.align.unwrap_or(1);
-                let Some(new) = layout(op.size.unwrap_or(0), align) else {
-                    continue;
-                };
-                let (p, cost) = match old {
-                    // SAFETY: a live block with its layout, freed once.
-                    Some((ptr, l)) if new.size() == 0 => counted(metered, || unsafe {
-                        bumplab_measure_global_free(ptr.as_ptr(), l);
-                        core::ptr::null_mut()
-                    }),
-                    // SAFETY: a live block with its layout; the size is not 0.
-                    Some((ptr, l)) => counted(metered, || unsafe {
-                        bumplab_measure_global_realloc(ptr.as_ptr(), l, new.size())
-                    }),
-                    None if new.size() == 0 => continue,
+    // dlmalloc's own overhead (headers, alignment, its top chunk) on top of
+    // what is asked, with room to spare; blocks are not freed at the end:
+    // the whole heap is dropped.
+    let bytes = (2 * requested + (4 << 20) + 64 * trace.ops.len() as u64).min(2 * REAL_LIMIT);
+    let ran = with_fresh_dlmalloc(bytes as usize, |dl| {
+        let mut live: HashMap<u32, (NonNull<u8>, Layout)> = HashMap::new();
+        for (i, op) in trace.ops.iter().enumerate() {
+            let cost = match op.kind {
+                _ if op.failed => None,
+                OpKind::Alloc => {
+                    let Some(l) = layout(op.size.unwrap_or(0), op.align.unwrap_or(1)) else {
+                        continue;
+                    };
+                    if l.size() == 0 {
+                        continue;
+                    }
                     // SAFETY: the size is not 0.
-                    None => counted(metered, || unsafe { bumplab_measure_global_alloc(new) }),
-                };
-                if new.size() > 0 {
+                    let (p, cost) =
+                        counted(metered, || unsafe { bumplab_measure_global_alloc(dl, l) });
                     let Some(p) = NonNull::new(p) else {
                         b.unavailable =
                             Some(format!("op {i}: the global allocator is out of memory"));
                         break;
                     };
-                    live.insert(i as u32, (p, new));
+                    live.insert(i as u32, (p, l));
+                    cost
                 }
-                cost
-            }
-            OpKind::Free => match op.target_op.and_then(|t| live.remove(&t)) {
-                // SAFETY: a live block with its layout, freed once.
-                Some((ptr, l)) => {
-                    counted(metered, || unsafe {
-                        bumplab_measure_global_free(ptr.as_ptr(), l)
-                    })
-                    .1
+                OpKind::Realloc => {
+                    let old = op.target_op.and_then(|t| live.remove(&t));
+                    let align = op.align.unwrap_or(1);
+                    let Some(new) = layout(op.size.unwrap_or(0), align) else {
+                        continue;
+                    };
+                    let (p, cost) = match old {
+                        // SAFETY: a live block with its layout, freed once.
+                        Some((ptr, l)) if new.size() == 0 => counted(metered, || unsafe {
+                            bumplab_measure_global_free(dl, ptr.as_ptr(), l);
+                            core::ptr::null_mut()
+                        }),
+                        // SAFETY: a live block with its layout; the size is not 0.
+                        Some((ptr, l)) => counted(metered, || unsafe {
+                            bumplab_measure_global_realloc(dl, ptr.as_ptr(), l, new.size())
+                        }),
+                        None if new.size() == 0 => continue,
+                        // SAFETY: the size is not 0.
+                        None => {
+                            counted(metered, || unsafe { bumplab_measure_global_alloc(dl, new) })
+                        }
+                    };
+                    if new.size() > 0 {
+                        let Some(p) = NonNull::new(p) else {
+                            b.unavailable =
+                                Some(format!("op {i}: the global allocator is out of memory"));
+                            break;
+                        };
+                        live.insert(i as u32, (p, new));
+                    }
+                    cost
                 }
-                None => None,
-            },
-            OpKind::Reset => {
-                let all: Vec<u32> = live.keys().copied().collect();
-                free_many(&mut live, all.into_iter(), metered)
-            }
-            OpKind::Restore => free_many(&mut live, op.reclaimed.iter().copied(), metered),
-            OpKind::Checkpoint => None,
-        };
-        b.ops[i].cost = cost;
-    }
-    for (_, (ptr, l)) in live.drain() {
-        // SAFETY: each live block is freed once, here.
-        unsafe { std::alloc::dealloc(ptr.as_ptr(), l) };
+                OpKind::Free => match op.target_op.and_then(|t| live.remove(&t)) {
+                    // SAFETY: a live block with its layout, freed once.
+                    Some((ptr, l)) => {
+                        counted(metered, || unsafe {
+                            bumplab_measure_global_free(dl, ptr.as_ptr(), l)
+                        })
+                        .1
+                    }
+                    None => None,
+                },
+                OpKind::Reset => {
+                    let all: Vec<u32> = live.keys().copied().collect();
+                    free_many(dl, &mut live, all.into_iter(), metered)
+                }
+                OpKind::Restore => free_many(dl, &mut live, op.reclaimed.iter().copied(), metered),
+                OpKind::Checkpoint => None,
+            };
+            b.ops[i].cost = cost;
+        }
+    });
+    if ran.is_none() {
+        b.unavailable = Some(format!("no room for a {} heap to run it on", mib(bytes)));
     }
     if b.unavailable.is_some() {
         b.ops.iter_mut().for_each(|o| o.cost = None);
