@@ -278,6 +278,15 @@ describe("reducer: share links", () => {
     const far = run(initialState(), { type: "applyShared", shared: { ...shared, step: 40 } }, { type: "traced", trace: TWO, source: "two" });
     expect(far.step).toBe(2);
   });
+
+  it("a link to the program already on screen goes to its step at once (nothing is traced again)", () => {
+    const here = run(initialState({ source: "six" }), { type: "traced", trace: SIX, source: "six" });
+    const s = run(here, {
+      type: "applyShared",
+      shared: { source: here.source, allocator: here.allocator, target: here.target, capacity: here.capacity, minAlign: here.minAlign, step: 2, compare: UP_DOWN, lesson: null },
+    });
+    expect(s).toMatchObject({ step: 2, pendingStep: null, compare: UP_DOWN });
+  });
 });
 
 describe("reducer: sweeps", () => {

@@ -368,7 +368,7 @@ function base(state: AppState, action: Action): AppState {
       return seek(state, state.step + 1);
     case "applyShared": {
       const sh = action.shared;
-      return {
+      const next: AppState = {
         ...state,
         source: sh.source,
         allocator: sh.allocator,
@@ -385,6 +385,18 @@ function base(state: AppState, action: Action): AppState {
         micro: null,
         playing: false,
       };
+      // The same program and settings as the trace on screen: nothing will
+      // be traced again to consume the pending step, so go there now.
+      const unchanged =
+        state.trace !== null &&
+        state.error === null &&
+        state.tracedSource === next.source &&
+        state.source === next.source &&
+        state.allocator === next.allocator &&
+        state.target === next.target &&
+        state.capacity === next.capacity &&
+        state.minAlign === next.minAlign;
+      return unchanged ? { ...seek(next, next.pendingStep ?? 0), pendingStep: null } : next;
     }
   }
 }
