@@ -17,7 +17,7 @@ import { caseForOp, X86_REFERENCE } from "./model/x86";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { sharedOf, syncShareLinks } from "./state/shareSync";
 import { createStore, type Store } from "./state/store";
-import { h } from "./views/dom";
+import { frameScheduler, h } from "./views/dom";
 import { renderCodeView } from "./views/codeView";
 import { renderCompare } from "./views/compare";
 import { renderCostView } from "./views/costView";
@@ -598,13 +598,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     document.body.dataset["ready"] = "true";
   };
 
-  let frame: number | undefined;
-  const scheduleRender = (): void => {
-    frame ??= window.requestAnimationFrame(() => {
-      frame = undefined;
-      render();
-    });
-  };
+  const scheduleRender = frameScheduler(render);
   store.subscribe(scheduleRender);
   const resized = new ResizeObserver(scheduleRender);
   resized.observe(mounts.map);

@@ -263,28 +263,8 @@ export function inlineStyle(own: (p: string) => string, inherited: ((p: string) 
 /** Initial values of the properties that do not inherit: not worth writing. */
 const NOT_INHERITED_DEFAULTS: Readonly<Record<string, string>> = { display: "inline", opacity: "1" };
 
-/** Inherited CSS properties (the rest must be written on every element that has them). */
-const INHERITED = new Set<string>([
-  "fill",
-  "fill-opacity",
-  "stroke",
-  "stroke-width",
-  "stroke-opacity",
-  "stroke-dasharray",
-  "stroke-linecap",
-  "stroke-linejoin",
-  "visibility",
-  "font-family",
-  "font-size",
-  "font-weight",
-  "font-style",
-  "font-variant-numeric",
-  "letter-spacing",
-  "text-anchor",
-  "dominant-baseline",
-  "paint-order",
-  "shape-rendering",
-]);
+/** Inherited CSS properties (the rest must be written on every element that has them): all but those two. */
+const INHERITED = new Set<string>(INLINED_PROPERTIES.filter((p) => !(p in NOT_INHERITED_DEFAULTS)));
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 

@@ -17,7 +17,7 @@ import { createStore, type Store } from "../state/store";
 import { renderCodeView } from "../views/codeView";
 import { renderCompare, type CompareColumn } from "../views/compare";
 import { renderCostView } from "../views/costView";
-import { h, setText } from "../views/dom";
+import { frameScheduler, h, setText } from "../views/dom";
 import { renderMapSummary } from "../views/mapSummary";
 import { renderMemoryMap } from "../views/memoryMap";
 import { renderNarration } from "../views/narration";
@@ -287,13 +287,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
     updateOpenLink();
   };
 
-  let frame: number | undefined;
-  const scheduleRender = (): void => {
-    frame ??= window.requestAnimationFrame(() => {
-      frame = undefined;
-      render();
-    });
-  };
+  const scheduleRender = frameScheduler(render);
   store.subscribe(scheduleRender);
   new ResizeObserver(scheduleRender).observe(root);
   render();

@@ -50,3 +50,17 @@ export function mountOnce<T extends HTMLElement>(container: HTMLElement, key: st
   container.replaceChildren(root);
   return root;
 }
+
+/**
+ * Coalesces render requests into one per animation frame: a view is a pure
+ * function of the state, so drawing once after the last change is enough.
+ */
+export function frameScheduler(render: () => void): () => void {
+  let frame: number | undefined;
+  return () => {
+    frame ??= window.requestAnimationFrame(() => {
+      frame = undefined;
+      render();
+    });
+  };
+}
