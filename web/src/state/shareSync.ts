@@ -46,16 +46,22 @@ export interface ShareSyncOptions {
 
 export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyncOptions): void {
   let timer: number | undefined;
+  // Bumped by every pasted link: a write scheduled (or still encoding)
+  // before it must not put the old state's link back over the new one.
+  let pasted = 0;
   const writeHash = (): void => {
     window.clearTimeout(timer);
     timer = window.setTimeout(() => {
+      const at = pasted;
       encodeShare(sharedOf(store.getState())).then(
         (text) => {
-          if (window.location.hash.slice(1) !== text) window.history.replaceState(null, "", `#${text}`);
+          if (at === pasted && window.location.hash.slice(1) !== text) window.history.replaceState(null, "", `#${text}`);
         },
         // A state no link can carry (a program past the size limit): drop the
         // hash rather than leave one that opens an older state.
-        () => window.history.replaceState(null, "", `${window.location.pathname}${window.location.search}`),
+        () => {
+          if (at === pasted) window.history.replaceState(null, "", `${window.location.pathname}${window.location.search}`);
+        },
       );
     }, SHARE_DEBOUNCE_MS);
   };
@@ -86,8 +92,13 @@ export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyn
   if (isShareLink(link)) void open(link, true).finally(startWriting);
   else startWriting();
   // A link pasted into the address bar of an open page (replaceState fires no hashchange).
-  window.addEventListener("hashchange", () => {
-    const text = window.location.hash.slice(1);
-    if (isShareLink(text)) void open(text, false);
+  window.addEventListener("hashchange", (event) => {
+    // The link that was pasted, not the hash now: a write due in the same
+    // moment may already have replaced it.
+    const text = new URL(event.newURL).hash.slice(1);
+    if (!isShareLink(text)) return;
+    window.clearTimeout(timer);
+    pasted += 1;
+    void open(text, false);
   });
 }
