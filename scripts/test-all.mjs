@@ -42,6 +42,9 @@ function playwrightCount(out) {
   return {
     passed: Number(/^\s*(\d+) passed/m.exec(out)?.[1] ?? 0),
     failed: Number(/^\s*(\d+) failed/m.exec(out)?.[1] ?? 0),
+    // Passed only on its retry (CI retries once): counted as passed by
+    // Playwright, and named in the summary so a flaky test is never hidden.
+    flaky: Number(/^\s*(\d+) flaky/m.exec(out)?.[1] ?? 0),
   };
 }
 
@@ -88,7 +91,8 @@ for (const layer of layers) {
     passed += counts.passed;
     failed += counts.failed;
   }
-  const what = counts ? `${counts.passed} passed, ${counts.failed} failed` : r.code === 0 ? "clean" : "errors";
+  const flaky = counts?.flaky ? `, ${counts.flaky} flaky` : "";
+  const what = counts ? `${counts.passed} passed, ${counts.failed} failed${flaky}` : r.code === 0 ? "clean" : "errors";
   summary.push(`${r.code === 0 ? "ok  " : "FAIL"} ${layer.name.padEnd(24)} ${what.padEnd(24)} ${r.secs.toFixed(0)}s`);
   // A runner that "passes" with no tests at all is a broken layer, not a green one.
   const empty = counts && counts.passed === 0;
