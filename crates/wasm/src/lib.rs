@@ -65,6 +65,51 @@ fn keep_panic_messages() {
     }
 }
 
+/// What the cost view needs of `source` on `allocator`, without the ops'
+/// events and micro-steps (the lean module's run gives those on demand):
+/// JSON `{"ops": N, "costs": [[instructions, branches, slow_instructions,
+/// slow_branches] | null, ...], "real"?: RealRun, "baseline"?: Baseline}`, or
+/// the same `{"error": ...}` as [`trace_program`]. The run behind it is the
+/// full trace's, so its costs are exactly the ones `traceProgram` attaches.
+#[wasm_bindgen(js_name = traceCosts)]
+pub fn trace_costs(
+    source: &str,
+    allocator: &str,
+    target: &str,
+    capacity: Option<u32>,
+    min_align: Option<u32>,
+) -> String {
+    keep_panic_messages();
+    match full_trace(source, allocator, target, capacity, min_align) {
+        Ok(trace) => {
+            let costs: Vec<Option<[u64; 4]>> = trace
+                .ops
+                .iter()
+                .map(|op| {
+                    op.cost.map(|c| {
+                        [
+                            c.wasm_instructions,
+                            c.wasm_branches,
+                            c.slow_instructions,
+                            c.slow_branches,
+                        ]
+                    })
+                })
+                .collect();
+            let mut out = serde_json::json!({ "ops": trace.ops.len(), "costs": costs });
+            if let Some(real) = &trace.real {
+                out["real"] = serde_json::to_value(real).expect("a real run always serialises");
+            }
+            if let Some(baseline) = &trace.baseline {
+                out["baseline"] =
+                    serde_json::to_value(baseline).expect("a baseline always serialises");
+            }
+            out.to_string()
+        }
+        Err(e) => serde_json::json!({ "error": e }).to_string(),
+    }
+}
+
 fn run(
     source: &str,
     allocator: &str,
@@ -72,6 +117,19 @@ fn run(
     capacity: Option<u32>,
     min_align: Option<u32>,
 ) -> Result<String, ProgramError> {
+    let trace = full_trace(source, allocator, target, capacity, min_align)?;
+    Ok(serde_json::to_string(&trace).expect("a trace always serialises"))
+}
+
+/// The full trace with everything this build can add: costs (metered
+/// build), the real crate's run, the baseline.
+fn full_trace(
+    source: &str,
+    allocator: &str,
+    target: &str,
+    capacity: Option<u32>,
+    min_align: Option<u32>,
+) -> Result<bumplab_core::Trace, ProgramError> {
     let at_start = |message: String| ProgramError {
         line: 1,
         column: 1,
@@ -103,7 +161,7 @@ fn run(
     if metered {
         trace.baseline = Some(real::baseline(&trace, metered));
     }
-    Ok(serde_json::to_string(&trace).expect("a trace always serialises"))
+    Ok(trace)
 }
 
 /// The allocators, as JSON `[{name, direction, algorithm, description}]`.

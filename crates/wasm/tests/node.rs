@@ -133,3 +133,38 @@ fn a_measured_run_replays_the_trace_addresses() {
         }
     }
 }
+
+#[wasm_bindgen_test]
+fn trace_costs_is_the_full_traces_costs_real_run_and_baseline() {
+    let src = "a = alloc 8\nb = alloc 24 align 16\nb = realloc b 64\nfree a\nreset\n";
+    for alloc in ["bumpalo", "bump-scope-up", "fitzgen-down"] {
+        let full = json(&trace_program(src, alloc, "wasm32", None, None));
+        let costs = json(&bumplab_wasm::trace_costs(src, alloc, "wasm32", None, None));
+        let ops = full["ops"].as_array().unwrap();
+        assert_eq!(costs["ops"], ops.len(), "{alloc}");
+        let per_op = costs["costs"].as_array().unwrap();
+        assert_eq!(per_op.len(), ops.len(), "{alloc}");
+        for (op, c) in ops.iter().zip(per_op) {
+            let want = match &op["cost"] {
+                Value::Null => Value::Null,
+                cost => serde_json::json!([
+                    cost["wasm_instructions"],
+                    cost["wasm_branches"],
+                    cost["slow_instructions"],
+                    cost["slow_branches"]
+                ]),
+            };
+            assert_eq!(*c, want, "{alloc}");
+        }
+        assert_eq!(costs["real"], full["real"], "{alloc}");
+        assert_eq!(costs["baseline"], full["baseline"], "{alloc}");
+        assert!(
+            costs.get("real").is_some() == (alloc != "fitzgen-down"),
+            "{alloc}: the real crate runs for bumpalo and bump-scope only"
+        );
+    }
+    let e = json(&bumplab_wasm::trace_costs(
+        "free x\n", "bumpalo", "64", None, None,
+    ));
+    assert_eq!(e["error"]["line"], 1);
+}
