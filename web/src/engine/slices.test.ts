@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { FIRST_SLICE_OPS, nextSliceOps, runInSlices, type SteppableRun } from "./slices";
+
+/** A run of `total` ops where each op takes `msPerOp` on the fake clock; fails at op `failAt`. */
+function fakeRun(total: number, msPerOp: number, clock: { t: number }, failAt?: number): SteppableRun & { slices: number[] } {
+  let done = 0;
+  let error: string | undefined;
+  const slices: number[] = [];
+  return {
+    slices,
+    advance(maxOps) {
+      const end = Math.min(total, done + maxOps, failAt ?? Infinity);
+      slices.push(end - done);
+      clock.t += (end - done) * msPerOp;
+      done = end;
+      if (failAt !== undefined && done === failAt) {
+        error = JSON.stringify({ line: 3, column: 5, message: "cannot free 'x'" });
+        return true;
+      }
+      return done === total;
+    },
+    executed: () => done,
+    total: () => total,
+    error: () => error,
+  };
+}
+
+describe("runInSlices", () => {
+  it("finishes a small program in one slice without yielding", async () => {
+    const clock = { t: 0 };
+    const run = fakeRun(100, 0.001, clock);
+    let pauses = 0;
+    const out = await runInSlices(run, { now: () => clock.t, pause: async () => void pauses++ });
+    expect(out).toEqual({ kind: "done" });
+    expect(run.slices).toEqual([100]);
+    expect(pauses).toBe(0);
+  });
+
+  it("runs a million ops in slices near the time budget, reporting progress", async () => {
+    const clock = { t: 0 };
+    // 1/256 ms an op (exact in binary): a 12 ms slice holds 3,072 ops.
+    const run = fakeRun(1_000_000, 1 / 256, clock);
+    const progress: number[] = [];
+    const out = await runInSlices(run, {
+      now: () => clock.t,
+      pause: async () => undefined,
+      onProgress: (done, total) => {
+        expect(total).toBe(1_000_000);
+        progress.push(done);
+      },
+    });
+    expect(out).toEqual({ kind: "done" });
+    expect(run.slices[0]).toBe(FIRST_SLICE_OPS);
+    // After the first slice every slice is sized to 12 ms: 3,072 ops.
+    for (const n of run.slices.slice(1, -1)) expect(n).toBe(3072);
+    expect(run.slices.reduce((a, b) => a + b, 0)).toBe(1_000_000);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress.at(-1)).toBeLessThan(1_000_000);
+  });
+
+  it("stops with the engine's error and its position", async () => {
+    const clock = { t: 0 };
+    const out = await runInSlices(fakeRun(50_000, 0.004, clock, 10_000), { now: () => clock.t, pause: async () => undefined });
+    expect(out).toEqual({ kind: "failed", error: { line: 3, column: 5, message: "cannot free 'x'" } });
+  });
+
+  it("is cancelled between slices by its signal", async () => {
+    const clock = { t: 0 };
+    const run = fakeRun(1_000_000, 0.004, clock);
+    const abort = new AbortController();
+    const out = await runInSlices(run, {
+      now: () => clock.t,
+      signal: abort.signal,
+      pause: async () => {
+        if (run.executed() > 20_000) abort.abort();
+      },
+    });
+    expect(out).toEqual({ kind: "cancelled" });
+    expect(run.executed()).toBeLessThan(30_000);
+  });
+
+  it("sizes slices from the last one's rate, growing at most fourfold", () => {
+    expect(nextSliceOps(4096, 6, 12)).toBe(8192);
+    expect(nextSliceOps(4096, 0.5, 12)).toBe(16384);
+    expect(nextSliceOps(4096, 0, 12)).toBe(16384);
+    expect(nextSliceOps(4096, 1000, 12)).toBe(256);
+  });
+});

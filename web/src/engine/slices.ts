@@ -1,0 +1,100 @@
+// Runs a lean-module TraceRun to its end in slices, so a million-op program
+// never holds the main thread for more than about one frame: between slices
+// the page paints the progress bar and handles input (a new edit cancels the
+// run it supersedes). Slices are sized by measured time, not by op count,
+// since an op's cost differs by preset and machine.
+
+import type { ProgramError } from "./types";
+
+/** What the slicer needs of the wasm `TraceRun`. */
+export interface SteppableRun {
+  /** Runs up to `maxOps` more ops; true once finished or failed. */
+  advance(maxOps: number): boolean;
+  executed(): number;
+  /** Ops the program will run, known once parsed. */
+  total(): number;
+  /** JSON `{line, column, message}` once the run failed. */
+  error(): string | undefined;
+}
+
+export interface SliceOptions {
+  /** Wall time one slice aims at, in ms (default 12: most of a 60 Hz frame). */
+  sliceMs?: number;
+  /** Called after every slice that did not finish the run. */
+  onProgress?: (executed: number, total: number) => void;
+  /** Aborting stops the run after its current slice. */
+  signal?: AbortSignal;
+  /** Lets the page breathe between slices (default: a macrotask). */
+  pause?: () => Promise<void>;
+  /** Clock in ms (default performance.now). */
+  now?: () => number;
+}
+
+export type SliceOutcome = { kind: "done" } | { kind: "failed"; error: ProgramError } | { kind: "cancelled" };
+
+/** Ops the first slice runs; later ones are scaled to `sliceMs`. */
+export const FIRST_SLICE_OPS = 4096;
+const MAX_SLICE_OPS = 1 << 20;
+
+/**
+ * A macrotask that is not clamped like nested setTimeout (4 ms each after a
+ * few), so a million ops in ~80 slices loses no time between them.
+ */
+export function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+function parseError(json: string | undefined): ProgramError {
+  try {
+    const v: unknown = JSON.parse(json ?? "");
+    if (typeof v === "object" && v !== null) {
+      const e = v as Record<string, unknown>;
+      if (typeof e["line"] === "number" && typeof e["column"] === "number" && typeof e["message"] === "string") {
+        return { line: e["line"], column: e["column"], message: e["message"] };
+      }
+    }
+  } catch {
+    // fall through: report what came back
+  }
+  return { line: 1, column: 1, message: `the engine failed without a readable error (${String(json)})` };
+}
+
+/** Ops for the next slice: the last slice's rate scaled to `sliceMs`, growing at most 4× at a time. */
+export function nextSliceOps(lastOps: number, lastMs: number, sliceMs: number): number {
+  if (!(lastMs > 0)) return Math.min(MAX_SLICE_OPS, lastOps * 4);
+  const scaled = Math.floor((lastOps * sliceMs) / lastMs);
+  return Math.max(256, Math.min(MAX_SLICE_OPS, lastOps * 4, scaled));
+}
+
+/**
+ * Advances `run` to its end. A program that finishes within the first slice
+ * (most hand-written ones) never yields, so it shows in the same task.
+ */
+export async function runInSlices(run: SteppableRun, options: SliceOptions = {}): Promise<SliceOutcome> {
+  const sliceMs = options.sliceMs ?? 12;
+  const now = options.now ?? (() => performance.now());
+  const pause = options.pause ?? nextTask;
+  let ops = FIRST_SLICE_OPS;
+  for (;;) {
+    if (options.signal?.aborted) return { kind: "cancelled" };
+    const before = run.executed();
+    const t0 = now();
+    const finished = run.advance(ops);
+    const ms = now() - t0;
+    const error = run.error();
+    if (error !== undefined) return { kind: "failed", error: parseError(error) };
+    if (finished) return { kind: "done" };
+    // A slice that ran fewer ops than asked without finishing says nothing about speed.
+    const ran = run.executed() - before;
+    ops = nextSliceOps(Math.max(1, ran), ms, sliceMs);
+    options.onProgress?.(run.executed(), run.total());
+    await pause();
+  }
+}
