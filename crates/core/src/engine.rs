@@ -7,8 +7,9 @@
 //! leaked ones.
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::rc::Rc;
+
+use im::{HashMap, Vector};
 
 use crate::algorithms::Direction;
 use crate::heap::Heap;
@@ -16,9 +17,7 @@ use crate::model::{AllocError, Allocated, ChunkReason, Layout, Model, ModelEvent
 use crate::presets::{self, PresetId, PresetVisitor};
 use crate::probe::{Recorded, Recorder};
 use crate::program::{parse, Pos, ProgramError, SizeExpr, Stmt, StmtKind};
-use crate::trace::{
-    ChunkInfo, Event, EventKind, NamedValue, Op, OpKind, Stats, StepOut, Trace, TRACE_VERSION,
-};
+use crate::trace::{ChunkInfo, Event, EventKind, NamedValue, Op, OpKind, Stats, StepOut, Trace};
 use crate::word::{Target, Word};
 
 pub use crate::heap::HEAP_BASE;
@@ -28,9 +27,13 @@ pub const MAX_CAPACITY: u64 = 1 << 30;
 /// Largest alignment accepted (a page).
 pub const MAX_ALIGN: u64 = 4096;
 /// Most ops one run may execute, so a `repeat` cannot hang the page nor
-/// its trace exhaust memory: an op's trace entry (its micro-steps included)
-/// is about 1 KiB of JSON, so the largest trace is about 150 MB.
-pub const MAX_EXECUTED_OPS: u64 = 100_000;
+/// its trace exhaust memory: the columnar run ([`crate::run::Run`]) keeps
+/// 28 bytes per op, plus the engine's own tables and its snapshots.
+pub const MAX_EXECUTED_OPS: u64 = 1_000_000;
+/// Most ops the full JSON trace ([`run`]) may hold: an op's entry (its
+/// micro-steps included) is about 1 KiB of JSON, so the largest is about
+/// 150 MB. Longer programs are traced by the columnar run.
+pub const MAX_FULL_TRACE_OPS: u64 = 100_000;
 /// Most work one run may do keeping its stats: each op asks the model where
 /// every live chunk's bytes end, and a model finds a chunk by walking its
 /// list, so an op costs the square of the live chunks. Tens of live chunks
@@ -59,10 +62,22 @@ impl Default for Options {
     }
 }
 
-/// Parses and runs `src` on `preset`.
+/// Parses and runs `src` on `preset`, recording every op in full: the
+/// columnar [`crate::run::Run`] run to the end, keeping each op's details.
 pub fn run(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, ProgramError> {
+    crate::run::Run::full_trace(src, preset, opts)
+}
+
+/// Parses `src` (refusing more than `cap` ops) and builds `preset`'s
+/// engine: everything a run does before its first op.
+pub(crate) fn start(
+    src: &str,
+    preset: PresetId,
+    opts: &Options,
+    cap: u64,
+) -> Result<(Vec<Stmt>, Box<dyn State>), ProgramError> {
     let program = parse(src)?;
-    check_op_count(&program)?;
+    check_op_count(&program, cap)?;
     let program = prune(program);
     let at_start = Pos { line: 1, column: 1 };
     if let Some(c) = opts.capacity {
@@ -76,16 +91,8 @@ pub fn run(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, Program
         }
     }
     let min_align = resolve_min_align(preset, opts.min_align)?;
-    presets::visit(
-        preset,
-        opts.target,
-        min_align,
-        RunProgram {
-            program: &program,
-            preset,
-            opts,
-        },
-    )
+    let state = presets::visit(preset, opts.target, min_align, Build { preset, opts })?;
+    Ok((program, state))
 }
 
 /// The minimum alignment `preset` runs with: `requested` if the preset
@@ -114,18 +121,62 @@ pub fn resolve_min_align(preset: PresetId, requested: Option<u64>) -> Result<u64
     }
 }
 
-struct RunProgram<'a> {
-    program: &'a [Stmt],
+struct Build<'a> {
     preset: PresetId,
     opts: &'a Options,
 }
 
-impl PresetVisitor for RunProgram<'_> {
-    type Out = Result<Trace, ProgramError>;
+impl PresetVisitor for Build<'_> {
+    type Out = Result<Box<dyn State>, ProgramError>;
     fn visit<W: Word, M: Model<W>>(self) -> Self::Out {
-        let mut engine = Engine::<W>::new::<M>(self.preset, self.opts)?;
-        engine.exec_all(self.program)?;
-        Ok(engine.finish())
+        Ok(Box::new(Engine::<W>::new::<M>(self.preset, self.opts)?))
+    }
+}
+
+/// The engine with its target word erased: what [`crate::run::Run`]
+/// drives, one statement at a time, and clones for its snapshots.
+pub(crate) trait State {
+    /// Runs one statement (never a repeat) as the next op.
+    fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError>;
+    /// The totals after the ops so far.
+    fn stats(&self) -> Stats;
+    /// A copy that runs on independently: cheap, as the tables are
+    /// persistent and share what neither copy changes.
+    fn fork(&self) -> Box<dyn State>;
+    fn chunks(&self) -> Vec<ChunkInfo>;
+    fn chunk_count(&self) -> usize;
+    /// The used bytes `[lo, hi)` of every live chunk, oldest first.
+    fn chunks_used(&self) -> Vec<(u32, u64, u64)>;
+    fn direction(&self) -> Direction;
+}
+
+impl<W: Word> State for Engine<W> {
+    fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError> {
+        Engine::exec(self, s)
+    }
+    fn stats(&self) -> Stats {
+        Engine::stats(self)
+    }
+    fn fork(&self) -> Box<dyn State> {
+        Box::new(self.clone())
+    }
+    fn chunks(&self) -> Vec<ChunkInfo> {
+        self.chunks.iter().map(|c| c.info.clone()).collect()
+    }
+    fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+    fn chunks_used(&self) -> Vec<(u32, u64, u64)> {
+        self.live
+            .iter()
+            .filter_map(|&id| {
+                let (lo, hi) = self.model.used(id)?;
+                Some((id, lo.to_u64(), hi.to_u64()))
+            })
+            .collect()
+    }
+    fn direction(&self) -> Direction {
+        self.direction
     }
 }
 
@@ -140,6 +191,7 @@ enum BlockState {
     Reclaimed,
 }
 
+#[derive(Clone)]
 struct Block {
     op: u32,
     /// `None` for a zero-sized block placed outside every chunk (bumpalo
@@ -158,14 +210,15 @@ struct Block {
     freed: bool,
 }
 
+#[derive(Clone)]
 struct ChunkRec {
     info: ChunkInfo,
     /// Blocks whose bytes the chunk still holds, ordered from the chunk's
     /// bump origin towards the bump pointer.
-    holding: Vec<usize>,
+    holding: Vector<usize>,
     /// Live zero-sized blocks a rewind passed: they hold no bytes but end
     /// when the chunk goes back to the base allocator.
-    empty: Vec<usize>,
+    empty: Vector<usize>,
     live: bool,
     /// The stats of the blocks in `holding`, kept as they change so an op
     /// costs the same however many blocks the chunk holds.
@@ -202,6 +255,8 @@ trait Recording<W: Word> {
     fn restore(&mut self, heap: &mut Heap<W>, cp: &dyn Any, rec: &mut Recorder);
     fn used(&self, id: u32) -> Option<(W, W)>;
     fn bump_ptr(&self) -> Option<W>;
+    /// A copy of the model, for the engine's snapshots.
+    fn boxed_clone(&self) -> Box<dyn Recording<W>>;
 }
 
 impl<W: Word, M: Model<W>> Recording<W> for M {
@@ -239,6 +294,9 @@ impl<W: Word, M: Model<W>> Recording<W> for M {
     fn bump_ptr(&self) -> Option<W> {
         Model::bump_ptr(self)
     }
+    fn boxed_clone(&self) -> Box<dyn Recording<W>> {
+        Box::new(self.clone())
+    }
 }
 
 struct Engine<W: Word> {
@@ -247,20 +305,23 @@ struct Engine<W: Word> {
     direction: Direction,
     model: Box<dyn Recording<W>>,
     heap: Heap<W>,
-    blocks: Vec<Block>,
-    chunks: Vec<ChunkRec>,
+    // The tables that grow with the program are persistent (`im`), so a
+    // snapshot of the engine costs what the ops since the last one changed.
+    blocks: Vector<Block>,
+    chunks: Vector<ChunkRec>,
     /// Ids of the chunks still live, oldest first.
     live: Vec<u32>,
     names: HashMap<String, usize>,
     /// Saved checkpoints, oldest first: restoring one drops those after it.
     /// A name saved again leaves a hole (`None`) where it was, so neither
     /// saving nor restoring searches the list.
-    checkpoints: Vec<Option<(String, Rc<dyn Any>)>>,
+    checkpoints: Vector<Option<(String, Rc<dyn Any>)>>,
     /// Where each saved checkpoint is in `checkpoints`.
     saved: HashMap<String, usize>,
     /// Checkpoints a reset or restore dropped, and what dropped them.
     dropped: HashMap<String, String>,
-    ops: Vec<Op>,
+    /// Ops executed so far: the next op's index.
+    executed: u32,
     copied: u64,
     /// Chunk lookups so far, counted against [`MAX_CHUNK_WORK`].
     work: u64,
@@ -278,6 +339,28 @@ fn model_error(pos: Pos, e: AllocError, target: Target) -> ProgramError {
     ProgramError::at(pos, why)
 }
 
+impl<W: Word> Clone for Engine<W> {
+    fn clone(&self) -> Self {
+        Engine {
+            preset: self.preset,
+            target: self.target,
+            direction: self.direction,
+            model: self.model.boxed_clone(),
+            heap: self.heap.clone(),
+            blocks: self.blocks.clone(),
+            chunks: self.chunks.clone(),
+            live: self.live.clone(),
+            names: self.names.clone(),
+            checkpoints: self.checkpoints.clone(),
+            saved: self.saved.clone(),
+            dropped: self.dropped.clone(),
+            executed: self.executed,
+            copied: self.copied,
+            work: self.work,
+        }
+    }
+}
+
 impl<W: Word> Engine<W> {
     fn new<M: Model<W>>(preset: PresetId, opts: &Options) -> Result<Self, ProgramError> {
         let mut heap = Heap::new(opts.target);
@@ -293,14 +376,14 @@ impl<W: Word> Engine<W> {
             direction: model.direction(),
             model: Box::new(model),
             heap,
-            blocks: Vec::new(),
-            chunks: Vec::new(),
+            blocks: Vector::new(),
+            chunks: Vector::new(),
             live: Vec::new(),
             names: HashMap::new(),
-            checkpoints: Vec::new(),
+            checkpoints: Vector::new(),
             saved: HashMap::new(),
             dropped: HashMap::new(),
-            ops: Vec::new(),
+            executed: 0,
             copied: 0,
             work: 0,
         };
@@ -308,35 +391,6 @@ impl<W: Word> Engine<W> {
         let mut sink = Vec::new();
         engine.translate(rec, None, &mut sink);
         Ok(engine)
-    }
-
-    fn finish(self) -> Trace {
-        Trace {
-            version: TRACE_VERSION,
-            allocator: self.preset.name(),
-            target: self.target,
-            direction: self.direction,
-            source: self.preset.source(),
-            source_path: self.preset.source().path(),
-            chunks: self.chunks.into_iter().map(|c| c.info).collect(),
-            ops: self.ops,
-            real: None,
-            baseline: None,
-        }
-    }
-
-    /// Runs `stmts`, which [`prune`] has rid of repeats that execute nothing.
-    fn exec_all(&mut self, stmts: &[Stmt]) -> Result<(), ProgramError> {
-        for s in stmts {
-            if let StmtKind::Repeat { count, body } = &s.kind {
-                for _ in 0..*count {
-                    self.exec_all(body)?;
-                }
-            } else {
-                self.exec(s)?;
-            }
-        }
-        Ok(())
     }
 
     /// `v` as the target's word; sizes and addresses reach here only after
@@ -382,7 +436,7 @@ impl<W: Word> Engine<W> {
 
     fn new_op(&self, kind: OpKind, pos: Pos, block: Option<String>) -> Op {
         Op {
-            index: self.ops.len() as u32,
+            index: self.executed,
             kind,
             block,
             line: pos.line,
@@ -404,7 +458,9 @@ impl<W: Word> Engine<W> {
         }
     }
 
-    fn exec(&mut self, s: &Stmt) -> Result<(), ProgramError> {
+    /// Runs `s` as the next op. Its stats are left at zero: the caller
+    /// asks for them (`stats`) only for the ops it keeps.
+    fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError> {
         let mut op = match &s.kind {
             StmtKind::Alloc { name, size, align } => self.alloc(s.pos, name, *size, *align)?,
             StmtKind::Realloc { name, block, size } => self.realloc(s.pos, name, block, *size)?,
@@ -432,7 +488,7 @@ impl<W: Word> Engine<W> {
                     self.checkpoints[i] = None;
                 }
                 self.checkpoints
-                    .push(Some((name.clone(), Rc::from(self.model.checkpoint()))));
+                    .push_back(Some((name.clone(), Rc::from(self.model.checkpoint()))));
                 let at = self
                     .model
                     .bump_ptr()
@@ -469,7 +525,7 @@ impl<W: Word> Engine<W> {
                 ));
                 op
             }
-            StmtKind::Repeat { .. } => unreachable!("exec_all expands repeats"),
+            StmtKind::Repeat { .. } => unreachable!("the run's cursor expands repeats"),
         };
         op.bump_ptr = self.model.bump_ptr().map(Word::to_u64);
         let live = self.live.len() as u64;
@@ -480,9 +536,8 @@ impl<W: Word> Engine<W> {
                 format!("{live} chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks"),
             ));
         }
-        op.stats = self.stats();
-        self.ops.push(op);
-        Ok(())
+        self.executed += 1;
+        Ok(op)
     }
 
     fn alloc(
@@ -677,7 +732,7 @@ impl<W: Word> Engine<W> {
     /// Drops the checkpoints saved after the first `keep`: their bump
     /// pointers point into bytes that are free again.
     fn drop_checkpoints(&mut self, keep: usize, why: &str) {
-        for (name, _) in self.checkpoints.drain(keep..).flatten() {
+        for (name, _) in self.checkpoints.split_off(keep).into_iter().flatten() {
             self.saved.remove(&name);
             self.dropped.insert(name, why.to_string());
         }
@@ -728,7 +783,7 @@ impl<W: Word> Engine<W> {
         // a block usually lands last, but an in-place realloc of an earlier
         // block lands in the middle.
         let up = self.direction == Direction::Up;
-        let at = rec.holding.partition_point(|&b| {
+        let at = partition_point(&rec.holding, |&b| {
             let a = self.blocks[b].address;
             if up {
                 a <= addr
@@ -765,7 +820,7 @@ impl<W: Word> Engine<W> {
                 addr - start
             ),
         ));
-        self.blocks.push(Block {
+        self.blocks.push_back(Block {
             op: op.index,
             chunk: Some(chunk),
             address: addr,
@@ -839,7 +894,7 @@ impl<W: Word> Engine<W> {
                 "zero-sized: a dangling pointer {addr:#x} aligned to {align}, no chunk bytes taken"
             ),
         ));
-        self.blocks.push(Block {
+        self.blocks.push_back(Block {
             op: op.index,
             chunk: None,
             address: addr,
@@ -902,14 +957,14 @@ impl<W: Word> Engine<W> {
                     break;
                 }
                 self.untally(b);
-                self.chunks[c as usize].holding.pop();
+                self.chunks[c as usize].holding.pop_back();
                 let blk = &mut self.blocks[b];
                 if blk.size == 0 && blk.state == BlockState::Live && used.is_some() {
                     // It holds no bytes, so a rewind past it takes nothing
                     // away: it stays a valid, live block (the real crates
                     // agree: its pointer may still be reallocated or freed).
                     // Only its chunk going back to the base allocator ends it.
-                    self.chunks[c as usize].empty.push(b);
+                    self.chunks[c as usize].empty.push_back(b);
                     continue;
                 }
                 if blk.state == BlockState::Live {
@@ -1002,7 +1057,7 @@ impl<W: Word> Engine<W> {
                     self.chunks.len(),
                     "chunk ids are handed out in order"
                 );
-                self.chunks.push(ChunkRec {
+                self.chunks.push_back(ChunkRec {
                     info: ChunkInfo {
                         id: c.id,
                         base: c.base,
@@ -1016,8 +1071,8 @@ impl<W: Word> Engine<W> {
                         created_by: op,
                         freed_by: None,
                     },
-                    holding: Vec::new(),
-                    empty: Vec::new(),
+                    holding: Vector::new(),
+                    empty: Vector::new(),
                     live: true,
                     tally: Tally::default(),
                 });
@@ -1123,7 +1178,7 @@ fn prune(stmts: Vec<Stmt>) -> Vec<Stmt> {
 }
 
 /// Ops a statement list executes, saturating.
-fn op_count(stmts: &[Stmt]) -> u64 {
+pub(crate) fn op_count(stmts: &[Stmt]) -> u64 {
     stmts.iter().fold(0u64, |n, s| {
         n.saturating_add(match &s.kind {
             StmtKind::Repeat { count, body } => count.saturating_mul(op_count(body)),
@@ -1133,25 +1188,45 @@ fn op_count(stmts: &[Stmt]) -> u64 {
 }
 
 /// Refuses, before running anything, a program that would execute more than
-/// [`MAX_EXECUTED_OPS`], naming the statement where the total crosses it.
-fn check_op_count(stmts: &[Stmt]) -> Result<(), ProgramError> {
+/// `cap` ops, naming the statement where the total crosses it.
+fn check_op_count(stmts: &[Stmt], cap: u64) -> Result<(), ProgramError> {
     let mut total = 0u64;
     for s in stmts {
         total = total.saturating_add(op_count(core::slice::from_ref(s)));
-        if total > MAX_EXECUTED_OPS {
+        if total > cap {
             if let StmtKind::Repeat { body, .. } = &s.kind {
-                if op_count(body) > MAX_EXECUTED_OPS {
-                    return check_op_count(body).and(Err(ProgramError::at(s.pos, over_cap())));
+                if op_count(body) > cap {
+                    return check_op_count(body, cap)
+                        .and(Err(ProgramError::at(s.pos, over_cap(cap))));
                 }
             }
-            return Err(ProgramError::at(s.pos, over_cap()));
+            return Err(ProgramError::at(s.pos, over_cap(cap)));
         }
     }
     Ok(())
 }
 
-fn over_cap() -> String {
-    format!("the program would execute more than {MAX_EXECUTED_OPS} ops: lower a repeat count")
+fn over_cap(cap: u64) -> String {
+    if cap == MAX_FULL_TRACE_OPS {
+        format!("the program would execute more than {cap} ops, the most a full JSON trace holds: lower a repeat count")
+    } else {
+        format!("the program would execute more than {cap} ops: lower a repeat count")
+    }
+}
+
+/// The first index of `v` whose element fails `pred` (`v` is partitioned:
+/// all that pass come first), as `slice::partition_point`.
+fn partition_point<T: Clone>(v: &Vector<T>, pred: impl Fn(&T) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, v.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(&v[mid]) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 fn check_align(align: u64, pos: Pos) -> Result<(), ProgramError> {

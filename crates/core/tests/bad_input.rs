@@ -2,8 +2,8 @@
 //! position, naming what is allowed: never a panic, a hang or a trace that
 //! grows without bound. One row per class, with the exact message.
 
-use bumplab_core::engine::MAX_EXECUTED_OPS;
-use bumplab_core::{run, Options, PresetId, Target};
+use bumplab_core::engine::{MAX_EXECUTED_OPS, MAX_FULL_TRACE_OPS};
+use bumplab_core::{run, Options, PresetId, Run, Target};
 
 const ALLOWED: &str =
     "names are letters, digits and _, numbers are decimal or 0x hex, and # starts a comment";
@@ -76,8 +76,8 @@ fn each_class_of_bad_program_has_one_exact_error_everywhere() {
         ("repeat nested too deep", &deep, "9:1: repeat blocks nest at most 8 deep".into()),
         // Repeat counts.
         ("repeat count past 64 bits", "repeat 99999999999999999999 {\n  a = alloc 8\n}", "1:8: '99999999999999999999' is too large (the largest is 0xffffffffffffffff)".into()),
-        ("repeat count past the op limit", "repeat 18446744073709551615 {\n  a = alloc 8\n}", format!("1:1: the program would execute more than {MAX_EXECUTED_OPS} ops: lower a repeat count")),
-        ("nested repeats past the op limit", "a = alloc 1\nrepeat 1000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}", format!("2:1: the program would execute more than {MAX_EXECUTED_OPS} ops: lower a repeat count")),
+        ("repeat count past the op limit", "repeat 18446744073709551615 {\n  a = alloc 8\n}", format!("1:1: the program would execute more than {MAX_FULL_TRACE_OPS} ops, the most a full JSON trace holds: lower a repeat count")),
+        ("nested repeats past the op limit", "a = alloc 1\nrepeat 1000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}", format!("2:1: the program would execute more than {MAX_FULL_TRACE_OPS} ops, the most a full JSON trace holds: lower a repeat count")),
         ("repeat count negative", "repeat -1 {\n}", "1:8: '-1' is negative: sizes and counts are whole numbers of 0 or more".into()),
         // Markup and stray characters: names are identifiers.
         ("HTML as a block name", "<script> = alloc 8", format!("1:1: {}", unexpected("'<'"))),
@@ -328,7 +328,7 @@ fn too_many_live_chunks_stop_the_run_instead_of_hanging_it() {
 /// (measured on a twentieth of it, to keep the test quick).
 #[test]
 fn the_largest_trace_is_bounded() {
-    let n = MAX_EXECUTED_OPS / 40;
+    let n = MAX_FULL_TRACE_OPS / 40;
     let src = format!("repeat {n} {{\n  a = alloc 24 align 8\n  b = realloc a 48\n}}");
     // bump-scope's ops record the most micro-steps.
     let t = run(&src, PresetId::BumpScopeUp, &Options::default()).unwrap();
@@ -338,5 +338,31 @@ fn the_largest_trace_is_bounded() {
         bytes < 2048 * 2 * n,
         "{bytes} bytes of JSON for {} ops",
         2 * n
+    );
+}
+
+/// The columnar run goes ten times further than the full JSON trace, and
+/// past its own cap says so in the same words, at the same statement.
+#[test]
+fn the_columnar_run_has_its_own_op_limit() {
+    let err = |src: &str| {
+        Run::new(src, PresetId::BumpScopeUp, &Options::default())
+            .err()
+            .map(|e| e.to_string())
+    };
+    let over =
+        format!("the program would execute more than {MAX_EXECUTED_OPS} ops: lower a repeat count");
+    assert_eq!(
+        err("repeat 18446744073709551615 {\n  a = alloc 8\n}"),
+        Some(format!("1:1: {over}"))
+    );
+    assert_eq!(
+        err("a = alloc 1\nrepeat 1000 {\n  repeat 1001 {\n    b = alloc 1\n  }\n}"),
+        Some(format!("2:1: {over}"))
+    );
+    // A million ops exactly is allowed (nothing runs until `advance`).
+    assert_eq!(
+        err("repeat 1000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}"),
+        None
     );
 }

@@ -1,7 +1,7 @@
 //! The thin slice: bump up and bump down in one fixed chunk, observable
 //! addresses, padding and errors with positions.
 
-use bumplab_core::engine::MAX_EXECUTED_OPS;
+use bumplab_core::engine::MAX_FULL_TRACE_OPS;
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
 use bumplab_core::source::Source;
 use bumplab_core::steps::line_of;
@@ -109,11 +109,11 @@ fn repeat_expands_and_is_capped() {
     assert_eq!(t.ops[2].offset, Some(16));
     let e = err(&format!(
         "repeat {} {{\n x = alloc 0\n}}\n",
-        MAX_EXECUTED_OPS + 1
+        MAX_FULL_TRACE_OPS + 1
     ));
     assert!(
         e.starts_with(&format!(
-            "1:1: the program would execute more than {MAX_EXECUTED_OPS} ops"
+            "1:1: the program would execute more than {MAX_FULL_TRACE_OPS} ops"
         )),
         "{e}"
     );
