@@ -1,14 +1,42 @@
-//! Times tracing a program natively (the core crate only: parse, run, record
-//! every step), then serialising the trace to the page's JSON.
+//! Times tracing a program natively with the columnar run (the core crate
+//! only: parse, run every op into the columns, snapshot the engine every
+//! 1024 ops), the same work the page's wasm module does, then what the
+//! page reads from it in one go (header and chunk tables as JSON, the
+//! columns copied out), and one op's details at the start and at the end.
 //!
 //! `cargo run --release -p bumplab-core --example trace_speed -- [PRESET] [OPS] [RUNS] [--json]`
 //!
 //! The program is the one `npm run bench` (scripts/bench.mjs) traces in the
 //! browser too: `repeat OPS/4 { a = alloc 8; b = alloc 24 align 16; free b; c = alloc u64 }`.
 //! With `--json` it prints one line for the script: every run's times, the
-//! op count and the JSON's size.
-use bumplab_core::{run, Options, PresetId};
+//! op count, the sizes and the detail times.
+use bumplab_core::{Options, PresetId, Run};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::Instant;
+
+/// Counts the bytes live on the heap, to size the snapshots.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        LIVE.fetch_add(new as isize - l.size() as isize, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, new) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 /// The benchmark's program: four ops per iteration, `ops / 4` iterations.
 fn program(ops: u64) -> String {
@@ -16,6 +44,22 @@ fn program(ops: u64) -> String {
         "repeat {} {{\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}}\n",
         ops / 4
     )
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// The whole program run to its end.
+fn run_all(src: &str, preset: PresetId, opts: &Options, snapshots: bool) -> Run {
+    let run = Run::new(src, preset, opts).expect("the benchmark program parses");
+    let mut run = if snapshots {
+        run
+    } else {
+        run.without_snapshots()
+    };
+    while !run.advance(u32::MAX).expect("the benchmark program runs") {}
+    run
 }
 
 fn main() {
@@ -34,18 +78,48 @@ fn main() {
 
     let mut run_ms = Vec::with_capacity(runs);
     let mut json_ms = Vec::with_capacity(runs);
-    let mut ops = 0usize;
-    let mut json_bytes = 0usize;
-    for _ in 0..runs {
+    let (mut ops, mut json_bytes, mut bytes) = (0, 0, 0);
+    let (mut detail_first_ms, mut detail_last_ms) = (0.0, 0.0);
+    let mut snapshot_bytes = 0.0;
+    for r in 0..runs {
+        let live = LIVE.load(Ordering::Relaxed);
         let t = Instant::now();
-        let trace = run(&src, preset, &opts).expect("the benchmark program runs");
-        run_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        ops = trace.ops.len();
+        let run = run_all(&src, preset, &opts, true);
+        run_ms.push(ms(t));
+        let with_snapshots = LIVE.load(Ordering::Relaxed) - live;
+        ops = run.executed();
+        bytes = run.bytes();
+        // What the page reads once the run is done.
         let t = Instant::now();
-        let json = serde_json::to_string(&trace).expect("a trace serialises");
-        json_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        json_bytes = json.len();
-        drop(trace);
+        let header = serde_json::to_string(&run.header()).expect("serialises");
+        let chunks = serde_json::to_string(&run.chunks()).expect("serialises");
+        let copies: usize = [
+            "meta", "chunk", "offset", "size", "padding", "dead_at", "gone_at",
+        ]
+        .iter()
+        .map(|c| run.columns().by_name(c).expect("a column").to_vec().len())
+        .sum();
+        json_ms.push(ms(t));
+        json_bytes = header.len() + chunks.len();
+        assert_eq!(copies, 7 * ops as usize);
+        if r == 0 && ops > 0 {
+            let t = Instant::now();
+            let first = run.detail(100.min(ops - 1)).expect("ran");
+            detail_first_ms = ms(t);
+            let t = Instant::now();
+            let last = run.detail(ops - 1).expect("ran");
+            detail_last_ms = ms(t);
+            assert_eq!(last.op.index, ops - 1);
+            drop(first);
+            drop(run);
+            // The snapshots' cost: the same run's live heap without them.
+            let live = LIVE.load(Ordering::Relaxed);
+            let bare = run_all(&src, preset, &opts, false);
+            let without = LIVE.load(Ordering::Relaxed) - live;
+            let count = u64::from(ops).div_ceil(1024).max(1);
+            snapshot_bytes = (with_snapshots - without) as f64 / count as f64;
+            drop(bare);
+        }
     }
     if json_out {
         let list = |v: &[f64]| {
@@ -55,17 +129,20 @@ fn main() {
                 .join(",")
         };
         println!(
-            "{{\"preset\":\"{preset_name}\",\"ops\":{ops},\"run_ms\":[{}],\"json_ms\":[{}],\"json_bytes\":{json_bytes}}}",
+            "{{\"preset\":\"{preset_name}\",\"ops\":{ops},\"run_ms\":[{}],\"json_ms\":[{}],\"json_bytes\":{json_bytes},\"bytes\":{bytes},\"snapshot_bytes\":{snapshot_bytes:.0},\"detail_first_ms\":{detail_first_ms:.3},\"detail_last_ms\":{detail_last_ms:.3}}}",
             list(&run_ms),
             list(&json_ms)
         );
     } else {
         for (r, j) in run_ms.iter().zip(&json_ms) {
             println!(
-                "{preset_name}: {ops} ops traced in {r:.1} ms ({:.0} ops/s); JSON {json_bytes} bytes ({:.1} B/op) in {j:.1} ms",
+                "{preset_name}: {ops} ops traced in {r:.1} ms ({:.0} ops/s); trace {bytes} bytes ({:.1} B/op); header and chunks {json_bytes} bytes of JSON and the columns copied in {j:.1} ms",
                 ops as f64 / (r / 1e3),
-                json_bytes as f64 / ops.max(1) as f64
+                bytes as f64 / f64::from(ops.max(1)),
             );
         }
+        println!(
+            "snapshots: about {snapshot_bytes:.0} bytes each, one per 1024 ops; detail of op 100 in {detail_first_ms:.2} ms, of the last op in {detail_last_ms:.2} ms"
+        );
     }
 }

@@ -340,6 +340,8 @@ pub struct Run {
     /// Every op in full, when the run makes the full JSON trace (it keeps
     /// no snapshots then).
     full: Option<Vec<Op>>,
+    /// Whether to keep snapshots (not for the full trace, nor to measure).
+    snapshot: bool,
     error: Option<ProgramError>,
 }
 
@@ -401,8 +403,18 @@ impl Run {
             samples: Vec::new(),
             snapshots: Vec::new(),
             full: full.then(Vec::new),
+            snapshot: !full,
             error: None,
         })
+    }
+
+    /// The same run keeping no snapshots ([`Run::detail`] then answers
+    /// `None`): what the snapshots cost is the difference, which is what
+    /// the `trace_speed` example measures this for.
+    #[doc(hidden)]
+    pub fn without_snapshots(mut self) -> Self {
+        self.snapshot = false;
+        self
     }
 
     /// Runs up to `max_ops` more ops. `Ok(true)` once every op has run; the
@@ -413,7 +425,7 @@ impl Run {
             return Err(e.clone());
         }
         for _ in 0..max_ops {
-            let snapshot = self.full.is_none() && self.executed % SNAPSHOT_EVERY == 0;
+            let snapshot = self.snapshot && self.executed % SNAPSHOT_EVERY == 0;
             let before = snapshot.then(|| self.cursor.clone());
             let Some(s) = self.cursor.next(&self.nodes) else {
                 break;
