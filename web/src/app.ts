@@ -2,7 +2,7 @@
 // playback timer, keyboard); views stay functions of derived data.
 
 import type { Engine } from "./engine/facade";
-import type { Trace, TraceResult } from "./engine/types";
+import { fromJson, viewResult, type TraceView, type ViewResult } from "./engine/traceView";
 import traceFormatUrl from "../../docs/trace-format.md?url";
 import { clampStep } from "./model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
@@ -118,8 +118,8 @@ function linesOf(text: string): readonly string[] {
  */
 function compareTracer(engine: Engine) {
   let source: string | null = null;
-  const results = new Map<string, TraceResult>();
-  return (program: string, configs: readonly CompareConfig[]): { config: CompareConfig; result: TraceResult }[] => {
+  const results = new Map<string, ViewResult>();
+  return (program: string, configs: readonly CompareConfig[]): { config: CompareConfig; result: ViewResult }[] => {
     if (program !== source) {
       source = program;
       results.clear();
@@ -128,13 +128,15 @@ function compareTracer(engine: Engine) {
       const key = JSON.stringify(config);
       let result = results.get(key);
       if (!result) {
-        result = engine.trace({
-          source: program,
-          allocator: config.allocator,
-          target: config.target,
-          capacity: config.capacity ?? undefined,
-          minAlign: config.minAlign ?? undefined,
-        });
+        result = viewResult(
+          engine.trace({
+            source: program,
+            allocator: config.allocator,
+            target: config.target,
+            capacity: config.capacity ?? undefined,
+            minAlign: config.minAlign ?? undefined,
+          }),
+        );
         results.set(key, result);
       }
       return { config, result };
@@ -185,7 +187,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       capacity: s.capacity ?? undefined,
       minAlign: s.minAlign ?? undefined,
     });
-    dispatch(result.ok ? { type: "traced", trace: result.trace, source: s.source } : { type: "traceFailed", error: result.error });
+    dispatch(result.ok ? { type: "traced", trace: fromJson(result.trace), source: s.source } : { type: "traceFailed", error: result.error });
   };
   let traceTimer: number | undefined;
   store.subscribe((s, prev) => {
@@ -409,7 +411,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
    * the next op: in predict mode, or where the program's narration asks
    * (`?predict`). Mounts are emptied when unused, so their live regions go too.
    */
-  const renderLearning = (s: AppState, trace: Trace, step: number): void => {
+  const renderLearning = (s: AppState, trace: TraceView, step: number): void => {
     const narr = narrations(s.tracedSource);
     const narration = narrationAt(trace, step, narr);
     const lesson = s.lesson !== null ? (lessonById(s.lesson) ?? null) : null;
@@ -419,7 +421,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     } else if (mounts.narration.firstChild) {
       mounts.narration.replaceChildren();
     }
-    const asking = s.compare === null && s.sweep === null && (s.predict || predictsNext(trace, step, narr)) && step < trace.ops.length;
+    const asking = s.compare === null && s.sweep === null && (s.predict || predictsNext(trace, step, narr)) && step < trace.length;
     mounts.predict.hidden = !asking;
     mounts.predictButton.setAttribute("aria-pressed", s.predict ? "true" : "false");
     if (asking) {
@@ -500,18 +502,18 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     return true;
   };
 
-  const renderTrace = (s: AppState, trace: Trace): void => {
+  const renderTrace = (s: AppState, trace: TraceView): void => {
     const step = clampStep(trace, s.step);
     const op = currentOp(trace, step);
     const rows = chunkViewsAt(trace, step);
     const current = rows.find((r) => r.current)?.chunk;
-    const stats = statsSeries(trace)[step] ?? statsAt(trace, step);
+    const stats = statsAt(trace, step);
     const bumpPtr = bumpPointerAt(trace, step);
     renderStepper(
       mounts.stepper,
       {
         step,
-        total: trace.ops.length,
+        total: trace.length,
         playing: s.playing,
         speed: s.speed,
         description: describeStep(trace, step),
@@ -542,7 +544,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
         : "no chunk: every chunk went back to the base allocator; the next allocation makes one",
       animate: !reducedMotion.matches,
     });
-    renderStats(mounts.stats, { series: statsSeries(trace), step }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
+    renderStats(mounts.stats, { series: statsSeries(trace), step, current: stats }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
     const sourceLine = op ? (linesOf(s.tracedSource)[op.line - 1] ?? null) : null;
     renderCostView(mounts.cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);
     // The preset's minimum alignment: the one chosen, else its default (none: no such setting).
@@ -592,7 +594,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       mounts.share,
       { state: sharedOf(s), trace: s.trace },
       // An imported trace is shown as if traced; the next edit or setting traces the program again.
-      { onImportTrace: (trace) => dispatch({ type: "traced", trace, source: "" }) },
+      { onImportTrace: (trace) => dispatch({ type: "traced", trace: fromJson(trace), source: "" }) },
     );
     if (s.trace) renderTrace(s, s.trace);
     document.body.dataset["ready"] = "true";

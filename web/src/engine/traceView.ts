@@ -10,7 +10,7 @@
 // gone_at[i] >= k; it is live when dead_at[i] >= k, else "freed" when op
 // dead_at[i] is a free and "leaked" when it is a realloc that moved it.
 
-import type { Baseline, ChunkInfo, Cost, Direction, Op, OpKind, RealRun, SourceName, Stats, Target, Trace } from "./types";
+import type { Baseline, ChunkInfo, Cost, Direction, Op, OpKind, ProgramError, RealRun, SourceName, Stats, Target, Trace, TraceResult } from "./types";
 
 /** "None" in the u32 columns (no chunk, never freed, never reclaimed). */
 export const NONE = 0xffffffff;
@@ -73,7 +73,22 @@ export interface TraceView {
   readonly json?: Trace;
 }
 
+/** A traced program as views take it: its view, or its error. */
+export type ViewResult = { ok: true; trace: TraceView } | { ok: false; error: ProgramError };
+
+/** The engine's JSON result as a view result (the view memoised per trace). */
+export function viewResult(r: TraceResult): ViewResult {
+  return r.ok ? { ok: true, trace: fromJson(r.trace) } : r;
+}
+
 // ---- Accessors --------------------------------------------------------------
+
+/** Op i's full detail, undefined outside 0..length-1 (one op: constant time in either view). */
+export function opAt(t: TraceView, i: number): Op | undefined {
+  return Number.isInteger(i) && i >= 0 && i < t.length ? t.op(i) : undefined;
+}
+/** The op whose effect step `step` shows: op step-1 (undefined at step 0). */
+export const opBefore = (t: TraceView, step: number): Op | undefined => opAt(t, Math.min(Math.trunc(step), t.length) - 1);
 
 export const kindCode = (t: TraceView, i: number): number => (t.cols.meta[i] ?? 0) & META_KIND;
 export const kindOf = (t: TraceView, i: number): OpKind => KINDS[kindCode(t, i)] ?? "alloc";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AllocatorInfo, Trace, TraceResult } from "../engine/types";
+import { fromJson, type TraceView } from "../engine/traceView";
+import type { AllocatorInfo, TraceResult } from "../engine/types";
 import { loadEngineSync } from "../engine/node";
 import {
   addColumn,
@@ -42,11 +43,11 @@ function run(config: CompareConfig, source: string): TraceResult {
   });
 }
 
-function traces(configs: readonly CompareConfig[], source: string): Trace[] {
+function traces(configs: readonly CompareConfig[], source: string): TraceView[] {
   return configs.map((c) => {
     const r = run(c, source);
     if (!r.ok) throw new Error(`${c.allocator}: ${r.error.message}`);
-    return r.trace;
+    return fromJson(r.trace);
   });
 }
 
@@ -220,7 +221,7 @@ describe("compare: failures, other presets, reallocs", () => {
 
   it("measures the footprint as the live chunks' bytes, and its peak across resets", () => {
     const t = traces([cfg("bump-scope-up")], "repeat 30 { x = alloc 64 }\nreset\ny = alloc 8")[0]!;
-    for (let s = 0; s <= t.ops.length; s++) {
+    for (let s = 0; s <= t.length; s++) {
       const chunkBytes = chunksAt(t, s).reduce((n, c) => n + c.header + c.capacity + c.footer, 0);
       expect(footprintAt(t, s), `step ${s}`).toBe(chunkBytes);
     }

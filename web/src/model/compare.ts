@@ -9,10 +9,11 @@
 // the same program statement in each (a `repeat` unrolls the same way for
 // every allocator). A column whose program failed has no ops at all.
 
-import type { AllocatorInfo, Cost, Op, OpKind, Target, Trace, TraceResult } from "../engine/types";
+import { fromJson, META_FAILED, opAt, type TraceView, type ViewResult } from "../engine/traceView";
+import type { AllocatorInfo, Cost, Op, OpKind, Target, TraceResult } from "../engine/types";
 import { clampStep } from "./blocks";
 import { statsAt } from "./chunks";
-import { cumulative, type CostMetric } from "./costs";
+import { costOf, type CostMetric } from "./costs";
 import { bytes, hex } from "./format";
 
 /** One column of compare mode: a preset and its settings. */
@@ -104,8 +105,10 @@ export function removeColumn(configs: readonly CompareConfig[], index: number): 
 }
 
 /** The trace of a column whose program ran, else null. */
-export function traceOf(result: TraceResult | null | undefined): Trace | null {
-  return result?.ok ? result.trace : null;
+export function traceOf(result: ViewResult | TraceResult | null | undefined): TraceView | null {
+  if (!result?.ok) return null;
+  const t = result.trace;
+  return "cols" in t ? t : fromJson(t);
 }
 
 // ---- Placements -----------------------------------------------------------------
@@ -179,31 +182,58 @@ export function cheapestOf(values: readonly (number | null)[]): number[] {
   return values.flatMap((v, i) => (v === min ? [i] : []));
 }
 
-/** Every op of the program across the columns (null: a column whose program failed). */
-export function compareOps(traces: readonly (Trace | null)[]): OpComparison[] {
-  const count = Math.max(0, ...traces.map((t) => t?.ops.length ?? 0));
-  const sums = traces.map((t) => {
-    const ops = t?.ops ?? [];
-    return {
-      instructions: cumulative(ops.map((o) => o.cost?.wasm_instructions ?? 0)),
-      branches: cumulative(ops.map((o) => o.cost?.wasm_branches ?? 0)),
-    };
-  });
+interface CostSums {
+  /** instructions[i]: wasm instructions of ops 0..i-1 (length ops + 1); branches the same. */
+  instructions: Float64Array;
+  branches: Float64Array;
+}
+const sumsMemo = new WeakMap<TraceView, CostSums | null>();
+/** Running sums of a metered trace's costs, once per trace (null: not metered). */
+function costSums(t: TraceView): CostSums | null {
+  let sums = sumsMemo.get(t);
+  if (sums === undefined) {
+    const costs = t.costs;
+    if (!costs) sums = null;
+    else {
+      const instructions = new Float64Array(t.length + 1);
+      const branches = new Float64Array(t.length + 1);
+      for (let i = 0; i < t.length; i++) {
+        const c = costs[i];
+        instructions[i + 1] = (instructions[i] as number) + (c?.wasm_instructions ?? 0);
+        branches[i + 1] = (branches[i] as number) + (c?.wasm_branches ?? 0);
+      }
+      sums = { instructions, branches };
+    }
+    sumsMemo.set(t, sums);
+  }
+  return sums;
+}
+
+/**
+ * The ops `from`..`to`-1 of the program across the columns (null: a column
+ * whose program failed); all of them by default. Each row costs one op's
+ * detail per column: a page of rows costs the same at op 1,000,000 as at 100.
+ */
+export function compareOps(traces: readonly (TraceView | null)[], from = 0, to = Infinity): OpComparison[] {
+  const count = Math.min(to, Math.max(0, ...traces.map((t) => t?.length ?? 0)));
+  const sums = traces.map((t) => (t ? costSums(t) : null));
   const rows: OpComparison[] = [];
-  for (let i = 0; i < count; i++) {
+  for (let i = Math.max(0, from); i < count; i++) {
+    const ops = traces.map((t) => (t ? opAt(t, i) : undefined));
     const columns = traces.map((t, c): ColumnOp | null => {
-      const op = t?.ops[i];
-      if (!op) return null;
+      const op = ops[c];
+      if (!t || !op) return null;
+      const cost = op.cost ?? costOf(t, i);
       return {
         placement: placementOf(op),
-        cost: op.cost,
-        instructions: op.cost?.wasm_instructions ?? null,
-        branches: op.cost?.wasm_branches ?? null,
-        cumulativeInstructions: sums[c]?.instructions[i] ?? 0,
-        cumulativeBranches: sums[c]?.branches[i] ?? 0,
+        cost,
+        instructions: cost?.wasm_instructions ?? null,
+        branches: cost?.wasm_branches ?? null,
+        cumulativeInstructions: sums[c]?.instructions[i + 1] ?? 0,
+        cumulativeBranches: sums[c]?.branches[i + 1] ?? 0,
       };
     });
-    const first = traces.map((t) => t?.ops[i]).find((o): o is Op => o !== undefined);
+    const first = ops.find((o): o is Op => o !== undefined);
     const present = columns.filter((c): c is ColumnOp => c !== null);
     const differs = PLACEMENT_FIELDS.filter((f) => new Set(present.map((c) => c.placement[f])).size > 1);
     rows.push({
@@ -305,28 +335,81 @@ export interface ColumnTotals {
 }
 
 /** Bytes held from the base allocator after `step` ops (the chunks' usable bytes and metadata). */
-export function footprintAt(trace: Trace, step: number): number {
+export function footprintAt(trace: TraceView, step: number): number {
   const s = statsAt(trace, step);
   return s.used + s.unused + s.metadata;
 }
 
-export function columnTotals(trace: Trace, step: number = trace.ops.length): ColumnTotals {
+interface RunFacts {
+  /** Steps at which the chunks' bytes change, ascending, and the peak footprint up to each. */
+  steps: number[];
+  peaks: number[];
+  /** Indices of the ops that failed, ascending. */
+  failed: number[];
+}
+const factsMemo = new WeakMap<TraceView, RunFacts>();
+/**
+ * Once per trace: the footprint's peak from the chunks' lifetimes (a chunk
+ * holds header + capacity + footer bytes from the step after the op that
+ * made it to the step of the op that freed it), and the failed ops from the
+ * meta column.
+ */
+function runFacts(t: TraceView): RunFacts {
+  let facts = factsMemo.get(t);
+  if (facts) return facts;
+  const delta = new Map<number, number>();
+  const add = (step: number, bytes: number): void => void delta.set(step, (delta.get(step) ?? 0) + bytes);
+  for (const c of t.chunks) {
+    const bytes = c.header + c.capacity + c.footer;
+    add(c.created_by === undefined ? 0 : c.created_by + 1, bytes);
+    if (c.freed_by !== undefined) add(c.freed_by + 1, -bytes);
+  }
+  const steps = [...delta.keys()].sort((a, b) => a - b);
+  const peaks: number[] = [];
+  let now = 0;
+  let peak = 0;
+  for (const s of steps) {
+    now += delta.get(s) ?? 0;
+    peak = Math.max(peak, now);
+    peaks.push(peak);
+  }
+  const failed: number[] = [];
+  const meta = t.cols.meta;
+  for (let i = 0; i < meta.length; i++) if (((meta[i] as number) & META_FAILED) !== 0) failed.push(i);
+  facts = { steps, peaks, failed };
+  factsMemo.set(t, facts);
+  return facts;
+}
+
+/** How many of the ascending `values` are below `limit`. */
+function countBelow(values: readonly number[], limit: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] as number) < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function columnTotals(trace: TraceView, step: number = trace.length): ColumnTotals {
   const s = clampStep(trace, step);
   const stats = statsAt(trace, s);
-  const ops = trace.ops.slice(0, s);
-  const metered = trace.ops.some((o) => o.cost !== undefined);
-  let peak = 0;
-  for (let i = 0; i <= s; i++) peak = Math.max(peak, footprintAt(trace, i));
+  const sums = costSums(trace);
+  const facts = runFacts(trace);
+  const footprint = footprintAt(trace, s);
+  const changes = countBelow(facts.steps, s + 1);
   return {
-    instructions: metered ? ops.reduce((n, o) => n + (o.cost?.wasm_instructions ?? 0), 0) : null,
-    branches: metered ? ops.reduce((n, o) => n + (o.cost?.wasm_branches ?? 0), 0) : null,
+    instructions: sums ? (sums.instructions[s] ?? 0) : null,
+    branches: sums ? (sums.branches[s] ?? 0) : null,
     padding: stats.padding,
     metadata: stats.metadata,
     chunks: stats.chunks,
     requested: stats.requested,
-    footprint: footprintAt(trace, s),
-    peakFootprint: peak,
-    failed: ops.filter((o) => o.failed).length,
+    footprint,
+    peakFootprint: Math.max(footprint, changes > 0 ? (facts.peaks[changes - 1] ?? 0) : 0),
+    failed: countBelow(facts.failed, s),
   };
 }
 
@@ -352,9 +435,9 @@ export function bestTotals(totals: readonly (ColumnTotals | null)[]): Record<(ty
 // ---- The map -------------------------------------------------------------------
 
 /** Blocks the op before `step` placed or acted on (highlighted on each column's map). */
-export function focusAt(trace: Trace, step: number): Set<number> {
+export function focusAt(trace: TraceView, step: number): Set<number> {
   const s = clampStep(trace, step);
-  const op = s > 0 ? trace.ops[s - 1] : undefined;
+  const op = s > 0 ? opAt(trace, s - 1) : undefined;
   const ids = new Set<number>();
   if (!op) return ids;
   if ((op.kind === "alloc" || op.kind === "realloc") && !op.failed) ids.add(op.index);

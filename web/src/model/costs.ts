@@ -3,7 +3,8 @@
 // programs, the real crate's and the global allocator's counts when the trace
 // carries them, and where the model differs from the real crate.
 
-import type { Cost, Op, RealMismatch, RealRun, Trace } from "../engine/types";
+import { blockNameOf, kindOf, type TraceView } from "../engine/traceView";
+import type { Cost, Op, RealMismatch, RealRun } from "../engine/types";
 
 export type CostMetric = "instructions" | "branches";
 
@@ -32,8 +33,13 @@ export function split(cost: Cost | undefined, metric: CostMetric): Split {
 }
 
 /** Whether the trace carries measured costs (the metered module made it). */
-export function hasCosts(trace: Trace): boolean {
-  return trace.ops.some((op) => op.cost !== undefined);
+export function hasCosts(trace: TraceView): boolean {
+  return trace.costs !== undefined && trace.length > 0;
+}
+
+/** Op i's measured cost, when the metered module ran the program. */
+export function costOf(trace: TraceView, index: number): Cost | undefined {
+  return trace.costs?.[index];
 }
 
 /** Running sums: out[i] = values[0] + … + values[i]. */
@@ -47,13 +53,24 @@ export function cumulative(values: readonly number[]): number[] {
 type RealRan = Extract<RealRun, { ops: unknown }>;
 
 /** The real crate's run when it ran (not `unavailable`). */
-export function realRan(trace: Trace): RealRan | undefined {
+export function realRan(trace: TraceView): RealRan | undefined {
   const real = trace.real;
   return real && "ops" in real && Array.isArray(real.ops) ? real : undefined;
 }
 
+const notComparedMemo = new WeakMap<TraceView, number>();
+/** How many ops the real crate did not run (each has a note), counted once per trace. */
+export function notComparedCount(trace: TraceView): number {
+  let n = notComparedMemo.get(trace);
+  if (n === undefined) {
+    n = realRan(trace)?.ops.filter((o) => o.note !== undefined).length ?? 0;
+    notComparedMemo.set(trace, n);
+  }
+  return n;
+}
+
 /** Why the real crate did not run, when it did not. */
-export function realUnavailable(trace: Trace): string | undefined {
+export function realUnavailable(trace: TraceView): string | undefined {
   const real = trace.real;
   return real && "unavailable" in real ? real.unavailable : undefined;
 }
@@ -65,29 +82,35 @@ export function crateLabel(real: RealRun): string {
 }
 
 /** "global allocator (dlmalloc, wasm32)" from "Rust's global allocator (dlmalloc, wasm32)". */
-export function baselineLabel(trace: Trace): string | undefined {
+export function baselineLabel(trace: TraceView): string | undefined {
   const name = trace.baseline?.allocator;
   if (name === undefined) return undefined;
   const inner = /\(([^)]+)\)/.exec(name)?.[1];
   return `global allocator (${inner ?? name})`;
 }
 
-export function realCost(trace: Trace, index: number): Cost | undefined {
+export function realCost(trace: TraceView, index: number): Cost | undefined {
   return realRan(trace)?.ops[index]?.cost;
 }
 
-export function baselineCost(trace: Trace, index: number): Cost | undefined {
+export function baselineCost(trace: TraceView, index: number): Cost | undefined {
   return trace.baseline?.ops[index]?.cost;
 }
 
 /** The real crate's disagreements with the model at op `index`. */
-export function mismatchesFor(trace: Trace, index: number): RealMismatch[] {
+export function mismatchesFor(trace: TraceView, index: number): RealMismatch[] {
   return (realRan(trace)?.mismatches ?? []).filter((m) => m.op === index);
 }
 
 /** Indices of the ops where the model differs from the real crate, ascending. */
-export function mismatchOps(trace: Trace): number[] {
-  return [...new Set((realRan(trace)?.mismatches ?? []).map((m) => m.op))].sort((a, b) => a - b);
+const mismatchMemo = new WeakMap<TraceView, number[]>();
+export function mismatchOps(trace: TraceView): number[] {
+  let ops = mismatchMemo.get(trace);
+  if (!ops) {
+    ops = [...new Set((realRan(trace)?.mismatches ?? []).map((m) => m.op))].sort((a, b) => a - b);
+    mismatchMemo.set(trace, ops);
+  }
+  return ops;
 }
 
 function valueText(v: unknown): string {
@@ -108,8 +131,15 @@ export function opName(op: Op): string {
   return op.block !== undefined ? `${op.kind} ${op.block}` : op.kind;
 }
 
+/** The same from the columns and statements (no op detail needed). */
+export function opNameAt(trace: TraceView, index: number): string {
+  const block = blockNameOf(trace, index);
+  const kind = kindOf(trace, index);
+  return block !== undefined ? `${kind} ${block}` : kind;
+}
+
 /** Why the op went through the slow path, from its events. */
-export function slowReason(trace: Trace, op: Op): string | null {
+export function slowReason(trace: TraceView, op: Op): string | null {
   const has = (kind: string): boolean => op.events.some((e) => e.kind === kind);
   if (has("new_chunk")) {
     const made = trace.chunks.find((c) => c.created_by === op.index);
@@ -142,7 +172,7 @@ function otherMetric(cost: Cost | undefined, metric: CostMetric): string {
   return metric === "instructions" ? plural(n, "branch", "branches") : plural(n, "instruction");
 }
 
-function extras(trace: Trace, index: number, metric: CostMetric): string[] {
+function extras(trace: TraceView, index: number, metric: CostMetric): string[] {
   const parts: string[] = [];
   const real = realRan(trace);
   const rc = realCost(trace, index);
@@ -157,15 +187,13 @@ function extras(trace: Trace, index: number, metric: CostMetric): string[] {
  * "op 12 · alloc c · 84 wasm instructions (fast 84, slow 0) · 5 branches".
  * Ops are numbered from 1, as the step counter counts them.
  */
-export function opTooltip(trace: Trace, index: number, metric: CostMetric): string {
-  const op = trace.ops[index];
-  if (!op) return `op ${index + 1}`;
-  const s = split(op.cost, metric);
+export function opTooltip(trace: TraceView, index: number, metric: CostMetric): string {
+  if (!(index >= 0 && index < trace.length)) return `op ${index + 1}`;
+  const cost = costOf(trace, index);
+  const s = split(cost, metric);
   const [one, many] = METRIC_NOUN[metric];
-  const head = op.cost
-    ? `${plural(s.total, one, many)} (fast ${s.fast}, slow ${s.slow}) · ${otherMetric(op.cost, metric)}`
-    : "not measured";
-  return [`op ${index + 1}`, opName(op), head, ...extras(trace, index, metric)].join(" · ");
+  const head = cost ? `${plural(s.total, one, many)} (fast ${s.fast}, slow ${s.slow}) · ${otherMetric(cost, metric)}` : "not measured";
+  return [`op ${index + 1}`, opNameAt(trace, index), head, ...extras(trace, index, metric)].join(" · ");
 }
 
 // ---- Bars -------------------------------------------------------------------
@@ -217,27 +245,28 @@ export function binSizeFor(ops: number, maxBars = MAX_BARS, target = BIN_TARGET)
   return ops <= maxBars ? 1 : Math.ceil(ops / target);
 }
 
-const memo = new WeakMap<Trace, Map<string, CostBars>>();
+const memo = new WeakMap<TraceView, Map<string, CostBars>>();
 
 /** The bars the cost chart draws (memoised per trace and metric). */
-export function costBars(trace: Trace, metric: CostMetric, maxBars = MAX_BARS, target = BIN_TARGET): CostBars {
+export function costBars(trace: TraceView, metric: CostMetric, maxBars = MAX_BARS, target = BIN_TARGET): CostBars {
   const memoKey = `${metric}|${maxBars}|${target}`;
   let byKey = memo.get(trace);
   const known = byKey?.get(memoKey);
   if (known) return known;
 
-  const splits = trace.ops.map((op) => split(op.cost, metric));
+  const n = trace.length;
+  const splits = Array.from({ length: n }, (_, i) => split(costOf(trace, i), metric));
   const sums = cumulative(splits.map((s) => s.total));
   const wrong = new Set(mismatchOps(trace));
   const hasReal = realRan(trace) !== undefined;
   const metricOf = (c: Cost | undefined): number | undefined => (c ? split(c, metric).total : undefined);
-  const binSize = binSizeFor(trace.ops.length, maxBars, target);
+  const binSize = binSizeFor(n, maxBars, target);
   const [one, many] = METRIC_NOUN[metric];
   const bars: CostBar[] = [];
   let max = 0;
   let baselineMax = 0;
-  for (let first = 0; first < trace.ops.length; first += binSize) {
-    const last = Math.min(first + binSize, trace.ops.length) - 1;
+  for (let first = 0; first < n; first += binSize) {
+    const last = Math.min(first + binSize, n) - 1;
     let pick = first;
     let sum = 0;
     let mismatch = false;
@@ -325,8 +354,8 @@ function places(op: Op): boolean {
   return (op.kind === "alloc" || op.kind === "realloc") && !op.failed;
 }
 
-export function opCostSummary(trace: Trace, op: Op): OpCostSummary | null {
-  const cost = op.cost;
+export function opCostSummary(trace: TraceView, op: Op): OpCostSummary | null {
+  const cost = op.cost ?? costOf(trace, op.index);
   const real = trace.real;
   const ran = realRan(trace);
   let text: string | null = null;

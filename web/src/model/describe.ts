@@ -1,14 +1,15 @@
 // One plain sentence for the op that produced the current step.
 
-import type { Op, StepOut, Trace } from "../engine/types";
+import { opAt, type TraceView } from "../engine/traceView";
+import type { Op, StepOut } from "../engine/types";
 import { clampStep } from "./blocks";
 import { bumpPointerAt, chunksAt, noChunkYet, statsAt } from "./chunks";
 import { bytes, hex } from "./format";
 
 /** The op whose effect step `step` shows (undefined at step 0). */
-export function currentOp(trace: Trace, step: number): Op | undefined {
+export function currentOp(trace: TraceView, step: number): Op | undefined {
   const s = clampStep(trace, step);
-  return s > 0 ? trace.ops[s - 1] : undefined;
+  return s > 0 ? opAt(trace, s - 1) : undefined;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -45,7 +46,7 @@ function pointerText(ptr: number | undefined): string {
   return ptr === undefined ? "no chunk left" : `bump pointer back at ${hex(ptr)}`;
 }
 
-export function describeOp(trace: Trace, op: Op): string {
+export function describeOp(trace: TraceView, op: Op): string {
   const name = op.block ?? "";
   const ptr = bumpPointerAt(trace, op.index + 1);
   switch (op.kind) {
@@ -54,7 +55,7 @@ export function describeOp(trace: Trace, op: Op): string {
         ? `${name}: ${bytes(op.size ?? 0)} (align ${op.align ?? 1}) do not fit: the chunk is full`
         : `${name}: ${placement(op)}`;
     case "realloc": {
-      const from = op.target_op !== undefined ? trace.ops[op.target_op]?.block : undefined;
+      const from = op.target_op !== undefined ? opAt(trace, op.target_op)?.block : undefined;
       const head = from && from !== name ? `${name} = realloc ${from}` : `realloc ${name}`;
       if (op.failed) return `${head}: ${bytes(op.size ?? 0)} do not fit: the chunk is full`;
       if (op.moved === false) return `${head}: resized in place, ${placement(op)}`;
@@ -75,7 +76,7 @@ export function describeOp(trace: Trace, op: Op): string {
 }
 
 /** The sentence for a step: the op that produced it, or the state before the first op. */
-export function describeStep(trace: Trace, step: number): string {
+export function describeStep(trace: TraceView, step: number): string {
   const op = currentOp(trace, step);
   if (op) return describeOp(trace, op);
   const ptr = bumpPointerAt(trace, 0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
-import type { Trace } from "../engine/types";
+import { fromJson, type TraceView } from "../engine/traceView";
 import { chunkViewsAt, statsAt } from "./chunks";
 import { currentOp } from "./describe";
 import { codeFocus, focusOf, highlighted, statsSeries } from "./focus";
@@ -8,10 +8,10 @@ import { narrationAt, parseNarration } from "./narration";
 
 const SOURCE = ["a = alloc 8", "b = alloc 16", "#> look at a", "#> !highlight a", "free b", "c = alloc 8"].join("\n");
 
-function trace(): Trace {
+function trace(): TraceView {
   const r = loadEngineSync().trace({ source: SOURCE, allocator: "fitzgen-down", target: "64" });
   if (!r.ok) throw new Error(r.error.message);
-  return r.trace;
+  return fromJson(r.trace);
 }
 
 describe("focusOf", () => {
@@ -51,11 +51,26 @@ describe("codeFocus", () => {
 });
 
 describe("statsSeries", () => {
-  it("the counters at every step, computed once per trace", () => {
+  it("the counters at every step of a short program, computed once per trace", () => {
     const t = trace();
     const series = statsSeries(t);
-    expect(series).toHaveLength(t.ops.length + 1);
-    expect(series[2]).toEqual(statsAt(t, 2));
+    expect(series.stats).toHaveLength(t.length + 1);
+    expect(series.steps).toEqual([0, 1, 2, 3, 4]);
+    expect(series.total).toBe(4);
+    expect(series.stats[2]).toEqual(statsAt(t, 2));
+    expect(series.stats[0]).toEqual(statsAt(t, 0));
     expect(statsSeries(t)).toBe(series);
+  });
+
+  it("the sampled steps of a long program: step 0, every statsEvery-th op and the last", () => {
+    const r = loadEngineSync().trace({ source: "repeat 5000 {\n  a = alloc 8\n  free a\n}\nb = alloc 1", allocator: "bumpalo", target: "64" });
+    if (!r.ok) throw new Error(r.error.message);
+    const t = fromJson(r.trace);
+    const series = statsSeries(t);
+    expect(t.statsEvery).toBe(3);
+    expect(series.steps.slice(0, 4)).toEqual([0, 1, 4, 7]);
+    expect(series.steps[series.steps.length - 1]).toBe(10001);
+    expect(series.stats.length).toBe(series.steps.length);
+    series.steps.forEach((step, k) => expect(series.stats[k]).toEqual(statsAt(t, step)));
   });
 });

@@ -4,7 +4,8 @@
 // embeddable player (share/player.ts) both use these, so an embed highlights
 // and counts exactly as the app does.
 
-import type { NamedValue, Op, SourceName, Stats, Trace } from "../engine/types";
+import type { TraceView } from "../engine/traceView";
+import type { NamedValue, Op, SourceName, Stats } from "../engine/types";
 import { statsAt, type ChunkView } from "./chunks";
 import { microIndex, microSteps } from "./describe";
 import type { Narration } from "./narration";
@@ -42,7 +43,7 @@ export interface CodeFocus {
  * trace's bumping file), the step's line and values, and the lines the op's
  * micro-steps ran in that file.
  */
-export function codeFocus(trace: Trace, op: Op | undefined, micro: number | null): CodeFocus {
+export function codeFocus(trace: TraceView, op: Op | undefined, micro: number | null): CodeFocus {
   const steps = microSteps(op);
   const index = microIndex(op, micro);
   const step = index === null ? undefined : steps[index];
@@ -57,12 +58,32 @@ export function codeFocus(trace: Trace, op: Op | undefined, micro: number | null
   };
 }
 
-/** The counters at every step of a trace (index = step), computed once per trace. */
-const seriesCache = new WeakMap<Trace, Stats[]>();
-export function statsSeries(trace: Trace): Stats[] {
+/** The counters over a program: `stats[k]` after `steps[k]` ops (ascending, 0 and the last step included). */
+export interface StatsSeries {
+  stats: readonly Stats[];
+  steps: readonly number[];
+  /** Ops in the program (the last step). */
+  total: number;
+}
+
+/**
+ * The stats chart's points, computed once per trace: step 0 (the
+ * constructor's chunks), then the trace's samples (every step of a program of
+ * up to 4096 ops; every `statsEvery`-th of a longer one), and the last step.
+ */
+const seriesCache = new WeakMap<TraceView, StatsSeries>();
+export function statsSeries(trace: TraceView): StatsSeries {
   let series = seriesCache.get(trace);
   if (!series) {
-    series = Array.from({ length: trace.ops.length + 1 }, (_, s) => statsAt(trace, s));
+    const stats: Stats[] = [statsAt(trace, 0)];
+    const steps: number[] = [0];
+    trace.samples.forEach((s, j) => {
+      const step = Math.min(j * trace.statsEvery, trace.length - 1) + 1;
+      if (step <= (steps[steps.length - 1] ?? 0)) return;
+      stats.push(s);
+      steps.push(step);
+    });
+    series = { stats, steps, total: trace.length };
     seriesCache.set(trace, series);
   }
   return series;

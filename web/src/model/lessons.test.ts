@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
+import { fromJson } from "../engine/traceView";
 import type { Op, Trace } from "../engine/types";
 import { chunkViewsAt } from "./chunks";
 import { baselineCost, realCost } from "./costs";
@@ -83,7 +84,7 @@ describe("every lesson", () => {
         expect(asked.length).toBeGreaterThanOrEqual(1);
         const statements = new Set(asked.map((o) => o.line));
         expect(statements.size).toBeLessThanOrEqual(3);
-        for (const op of asked) expect(predictionAt(trace, op.index), `op ${op.index}`).not.toBeNull();
+        for (const op of asked) expect(predictionAt(fromJson(trace), op.index), `op ${op.index}`).not.toBeNull();
       });
 
       it("names only addresses the trace has (a block, a bump pointer, a chunk start)", () => {
@@ -202,7 +203,7 @@ describe("the claims each lesson makes", () => {
       expect(y.cost?.slow_instructions ?? 0).toBeGreaterThan(0);
       expect(t.ops[y.index + 1]?.cost?.slow_instructions ?? 0).toBeGreaterThan(0);
     }
-    expect(chunkViewsAt(t, t.ops.length).map((v) => v.chunk.id)).toEqual([0]);
+    expect(chunkViewsAt(fromJson(t), t.ops.length).map((v) => v.chunk.id)).toEqual([0]);
   });
 
   it("parser-arena: the pool sizes, the exact fit and a free that runs no instruction", () => {
@@ -242,12 +243,12 @@ describe("the claims each lesson makes", () => {
     const d = only(t, "d");
     for (const op of [b, c, d]) {
       expect(op.cost?.slow_instructions, `op ${op.index}`).toBe(0);
-      expect(realCost(t, op.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(t, op.index)?.wasm_instructions ?? 0);
+      expect(realCost(fromJson(t), op.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(fromJson(t), op.index)?.wasm_instructions ?? 0);
     }
     expect(addr(b) - addr(c)).toBe(40);
     // The 16-aligned u128 costs real bumpalo what a u64 costs; the global allocator, more.
-    expect(realCost(t, d.index)?.wasm_instructions).toBe(realCost(t, b.index)?.wasm_instructions);
-    expect(baselineCost(t, d.index)?.wasm_instructions ?? 0).toBeGreaterThan(baselineCost(t, b.index)?.wasm_instructions ?? Infinity);
+    expect(realCost(fromJson(t), d.index)?.wasm_instructions).toBe(realCost(fromJson(t), b.index)?.wasm_instructions);
+    expect(baselineCost(fromJson(t), d.index)?.wasm_instructions ?? 0).toBeGreaterThan(baselineCost(fromJson(t), b.index)?.wasm_instructions ?? Infinity);
     const frees = t.ops.filter((o) => o.kind === "free");
     expect(frees.map((o) => [o.block, (o.reclaimed ?? []).includes(o.target_op ?? -1)])).toEqual([
       ["c", true],
@@ -255,6 +256,6 @@ describe("the claims each lesson makes", () => {
     ]);
     const reset = t.ops[t.ops.length - 1] as Op;
     expect(reset.kind).toBe("reset");
-    expect(realCost(t, reset.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(t, reset.index)?.wasm_instructions ?? 0);
+    expect(realCost(fromJson(t), reset.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(fromJson(t), reset.index)?.wasm_instructions ?? 0);
   });
 });

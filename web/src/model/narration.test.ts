@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
-import type { Trace } from "../engine/types";
+import { fromJson, lineOf, type TraceView } from "../engine/traceView";
 import { inlineText, narrationAt, parseInline, parseNarration, parseParagraphs, pausesAt, predictsNext, safeHref } from "./narration";
 
-function trace(source: string, allocator = "fitzgen-down"): Trace {
+function trace(source: string, allocator = "fitzgen-down"): TraceView {
   const r = loadEngineSync().trace({ source, allocator, target: "64", capacity: 256 });
   if (!r.ok) throw new Error(`${r.error.line}:${r.error.column}: ${r.error.message}`);
-  return r.trace;
+  return fromJson(r.trace);
 }
 
 describe("parseNarration", () => {
@@ -69,7 +69,7 @@ describe("parseNarration", () => {
     const src = ["#> Intro.", "a = alloc 8", "repeat 2 {", "  #> ?predict", "  #> Each time.", "  b = alloc u64", "}", "#> Last.", "free b", "#> Fin."].join("\r\n");
     const t = trace(src);
     const n = parseNarration(src);
-    expect(t.ops.map((o) => o.line)).toEqual([2, 6, 6, 9]);
+    expect([0, 1, 2, 3].map((i) => lineOf(t, i))).toEqual([2, 6, 6, 9]);
     expect([...n.keys()]).toEqual([2, 6, 9]);
     expect(narrationAt(t, 0, n)).toBeNull();
     expect(narrationAt(t, 1, n)?.text).toBe("Intro.");

@@ -13,7 +13,7 @@
 // [links](https://…). Parsed here into a small AST; the view builds DOM nodes
 // from it, so nothing the author wrote is ever interpreted as HTML.
 
-import type { Trace } from "../engine/types";
+import { lineOf, type TraceView } from "../engine/traceView";
 import { clampStep } from "./blocks";
 
 export interface Narration {
@@ -144,21 +144,19 @@ export function parseNarration(source: string): Map<number, Narration> {
  * The narration shown at `step`: that of the statement whose op produced the
  * step (ops[step - 1]); null at step 0 and for statements without one.
  */
-export function narrationAt(trace: Trace, step: number, narrations: ReadonlyMap<number, Narration>): Narration | null {
+export function narrationAt(trace: TraceView, step: number, narrations: ReadonlyMap<number, Narration>): Narration | null {
   const s = clampStep(trace, step);
-  const op = s > 0 ? trace.ops[s - 1] : undefined;
-  return op ? (narrations.get(op.line) ?? null) : null;
+  return s > 0 ? (narrations.get(lineOf(trace, s - 1)) ?? null) : null;
 }
 
 /** Whether the next op (ops[step]) carries `?predict`: the question is asked before it runs. */
-export function predictsNext(trace: Trace, step: number, narrations: ReadonlyMap<number, Narration>): boolean {
+export function predictsNext(trace: TraceView, step: number, narrations: ReadonlyMap<number, Narration>): boolean {
   const s = clampStep(trace, step);
-  const next = trace.ops[s];
-  return next !== undefined && narrations.get(next.line)?.predict === true;
+  return s < trace.length && narrations.get(lineOf(trace, s))?.predict === true;
 }
 
 /** Whether autoplay stops at `step`: its narration says `!pause`, or the next op asks a question first. */
-export function pausesAt(trace: Trace, step: number, narrations: ReadonlyMap<number, Narration>): boolean {
+export function pausesAt(trace: TraceView, step: number, narrations: ReadonlyMap<number, Narration>): boolean {
   return narrationAt(trace, step, narrations)?.pause === true || predictsNext(trace, step, narrations);
 }
 

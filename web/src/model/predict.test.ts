@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
-import type { Target, Trace } from "../engine/types";
+import { fromJson, type TraceView } from "../engine/traceView";
+import type { Target } from "../engine/types";
 import { clampAddress, cursorStart, cursorStep, predictionAt, scoreGuess, stripAt, toleranceFor } from "./predict";
 
-function trace(source: string, allocator: string, capacity?: number, target: Target = "wasm32"): Trace {
+function trace(source: string, allocator: string, capacity?: number, target: Target = "wasm32"): TraceView {
   const r = loadEngineSync().trace({ source, allocator, target, capacity });
   if (!r.ok) throw new Error(`${r.error.line}:${r.error.column}: ${r.error.message}`);
-  return r.trace;
+  return fromJson(r.trace);
 }
 
 describe("predictionAt", () => {
@@ -56,7 +57,7 @@ describe("predictionAt", () => {
   it("asks nothing about ops that place no block", () => {
     const t = trace("a = alloc 8\ncheckpoint c\nfree a\nb = alloc 300\nreset", "fitzgen-down", 256);
     expect([0, 1, 2, 3, 4].map((s) => predictionAt(t, s) !== null)).toEqual([true, false, false, false, false]);
-    expect(t.ops[3]?.failed).toBe(true);
+    expect(t.op(3).failed).toBe(true);
   });
 
   it("every reason names the address it predicts, across presets", () => {
@@ -64,7 +65,7 @@ describe("predictionAt", () => {
     let checked = 0;
     for (const allocator of ["fitzgen-down", "hinckley-up-naive", "hinckley-up", "up-min-align", "down-min-align", "bumper-slab", "cpp-arena", "bump-scope-up", "bump-scope-down", "bumpalo"]) {
       const t = trace(src, allocator, allocator === "bumper-slab" ? 256 : undefined);
-      for (let s = 0; s < t.ops.length; s++) {
+      for (let s = 0; s < t.length; s++) {
         const p = predictionAt(t, s);
         if (!p) continue;
         checked++;

@@ -2,7 +2,8 @@
 // will land; the trace already knows. Everything here is derived from
 // (trace, step), like the rest of the model.
 
-import type { ChunkInfo, Op, Trace, TraceEvent } from "../engine/types";
+import { chunkById, opAt, placed, type TraceView } from "../engine/traceView";
+import type { ChunkInfo, Op, TraceEvent } from "../engine/types";
 import { blocksAt, clampStep, type Block } from "./blocks";
 import { bumpOrigin, bumpPointerAt, chunkContains, currentChunkAt } from "./chunks";
 import { bytes, hex } from "./format";
@@ -24,8 +25,11 @@ export interface Prediction {
 }
 
 /** The next op when it places a block (an alloc or realloc that did not fail). */
-function placingOp(trace: Trace, step: number): Op | undefined {
-  const op = trace.ops[clampStep(trace, step)];
+function placingOp(trace: TraceView, step: number): Op | undefined {
+  const i = clampStep(trace, step);
+  // The columns say whether it places a block: only then is its detail asked for.
+  if (!placed(trace, i)) return undefined;
+  const op = opAt(trace, i);
   if (!op || op.failed || op.address === undefined || op.chunk === undefined) return undefined;
   return op.kind === "alloc" || op.kind === "realloc" ? op : undefined;
 }
@@ -33,7 +37,7 @@ function placingOp(trace: Trace, step: number): Op | undefined {
 const eventOf = (op: Op, kind: string): TraceEvent | undefined => op.events.find((e) => e.kind === kind);
 
 /** The bump arithmetic, from where the pointer was to where the block starts. */
-function bumpSentence(trace: Trace, op: Op, from: number): string {
+function bumpSentence(trace: TraceView, op: Op, from: number): string {
   const address = op.address ?? 0;
   const size = op.size ?? 0;
   const align = op.align ?? 1;
@@ -52,7 +56,7 @@ function bumpSentence(trace: Trace, op: Op, from: number): string {
 }
 
 /** Why the op's block lands where it does, in one sentence built from its events. */
-function reasonFor(trace: Trace, step: number, op: Op, chunk: ChunkInfo, newChunk: boolean): string {
+function reasonFor(trace: TraceView, step: number, op: Op, chunk: ChunkInfo, newChunk: boolean): string {
   const name = op.block ?? "the block";
   const made = eventOf(op, "new_chunk");
   const ptr = bumpPointerAt(trace, step);
@@ -75,11 +79,11 @@ function reasonFor(trace: Trace, step: number, op: Op, chunk: ChunkInfo, newChun
 }
 
 /** Where the next op's block will land, or null when the next op places none. */
-export function predictionAt(trace: Trace, step: number): Prediction | null {
+export function predictionAt(trace: TraceView, step: number): Prediction | null {
   const s = clampStep(trace, step);
   const op = placingOp(trace, s);
   if (!op || op.address === undefined) return null;
-  const chunk = trace.chunks.find((c) => c.id === op.chunk);
+  const chunk = op.chunk !== undefined ? chunkById(trace, op.chunk) : undefined;
   if (!chunk) return null;
   const newChunk = chunk.created_by === op.index;
   return {
@@ -106,7 +110,7 @@ export interface StripData {
   pointer: number | undefined;
 }
 
-export function stripAt(trace: Trace, step: number, p: Prediction): StripData {
+export function stripAt(trace: TraceView, step: number, p: Prediction): StripData {
   const s = clampStep(trace, step);
   const start = p.chunk.start;
   const end = p.chunk.start + p.chunk.capacity;

@@ -10,6 +10,7 @@
 // the main view opened on that configuration always agree.
 
 import type { Engine } from "../engine/facade";
+import { fromJson, type TraceView } from "../engine/traceView";
 import type { AllocatorInfo, ProgramError, Target, Trace } from "../engine/types";
 import { statsAt } from "./chunks";
 import { columnTotals, targetText } from "./compare";
@@ -301,17 +302,18 @@ export function sweepPoints(spec: SweepSpec, allocators: readonly AllocatorInfo[
 // ---- Running ----------------------------------------------------------------------
 
 /** The figures of one trace at its end: compare mode's totals, and the leaked bytes. */
-export function figuresOf(trace: Trace): SweepFigures {
+export function figuresOf(json: Trace | TraceView): SweepFigures {
+  const trace = "cols" in json ? json : fromJson(json);
   const t = columnTotals(trace);
   return {
     instructions: t.instructions,
     branches: t.branches,
     padding: t.padding,
     metadata: t.metadata,
-    leaked: statsAt(trace, trace.ops.length).leaked,
+    leaked: statsAt(trace, trace.length).leaked,
     chunks: t.chunks,
     peakFootprint: t.peakFootprint,
-    ops: trace.ops.length,
+    ops: trace.length,
     failedOps: t.failed,
   };
 }

@@ -2,19 +2,19 @@
 // caseForOp names the case each op of a real trace performs.
 import { describe, expect, it } from "vitest";
 import raw from "../../../docs/bench/native-x86_64.json";
-import type { Trace } from "../engine/types";
+import { fromJson, type TraceView } from "../engine/traceView";
 import { loadEngineSync } from "../engine/node";
 import { caseForOp, countText, parseX86Bench, presetLibrary, X86_REFERENCE } from "./x86";
 
-function trace(source: string, allocator: string, minAlign?: number): Trace {
+function trace(source: string, allocator: string, minAlign?: number): TraceView {
   const result = loadEngineSync().trace({ source, allocator, target: "64", minAlign });
   if (!result.ok) throw new Error(result.error.message);
-  return result.trace;
+  return fromJson(result.trace);
 }
 
 /** caseForOp for every step 1..n. */
-const casesOf = (t: Trace, minAlign?: number): (string | undefined)[] =>
-  t.ops.map((_, i) => caseForOp(t, i + 1, minAlign));
+const casesOf = (t: TraceView, minAlign?: number): (string | undefined)[] =>
+  Array.from({ length: t.length }, (_, i) => caseForOp(t, i + 1, minAlign));
 
 const PROGRAM = [
   "a = alloc 1",

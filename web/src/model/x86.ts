@@ -6,7 +6,8 @@
 // wasm counts of the cost chart.
 
 import raw from "../../../docs/bench/native-x86_64.json";
-import type { Op, Trace } from "../engine/types";
+import { opAt, type TraceView } from "../engine/traceView";
+import type { Op } from "../engine/types";
 import { currentOp } from "./describe";
 
 export interface X86Count {
@@ -151,12 +152,12 @@ export function presetLibrary(bench: X86Bench, preset: string): X86Library | und
 }
 
 /** The size of the block a realloc acted on, before it. */
-function oldSize(trace: Trace, op: Op): number | undefined {
-  return op.target_op !== undefined ? trace.ops[op.target_op]?.size : undefined;
+function oldSize(trace: TraceView, op: Op): number | undefined {
+  return op.target_op !== undefined ? opAt(trace, op.target_op)?.size : undefined;
 }
 
 /** Whether the op made the allocator's first chunk lazily (no chunk came from the constructor). */
-function warmsUp(trace: Trace, op: Op): boolean {
+function warmsUp(trace: TraceView, op: Op): boolean {
   let first: number | undefined;
   for (const c of trace.chunks) {
     if (c.created_by === undefined) return false;
@@ -184,7 +185,7 @@ function withMinAlign(bench: X86Bench, base: string, minAlign: number | undefine
  * `_aligned`/`_overaligned` variants are never chosen.
  */
 export function caseForOp(
-  trace: Trace,
+  trace: TraceView,
   step: number,
   minAlign?: number,
   bench: X86Bench | undefined = X86_REFERENCE.ok ? X86_REFERENCE.bench : undefined,

@@ -4,6 +4,7 @@
 // reducer and store as the app and the same views, with minimal chrome and
 // effects scoped to its own root (several on one page stay independent).
 
+import { fromJson, viewResult } from "../engine/traceView";
 import traceFormatUrl from "../../../docs/trace-format.md?url";
 import type { Engine } from "../engine/facade";
 import { clampStep } from "../model/blocks";
@@ -119,7 +120,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
   // The player traces its program once: its narration is parsed once too.
   const narrations: ReadonlyMap<number, Narration> = parseNarration(s0.source);
   if (result.ok) {
-    dispatch({ type: "traced", trace: result.trace, source: s0.source });
+    dispatch({ type: "traced", trace: fromJson(result.trace), source: s0.source });
     dispatch({ type: "seek", step: shared.step });
   } else {
     dispatch({ type: "traceFailed", error: result.error });
@@ -193,13 +194,15 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
       columnsKey = key;
       columns = configs.map((config) => ({
         config,
-        result: engine.trace({
-          source,
-          allocator: config.allocator,
-          target: config.target,
-          capacity: config.capacity ?? undefined,
-          minAlign: config.minAlign ?? undefined,
-        }),
+        result: viewResult(
+          engine.trace({
+            source,
+            allocator: config.allocator,
+            target: config.target,
+            capacity: config.capacity ?? undefined,
+            minAlign: config.minAlign ?? undefined,
+          }),
+        ),
       }));
     }
     return columns;
@@ -217,7 +220,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
         stepper,
         {
           step,
-          total: trace.ops.length,
+          total: trace.length,
           playing: s.playing,
           speed: s.speed,
           description: describeStep(trace, step),
@@ -249,7 +252,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
     const rows = chunkViewsAt(trace, step);
     const said = narrationAt(trace, step, narrations);
     const series = statsSeries(trace);
-    const current = series[step] ?? statsAt(trace, step);
+    const current = statsAt(trace, step);
     renderMapSummary(summary, {
       used: current.used,
       capacity: rows.reduce((n, r) => n + r.chunk.capacity, 0),
@@ -269,7 +272,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
         : "no chunk: every chunk went back to the base allocator; the next allocation makes one",
       animate: !reducedMotion.matches,
     });
-    if (options.views.has("stats")) renderStats(stats, { series, step }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
+    if (options.views.has("stats")) renderStats(stats, { series, step, current }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
     if (options.views.has("cost")) renderCostView(cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);
     renderNarration(narration, { narration: said, lesson: null }, { onExitLesson: () => undefined });
     if (options.views.has("code")) {

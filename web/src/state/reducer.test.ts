@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
-import type { Trace } from "../engine/types";
+import { fromJson, type TraceView } from "../engine/traceView";
 import type { CompareConfig } from "../model/compare";
 import { initialState, reducer, type Action, type AppState } from "./reducer";
 import { createStore } from "./store";
 
-function traceOf(source: string): Trace {
+function traceOf(source: string): TraceView {
   const r = loadEngineSync().trace({ source, allocator: "fitzgen-down", target: "64", capacity: 256 });
   if (!r.ok) throw new Error(r.error.message);
-  return r.trace;
+  return fromJson(r.trace);
 }
 
 const SIX = traceOf("a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\ne = alloc u128");

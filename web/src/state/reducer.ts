@@ -1,7 +1,8 @@
 // The app state and its pure reducer. Everything drawn is derived from
 // (trace, step) plus view settings; nothing derived is stored here.
 
-import type { ProgramError, Target, Trace } from "../engine/types";
+import { opAt, type TraceView } from "../engine/traceView";
+import type { ProgramError, Target } from "../engine/types";
 import { MAX_COMPARE, MIN_COMPARE, type CompareConfig } from "../model/compare";
 import type { CostMetric } from "../model/costs";
 import type { SweepConfig, SweepSetup } from "../model/sweep";
@@ -48,7 +49,7 @@ export interface AppState {
   /** One of the preset's minimum alignments; null: its default (the first). */
   minAlign: number | null;
   /** The last trace that ran without error: kept while the program has an error. */
-  trace: Trace | null;
+  trace: TraceView | null;
   /**
    * A step asked for before the trace that has it ran (a share link's, a
    * lesson's first op): the next trace opens there instead of following the end.
@@ -58,7 +59,7 @@ export interface AppState {
   tracedSource: string;
   /** The current program's error, if it has one. */
   error: ProgramError | null;
-  /** Ops executed in the view: 0 (before the first op) .. trace.ops.length. */
+  /** Ops executed in the view: 0 (before the first op) .. trace.length. */
   step: number;
   /**
    * The micro-step in view within the current op (an index into its events'
@@ -97,7 +98,7 @@ export type Action =
   | { type: "selectCapacity"; capacity: number | null }
   | { type: "selectMinAlign"; minAlign: number | null }
   | { type: "selectCostMetric"; metric: CostMetric }
-  | { type: "traced"; trace: Trace; source: string }
+  | { type: "traced"; trace: TraceView; source: string }
   | { type: "traceFailed"; error: ProgramError }
   | { type: "first" }
   | { type: "last" }
@@ -171,7 +172,7 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
 }
 
 function lastStep(state: AppState): number {
-  return state.trace?.ops.length ?? 0;
+  return state.trace?.length ?? 0;
 }
 
 function clampTo(state: AppState, step: number): number {
@@ -187,7 +188,7 @@ function seek(state: AppState, step: number): AppState {
 
 /** Micro-steps of the op that produced `step`. */
 function microCount(state: AppState, step: number): number {
-  return step > 0 ? microSteps(state.trace?.ops[step - 1]).length : 0;
+  return step > 0 && state.trace ? microSteps(opAt(state.trace, step - 1)).length : 0;
 }
 
 /** Canonical micro: null for the op's end, and for its last micro-step too. */
@@ -242,9 +243,9 @@ function base(state: AppState, action: Action): AppState {
       // Follow the end while it is in view (the first trace, or editing at the
       // last op shows the new last op); otherwise stay on the same step.
       const wasAtEnd = state.trace === null || state.step >= lastStep(state);
-      const max = action.trace.ops.length;
+      const max = action.trace.length;
       const step = Math.min(state.pendingStep ?? (wasAtEnd ? max : state.step), max);
-      const n = step > 0 ? microSteps(action.trace.ops[step - 1]).length : 0;
+      const n = step > 0 ? microSteps(opAt(action.trace, step - 1)).length : 0;
       return {
         ...state,
         trace: action.trace,

@@ -6,7 +6,8 @@
 // traces and the step; the only state kept here is DOM references, so a
 // re-render with the same data changes nothing.
 
-import type { AllocatorInfo, Target, Trace, TraceResult } from "../engine/types";
+import type { TraceView, ViewResult } from "../engine/traceView";
+import type { AllocatorInfo, Target } from "../engine/types";
 import { clampStep } from "../model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "../model/chunks";
 import {
@@ -36,7 +37,7 @@ import "./compare.css";
 
 export interface CompareColumn {
   config: CompareConfig;
-  result: TraceResult;
+  result: ViewResult;
 }
 
 export interface CompareData {
@@ -90,7 +91,7 @@ interface Refs {
   cells: SetupCell[];
   views: ColumnView[];
   /** What the table body was built from: rebuilt only when it changes. */
-  tableKey: { results: TraceResult[]; text: string } | null;
+  tableKey: { results: ViewResult[]; text: string } | null;
   rows: Map<number, HTMLTableRowElement>;
   lastStep: number;
   /** The latest data and handlers, for listeners made on the first render. */
@@ -105,7 +106,7 @@ const configsOf = (data: CompareData): CompareConfig[] => data.columns.map((c) =
 
 /** The total number of steps: the longest column (columns of one program agree). */
 function totalSteps(data: CompareData): number {
-  return Math.max(0, ...data.columns.map((c) => (c.result.ok ? c.result.trace.ops.length : 0)));
+  return Math.max(0, ...data.columns.map((c) => (c.result.ok ? c.result.trace.length : 0)));
 }
 
 function setConfig(refs: Refs, index: number, change: (c: CompareConfig) => CompareConfig): void {
@@ -303,13 +304,13 @@ function drawSetup(refs: Refs, data: CompareData): void {
 
 // ---- Columns ---------------------------------------------------------------------
 
-function emptyText(trace: Trace, step: number): string {
+function emptyText(trace: TraceView, step: number): string {
   return noChunkYet(trace, step)
     ? `no chunk yet: ${trace.allocator} allocates its first chunk lazily`
     : "no chunk: every chunk went back to the base allocator; the next allocation makes one";
 }
 
-function columnSummary(trace: Trace, step: number): string {
+function columnSummary(trace: TraceView, step: number): string {
   const stats = statsAt(trace, step);
   const totals = columnTotals(trace, step);
   const parts = [`bumps ${trace.direction}`, `${stats.used} B used`, `${stats.padding} B padding`];
@@ -452,7 +453,7 @@ function drawTable(refs: Refs, data: CompareData): void {
   if (!same) {
     refs.tableKey = { results, text };
     const traces = results.map(traceOf);
-    const rows = compareOps(traces).slice(page.from, page.to);
+    const rows = compareOps(traces, page.from, page.to);
     refs.head.replaceChildren(
       h(
         "tr",

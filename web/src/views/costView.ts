@@ -8,8 +8,9 @@
 import { axisBottom, axisLeft, axisRight } from "d3-axis";
 import { scaleLinear } from "d3-scale";
 import { select, type Selection } from "d3-selection";
-import type { Trace } from "../engine/types";
+import type { TraceView } from "../engine/traceView";
 import {
+  notComparedCount,
   barIndexOf,
   baselineLabel,
   COST_MODEL,
@@ -29,7 +30,7 @@ import type { Action } from "../state/reducer";
 import { h, setText } from "./dom";
 
 export interface CostViewData {
-  trace: Trace;
+  trace: TraceView;
   /** Ops executed in the view: the current op is ops[step - 1]. */
   step: number;
   metric: CostMetric;
@@ -78,7 +79,7 @@ interface Refs {
   link: HTMLAnchorElement;
   dispatch: (a: Action) => void;
   /** What the bars were last drawn from (trace, metric, width). */
-  drawnFor: { trace: Trace; metric: CostMetric; width: number } | null;
+  drawnFor: { trace: TraceView; metric: CostMetric; width: number } | null;
   drawn: Drawn[];
   /** The running total's scale, as last drawn. */
   y2: (n: number) => number;
@@ -297,7 +298,7 @@ function layout(bars: CostBars, opCount: number, innerW: number, innerH: number,
   });
 }
 
-function renderLegend(refs: Refs, trace: Trace, binned: boolean): void {
+function renderLegend(refs: Refs, trace: TraceView, binned: boolean): void {
   const real = realRan(trace);
   const items: [string, string][] = [
     ["fast", "fast path"],
@@ -316,7 +317,7 @@ function renderLegend(refs: Refs, trace: Trace, binned: boolean): void {
 }
 
 /** A loud banner above the chart when the model differs from the real crate; a quiet line below it otherwise. */
-function renderComparison(refs: Refs, trace: Trace): void {
+function renderComparison(refs: Refs, trace: TraceView): void {
   const real = trace.real;
   const wrong = mismatchOps(trace);
   const ran = realRan(trace);
@@ -343,7 +344,7 @@ function renderComparison(refs: Refs, trace: Trace): void {
   const lines: { tone: string; text: string }[] = [];
   const unavailable = realUnavailable(trace);
   if (ran && first === undefined) {
-    const skipped = ran.ops.filter((o) => o.note !== undefined).length;
+    const skipped = notComparedCount(trace);
     const except = skipped > 0 ? ` (${skipped} ${skipped === 1 ? "op" : "ops"} not compared)` : "";
     lines.push({ tone: "good", text: `✓ Placements match ${crateLabel(ran)}, run live compiled to wasm32${except}.` });
   }
@@ -375,8 +376,15 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
   const bars = costBars(trace, metric);
   renderLegend(refs, trace, bars.binned);
   const words = metricWords[metric];
-  if (trace.ops.length === 0 || !measured) {
-    setText(refs.note, trace.ops.length === 0 ? "No ops yet: the program is empty." : "This trace carries no measured costs.");
+  if (trace.length === 0 || !measured) {
+    setText(
+      refs.note,
+      trace.length === 0
+        ? "No ops yet: the program is empty."
+        : trace.costsUnavailable !== undefined
+          ? `No measured costs: ${trace.costsUnavailable}`
+          : "This trace carries no measured costs.",
+    );
     refs.chart.hidden = true;
     refs.drawn = [];
     refs.drawnFor = null;
@@ -385,7 +393,7 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
   }
   refs.chart.hidden = false;
   const unit = metric === "instructions" ? "wasm instructions" : "conditional branches";
-  const ops = `${trace.ops.length} ${trace.ops.length === 1 ? "op" : "ops"}`;
+  const ops = `${trace.length} ${trace.length === 1 ? "op" : "ops"}`;
   const ran = realRan(trace);
   const others = [
     ran && bars.realTotal !== undefined ? ` · real ${crateLabel(ran)}: ${bars.realTotal}` : "",
@@ -397,7 +405,7 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
   const width = Math.max(280, Math.round(refs.chart.clientWidth || 720));
   const innerW = width - MARGIN.left - MARGIN.right;
   const innerH = HEIGHT - MARGIN.top - MARGIN.bottom;
-  const currentIndex = data.step > 0 ? Math.min(data.step, trace.ops.length) - 1 : undefined;
+  const currentIndex = data.step > 0 ? Math.min(data.step, trace.length) - 1 : undefined;
   const currentBar = barIndexOf(bars, currentIndex);
   const svg = refs.svg;
   const plot = svg.select<SVGGElement>("g.plot");
@@ -407,12 +415,12 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
   if (!sameGeometry) {
     refs.drawnFor = { trace, metric, width };
     svg.attr("width", width).attr("viewBox", `0 0 ${width} ${HEIGHT}`).attr("data-binned", bars.binned ? bars.binSize : null);
-    const drawn = layout(bars, trace.ops.length, innerW, innerH, currentBar);
+    const drawn = layout(bars, trace.length, innerW, innerH, currentBar);
     refs.drawn = drawn;
 
     const y = scaleLinear().domain([0, Math.max(1, bars.max)]).nice().range([innerH, 0]);
     const y2 = scaleLinear().domain([0, Math.max(1, bars.total)]).nice().range([innerH, 0]);
-    const x = scaleLinear().domain([0.5, trace.ops.length + 0.5]).range([0, innerW]);
+    const x = scaleLinear().domain([0.5, trace.length + 0.5]).range([0, innerW]);
     const yTicks = Math.max(2, Math.floor(innerH / 34));
     plot
       .select<SVGGElement>("g.grid")
@@ -430,7 +438,7 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
       .call(axisRight(y2).ticks(yTicks).tickFormat((t) => countTick(t.valueOf())).tickSizeOuter(0));
     const xTicks = x
       .ticks(Math.max(2, Math.floor(innerW / 64)))
-      .filter((t) => Number.isInteger(t) && t >= 1 && t <= trace.ops.length);
+      .filter((t) => Number.isInteger(t) && t >= 1 && t <= trace.length);
     plot
       .select<SVGGElement>("g.x-axis")
       .attr("transform", `translate(0,${innerH})`)

@@ -8,7 +8,7 @@
 
 import { scaleLinear } from "d3-scale";
 import { select } from "d3-selection";
-import type { Trace } from "../engine/types";
+import type { TraceView } from "../engine/traceView";
 import type { Block } from "../model/blocks";
 import { bytes, hex } from "../model/format";
 import {
@@ -27,7 +27,7 @@ import { blockColour } from "./memoryMap";
 import "./predict.css";
 
 export interface PredictData {
-  trace: Trace;
+  trace: TraceView;
   /** The step in view: the question is about the op after it (ops[step]). */
   step: number;
   /** The address the learner picked, if any. */

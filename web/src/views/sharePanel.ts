@@ -4,6 +4,7 @@
 // textContent; every failure is said in the panel's status line.
 
 import "./sharePanel.css";
+import type { TraceView } from "../engine/traceView";
 import type { Trace } from "../engine/types";
 import { download, exportFileName, parseTraceFile, standaloneSvg, svgFileText, svgToPng, traceJson } from "../share/export";
 import { encodeShare, type SharedState } from "../share/link";
@@ -12,11 +13,28 @@ import { h, setText } from "./dom";
 
 export interface SharePanelData {
   state: SharedState;
-  trace: Trace | null;
+  trace: TraceView | null;
 }
 
 export interface SharePanelHandlers {
   onImportTrace(trace: Trace): void;
+  /**
+   * The JSON trace of a view that was not built from one (the lean module's
+   * run): traced again by the JSON path. A string says why there is none.
+   */
+  onExportTrace?(trace: TraceView): Trace | string;
+}
+
+/** The JSON path's cap (the core's MAX_FULL_TRACE_OPS): a longer run's JSON would be gigabytes. */
+export const EXPORT_MAX_OPS = 100_000;
+
+/** The JSON trace to export for a view, or why there is none. */
+export function exportableTrace(view: TraceView, handlers: SharePanelHandlers): Trace | string {
+  if (view.json) return view.json;
+  if (view.length > EXPORT_MAX_OPS) {
+    return `Export is capped at ${EXPORT_MAX_OPS.toLocaleString("en")} ops (the JSON trace's limit): this program ran ${view.length.toLocaleString("en")}.`;
+  }
+  return handlers.onExportTrace?.(view) ?? "This trace cannot be exported.";
 }
 
 async function copyText(text: string): Promise<boolean> {
@@ -115,8 +133,10 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     if (document.querySelector("#cost-view svg")) await exportFigure("#cost-view svg", "cost chart", true);
   });
   const trace = button("Export trace (JSON)", () => {
-    const t = refs.data.trace;
-    if (!t) return say("There is no trace yet: the program has an error.");
+    const view = refs.data.trace;
+    if (!view) return say("There is no trace yet: the program has an error.");
+    const t = exportableTrace(view, refs.handlers);
+    if (typeof t === "string") return say(t);
     download(new Blob([traceJson(t)], { type: "application/json" }), exportFileName("trace", t.allocator, null, "json"));
     say("Exported the trace.");
   });

@@ -7,13 +7,16 @@ import { scaleLinear } from "d3-scale";
 import { select } from "d3-selection";
 import { line } from "d3-shape";
 import type { Stats } from "../engine/types";
+import type { StatsSeries } from "../model/focus";
 import { bytes, percent } from "../model/format";
 import { h, setText } from "./dom";
 
 export interface StatsData {
-  /** The counters at every step, 0..ops (index = step). */
-  series: readonly Stats[];
+  /** The chart's points: the counters at step 0, at sampled steps and at the last step. */
+  series: StatsSeries;
   step: number;
+  /** The counters after `step` ops (the cells). */
+  current: Stats;
 }
 
 export interface StatsHandlers {
@@ -84,7 +87,7 @@ interface Refs {
   svg: SVGSVGElement;
   handlers: StatsHandlers;
   /** What the lines were drawn for: redrawn only when it changes. */
-  drawn: { series: readonly Stats[]; width: number } | null;
+  drawn: { series: StatsSeries; width: number } | null;
   x: (step: number) => number;
   /** The step at an x (fractional). */
   invert: (x: number) => number;
@@ -121,8 +124,10 @@ function build(container: HTMLElement, handlers: StatsHandlers): Refs {
   return refs;
 }
 
-function drawLines(refs: Refs, series: readonly Stats[], width: number): void {
-  const steps = Math.max(0, series.length - 1);
+function drawLines(refs: Refs, data: StatsSeries, width: number): void {
+  const series = data.stats;
+  const at = data.steps;
+  const steps = data.total;
   const x = scaleLinear()
     .domain([0, Math.max(1, steps)])
     .range([M.left, width - M.right]);
@@ -160,7 +165,7 @@ function drawLines(refs: Refs, series: readonly Stats[], width: number): void {
     .attr("stroke-dasharray", (f) => f.line.dash || null)
     .attr("d", (f) =>
       line<number>()
-        .x((i) => x(i))
+        .x((i) => x(at[i] ?? 0))
         .y((i) => y(series[i]?.[f.key] ?? 0))(points),
     );
   // The scale's top, so the lines read as bytes.
@@ -184,7 +189,7 @@ export function renderStats(container: HTMLElement, data: StatsData, handlers: S
     views.set(container, refs);
   }
   refs.handlers = handlers;
-  const stats = data.series[data.step] ?? data.series[data.series.length - 1];
+  const stats = data.current;
   for (const f of FIELDS) {
     const dd = refs.cells.get(f.key);
     if (dd && stats) setText(dd, f.value(stats));
@@ -197,10 +202,10 @@ export function renderStats(container: HTMLElement, data: StatsData, handlers: S
   }
   const mx = refs.x(data.step);
   select(refs.svg).select("line.marker").attr("x1", mx).attr("x2", mx).attr("data-step", data.step);
-  const last = data.series[data.series.length - 1];
+  const last = data.series.stats[data.series.stats.length - 1];
   refs.svg.setAttribute(
     "aria-label",
-    `Counters over ${data.series.length - 1} ops, at op ${data.step}: requested ${bytes(stats?.requested ?? 0)}, used ${bytes(
+    `Counters over ${data.series.total} ops, at op ${data.step}: requested ${bytes(stats?.requested ?? 0)}, used ${bytes(
       stats?.used ?? 0,
     )}, padding ${bytes(stats?.padding ?? 0)}, leaked ${bytes(stats?.leaked ?? 0)}; at the end requested ${bytes(last?.requested ?? 0)}`,
   );
