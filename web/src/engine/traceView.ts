@@ -145,6 +145,35 @@ export function chunkById(t: TraceView, id: number): ChunkInfo | undefined {
   return byId.get(id);
 }
 
+interface ChunkMakers {
+  byOp: Map<number, ChunkInfo>;
+  /** The op that made the first chunk; undefined when the constructor made one (or no chunk exists). */
+  first: number | undefined;
+}
+const makersMemo = new WeakMap<readonly ChunkInfo[], ChunkMakers>();
+function makers(t: TraceView): ChunkMakers {
+  let m = makersMemo.get(t.chunks);
+  if (!m) {
+    const byOp = new Map<number, ChunkInfo>();
+    let first: number | undefined;
+    let eager = false;
+    for (const c of t.chunks) {
+      if (c.created_by === undefined) eager = true;
+      else {
+        if (!byOp.has(c.created_by)) byOp.set(c.created_by, c);
+        first = first === undefined ? c.created_by : Math.min(first, c.created_by);
+      }
+    }
+    m = { byOp, first: eager ? undefined : first };
+    makersMemo.set(t.chunks, m);
+  }
+  return m;
+}
+/** The (first) chunk op i made, if it made one. */
+export const chunkMadeBy = (t: TraceView, i: number): ChunkInfo | undefined => makers(t).byOp.get(i);
+/** The op that made a lazy allocator's first chunk (undefined when the constructor made one). */
+export const firstChunkOp = (t: TraceView): number | undefined => makers(t).first;
+
 /** Whether any op ran (an empty program has none). */
 export const isEmpty = (t: TraceView): boolean => t.length === 0;
 

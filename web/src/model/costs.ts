@@ -3,7 +3,7 @@
 // programs, the real crate's and the global allocator's counts when the trace
 // carries them, and where the model differs from the real crate.
 
-import { blockNameOf, kindOf, type TraceView } from "../engine/traceView";
+import { blockNameOf, chunkMadeBy, kindOf, type TraceView } from "../engine/traceView";
 import type { Cost, Op, RealMismatch, RealRun } from "../engine/types";
 
 export type CostMetric = "instructions" | "branches";
@@ -142,7 +142,7 @@ export function opNameAt(trace: TraceView, index: number): string {
 export function slowReason(trace: TraceView, op: Op): string | null {
   const has = (kind: string): boolean => op.events.some((e) => e.kind === kind);
   if (has("new_chunk")) {
-    const made = trace.chunks.find((c) => c.created_by === op.index);
+    const made = chunkMadeBy(trace, op.index);
     switch (made?.reason) {
       case "oversized":
         return "new oversized chunk";

@@ -6,7 +6,7 @@
 // wasm counts of the cost chart.
 
 import raw from "../../../docs/bench/native-x86_64.json";
-import { opAt, type TraceView } from "../engine/traceView";
+import { firstChunkOp, opAt, type TraceView } from "../engine/traceView";
 import type { Op } from "../engine/types";
 import { currentOp } from "./describe";
 
@@ -158,12 +158,8 @@ function oldSize(trace: TraceView, op: Op): number | undefined {
 
 /** Whether the op made the allocator's first chunk lazily (no chunk came from the constructor). */
 function warmsUp(trace: TraceView, op: Op): boolean {
-  let first: number | undefined;
-  for (const c of trace.chunks) {
-    if (c.created_by === undefined) return false;
-    first = first === undefined ? c.created_by : Math.min(first, c.created_by);
-  }
-  return first === op.index;
+  const first = firstChunkOp(trace);
+  return first !== undefined && first === op.index;
 }
 
 /**
