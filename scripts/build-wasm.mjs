@@ -1,43 +1,159 @@
-// Builds the wasm module the page and the CLI load: cargo (release, wasm32,
-// LTO) -> wasm-bindgen (via wasm-pack) -> bumplab-meter, which adds the
-// executed-instruction counters LAST, so the counted code is the code that
-// ships. No wasm-opt: its inliner ignores #[inline(never)], folding the
-// measured entry points and the models' cold slow paths (bumpalo's among
-// them) into their callers, so what was counted would no longer be the code
-// the sources describe. Skipped when no input changed since the last build.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// Builds the two wasm modules the page and the CLI load (issue 7):
+//
+// - lean, web/pkg-trace/bumplab_trace*: crates/trace-wasm (the resumable
+//   columnar run the map, stepper, embed and <bump-lab> load first). Never
+//   metered, so it is built for size: opt-level "z" for every crate in it
+//   (CARGO_PROFILE_RELEASE_OPT_LEVEL: with LTO the dependencies' level counts,
+//   a package override for the cdylib alone saves almost nothing), then
+//   wasm-opt -Oz from npm's binaryen (Debian's is too old for Rust 1.95's
+//   output: the module it writes fails to load).
+// - metered, web/pkg/bumplab*: crates/wasm, loaded only when costs are
+//   shown: cargo (release, wasm32, LTO) -> wasm-bindgen (via wasm-pack) ->
+//   bumplab-meter, which adds the executed-instruction counters LAST, so the
+//   counted code is the code that ships. No wasm-opt: its inliner ignores
+//   #[inline(never)], folding the measured entry points and the models' cold
+//   slow paths (bumpalo's among them) into their callers, so what was counted
+//   would no longer be the code the sources describe.
+//
+// Each module is skipped when none of its inputs changed since its last
+// build (a stamp in its output folder); --force rebuilds both, --only lean|metered
+// builds one. Until crates/trace-wasm exists the lean module is skipped with a
+// warning; once it exists, any failure stops the build and says which step.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { hashTree, log, root, run } from "./lib.mjs";
+import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+import { hashTree, log, output, root, run } from "./lib.mjs";
+import { BINARYEN } from "./versions.mjs";
 
-const pkg = join(root, "web", "pkg");
-const stamp = join(pkg, ".stamp");
-const inputs = hashTree(
-  ["Cargo.toml", "Cargo.lock", "crates", "scripts/build-wasm.mjs", "scripts/versions.mjs"],
-  (p) => p.includes("/target"),
-);
-
-if (existsSync(stamp) && readFileSync(stamp, "utf8") === inputs && !process.argv.includes("--force")) {
-  log("wasm is up to date");
-  process.exit(0);
+const force = process.argv.includes("--force");
+const onlyAt = process.argv.indexOf("--only");
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : null;
+if (only !== null && only !== "lean" && only !== "metered") {
+  console.error("[bump-lab] --only takes lean or metered");
+  process.exit(2);
 }
 
-run("wasm-pack", [
-  "build",
-  "crates/wasm",
-  "--release",
-  "--target",
-  "web",
-  "--out-dir",
-  "../../web/pkg",
-  "--out-name",
-  "bumplab",
-  "--no-pack",
-  // Never let wasm-pack download anything: setup.mjs installed the pinned CLI.
-  "--mode",
-  "no-install",
-]);
-const wasm = join(pkg, "bumplab_bg.wasm");
-run("cargo", ["build", "--release", "--quiet", "-p", "bumplab-meter"]);
-run(join(root, "target", "release", "bumplab-meter"), [wasm, "-o", wasm]);
-writeFileSync(stamp, inputs);
-log(`wasm built: ${wasm}`);
+const SHARED = ["Cargo.toml", "Cargo.lock", "crates/core", "scripts/build-wasm.mjs", "scripts/versions.mjs"];
+const skipTarget = (p) => p.includes("/target");
+
+/** wasm-opt from npm's binaryen (node_modules/.bin), checked to be the pinned version. */
+function wasmOpt() {
+  const bin = join(root, "node_modules", ".bin", "wasm-opt");
+  const version = existsSync(bin) ? output(bin, ["--version"]) : null;
+  if (!version || !version.includes(`version ${BINARYEN}`)) {
+    fail(
+      "lean",
+      `wasm-opt ${BINARYEN} from npm's binaryen is needed (${version ? `found "${version}"` : `${bin} is missing`}): ` +
+        "run `node scripts/setup.mjs` (npm ci installs binaryen, a devDependency)",
+    );
+  }
+  return { bin, version };
+}
+
+function fail(module, message) {
+  console.error(`[bump-lab] the ${module} wasm module did not build: ${message}`);
+  process.exit(1);
+}
+
+function sizes(file) {
+  const bytes = readFileSync(file);
+  const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
+  return `${kb(bytes.length)} raw, ${kb(gzipSync(bytes, { level: 9 }).length)} gzip -9`;
+}
+
+/** Runs `fn` unless the stamp in `dir` says `inputs` were built already. */
+async function buildIfChanged(name, dir, inputs, fn) {
+  const stamp = join(dir, ".stamp");
+  if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === inputs) {
+    log(`${name} wasm is up to date`);
+    return;
+  }
+  // A failed build must not leave an old stamp that would pass next time.
+  rmSync(stamp, { force: true });
+  await fn();
+  writeFileSync(stamp, inputs);
+}
+
+/** wasm-pack build of `crate` into `outDir` as `outName`, with the pinned CLI and no downloads. */
+function wasmPack(module, crate, outDir, outName, env = {}) {
+  run(
+    "wasm-pack",
+    [
+      "build",
+      crate,
+      "--release",
+      "--target",
+      "web",
+      "--out-dir",
+      outDir,
+      "--out-name",
+      outName,
+      "--no-pack",
+      // Never let wasm-pack download anything: setup.mjs installed the pinned CLI.
+      "--mode",
+      "no-install",
+    ],
+    { env: { ...process.env, ...env }, hint: `the ${module} wasm module (${crate}): wasm-pack failed; its output is above` },
+  );
+}
+
+// --- Lean ----------------------------------------------------------------------
+async function buildLean() {
+  const crate = join(root, "crates", "trace-wasm");
+  if (!existsSync(join(crate, "Cargo.toml"))) {
+    console.warn("[bump-lab] warning: crates/trace-wasm does not exist yet: the lean module (web/pkg-trace) is not built");
+    return;
+  }
+  const opt = wasmOpt();
+  const dir = join(root, "web", "pkg-trace");
+  const inputs = hashTree([...SHARED, "crates/trace-wasm"], skipTarget) + `\n${opt.version}`;
+  await buildIfChanged("lean", dir, inputs, async () => {
+    wasmPack("lean", "crates/trace-wasm", "../../web/pkg-trace", "bumplab_trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" });
+    const wasm = join(dir, "bumplab_trace_bg.wasm");
+    const before = sizes(wasm);
+    // The module's target_features section tells wasm-opt which features it uses.
+    run(opt.bin, ["-Oz", "--strip-debug", "--strip-producers", wasm, "-o", wasm], {
+      hint: `the lean wasm module: wasm-opt -Oz failed on ${wasm}`,
+    });
+    await loads("lean", dir, "bumplab_trace");
+    log(`lean wasm built: ${wasm}: ${sizes(wasm)} (before wasm-opt: ${before})`);
+  });
+}
+
+/**
+ * Instantiates the module with its own glue, in a child process (a fresh
+ * module registry), so a module a wasm-opt broke fails here, not in the page.
+ */
+async function loads(module, dir, name) {
+  const glue = pathToFileURL(join(dir, `${name}.js`)).href;
+  const wasm = join(dir, `${name}_bg.wasm`);
+  const script = `
+    import { readFileSync } from "node:fs";
+    const m = await import(${JSON.stringify(glue)});
+    m.initSync({ module: readFileSync(${JSON.stringify(wasm)}) });
+    if (typeof m.listAllocators === "function" && !Array.isArray(JSON.parse(m.listAllocators()))) throw new Error("listAllocators is not a list");
+  `;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", cwd: root });
+  if (r.status !== 0) fail(module, `${wasm} does not load: ${(r.stderr || r.stdout).trim().split("\n").slice(-3).join(" | ")}`);
+}
+
+// --- Metered -------------------------------------------------------------------
+async function buildMetered() {
+  const dir = join(root, "web", "pkg");
+  const inputs = hashTree([...SHARED, "crates/wasm", "crates/meter"], skipTarget);
+  await buildIfChanged("metered", dir, inputs, async () => {
+    wasmPack("metered", "crates/wasm", "../../web/pkg", "bumplab");
+    const wasm = join(dir, "bumplab_bg.wasm");
+    run("cargo", ["build", "--release", "--quiet", "-p", "bumplab-meter"], { hint: "the metered wasm module: bumplab-meter did not build" });
+    run(join(root, "target", "release", "bumplab-meter"), [wasm, "-o", wasm], {
+      hint: "the metered wasm module: bumplab-meter could not instrument it",
+    });
+    await loads("metered", dir, "bumplab");
+    log(`metered wasm built: ${wasm}: ${sizes(wasm)}`);
+  });
+}
+
+if (only !== "metered") await buildLean();
+if (only !== "lean") await buildMetered();

@@ -18,18 +18,21 @@ export function log(message) {
   console.log(`\x1b[36m[bump-lab]\x1b[0m ${message}`);
 }
 
-/** Runs a command with inherited output; exits the process if it fails. */
-export function run(cmd, args, options = {}) {
+/**
+ * Runs a command with inherited output; exits the process if it fails, with
+ * `hint` (what was being done) after the failed command line.
+ */
+export function run(cmd, args, { hint, ...options } = {}) {
   const shown = [cmd, ...args].join(" ");
   log(`$ ${shown}`);
   const started = Date.now();
   const r = spawnSync(cmd, args, { stdio: "inherit", cwd: root, ...options });
   if (r.error) {
-    console.error(`[bump-lab] could not start ${cmd}: ${r.error.message}`);
+    console.error(`[bump-lab] could not start ${cmd}: ${r.error.message}${hint ? `\n[bump-lab] ${hint}` : ""}`);
     process.exit(1);
   }
   if (r.status !== 0) {
-    console.error(`[bump-lab] failed (exit ${r.status ?? r.signal}): ${shown}`);
+    console.error(`[bump-lab] failed (exit ${r.status ?? r.signal}): ${shown}${hint ? `\n[bump-lab] ${hint}` : ""}`);
     process.exit(r.status ?? 1);
   }
   const s = ((Date.now() - started) / 1000).toFixed(1);
