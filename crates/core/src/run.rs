@@ -421,6 +421,22 @@ impl Run {
     /// error of the op that failed (with its position), now and on every
     /// later call, once one has.
     pub fn advance(&mut self, max_ops: u32) -> Result<bool, ProgramError> {
+        let mut full = self.full.take();
+        let done = self.step(max_ops, full.as_mut());
+        self.full = full;
+        done
+    }
+
+    /// [`Run::advance`], returning the ops it ran in full (as the full JSON
+    /// trace has them): a straight run to an op, to check details against.
+    #[doc(hidden)]
+    pub fn advance_detailed(&mut self, max_ops: u32) -> Result<Vec<Op>, ProgramError> {
+        let mut ops = Vec::new();
+        self.step(max_ops, Some(&mut ops))?;
+        Ok(ops)
+    }
+
+    fn step(&mut self, max_ops: u32, mut keep: Option<&mut Vec<Op>>) -> Result<bool, ProgramError> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
@@ -442,15 +458,15 @@ impl Run {
             };
             let i = self.executed;
             let sampled = self.is_sampled(i);
-            if sampled || self.full.is_some() {
+            if sampled || keep.is_some() {
                 op.stats = self.state.stats();
             }
             if sampled {
                 self.samples.push(op.stats);
             }
             self.columns.push(s, &op);
-            if let Some(full) = &mut self.full {
-                full.push(op);
+            if let Some(keep) = &mut keep {
+                keep.push(op);
             }
             self.executed += 1;
         }
