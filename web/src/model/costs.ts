@@ -254,7 +254,8 @@ export function costBars(trace: TraceView, metric: CostMetric, maxBars = MAX_BAR
   const known = byKey?.get(memoKey);
   if (known) return known;
 
-  const n = trace.length;
+  // No costs (not metered, or over the metered module's cap): nothing to chart, and no pass over the ops.
+  const n = trace.costs ? trace.length : 0;
   const splits = Array.from({ length: n }, (_, i) => split(costOf(trace, i), metric));
   const sums = cumulative(splits.map((s) => s.total));
   const wrong = new Set(mismatchOps(trace));

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
 import type { Trace } from "../engine/types";
 import { DEFAULT_PROGRAM } from "../state/reducer";
-import { exportFileName, inlineStyle, parseTraceFile, pngSize, traceJson, validateTrace } from "./export";
+import { fromJson, type TraceView } from "../engine/traceView";
+import { exportableTrace, exportFileName, inlineStyle, parseTraceFile, pngSize, traceJson, validateTrace } from "./export";
 
 function realTrace(allocator = "bumpalo", target: "64" | "wasm32" = "wasm32"): Trace {
   const r = loadEngineSync().trace({ source: `${DEFAULT_PROGRAM}\nreset\nz = alloc 8`, allocator, target });
@@ -22,6 +23,21 @@ function errorOf(text: string): string {
   if (r.ok) throw new Error("accepted");
   return r.error;
 }
+
+describe("which trace export writes", () => {
+  it("the JSON a view was built from; a run past the JSON cap says so; else what the page traces again", () => {
+    const t = realTrace();
+    expect(exportableTrace(fromJson(t), {})).toBe(t);
+    const { json: _, ...lean } = fromJson(t);
+    const run = lean as TraceView;
+    expect(exportableTrace(run, { onExportTrace: () => t })).toBe(t);
+    expect(exportableTrace(run, {})).toBe("This trace cannot be exported.");
+    const big = { ...run, length: 1_000_000 } as TraceView;
+    expect(exportableTrace(big, { onExportTrace: () => t })).toBe(
+      "Export is capped at 100,000 ops (the JSON trace's limit): this program ran 1,000,000.",
+    );
+  });
+});
 
 describe("trace files", () => {
   it("reads back every preset's exported trace unchanged", () => {

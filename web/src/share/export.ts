@@ -3,6 +3,7 @@
 // every field checked so a hand-edited or hostile file gives a sentence, not
 // an exception.
 
+import type { TraceView } from "../engine/traceView";
 import { TRACE_VERSION, type OpKind, type Target, type Trace } from "../engine/types";
 import { NAME as PRESET_NAME } from "./link";
 
@@ -205,6 +206,18 @@ export function parseTraceFile(text: string): TraceCheck {
  */
 export function traceJson(trace: Trace): string {
   return `${JSON.stringify(trace)}\n`;
+}
+
+/** The JSON path's cap (the core's MAX_FULL_TRACE_OPS): a longer run's JSON would be gigabytes. */
+export const EXPORT_MAX_OPS = 100_000;
+
+/** The JSON trace to export for a view, or why there is none. */
+export function exportableTrace(view: TraceView, handlers: { onExportTrace?(trace: TraceView): Trace | string }): Trace | string {
+  if (view.json) return view.json;
+  if (view.length > EXPORT_MAX_OPS) {
+    return `Export is capped at ${EXPORT_MAX_OPS.toLocaleString("en")} ops (the JSON trace's limit): this program ran ${view.length.toLocaleString("en")}.`;
+  }
+  return handlers.onExportTrace?.(view) ?? "This trace cannot be exported.";
 }
 
 // ---- File names --------------------------------------------------------------

@@ -6,7 +6,7 @@
 import "./sharePanel.css";
 import type { TraceView } from "../engine/traceView";
 import type { Trace } from "../engine/types";
-import { download, exportFileName, parseTraceFile, standaloneSvg, svgFileText, svgToPng, traceJson } from "../share/export";
+import { download, exportableTrace, exportFileName, parseTraceFile, standaloneSvg, svgFileText, svgToPng, traceJson } from "../share/export";
 import { encodeShare, type SharedState } from "../share/link";
 import { appBase, embedSnippets } from "../share/snippets";
 import { h, setText } from "./dom";
@@ -23,18 +23,6 @@ export interface SharePanelHandlers {
    * run): traced again by the JSON path. A string says why there is none.
    */
   onExportTrace?(trace: TraceView): Trace | string;
-}
-
-/** The JSON path's cap (the core's MAX_FULL_TRACE_OPS): a longer run's JSON would be gigabytes. */
-export const EXPORT_MAX_OPS = 100_000;
-
-/** The JSON trace to export for a view, or why there is none. */
-export function exportableTrace(view: TraceView, handlers: SharePanelHandlers): Trace | string {
-  if (view.json) return view.json;
-  if (view.length > EXPORT_MAX_OPS) {
-    return `Export is capped at ${EXPORT_MAX_OPS.toLocaleString("en")} ops (the JSON trace's limit): this program ran ${view.length.toLocaleString("en")}.`;
-  }
-  return handlers.onExportTrace?.(view) ?? "This trace cannot be exported.";
 }
 
 async function copyText(text: string): Promise<boolean> {
