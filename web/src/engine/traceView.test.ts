@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { randomMix, vecPush, stringBuilding, parserNodes } from "../model/generators";
 import { LESSONS } from "../model/lessons";
-import { loadEngineSync } from "./node";
+import { loadEngineSync, loadTraceModuleSync } from "./node";
 import {
   NONE,
   addressOf,
@@ -257,5 +257,52 @@ describe("TraceView from a run of the lean module", () => {
     expect(addressOf(v, 1)).toBe(t.ops[1]?.address);
     expect(() => v.op(3)).toThrow(RangeError);
     expect(v.costs).toBeUndefined();
+  });
+});
+
+// Once the lean module (web/pkg-trace) has its TraceRun: the same program
+// gives the same view whether built from the JSON trace or from the run.
+function leanModule(): import("./browser").TraceModule | null {
+  try {
+    return loadTraceModuleSync();
+  } catch {
+    return null;
+  }
+}
+const lean = leanModule();
+
+describe.skipIf(lean === null)("fromRun over the lean module agrees with fromJson", () => {
+  const PROGRAMS = [
+    "a = alloc 8\nb = alloc 16 align 8\nb = realloc b 32\nc = alloc 4\na = realloc a 64\nfree c\ncheckpoint s\nd = alloc 1000\nrestore s\nreset\n",
+    "z = alloc 0\na = alloc 300\nb = alloc 600\nfree b\ncheckpoint s\nc = alloc 2000\nrestore s\nd = alloc 100\nreset\ne = alloc 5\n",
+    ...LESSONS.map((l) => l.source),
+    randomMix({ ops: 300, minSize: 0, maxSize: 200, minAlign: 1, maxAlign: 64, seed: 3 }),
+  ];
+  it("columns, statements, chunks, samples, op details and used extents", () => {
+    const module = lean as NonNullable<typeof lean>;
+    for (const a of module.allocators()) {
+      for (const source of PROGRAMS) {
+        const request = { source, allocator: a.name, target: "64" as const };
+        const r = loadEngineSync().trace(request);
+        if (!r.ok) continue;
+        const run = module.startRun(request);
+        while (!run.advance(1 << 20));
+        const v = fromRun(run);
+        const j = fromJson(r.trace);
+        const what = `${a.name}: ${source.slice(0, 30)}`;
+        expect(v.length, what).toBe(j.length);
+        for (const name of Object.keys(j.cols) as ColumnName[]) expect(Array.from(v.cols[name]), `${what} ${name}`).toEqual(Array.from(j.cols[name]));
+        expect(v.stmts, what).toEqual(j.stmts);
+        expect(v.chunks, what).toEqual(j.chunks);
+        expect(v.statsEvery, what).toBe(j.statsEvery);
+        expect(v.samples, what).toEqual(j.samples);
+        for (let i = 0; i < j.length; i++) {
+          const { cost: _, ...op } = j.op(i);
+          expect(v.op(i), `${what} op ${i}`).toEqual(op);
+          expect(v.chunksUsed(i), `${what} used after op ${i}`).toEqual(j.chunksUsed(i));
+        }
+        run.free();
+      }
+    }
   });
 });
