@@ -537,7 +537,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       direction: trace.direction,
       rows,
       bumpPtr,
-      focus: highlighted(focusOf(op), rows, s.narrationHidden ? null : narrationAt(trace, step, narrations(s.tracedSource))),
+      focus: highlighted(focusOf(op), rows, s.narrationHidden ? null : narrationAt(trace, step, narrations(s.tracedSource)), trace),
       sourceLines: linesOf(s.tracedSource),
       emptyText: noChunkYet(trace, step)
         ? `no chunk yet: ${trace.allocator} allocates its first chunk lazily`

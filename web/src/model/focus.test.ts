@@ -31,6 +31,9 @@ describe("highlighted", () => {
     expect(narration?.highlight).toEqual(["a"]);
     expect([...highlighted(focusOf(currentOp(t, 3)), chunkViewsAt(t, 3), narration)].sort()).toEqual([0, 1]);
     expect([...highlighted(focusOf(currentOp(t, 4)), chunkViewsAt(t, 4), null)]).toEqual([3]);
+    // The same from the columns, with the trace given.
+    expect([...highlighted(focusOf(currentOp(t, 3)), chunkViewsAt(t, 3), narration, t)].sort()).toEqual([0, 1]);
+    expect([...highlighted(new Set(), chunkViewsAt(t, 4), narration, t)]).toEqual([0]);
   });
 });
 

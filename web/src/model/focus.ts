@@ -4,7 +4,7 @@
 // embeddable player (share/player.ts) both use these, so an embed highlights
 // and counts exactly as the app does.
 
-import type { TraceView } from "../engine/traceView";
+import { stmtIndex, type TraceView } from "../engine/traceView";
 import type { NamedValue, Op, SourceName, Stats } from "../engine/types";
 import { statsAt, type ChunkView } from "./chunks";
 import { microIndex, microSteps } from "./describe";
@@ -20,10 +20,31 @@ export function focusOf(op: Op | undefined): Set<number> {
 }
 
 /** The op's blocks, plus those the narration in view names (`#> !highlight a b`). Adds to `focus` and returns it. */
-export function highlighted(focus: Set<number>, rows: readonly ChunkView[], narration: Narration | null): Set<number> {
+export function highlighted(
+  focus: Set<number>,
+  rows: readonly ChunkView[],
+  narration: Narration | null,
+  trace?: TraceView,
+): Set<number> {
   if (!narration || narration.highlight.length === 0) return focus;
   const names = new Set(narration.highlight);
-  for (const row of rows) for (const b of row.blocks) if (names.has(b.name)) focus.add(b.id);
+  if (!trace) {
+    for (const row of rows) for (const b of row.blocks) if (names.has(b.name)) focus.add(b.id);
+    return focus;
+  }
+  // From the columns: the statements naming a highlighted block, then the held
+  // blocks those statements placed (no block objects made).
+  const stmts = new Set<number>();
+  trace.stmts.forEach((st, k) => {
+    if (st.block !== undefined && names.has(st.block)) stmts.add(k);
+  });
+  if (stmts.size === 0) return focus;
+  for (const row of rows) {
+    for (let j = 0; j < row.held.count; j++) {
+      const id = row.held.id(j);
+      if (stmts.has(stmtIndex(trace, id))) focus.add(id);
+    }
+  }
   return focus;
 }
 

@@ -266,7 +266,7 @@ export function startPlayer(engine: Engine, root: HTMLElement, shared: SharedSta
       direction: trace.direction,
       rows,
       bumpPtr: bumpPointerAt(trace, step),
-      focus: highlighted(focusOf(op), rows, said),
+      focus: highlighted(focusOf(op), rows, said, trace),
       emptyText: noChunkYet(trace, step)
         ? `no chunk yet: ${trace.allocator} allocates its first chunk lazily`
         : "no chunk: every chunk went back to the base allocator; the next allocation makes one",
