@@ -39,7 +39,7 @@ describe("predictionAt", () => {
     expect(p?.chunk.id).toBe(0);
     expect(p?.reason).toMatch(/^no room where the pointer is: new chunk 0: 464 usable bytes at 0x10010 .*; bump down: 0x101e0 − 8 = 0x101d8, already 8-aligned$/);
     const strip = p ? stripAt(t, 0, p) : undefined;
-    expect(strip).toEqual({ start: 0x10010, end: 0x10010 + 464, blocks: [], pointer: 0x101e0 });
+    expect(strip).toEqual({ start: 0x10010, end: 0x10010 + 464, blocks: [], hidden: 0, pointer: 0x101e0 });
   });
 
   it("realloc: in place bumping up, a copy over its old bytes bumping down, a fresh block when not last", () => {

@@ -4,7 +4,8 @@
 
 import { chunkById, opAt, placed, type TraceView } from "../engine/traceView";
 import type { ChunkInfo, Op, TraceEvent } from "../engine/types";
-import { blocksAt, clampStep, type Block } from "./blocks";
+import { clampStep, type Block } from "./blocks";
+import { heldAt } from "./held";
 import { bumpOrigin, bumpPointerAt, chunkContains, currentChunkAt } from "./chunks";
 import { bytes, hex } from "./format";
 
@@ -104,21 +105,29 @@ export interface StripData {
   start: number;
   /** One past the last usable byte. */
   end: number;
-  /** Blocks in the chunk at `step` (none yet when the op makes the chunk). */
+  /** Blocks in the chunk at `step` (none yet when the op makes the chunk): the STRIP_BLOCKS nearest the bump pointer's side. */
   blocks: Block[];
+  /** Blocks of the chunk left out (the oldest, far from the pointer; a few hundred pixels show them as one band anyway). */
+  hidden: number;
   /** The bump pointer, when it is in this chunk. */
   pointer: number | undefined;
 }
+
+/** At most this many blocks drawn on the strip. */
+export const STRIP_BLOCKS = 1000;
 
 export function stripAt(trace: TraceView, step: number, p: Prediction): StripData {
   const s = clampStep(trace, step);
   const start = p.chunk.start;
   const end = p.chunk.start + p.chunk.capacity;
-  if (p.newChunk) return { start, end, blocks: [], pointer: bumpOrigin(trace.direction, p.chunk) };
-  const blocks = blocksAt(trace, s).filter((b) => b.chunk === p.chunk.id);
+  if (p.newChunk) return { start, end, blocks: [], hidden: 0, pointer: bumpOrigin(trace.direction, p.chunk) };
+  const row = heldAt(trace, s).row(p.chunk.id);
+  const shown = Math.min(row.count, STRIP_BLOCKS);
+  // By address: bumping down the newest blocks are the lowest, bumping up the highest.
+  const blocks = trace.direction === "down" ? row.slice(0, shown) : row.slice(row.count - shown, row.count);
   const ptr = bumpPointerAt(trace, s);
   const inChunk = ptr !== undefined && currentChunkAt(trace, s)?.id === p.chunk.id && chunkContains(p.chunk, ptr);
-  return { start, end, blocks, pointer: inChunk ? ptr : undefined };
+  return { start, end, blocks, hidden: row.count - shown, pointer: inChunk ? ptr : undefined };
 }
 
 /**

@@ -12,7 +12,7 @@ import { costBars, hasCosts, opTooltip } from "./costs";
 import { currentOp } from "./describe";
 import { statsSeries } from "./focus";
 import { narrationAt, parseNarration, pausesAt, predictsNext } from "./narration";
-import { predictionAt } from "./predict";
+import { predictionAt, STRIP_BLOCKS, stripAt } from "./predict";
 import { caseForOp } from "./x86";
 
 const N = 1_000_000;
@@ -128,6 +128,14 @@ describe("a million-op program", () => {
     expect(predictsNext(view, N - 1, narrations)).toBe(true);
     expect(predictsNext(view, N, narrations)).toBe(false);
     expect(predictionAt(view, N - 1)).toMatchObject({ opIndex: N - 1, address: START + 8 * (N - 1), size: 8 });
+    const p = predictionAt(view, N - 1);
+    if (!p) throw new Error("no prediction");
+    const strip = stripAt(view, N - 1, p);
+    // The blocks nearest the pointer (bumping up: the highest), the rest counted.
+    expect(strip.blocks).toHaveLength(STRIP_BLOCKS);
+    expect(strip.hidden).toBe(N - 1 - STRIP_BLOCKS);
+    expect(strip.blocks[STRIP_BLOCKS - 1]?.id).toBe(N - 2);
+    expect(strip.pointer).toBe(START + 8 * (N - 1));
     const rows = compareOps([view, null], N - 100, N);
     expect(rows).toHaveLength(100);
     expect(rows[99]).toMatchObject({ index: N - 1, line: 4, kind: "alloc", block: "x" });
