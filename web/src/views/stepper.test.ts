@@ -17,6 +17,13 @@ describe("scrubber ticks", () => {
     expect(odd.slice(0, 2)).toEqual([0, 11]);
     expect(odd[odd.length - 1]).toBe(1001);
   });
+
+  it("a million-op program gets about a hundred ticks, not a DOM node per op", () => {
+    const ticks = tickSteps(1_000_000);
+    expect(ticks.length).toBeLessThanOrEqual(101);
+    expect(ticks[1]).toBe(10_000);
+    expect(ticks[ticks.length - 1]).toBe(1_000_000);
+  });
 });
 
 describe("stored theme", () => {
