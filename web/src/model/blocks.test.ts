@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
-import type { Trace } from "../engine/types";
+import { fromJson, type TraceView } from "../engine/traceView";
 import { blocksAt, clampStep } from "./blocks";
 import { bumpPointerAt, statsAt } from "./chunks";
 import { describeStep } from "./describe";
@@ -8,10 +8,10 @@ import { hex } from "./format";
 
 const DEFAULT_PROGRAM = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\ne = alloc u128";
 
-function trace(source: string, allocator = "fitzgen-down", capacity = 256): Trace {
+function trace(source: string, allocator = "fitzgen-down", capacity = 256): TraceView {
   const result = loadEngineSync().trace({ source, allocator, target: "64", capacity });
   if (!result.ok) throw new Error(`${result.error.line}:${result.error.column} ${result.error.message}`);
-  return result.trace;
+  return fromJson(result.trace);
 }
 
 /**
@@ -19,17 +19,17 @@ function trace(source: string, allocator = "fitzgen-down", capacity = 256): Trac
  * a base allocator with malloc headers moves it, so assertions use offsets
  * from it, which is what the bump algorithms decide.
  */
-const start = (t: Trace): number => t.chunks[0]?.start ?? Number.NaN;
+const start = (t: TraceView): number => t.chunks[0]?.start ?? Number.NaN;
 
 /** [name, offset from the chunk start, size, padding, state] for compact assertions. */
-function summary(t: Trace, step: number): [string, number, number, number, string][] {
+function summary(t: TraceView, step: number): [string, number, number, number, string][] {
   return blocksAt(t, step).map((b) => [b.name, b.address - start(t), b.size, b.padding, b.state]);
 }
 
 describe("blocksAt on the default program", () => {
   it("bumping down: places blocks below the chunk end with their padding", () => {
     const t = trace(DEFAULT_PROGRAM);
-    expect(t.ops).toHaveLength(6);
+    expect(t.length).toBe(6);
     expect(t.chunks).toHaveLength(1);
     expect(start(t) % 16).toBe(0);
     expect(summary(t, 6)).toEqual([
@@ -73,7 +73,7 @@ describe("blocksAt with reset, restore, realloc and failures", () => {
       ["b", 0xe8, 16, 0, "live"],
       ["a", 0xf8, 8, 0, "freed"],
     ]);
-    expect([...(t.ops[3]?.reclaimed ?? [])].sort()).toEqual([0, 1]);
+    expect([...(t.op(3).reclaimed ?? [])].sort()).toEqual([0, 1]);
     expect(blocksAt(t, 4)).toEqual([]);
     expect(bumpPointerAt(t, 4)).toBe(start(t) + 256);
     expect(summary(t, 5)).toEqual([["c", 0xfc, 4, 0, "live"]]);
@@ -86,7 +86,7 @@ describe("blocksAt with reset, restore, realloc and failures", () => {
       ["b", 0x08, 8, 0, "leaked"],
       ["c", 0x10, 16, 0, "live"],
     ]);
-    expect([...(t.ops[4]?.reclaimed ?? [])].sort()).toEqual([2, 3]);
+    expect([...(t.op(4).reclaimed ?? [])].sort()).toEqual([2, 3]);
     expect(summary(t, 5)).toEqual([["a", 0x00, 8, 0, "live"]]);
     expect(bumpPointerAt(t, 5)).toBe(start(t) + 8);
     expect(summary(t, 6)).toEqual([
@@ -109,7 +109,7 @@ describe("blocksAt with reset, restore, realloc and failures", () => {
 
   it("a failed alloc places nothing and leaves the pointer", () => {
     const t = trace("a = alloc 200\nb = alloc 100");
-    expect(t.ops[1]?.failed).toBe(true);
+    expect(t.op(1).failed).toBe(true);
     expect(summary(t, 2)).toEqual([["a", 0x38, 200, 0, "live"]]);
     expect(bumpPointerAt(t, 2)).toBe(start(t) + 0x38);
     expect(describeStep(t, 2)).toBe("b: 100 bytes (align 1) do not fit: the chunk is full");

@@ -1,7 +1,11 @@
 // What the memory holds after a given step, derived from the trace alone.
-// `step` counts executed ops: 0 is before the first op, ops.length is the end.
+// `step` counts executed ops: 0 is before the first op, trace.length is the end.
+//
+// Read from the TraceView's columns (model/held.ts), not replayed: the block
+// op i placed is held after step k when i < k and gone_at[i] >= k.
 
-import type { Trace } from "../engine/types";
+import type { TraceView } from "../engine/traceView";
+import { heldAt } from "./held";
 
 export type BlockState = "live" | "freed" | "leaked";
 
@@ -25,50 +29,25 @@ export interface Block {
   from?: number;
 }
 
-/** Clamps a step into 0..ops.length. */
-export function clampStep(trace: Trace, step: number): number {
+/** Clamps a step into 0..length. */
+export function clampStep(trace: Pick<TraceView, "length">, step: number): number {
   if (!Number.isFinite(step)) return 0;
-  return Math.min(Math.max(0, Math.trunc(step)), trace.ops.length);
+  return Math.min(Math.max(0, Math.trunc(step)), trace.length);
 }
 
-/** Blocks whose bytes are still in a chunk after `step` ops, by address. */
-export function blocksAt(trace: Trace, step: number): Block[] {
-  const end = clampStep(trace, step);
-  const blocks = new Map<number, Block>();
-  for (let i = 0; i < end; i++) {
-    const op = trace.ops[i];
-    if (!op) break;
-    if ((op.kind === "alloc" || op.kind === "realloc") && !op.failed && op.address !== undefined) {
-      const size = op.size ?? 0;
-      const padding = op.padding ?? 0;
-      blocks.set(op.index, {
-        id: op.index,
-        name: op.block ?? `#${op.index}`,
-        chunk: op.chunk ?? 0,
-        address: op.address,
-        size,
-        align: op.align ?? 1,
-        padding,
-        paddingStart: trace.direction === "down" ? op.address + size : op.address - padding,
-        state: "live",
-        kind: op.kind,
-        line: op.line,
-        ...(op.kind === "realloc" && op.target_op !== undefined ? { from: op.target_op } : {}),
-      });
-      if (op.kind === "realloc" && op.target_op !== undefined && op.target_op !== op.index) {
-        // Moved: the old bytes stay behind. In place: the new block replaces it.
-        if (op.moved === false) blocks.delete(op.target_op);
-        else {
-          const old = blocks.get(op.target_op);
-          if (old) old.state = "leaked";
-        }
-      }
-    }
-    if (op.kind === "free" && op.target_op !== undefined) {
-      const freed = blocks.get(op.target_op);
-      if (freed) freed.state = "freed";
-    }
-    for (const id of op.reclaimed ?? []) blocks.delete(id);
-  }
-  return [...blocks.values()].sort((a, b) => a.address - b.address);
+/**
+ * Blocks whose bytes are still in a chunk after `step` ops, by address (ties
+ * in op order). Makes an object per block: O(blocks held). The map reads
+ * `heldAt` rows instead, which make objects only for the blocks in view.
+ */
+export function blocksAt(trace: TraceView, step: number): Block[] {
+  const held = heldAt(trace, clampStep(trace, step));
+  const out: Block[] = [];
+  for (const id of held.chunkIds()) for (const b of held.row(id).all()) out.push(b);
+  return out.sort((a, b) => a.address - b.address || a.id - b.id);
+}
+
+/** The held block op `id` placed after `step` ops, if any: O(1). */
+export function blockAt(trace: TraceView, step: number, id: number): Block | undefined {
+  return heldAt(trace, clampStep(trace, step)).find(id);
 }

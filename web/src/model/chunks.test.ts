@@ -1,22 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
-import type { Trace } from "../engine/types";
+import { fromJson, type TraceView } from "../engine/traceView";
 import { blocksAt } from "./blocks";
 import { bumpPointerAt, chunkAliveAt, chunksAt, chunkViewsAt, currentChunkAt, noChunkYet, statsAt } from "./chunks";
 import { describeStep } from "./describe";
 
-function trace(source: string, allocator: string, capacity?: number, target: "64" | "wasm32" = "64"): Trace {
+function trace(source: string, allocator: string, capacity?: number, target: "64" | "wasm32" = "64"): TraceView {
   const result = loadEngineSync().trace({ source, allocator, target, capacity });
   if (!result.ok) throw new Error(`${result.error.line}:${result.error.column} ${result.error.message}`);
-  return result.trace;
+  return fromJson(result.trace);
 }
 
 /** Chunk ids alive after each step 0..ops.length. */
-const aliveIds = (t: Trace): number[][] =>
-  Array.from({ length: t.ops.length + 1 }, (_, s) => chunksAt(t, s).map((c) => c.id));
+const aliveIds = (t: TraceView): number[][] =>
+  Array.from({ length: t.length + 1 }, (_, s) => chunksAt(t, s).map((c) => c.id));
 
 /** [id, capacity, used, current] per live chunk: the rows the map draws. */
-const rows = (t: Trace, step: number): [number, number, number, boolean][] =>
+const rows = (t: TraceView, step: number): [number, number, number, boolean][] =>
   chunkViewsAt(t, step).map((v) => [v.chunk.id, v.chunk.capacity, v.used, v.current]);
 
 describe("bumpalo: lazy first chunk, then chunks that double", () => {
@@ -107,7 +107,7 @@ describe("bump-scope: eager first chunk with a header", () => {
 
   it("after a restore the checkpoint's chunk is current and the kept chunk is empty", () => {
     const t = trace("a = alloc 8\ncheckpoint s\nrepeat 10 { x = alloc 64 }\nrestore s\nb = alloc 500", "bump-scope-up");
-    const restore = t.ops.findIndex((o) => o.kind === "restore");
+    const restore = t.json!.ops.findIndex((o) => o.kind === "restore");
     expect(rows(t, restore)).toEqual([
       [0, 464, 456, false],
       [1, 976, 192, true],
@@ -192,7 +192,7 @@ describe("fill per chunk adds up to the engine's used bytes", () => {
   ];
   it.each(programs)("%s", (allocator, source) => {
     const t = trace(source, allocator);
-    for (let s = 0; s <= t.ops.length; s++) {
+    for (let s = 0; s <= t.length; s++) {
       const views = chunkViewsAt(t, s);
       const sum = views.reduce((n, v) => n + v.used, 0);
       expect(sum, `step ${s}`).toBe(statsAt(t, s).used);

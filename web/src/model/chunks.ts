@@ -6,9 +6,13 @@
 // earlier op did (`created_by < s`), and no op up to s freed it
 // (`freed_by` absent or `freed_by >= s`). Only the current chunk's bump
 // pointer is in an op; the current chunk is the live chunk containing it.
+// Everything here reads the TraceView (columns, `op(i)`, `chunksUsed(i)`):
+// no step replays the ops before it.
 
-import type { ChunkInfo, Direction, Stats, Trace } from "../engine/types";
-import { blocksAt, clampStep, type Block } from "./blocks";
+import { NONE, sampleFor, type TraceView } from "../engine/traceView";
+import type { ChunkInfo, Direction, Stats } from "../engine/types";
+import { clampStep, type Block } from "./blocks";
+import { heldAt, type HeldRow } from "./held";
 
 /** Whether `chunk` exists after `step` ops. */
 export function chunkAliveAt(chunk: ChunkInfo, step: number): boolean {
@@ -18,7 +22,7 @@ export function chunkAliveAt(chunk: ChunkInfo, step: number): boolean {
 }
 
 /** The chunks that exist after `step` ops, oldest first. */
-export function chunksAt(trace: Trace, step: number): ChunkInfo[] {
+export function chunksAt(trace: TraceView, step: number): ChunkInfo[] {
   const s = clampStep(trace, step);
   return trace.chunks.filter((c) => chunkAliveAt(c, s));
 }
@@ -50,14 +54,6 @@ export function blockExtent(direction: Direction, chunk: ChunkInfo, blocks: read
   return Math.min(Math.max(0, used), chunk.capacity);
 }
 
-interface Walk {
-  alive: ChunkInfo[];
-  ptr: number | undefined;
-  current: ChunkInfo | undefined;
-  /** Last known bump pointer of each chunk that was current at some point (dropped by reset/restore). */
-  recorded: Map<number, number>;
-}
-
 /**
  * Picks the chunk the bump pointer is in: the live chunk containing it; if
  * several do (chunks back to back), the one the latest block went into; if
@@ -73,97 +69,133 @@ function pickCurrent(alive: readonly ChunkInfo[], ptr: number | undefined, lastC
   return byLast ?? alive[alive.length - 1];
 }
 
-/** One pass over the first `step` ops: pointer, current chunk and each chunk's last pointer. */
-function walk(trace: Trace, step: number): Walk {
+/** How far back an op without a bump pointer looks for the last one an op left. */
+const PTR_LOOKBACK = 16;
+
+interface Pointer {
+  alive: ChunkInfo[];
+  ptr: number | undefined;
+  current: ChunkInfo | undefined;
+}
+
+/**
+ * The bump pointer and the chunk holding it after `step` ops: the last op's
+ * pointer, its chunk the live one containing it. O(chunks), plus a scan back
+ * over the chunk column to the latest placed block (one op, as a rule).
+ */
+function pointerAt(trace: TraceView, step: number): Pointer {
   const s = clampStep(trace, step);
-  const recorded = new Map<number, number>();
-  let lastChunk: number | undefined;
-  let ptr: number | undefined;
-  let current: ChunkInfo | undefined;
-  for (let i = 0; i < s; i++) {
-    const op = trace.ops[i];
-    if (!op) break;
-    if (op.chunk !== undefined && !op.failed) lastChunk = op.chunk;
-    // A reset or restore rewinds chunks other than the current one too (or
-    // frees them): their old pointers no longer say how full they are.
-    if (op.kind === "reset" || op.kind === "restore") recorded.clear();
-    const alive = trace.chunks.filter((c) => chunkAliveAt(c, i + 1));
-    if (op.bump_ptr !== undefined) {
-      ptr = op.bump_ptr;
-    } else if (ptr !== undefined && !alive.some((c) => chunkContains(c, ptr as number))) {
-      // The op left no pointer (no chunk left, as after a C++ arena reset).
-      ptr = undefined;
-    }
-    current = pickCurrent(alive, ptr, lastChunk);
-    if (current && ptr !== undefined) recorded.set(current.id, ptr);
-  }
-  const alive = trace.chunks.filter((c) => chunkAliveAt(c, s));
+  const alive = chunksAt(trace, s);
   if (s === 0) {
-    current = pickCurrent(alive, undefined, undefined);
-    ptr = current ? bumpOrigin(trace.direction, current) : undefined;
-  } else if (ptr === undefined && alive.length > 0) {
-    // Chunks but no pointer: an engine that left it out; start at the origin.
-    current = pickCurrent(alive, undefined, lastChunk);
-    ptr = current ? bumpOrigin(trace.direction, current) : undefined;
+    const current = pickCurrent(alive, undefined, undefined);
+    return { alive, current, ptr: current ? bumpOrigin(trace.direction, current) : undefined };
   }
-  return { alive, ptr, current, recorded };
+  // The chunk the latest block went into.
+  let lastChunk: number | undefined;
+  const col = trace.cols.chunk;
+  for (let i = s - 1; i >= 0; i--) {
+    const c = col[i] as number;
+    if (c !== NONE) {
+      lastChunk = c;
+      break;
+    }
+  }
+  let ptr = trace.op(s - 1).bump_ptr;
+  if (ptr === undefined) {
+    // An op that left no pointer keeps the last one while a live chunk holds it
+    // (none does after a C++ arena's reset: no chunk left).
+    for (let i = s - 2; i >= Math.max(0, s - 1 - PTR_LOOKBACK); i--) {
+      const p = trace.op(i).bump_ptr;
+      if (p !== undefined) {
+        if (alive.some((c) => chunkContains(c, p))) ptr = p;
+        break;
+      }
+    }
+  }
+  let current = pickCurrent(alive, ptr, lastChunk);
+  if (ptr === undefined && current) {
+    // Chunks but no pointer: an engine that left it out; start at the origin.
+    ptr = bumpOrigin(trace.direction, current);
+  }
+  if (alive.length === 0) current = undefined;
+  return { alive, ptr, current };
 }
 
 /** The bump pointer after `step` ops: the current chunk's origin at step 0; undefined while no chunk exists. */
-export function bumpPointerAt(trace: Trace, step: number): number | undefined {
-  return walk(trace, step).ptr;
+export function bumpPointerAt(trace: TraceView, step: number): number | undefined {
+  return pointerAt(trace, step).ptr;
 }
 
 /** The chunk holding the bump pointer after `step` ops (undefined while no chunk exists). */
-export function currentChunkAt(trace: Trace, step: number): ChunkInfo | undefined {
-  return walk(trace, step).current;
+export function currentChunkAt(trace: TraceView, step: number): ChunkInfo | undefined {
+  return pointerAt(trace, step).current;
 }
 
 export interface ChunkView {
   chunk: ChunkInfo;
-  /** Blocks whose bytes are in this chunk, by address. */
-  blocks: Block[];
+  /** The blocks this chunk holds, by address, indexed on the columns: the map reads only those in view. */
+  held: HeldRow;
+  /** Blocks whose bytes are in this chunk, by address: made on first read, O(blocks) (prefer `held`). */
+  readonly blocks: Block[];
   /** Bytes between the chunk's bump origin and its bump pointer. */
   used: number;
   /** Holds the bump pointer. */
   current: boolean;
 }
 
+/** A chunk's view; its block objects are made only if `blocks` is read. */
+export function chunkView(chunk: ChunkInfo, held: HeldRow, used: number, current: boolean): ChunkView {
+  let blocks: Block[] | undefined;
+  return {
+    chunk,
+    held,
+    used,
+    current,
+    get blocks(): Block[] {
+      return (blocks ??= held.all());
+    },
+  };
+}
+
 /**
  * Every chunk that exists after `step` ops, oldest first, with its blocks and
  * fill. The current chunk's fill comes from the bump pointer; another chunk's
- * from the pointer it had when it was last current (unless a reset or restore
- * rewound it since), and at least to the far edge of the blocks it holds.
+ * from the trace's used extents after the last op (`chunksUsed`: the pointer
+ * it had when it was last current, unless a reset or restore rewound it
+ * since, and at least to the far edge of the blocks it holds).
+ * Cost: O(chunks) plus `heldAt` (memoised per step).
  */
-export function chunkViewsAt(trace: Trace, step: number): ChunkView[] {
-  const { alive, ptr, current, recorded } = walk(trace, step);
-  const blocks = blocksAt(trace, step);
+export function chunkViewsAt(trace: TraceView, step: number): ChunkView[] {
+  const s = clampStep(trace, step);
+  const { alive, ptr, current } = pointerAt(trace, s);
+  const extents = s > 0 ? trace.chunksUsed(s - 1) : [];
+  const held = heldAt(trace, s);
   return alive.map((chunk) => {
-    const own = blocks.filter((b) => b.chunk === chunk.id);
     const isCurrent = chunk.id === current?.id;
     let used: number;
     if (isCurrent && ptr !== undefined) {
       used = usedFromPointer(trace.direction, chunk, ptr);
     } else {
-      const last = recorded.get(chunk.id);
-      const byPtr = last !== undefined ? usedFromPointer(trace.direction, chunk, last) : 0;
-      used = Math.max(byPtr, blockExtent(trace.direction, chunk, own));
+      const e = extents.find((u) => u.id === chunk.id);
+      used = e ? Math.min(Math.max(0, e.hi - e.lo), chunk.capacity) : 0;
     }
-    return { chunk, blocks: own, used, current: isCurrent };
+    return chunkView(chunk, held.row(chunk.id), used, isCurrent);
   });
 }
 
 /** Whether no chunk existed at any step up to `step` (a lazy allocator before its first allocation). */
-export function noChunkYet(trace: Trace, step: number): boolean {
+export function noChunkYet(trace: TraceView, step: number): boolean {
   const s = clampStep(trace, step);
   return !trace.chunks.some((c) => c.created_by === undefined || c.created_by < s);
 }
 
 /** Running totals after `step` ops; before any op, the constructor's chunks empty. */
-export function statsAt(trace: Trace, step: number): Stats {
+export function statsAt(trace: TraceView, step: number): Stats {
   const s = clampStep(trace, step);
-  const op = s > 0 ? trace.ops[s - 1] : undefined;
-  if (op) return op.stats;
+  if (s > 0) {
+    const sample = sampleFor(trace, s - 1);
+    return sample !== undefined ? (trace.samples[sample] ?? trace.op(s - 1).stats) : trace.op(s - 1).stats;
+  }
   const alive = chunksAt(trace, 0);
   return {
     requested: 0,

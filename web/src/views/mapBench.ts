@@ -1,64 +1,142 @@
-// For benchmarks of the memory map: a chunk of N blocks without running the
-// engine, and a timer around one synchronous render. Browser only (the map
-// draws into the DOM); `syntheticRows` itself is pure.
+// For benchmarks of the memory map: a TraceView of N allocations without
+// running the engine, and timers around one synchronous render. Browser only
+// (the map draws into the DOM); `syntheticTrace` and `syntheticRows` are pure.
 //
-//   import { syntheticRows, timeMapRender } from "./views/mapBench";
+//   import { timeMapRender, timeMapSeek } from "./views/mapBench";
 //   const ms = timeMapRender(document.querySelector("#memory-map")!, 100_000);
+//   const seek = timeMapSeek(document.querySelector("#memory-map")!, 1_000_000, 999_999);
 //
-// or call renderMemoryMap(container, { ...syntheticMapData(n) }) yourself
-// between performance.now() calls.
+// Both go through the app's path: chunkViewsAt on the TraceView's columns
+// (model/held.ts), then renderMemoryMap.
 
-import type { ChunkInfo, Direction } from "../engine/types";
-import type { Block } from "../model/blocks";
-import type { ChunkView } from "../model/chunks";
+import { META_PLACED, NONE, statsEveryFor, type ChunkUsed, type OpColumns, type TraceView } from "../engine/traceView";
+import type { ChunkInfo, Direction, Op, Stats } from "../engine/types";
+import { chunkViewsAt, type ChunkView } from "../model/chunks";
 import { renderMemoryMap, type MemoryMapData } from "./memoryMap";
 
+const ZERO: Stats = { requested: 0, used: 0, padding: 0, metadata: 0, leaked: 0, copied: 0, unused: 0, chunks: 1, utilisation: 0 };
+
 /**
- * One chunk holding `n` blocks of `size` bytes packed from its bump origin,
- * as `repeat n { x = alloc size }` leaves it: bumping down, the newest block
- * is lowest. The chunk's capacity is the next multiple of 16 at or above the
- * blocks' bytes.
+ * `repeat n { x = alloc size }` into one chunk big enough for all of it: op i
+ * places block i, packed from the bump origin (bumping down, the newest block
+ * is lowest). The chunk's capacity is the next multiple of 16 at or above the
+ * blocks' bytes. Columns only; `op(i)` is made on demand.
  */
-export function syntheticRows(n: number, size = 8, direction: Direction = "down", start = 0x10010): ChunkView[] {
+export function syntheticTrace(n: number, size = 8, direction: Direction = "down", start = 0x10010): TraceView {
   const count = Math.max(0, Math.floor(n));
-  const usedBytes = count * size;
-  const capacity = Math.max(16, Math.ceil(usedBytes / 16) * 16);
+  const capacity = Math.max(16, Math.ceil((count * size) / 16) * 16);
   const chunk: ChunkInfo = { id: 0, start, capacity, header: 0, footer: 0, reason: "first" };
-  const blocks: Block[] = [];
-  for (let i = 0; i < count; i++) {
-    const address = direction === "down" ? start + capacity - (i + 1) * size : start + i * size;
-    blocks.push({
-      id: i,
-      name: "x",
-      chunk: 0,
-      address,
-      size,
-      align: 1,
-      padding: 0,
-      paddingStart: direction === "down" ? address + size : address,
-      state: "live",
-      kind: "alloc",
-      line: 1,
-    });
+  const cols: OpColumns = {
+    meta: new Uint32Array(count).fill(META_PLACED),
+    chunk: new Uint32Array(count),
+    offset: new Uint32Array(count),
+    size: new Uint32Array(count).fill(size),
+    padding: new Uint32Array(count),
+    dead_at: new Uint32Array(count).fill(NONE),
+    gone_at: new Uint32Array(count).fill(NONE),
+  };
+  for (let i = 0; i < count; i++) cols.offset[i] = direction === "down" ? capacity - (i + 1) * size : i * size;
+  const ptrAfter = (i: number): number => (direction === "down" ? start + capacity - (i + 1) * size : start + (i + 1) * size);
+  const stats = (i: number): Stats => {
+    const used = (i + 1) * size;
+    return { ...ZERO, requested: used, used, unused: capacity - used, utilisation: capacity ? used / capacity : 0 };
+  };
+  const statsEvery = statsEveryFor(count);
+  const samples: Stats[] = [];
+  for (let i = 0; i < count; i += statsEvery) samples.push(stats(i));
+  if (count > 0 && (count - 1) % statsEvery !== 0) samples.push(stats(count - 1));
+  return {
+    version: 1,
+    allocator: "synthetic",
+    target: "64",
+    direction,
+    source: "bump-down",
+    source_path: "",
+    chunks: [chunk],
+    stmts: [{ line: 1, column: 1, kind: "alloc", block: "x" }],
+    length: count,
+    cols,
+    statsEvery,
+    samples,
+    op(i: number): Op {
+      const address = start + (cols.offset[i] as number);
+      return {
+        index: i,
+        kind: "alloc",
+        block: "x",
+        line: 1,
+        column: 1,
+        chunk: 0,
+        offset: address - start,
+        address,
+        size,
+        align: 1,
+        padding: 0,
+        failed: false,
+        bump_ptr: ptrAfter(i),
+        events: [],
+        stats: stats(i),
+      };
+    },
+    chunksUsed(i: number): readonly ChunkUsed[] {
+      const p = ptrAfter(i);
+      return [direction === "down" ? { id: 0, lo: p, hi: start + capacity } : { id: 0, lo: start, hi: p }];
+    },
+  };
+}
+
+/** The synthetic trace of `n` blocks of 8 bytes, one per size and direction (the columns are built once). */
+const traces = new Map<string, TraceView>();
+function traceFor(n: number, size: number, direction: Direction, start: number): TraceView {
+  const key = `${n}|${size}|${direction}|${start}`;
+  let t = traces.get(key);
+  if (!t) {
+    if (traces.size > 4) traces.clear();
+    traces.set(key, (t = syntheticTrace(n, size, direction, start)));
   }
-  // A chunk's blocks are listed by address.
-  if (direction === "down") blocks.reverse();
-  return [{ chunk, blocks, used: usedBytes, current: true }];
+  return t;
+}
+
+/** The map's rows after every op of `syntheticTrace(n, …)`: one chunk of `n` blocks. */
+export function syntheticRows(n: number, size = 8, direction: Direction = "down", start = 0x10010): ChunkView[] {
+  const t = traceFor(Math.max(0, Math.floor(n)), size, direction, start);
+  return chunkViewsAt(t, t.length);
+}
+
+function mapData(t: TraceView, step: number, rows: ChunkView[]): MemoryMapData {
+  const chunk = rows[0]?.chunk;
+  const used = rows[0]?.used ?? 0;
+  const bumpPtr = chunk ? (t.direction === "down" ? chunk.start + chunk.capacity - used : chunk.start + used) : undefined;
+  void step;
+  return { direction: t.direction, rows, bumpPtr, focus: new Set(), emptyText: "no chunk", animate: false };
 }
 
 /** Map data for `syntheticRows(n)`, unanimated. */
 export function syntheticMapData(n: number, direction: Direction = "down"): MemoryMapData {
-  const rows = syntheticRows(n, 8, direction);
-  const chunk = rows[0]?.chunk;
-  const used = rows[0]?.used ?? 0;
-  const bumpPtr = chunk ? (direction === "down" ? chunk.start + chunk.capacity - used : chunk.start + used) : undefined;
-  return { direction, rows, bumpPtr, focus: new Set(), emptyText: "no chunk", animate: false };
+  const t = traceFor(Math.max(0, Math.floor(n)), 8, direction, 0x10010);
+  return mapData(t, t.length, chunkViewsAt(t, t.length));
 }
 
-/** Milliseconds one render of `n` blocks takes in `container` (the first render also builds the map). */
+/**
+ * Milliseconds one render of `n` blocks takes in `container`: the rows from
+ * the columns (memoised per step after the first) and the render (the first
+ * render also builds the map).
+ */
 export function timeMapRender(container: HTMLElement, n: number): number {
-  const data = syntheticMapData(n);
+  const t = traceFor(Math.max(0, Math.floor(n)), 8, "down", 0x10010);
   const t0 = performance.now();
-  renderMemoryMap(container, data);
+  renderMemoryMap(container, mapData(t, t.length, chunkViewsAt(t, t.length)));
+  return performance.now() - t0;
+}
+
+/**
+ * Milliseconds from a step of the synthetic trace of `n` blocks to its map
+ * drawn: the held pass over the columns (not memoised for a new step), the
+ * rows and the render. For 1,000,000 ops: call with a different step each time.
+ */
+export function timeMapSeek(container: HTMLElement, n: number, step: number): number {
+  const t = traceFor(Math.max(0, Math.floor(n)), 8, "down", 0x10010);
+  const t0 = performance.now();
+  renderMemoryMap(container, mapData(t, step, chunkViewsAt(t, step)));
   return performance.now() - t0;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
+import { fromJson } from "../engine/traceView";
 import { blocksAt } from "../model/blocks";
 import { binCard, blockCard, opText } from "./mapCard";
 
@@ -9,7 +10,7 @@ function blocks() {
   const result = loadEngineSync().trace({ source: PROGRAM, allocator: "fitzgen-down", target: "64", capacity: 256 });
   if (!result.ok) throw new Error(result.error.message);
   const start = result.trace.chunks[0]?.start ?? Number.NaN;
-  return { start, list: blocksAt(result.trace, 6) };
+  return { start, list: blocksAt(fromJson(result.trace), 6) };
 }
 
 describe("blockCard", () => {

@@ -13,7 +13,10 @@
 // survives new traces that keep a chunk, and resets when none is kept. Rows
 // draw only the blocks in view; a row with more than DETAIL_LIMIT of them in
 // view (or packed tighter than 2 px apiece) draws bins of fill instead (mapBins.ts), so 100,000 blocks pan and zoom
-// at the cost of one pass over them.
+// at the cost of one pass over them. A row reads its blocks from the chunk's
+// held index (model/held.ts: the TraceView's columns, sorted by address once
+// per step): a binary search finds those in view, and only they become
+// objects; bins are summed from the columns.
 //
 // Benchmark: `renderMemoryMap(container, data)` draws synchronously, so
 // performance.now() around it times a render; mapBench.ts builds the data for
@@ -28,10 +31,11 @@ import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } fro
 import type { ChunkInfo, Direction } from "../engine/types";
 import type { Block } from "../model/blocks";
 import type { ChunkView } from "../model/chunks";
+import type { HeldRow } from "../model/held";
 import { bytes, hex } from "../model/format";
 import { h, setText } from "./dom";
 import { layoutLabels, type PlacedLabel } from "./labelLayout";
-import { binBlocks, binFill, endOfBlocksBefore, firstBlockEndingAfter, lodSummary, type Bin } from "./mapBins";
+import { binFill, lodSummary, type Bin } from "./mapBins";
 import { binCard, blockCard, createCardElement, hideCard, showCard } from "./mapCard";
 import {
   addressTicks,
@@ -221,9 +225,9 @@ export interface RowLayout {
   geometry: string;
 }
 
-/** Blocks of a chunk (sorted by address) with bytes in [lo, hi]. */
-function blocksInView(blocks: readonly Block[], lo: number, hi: number): { from: number; to: number } {
-  return { from: firstBlockEndingAfter(blocks, lo), to: endOfBlocksBefore(blocks, hi + (hi === lo ? 1 : 0)) };
+/** Blocks of a chunk (by address) with bytes in [lo, hi]: indices into its held row. */
+function blocksInView(held: HeldRow, lo: number, hi: number): { from: number; to: number } {
+  return { from: held.firstEndingAfter(lo), to: held.endBefore(hi + (hi === lo ? 1 : 0)) };
 }
 
 function layoutRow(
@@ -286,14 +290,14 @@ function layoutRow(
   }
 
   // Only the blocks in view are drawn; too many of them and the row draws bins.
-  const range = blocksInView(view.blocks, visible.lo, visible.hi);
+  const range = blocksInView(view.held, visible.lo, visible.hi);
   const inView = Math.max(0, range.to - range.from);
   const viewX0 = Math.max(0, usable.x0);
   const viewX1 = Math.min(innerWidth, usable.x1);
   // Blocks packed tighter than MIN_BLOCK_SPACING_PX would draw as noise: bin them too.
   const detailed = inView <= DETAIL_LIMIT && (inView === 0 || (viewX1 - viewX0) / inView >= MIN_BLOCK_SPACING_PX);
-  const shown = detailed ? view.blocks.slice(range.from, range.to) : [];
-  const bins = detailed ? null : binBlocks(view.blocks, visible.lo, visible.hi, Math.max(1, Math.ceil((viewX1 - viewX0) / BIN_PX)));
+  const shown = detailed ? view.held.slice(range.from, range.to) : [];
+  const bins = detailed ? null : view.held.bins(visible.lo, visible.hi, Math.max(1, Math.ceil((viewX1 - viewX0) / BIN_PX)));
 
   const labels = layoutLabels(
     shown.map((b) => {
@@ -380,9 +384,8 @@ interface Mount {
   /** The chunk layout the zoom was set on (mapScale.layoutKeys). */
   keys: string[];
   data: MemoryMapData | undefined;
-  /** Blocks of the previous data render, by id, and by the block they replaced: where realloc slides start. */
-  previous: Map<number, Block>;
-  previousByFrom: Map<number, Block>;
+  /** The previous data render's rows, when this one animates: where realloc slides start. */
+  previous: readonly ChunkView[];
   /** While true, zoom events come from this module syncing d3-zoom: no redraw. */
   syncing: boolean;
   /** Block ids under the pointer and with keyboard focus: the card shows the first. */
@@ -500,8 +503,7 @@ function mount(container: HTMLElement): Mount {
     innerWidth: 0,
     keys: [],
     data: undefined,
-    previous: new Map(),
-    previousByFrom: new Map(),
+    previous: [],
     syncing: false,
     hovered: undefined,
     focused: undefined,
@@ -599,11 +601,7 @@ function blockBody(m: Mount, id: number): SVGRectElement | null {
 function updateCard(m: Mount): void {
   if (m.hoveredBin && showBinCard(m, m.hoveredBin)) return;
   const id = m.hovered ?? m.focused;
-  let block: Block | undefined;
-  for (const row of id !== undefined ? (m.data?.rows ?? []) : []) {
-    block = row.blocks.find((b) => b.id === id);
-    if (block) break;
-  }
+  const block = id !== undefined ? findIn(m.data?.rows ?? [], id) : undefined;
   const body = id !== undefined ? blockBody(m, id) : null;
   if (!block || !body) {
     hideCard(m.card);
@@ -669,6 +667,24 @@ function buildRow(g: Selection<SVGGElement, RowLayout, SVGGElement, unknown>, cl
 
 const previousGeometry = new WeakMap<SVGGElement, string>();
 
+/** The block op `id` placed, in whichever of `rows` holds it: O(rows). */
+function findIn(rows: readonly ChunkView[], id: number): Block | undefined {
+  for (const r of rows) {
+    const b = r.held.find(id);
+    if (b) return b;
+  }
+  return undefined;
+}
+
+/** The block in `rows` a realloc made of block `id` (its successor), if any: O(rows). */
+function successorIn(rows: readonly ChunkView[], id: number): Block | undefined {
+  for (const r of rows) {
+    const b = r.held.successor(id);
+    if (b) return b;
+  }
+  return undefined;
+}
+
 /**
  * Draws `data` into `container` (building the map on first use). Synchronous:
  * the map is drawn when it returns, so a benchmark can time it.
@@ -676,17 +692,8 @@ const previousGeometry = new WeakMap<SVGGElement, string>();
 export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): void {
   const m = mount(container);
   const before = m.data;
-  // Only animated renders slide blocks: skip indexing 100,000 blocks otherwise.
-  m.previous = new Map();
-  m.previousByFrom = new Map();
-  if (data.animate) {
-    for (const r of before?.rows ?? []) {
-      for (const b of r.blocks) {
-        m.previous.set(b.id, b);
-        if (b.from !== undefined) m.previousByFrom.set(b.from, b);
-      }
-    }
-  }
+  // Only animated renders slide blocks; the previous rows answer by id in O(rows).
+  m.previous = data.animate ? (before?.rows ?? []) : [];
   m.data = data;
   const width = Math.max(260, Math.round(m.root.clientWidth || container.clientWidth || 720));
   const innerWidth = width - MARGIN.left - MARGIN.right;
@@ -715,7 +722,7 @@ function draw(m: Mount, animate: number): void {
   const svg = m.svg;
   const first = rows[0]?.view.chunk;
   const current = rows.find((r) => r.view.current)?.view.chunk;
-  const blockCount = rows.reduce((n, r) => n + r.view.blocks.length, 0);
+  const blockCount = rows.reduce((n, r) => n + r.view.held.count, 0);
   const binned = rows.filter((r) => r.bins !== null).length;
   svg
     .attr("width", width)
@@ -878,6 +885,33 @@ function binPath(row: RowLayout, value: (b: Bin) => number, below: (b: Bin) => n
   return parts.join("");
 }
 
+/** What a row drew, per row element: a redraw with the same signature is skipped. */
+const drawnSignature = new WeakMap<SVGGElement, string>();
+
+/** Everything drawRow draws from, as one string (its blocks' fields, labels, bins, axis, fill). */
+function rowSignature(row: RowLayout, data: MemoryMapData, innerWidth: number, binD: string[] | null): string {
+  const { view } = row;
+  const parts: (string | number)[] = [
+    row.geometry,
+    innerWidth,
+    data.direction,
+    row.title,
+    row.fill,
+    view.used,
+    view.chunk.capacity,
+    view.current ? 1 : 0,
+    row.ticks.join(","),
+    row.grid.length,
+    row.meta.map((r) => `${r.kind}:${r.x}:${r.width}:${r.label}`).join(","),
+    binD ? binD.join("|") : "-",
+  ];
+  for (const b of row.shown) {
+    parts.push(`${b.id}:${b.name}:${b.state}:${data.focus.has(b.id) ? 1 : 0}:${b.chunk}:${b.address}:${b.size}:${b.align}:${b.padding}:${b.paddingStart}`);
+  }
+  for (const l of row.labels) parts.push(JSON.stringify(l));
+  return parts.join("\n");
+}
+
 function drawRow<P extends BaseType, PD>(
   m: Mount,
   g: Selection<SVGGElement, RowLayout, P, PD>,
@@ -888,6 +922,20 @@ function drawRow<P extends BaseType, PD>(
 ): void {
   const { view, x, usable } = row;
   const node = g.node();
+  // Bins first: their paths are part of what the row draws.
+  const binD = row.bins
+    ? [
+        binPath(row, (b) => b.live, () => 0),
+        binPath(row, (b) => b.dead, (b) => b.live),
+        binPath(row, (b) => b.padding, (b) => b.live + b.dead),
+        (row.bins.reduce((n, b) => n + binFill(b), 0) / Math.max(1, row.bins.length)).toFixed(3),
+      ]
+    : null;
+  // A row drawing exactly what it drew last time is left alone: stepping
+  // redraws only the rows the step changed (a large map has many rows).
+  const signature = rowSignature(row, data, innerWidth, binD);
+  if (node && drawnSignature.get(node) === signature) return;
+  if (node) drawnSignature.set(node, signature);
   const rescaled = !node || previousGeometry.get(node) !== row.geometry;
   if (node) previousGeometry.set(node, row.geometry);
   const duration = rescaled ? 0 : animate;
@@ -944,14 +992,11 @@ function drawRow<P extends BaseType, PD>(
 
   // Binned rows: fill per bin, live at the bottom, then dead bytes, then padding.
   const bins = g.select<SVGGElement>("g.bins").attr("display", row.bins ? null : "none").attr("data-bins", row.bins?.length ?? 0);
-  bins.select("path.bin-live").attr("d", row.bins ? binPath(row, (b) => b.live, () => 0) : "");
-  bins.select("path.bin-dead").attr("d", row.bins ? binPath(row, (b) => b.dead, (b) => b.live) : "");
-  bins.select("path.bin-pad").attr("d", row.bins ? binPath(row, (b) => b.padding, (b) => b.live + b.dead) : "");
+  bins.select("path.bin-live").attr("d", binD?.[0] ?? "");
+  bins.select("path.bin-dead").attr("d", binD?.[1] ?? "");
+  bins.select("path.bin-pad").attr("d", binD?.[2] ?? "");
   bins.select("rect.bin-hit").attr("x", 0).attr("width", innerWidth);
-  if (row.bins) {
-    const full = row.bins.reduce((n, b) => n + binFill(b), 0) / Math.max(1, row.bins.length);
-    bins.attr("data-fill", full.toFixed(3));
-  }
+  if (binD) bins.attr("data-fill", binD[3] ?? "0");
 
   drawBlocks(m, g, row, data, duration);
 }
@@ -996,21 +1041,17 @@ function drawBlocks<P extends BaseType, PD>(
   const labelOf = new Map<number, PlacedLabel>(row.labels.map((l) => [l.id, l]));
   const focus = data.focus;
   const now = (b: Block): Geometry => geometryOf(x, b);
-  // The chunk's blocks by id, built only when something slides.
-  let byId: Map<number, Block> | undefined;
-  const here = (id: number): Block | undefined => {
-    byId ??= new Map(view.blocks.map((b) => [b.id, b] as const));
-    return byId.get(id);
-  };
+  // The chunk's blocks by id (O(1) each, from the held index).
+  const here = (id: number): Block | undefined => view.held.find(id);
   // Where a block slides in from: the block a realloc replaced (stepping
   // forward), or the realloc's block that replaced it (stepping back).
   const slideFrom = (b: Block): Block | undefined => {
     if (duration === 0) return undefined;
-    if (b.from !== undefined && !m.previous.has(b.id)) {
-      const old = m.previous.get(b.from) ?? here(b.from);
+    if (b.from !== undefined && !findIn(m.previous, b.id)) {
+      const old = findIn(m.previous, b.from) ?? here(b.from);
       if (old && old.chunk === b.chunk) return old;
     }
-    const later = m.previousByFrom.get(b.id);
+    const later = successorIn(m.previous, b.id);
     if (later && later.chunk === b.chunk && !here(later.id)) return later;
     return undefined;
   };

@@ -1,0 +1,204 @@
+import { describe, expect, it } from "vitest";
+import { loadEngineSync } from "../engine/node";
+import { fromJson, type TraceView } from "../engine/traceView";
+import type { ChunkInfo, Trace } from "../engine/types";
+import { binBlocks } from "../views/mapBins";
+import { blockAt, blocksAt, type Block } from "./blocks";
+import { bumpPointerAt, chunkViewsAt, currentChunkAt } from "./chunks";
+import { heldAt, setBinDeltaMin } from "./held";
+
+// The oracle: the replay the map used before the columns (every step replays
+// ops 0..step-1 through op(i)), kept here to pin the columns' semantics.
+
+function oracleBlocks(t: TraceView, step: number): Block[] {
+  const blocks = new Map<number, Block>();
+  for (let i = 0; i < step; i++) {
+    const op = t.op(i);
+    if ((op.kind === "alloc" || op.kind === "realloc") && !op.failed && op.address !== undefined) {
+      const size = op.size ?? 0;
+      const padding = op.padding ?? 0;
+      blocks.set(op.index, {
+        id: op.index,
+        name: op.block ?? `#${op.index}`,
+        chunk: op.chunk ?? 0,
+        address: op.address,
+        size,
+        align: op.align ?? 1,
+        padding,
+        paddingStart: t.direction === "down" ? op.address + size : op.address - padding,
+        state: "live",
+        kind: op.kind,
+        line: op.line,
+        ...(op.kind === "realloc" && op.target_op !== undefined ? { from: op.target_op } : {}),
+      });
+      if (op.kind === "realloc" && op.target_op !== undefined && op.target_op !== op.index) {
+        if (op.moved === false) blocks.delete(op.target_op);
+        else {
+          const old = blocks.get(op.target_op);
+          if (old) old.state = "leaked";
+        }
+      }
+    }
+    if (op.kind === "free" && op.target_op !== undefined) {
+      const freed = blocks.get(op.target_op);
+      if (freed) freed.state = "freed";
+    }
+    for (const id of op.reclaimed ?? []) blocks.delete(id);
+  }
+  return [...blocks.values()].sort((a, b) => a.address - b.address);
+}
+
+const alive = (c: ChunkInfo, s: number): boolean =>
+  (c.created_by === undefined || c.created_by < s) && (c.freed_by === undefined || c.freed_by >= s);
+const contains = (c: ChunkInfo, a: number): boolean => a >= c.start && a <= c.start + c.capacity;
+
+function pick(live: ChunkInfo[], ptr: number | undefined, last: number | undefined): ChunkInfo | undefined {
+  if (live.length === 0) return undefined;
+  const byLast = live.find((c) => c.id === last);
+  if (ptr === undefined) return byLast ?? live[0];
+  const inside = live.filter((c) => contains(c, ptr));
+  if (inside.length === 1) return inside[0];
+  if (inside.length > 1) return inside.find((c) => c.id === last) ?? inside[inside.length - 1];
+  return byLast ?? live[live.length - 1];
+}
+
+/** The old walk: pointer and current chunk after `step` ops. */
+function oraclePointer(t: TraceView, step: number): { ptr: number | undefined; current: number | undefined } {
+  let last: number | undefined;
+  let ptr: number | undefined;
+  let current: ChunkInfo | undefined;
+  for (let i = 0; i < step; i++) {
+    const op = t.op(i);
+    if (op.chunk !== undefined && !op.failed) last = op.chunk;
+    const live = t.chunks.filter((c) => alive(c, i + 1));
+    if (op.bump_ptr !== undefined) ptr = op.bump_ptr;
+    else if (ptr !== undefined && !live.some((c) => contains(c, ptr as number))) ptr = undefined;
+    current = pick(live, ptr, last);
+  }
+  const live = t.chunks.filter((c) => alive(c, step));
+  if (step === 0) {
+    current = pick(live, undefined, undefined);
+    ptr = current ? (t.direction === "down" ? current.start + current.capacity : current.start) : undefined;
+  } else if (ptr === undefined && live.length > 0) {
+    current = pick(live, undefined, last);
+    ptr = current ? (t.direction === "down" ? current.start + current.capacity : current.start) : undefined;
+  }
+  return { ptr, current: current?.id };
+}
+
+function traced(source: string, allocator: string, capacity?: number): TraceView {
+  const result = loadEngineSync().trace({ source, allocator, target: "64", capacity });
+  if (!result.ok) throw new Error(`${result.error.line}:${result.error.column} ${result.error.message}`);
+  return fromJson(result.trace);
+}
+
+const PROGRAMS: [string, string, number?][] = [
+  ["fitzgen-down", "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\ne = alloc u128", 256],
+  ["hinckley-up", "a = alloc 8\ncheckpoint s\nb = alloc 8\nc = realloc b 16\nrestore s\nd = alloc 8\nd = realloc d 24\nd = realloc d 4"],
+  ["bumpalo", "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nrepeat 8 { x = alloc 64 }\nfree x\nd = realloc c 40\nrepeat 20 { y = alloc 64 }\nreset\nz = alloc 8"],
+  ["bumpalo", "a = alloc 8\ncheckpoint s\nrepeat 12 { x = alloc 64 }\nrestore s\nb = alloc 16\nz = alloc 0\nw = alloc 0 align 8"],
+  ["bump-scope-up", "repeat 60 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}"],
+  ["bump-scope-down", "repeat 9 { x = alloc 64 align 16 }\ny = realloc x 128\ncheckpoint s\nrepeat 20 { z = alloc 100 }\nrestore s\nq = alloc 0"],
+  ["cpp-arena", "a = alloc 8\nb = alloc 1000\nc = alloc 3000 align 64\nreset\nd = alloc 8"],
+  ["bumper-slab", "a = alloc 8\ncheckpoint s\nb = alloc 600000\nc = alloc 600000\nd = alloc 100\nrestore s\ne = alloc 16"],
+  ["fitzgen-down", "repeat 30 { a = alloc 8\nreset }\nb = alloc 4", 256],
+];
+
+describe("held blocks from the columns equal the old replay", () => {
+  it.each(PROGRAMS)("%s: %s", (allocator, source, capacity) => {
+    const t = traced(source, allocator, capacity);
+    for (let s = 0; s <= t.length; s++) {
+      const want = oracleBlocks(t, s);
+      expect(blocksAt(t, s), `step ${s}`).toEqual(want);
+      for (const b of want) expect(blockAt(t, s, b.id), `step ${s} block ${b.id}`).toEqual(b);
+      const { ptr, current } = oraclePointer(t, s);
+      expect(bumpPointerAt(t, s), `pointer, step ${s}`).toBe(ptr);
+      expect(currentChunkAt(t, s)?.id, `current, step ${s}`).toBe(current);
+      // Per chunk: the row's blocks are the chunk's, by address, and bin as the objects do.
+      for (const v of chunkViewsAt(t, s)) {
+        const own = want.filter((b) => b.chunk === v.chunk.id);
+        expect(v.held.count, `step ${s} chunk ${v.chunk.id}`).toBe(own.length);
+        expect(v.blocks).toEqual(own);
+        const lo = v.chunk.start;
+        const hi = v.chunk.start + v.chunk.capacity;
+        for (const [a, b, n] of [
+          [lo, hi, 7],
+          [lo + 5, hi - 9, 13],
+          [lo, lo + (hi - lo) / 3, 4],
+        ] as const) {
+          expect(v.held.bins(a, b, n), `bins step ${s}`).toEqual(binBlocks(own, a, b, n));
+        }
+        for (const a of [lo, lo + 8, (lo + hi) / 2, hi]) {
+          expect(v.held.firstEndingAfter(a)).toBe(own.findIndex((b) => (b.size === 0 ? b.address >= a : b.address + b.size > a)) === -1 ? own.length : own.findIndex((b) => (b.size === 0 ? b.address >= a : b.address + b.size > a)));
+          expect(v.held.endBefore(a)).toBe(own.filter((b) => b.address < a).length);
+        }
+      }
+    }
+  });
+});
+
+describe("bins of a nearby step plus what changed equal bins computed afresh", () => {
+  it.each(PROGRAMS)("%s: %s", (allocator, source, capacity) => {
+    const t = traced(source, allocator, capacity);
+    const old = setBinDeltaMin(1);
+    try {
+      // Forward, backward and in jumps, over the whole chunk and a window of it.
+      const steps = [...Array.from({ length: t.length + 1 }, (_, s) => s), ...Array.from({ length: t.length + 1 }, (_, s) => t.length - s), 0, 5, 1, 9, 3];
+      for (const s of steps.map((x) => Math.min(x, t.length))) {
+        for (const v of chunkViewsAt(t, s)) {
+          const own = oracleBlocks(t, s).filter((b) => b.chunk === v.chunk.id);
+          const lo = v.chunk.start;
+          const hi = v.chunk.start + v.chunk.capacity;
+          for (const [a, b, n] of [
+            [lo, hi, 7],
+            [lo + 5, hi - 9, 13],
+          ] as const) {
+            const got = v.held.bins(a, b, n);
+            const want = binBlocks(own, a, b, n);
+            expect(got.map((x) => x.blocks), `step ${s}`).toEqual(want.map((x) => x.blocks));
+            got.forEach((x, j) => {
+              const w = want[j]!;
+              expect(x.live, `live, step ${s} bin ${j}`).toBeCloseTo(w.live, 6);
+              expect(x.dead, `dead, step ${s} bin ${j}`).toBeCloseTo(w.dead, 6);
+              expect(x.padding, `padding, step ${s} bin ${j}`).toBeCloseTo(w.padding, 6);
+              // An empty bin reads 0, not rounding dust.
+              if (w.live === 0) expect(x.live).toBe(0);
+              if (w.dead === 0) expect(x.dead).toBe(0);
+              if (w.padding === 0) expect(x.padding).toBe(0);
+            });
+          }
+        }
+      }
+    } finally {
+      setBinDeltaMin(old);
+    }
+  });
+});
+
+describe("heldAt", () => {
+  it("memoises steps per trace and clamps", () => {
+    const t = traced("repeat 10 { x = alloc 8 }", "bump-scope-up");
+    expect(heldAt(t, 5)).toBe(heldAt(t, 5));
+    expect(heldAt(t, 99).step).toBe(10);
+    expect(heldAt(t, -1).total).toBe(0);
+    expect(heldAt(t, 10).total).toBe(10);
+    expect(heldAt(t, 10).find(11)).toBeUndefined();
+  });
+
+  it("a 10,000-op trace: each row by address, 2 blocks held per 4 ops", () => {
+    const result = loadEngineSync().trace({
+      source: "repeat 2500 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}",
+      allocator: "bump-scope-up",
+      target: "64",
+    });
+    if (!result.ok) throw new Error(result.error.message);
+    const json: Trace = result.trace;
+    const t = fromJson(json);
+    const h = heldAt(t, t.length);
+    expect(h.total).toBe(5_000);
+    for (const id of h.chunkIds()) {
+      const row = h.row(id);
+      for (let j = 1; j < row.count; j++) expect(row.address(j) > row.address(j - 1)).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,497 @@
+// The blocks a trace's chunks hold after a step, straight from the TraceView's
+// columns: no replay of ops, no object per block unless one is asked for.
+//
+// The block placed by op i is held (drawn) after step k when i < k and
+// gone_at[i] >= k. One tight pass over the columns of ops 0..k-1 sorts the
+// held ops into their chunks (a counting sort, so each chunk's list is in op
+// order) and then by address: a bump allocator places a chunk's held blocks in
+// address order already (up: rising, down: falling), so the sort is a check
+// and at most a reversal; anything else is sorted. The result is memoised per
+// trace for the last few steps, so zooming and panning at one step cost a
+// binary search plus the blocks (or bins) in view.
+//
+// A block placed outside every chunk (a zero-sized dangling pointer) belongs
+// to chunk 0's list, as the map has always drawn it.
+
+import { META_ALIGN_SHIFT, META_KIND, META_PLACED, META_STMT_SHIFT, NONE, type TraceView } from "../engine/traceView";
+import type { Block, BlockState } from "./blocks";
+import type { Bin } from "../views/mapBins";
+
+/** One chunk's held blocks after a step, by address. */
+export interface HeldRow {
+  readonly chunk: number;
+  /** Held blocks in this chunk. */
+  readonly count: number;
+  /** The op that placed the j-th block by address (ties in op order). */
+  id(j: number): number;
+  /** Address of the j-th block by address. */
+  address(j: number): number;
+  size(j: number): number;
+  /** Index of the first block whose bytes reach past `address` (as mapBins.firstBlockEndingAfter). */
+  firstEndingAfter(address: number): number;
+  /** Index one past the last block starting before `address` (as mapBins.endOfBlocksBefore). */
+  endBefore(address: number): number;
+  /** The j-th block by address, as an object (made on demand, kept for the step). */
+  block(j: number): Block;
+  /** Blocks j in [from, to), by address. */
+  slice(from: number, to: number): Block[];
+  /** Every block, by address: O(count). */
+  all(): Block[];
+  /** The block op `id` placed, when this chunk holds it: O(1). */
+  find(id: number): Block | undefined;
+  /** The held block of the realloc that replaced block `id` (moved it or grew it in place), if any: O(1). */
+  successor(id: number): Block | undefined;
+  /** Level-of-detail bins over [lo, hi): mapBins.binBlocks of this row's blocks, from the columns. */
+  bins(lo: number, hi: number, count: number): Bin[];
+}
+
+export interface Held {
+  readonly step: number;
+  /** Held blocks over every chunk. */
+  readonly total: number;
+  /** The row of chunk `id` (an empty row when it holds nothing). */
+  row(id: number): HeldRow;
+  /** The block op `id` placed, when it is held after the step. */
+  find(id: number): Block | undefined;
+  /** The held block of the realloc that replaced block `id`, if any. */
+  successor(id: number): Block | undefined;
+  /** Ids of the rows that hold something. */
+  chunkIds(): number[];
+}
+
+const CACHE = 4;
+const cache = new WeakMap<TraceView, Held[]>();
+
+/** Chunk start by id, per trace (ids index the array; NaN where no chunk). */
+const startsOf = new WeakMap<TraceView, Float64Array>();
+function chunkStarts(t: TraceView): Float64Array {
+  let s = startsOf.get(t);
+  if (!s) {
+    const max = t.chunks.reduce((m, c) => Math.max(m, c.id), -1);
+    s = new Float64Array(max + 1).fill(Number.NaN);
+    for (const c of t.chunks) s[c.id] = c.start;
+    startsOf.set(t, s);
+  }
+  return s;
+}
+
+/** Absolute address of the block op `id` placed (its chunk's start plus the offset, or the offset alone). */
+export function addressOfId(t: TraceView, starts: Float64Array, id: number): number {
+  const c = t.cols.chunk[id] as number;
+  const off = t.cols.offset[id] as number;
+  if (c === NONE) return off;
+  const s = starts[c];
+  return s === undefined || Number.isNaN(s) ? off : s + off;
+}
+
+/** The row a placed op's block is listed in: its chunk, or chunk 0 when it has none. */
+const rowOf = (c: number): number => (c === NONE ? 0 : c);
+
+/** What the chunks hold after `step` ops (step clamped to 0..length). */
+export function heldAt(t: TraceView, step: number): Held {
+  const k = Math.min(Math.max(0, Math.trunc(Number.isFinite(step) ? step : 0)), t.length);
+  let list = cache.get(t);
+  if (!list) cache.set(t, (list = []));
+  const hit = list.findIndex((h) => h.step === k);
+  if (hit >= 0) {
+    const h = list[hit] as Held;
+    if (hit !== list.length - 1) {
+      list.splice(hit, 1);
+      list.push(h);
+    }
+    return h;
+  }
+  const h = computeHeld(t, k);
+  list.push(h);
+  if (list.length > CACHE) list.shift();
+  return h;
+}
+
+function computeHeld(t: TraceView, k: number): Held {
+  const { meta, chunk, gone_at, offset } = t.cols;
+  const starts = chunkStarts(t);
+  const rows = Math.max(1, starts.length);
+  // Pass 1: held ops in op order, counted per row (chunk ids past the known
+  // chunks share the last slot; a block without a chunk goes to row 0).
+  const counts = new Int32Array(rows + 1);
+  const tmp = new Int32Array(k);
+  let total = 0;
+  let loose = 0;
+  for (let i = 0; i < k; i++) {
+    if (((meta[i] as number) & META_PLACED) === 0 || (gone_at[i] as number) < k) continue;
+    tmp[total++] = i;
+    const c = chunk[i] as number;
+    if (c < rows) counts[c] = (counts[c] as number) + 1;
+    else if (c === NONE) {
+      counts[0] = (counts[0] as number) + 1;
+      loose++;
+    } else counts[rows] = (counts[rows] as number) + 1;
+  }
+  // Pass 2: a stable counting sort by row; one row in use needs none.
+  const begin = new Int32Array(rows + 2);
+  let used = 0;
+  for (let r = 0; r <= rows; r++) {
+    begin[r + 1] = (begin[r] as number) + (counts[r] as number);
+    if ((counts[r] as number) > 0) used++;
+  }
+  let ids: Int32Array;
+  if (used <= 1) ids = tmp.subarray(0, total);
+  else {
+    const fill = begin.slice(0, rows + 1);
+    ids = new Int32Array(total);
+    for (let j = 0; j < total; j++) {
+      const i = tmp[j] as number;
+      const c = chunk[i] as number;
+      const r = c < rows ? c : c === NONE ? 0 : rows;
+      const at = fill[r] as number;
+      ids[at] = i;
+      fill[r] = at + 1;
+    }
+  }
+  const addr = (i: number): number => addressOfId(t, starts, i);
+  // Then by address within each row: within one chunk the offsets order it.
+  const reversed = new Uint8Array(rows + 1);
+  for (let r = 0; r <= rows; r++) {
+    const a = begin[r] as number;
+    const b = begin[r + 1] as number;
+    if (b - a < 2) continue;
+    let rising = true;
+    let falling = true;
+    if (r === rows || (r === 0 && loose > 0)) {
+      let prev = addr(ids[a] as number);
+      for (let j = a + 1; j < b && (rising || falling); j++) {
+        const x = addr(ids[j] as number);
+        if (x < prev) rising = false;
+        if (x >= prev) falling = false;
+        prev = x;
+      }
+    } else {
+      let prev = offset[ids[a] as number] as number;
+      for (let j = a + 1; j < b; j++) {
+        const x = offset[ids[j] as number] as number;
+        if (x < prev) rising = false;
+        else falling = false;
+        if (!rising && !falling) break;
+        prev = x;
+      }
+    }
+    // Falling rows stay in op order and are read backwards (reversing a
+    // million-entry typed array costs more than the pass that made it).
+    if (falling && !rising) reversed[r] = 1;
+    if (rising || falling) continue;
+    const seg = ids.subarray(a, b);
+    {
+      const sorted = Array.from(seg).sort((p, q) => addr(p) - addr(q) || p - q);
+      seg.set(sorted);
+    }
+  }
+
+  const blocks = new Map<number, Block>();
+  const made = (i: number): Block => {
+    let b = blocks.get(i);
+    if (!b) blocks.set(i, (b = makeBlock(t, starts, i, k)));
+    return b;
+  };
+  const find = (id: number): Block | undefined => {
+    if (!Number.isInteger(id) || id < 0 || id >= k) return undefined;
+    if (((meta[id] as number) & META_PLACED) === 0 || (gone_at[id] as number) < k) return undefined;
+    return made(id);
+  };
+  const successor = (id: number): Block | undefined => {
+    if (!Number.isInteger(id) || id < 0 || id >= t.length) return undefined;
+    const d = t.cols.dead_at[id] as number;
+    if (d === NONE || ((meta[d] as number) & META_KIND) !== 1) return undefined;
+    const b = find(d);
+    return b && b.from === id ? b : undefined;
+  };
+  const rowCache = new Map<number, HeldRow>();
+  const row = (id: number): HeldRow => {
+    let hr = rowCache.get(id);
+    if (!hr) {
+      const r = id >= 0 && id < rows ? id : -1;
+      const sub = r < 0 ? new Int32Array(0) : ids.subarray(begin[r] as number, begin[r + 1] as number);
+      hr = makeRow(t, id, sub, r >= 0 && reversed[r] === 1, addr, made, k, find, successor);
+      rowCache.set(id, hr);
+    }
+    return hr;
+  };
+  return {
+    step: k,
+    total,
+    row,
+    find,
+    successor,
+    chunkIds() {
+      const out: number[] = [];
+      for (let r = 0; r < rows; r++) if ((counts[r] as number) > 0) out.push(r);
+      return out;
+    },
+  };
+}
+
+function makeBlock(t: TraceView, starts: Float64Array, i: number, k: number): Block {
+  const { meta, chunk, size: sizes, padding: paddings, dead_at } = t.cols;
+  const m = meta[i] as number;
+  const kind = (m & META_KIND) === 1 ? "realloc" : "alloc";
+  const stmt = t.stmts[m >>> META_STMT_SHIFT];
+  const address = addressOfId(t, starts, i);
+  const size = sizes[i] as number;
+  const padding = paddings[i] as number;
+  const dead = dead_at[i] as number;
+  let state: BlockState = "live";
+  if (dead !== NONE && dead < k) state = ((meta[dead] as number) & META_KIND) === 2 ? "freed" : "leaked";
+  const block: Block = {
+    id: i,
+    name: stmt?.block ?? `#${i}`,
+    chunk: rowOf(chunk[i] as number),
+    address,
+    size,
+    align: 2 ** ((m >>> META_ALIGN_SHIFT) & 0xf),
+    padding,
+    paddingStart: t.direction === "down" ? address + size : address - padding,
+    state,
+    kind,
+    ...(stmt ? { line: stmt.line } : {}),
+  };
+  if (kind === "realloc") {
+    const from = t.op(i).target_op;
+    if (from !== undefined) block.from = from;
+  }
+  return block;
+}
+
+function makeRow(
+  t: TraceView,
+  chunkId: number,
+  ids: Int32Array,
+  backwards: boolean,
+  addr: (i: number) => number,
+  made: (i: number) => Block,
+  k: number,
+  find: (id: number) => Block | undefined,
+  successor: (id: number) => Block | undefined,
+): HeldRow {
+  const { size: sizes, padding: paddings, dead_at, chunk: chunks, offset: offsets } = t.cols;
+  const starts = chunkStarts(t);
+  const n = ids.length;
+  const down = t.direction === "down";
+  const last = n - 1;
+  const idAt = backwards ? (j: number): number => ids[last - j] as number : (j: number): number => ids[j] as number;
+  const address = (j: number): number => addr(idAt(j));
+  const size = (j: number): number => sizes[idAt(j)] as number;
+  const firstEndingAfter = (a: number): number => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const s = size(mid);
+      const x = address(mid);
+      if (s === 0 ? x < a : x + s <= a) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const endBefore = (a: number): number => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (address(mid) < a) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const block = (j: number): Block => made(idAt(j));
+  const slice = (from: number, to: number): Block[] => {
+    const out: Block[] = [];
+    for (let j = Math.max(0, from); j < Math.min(n, to); j++) out.push(block(j));
+    return out;
+  };
+  return {
+    chunk: chunkId,
+    count: n,
+    id: idAt,
+    address,
+    size,
+    firstEndingAfter,
+    endBefore,
+    block,
+    slice,
+    all: () => slice(0, n),
+    find(id) {
+      const b = find(id);
+      return b && b.chunk === chunkId ? b : undefined;
+    },
+    successor(id) {
+      const b = successor(id);
+      return b && b.chunk === chunkId ? b : undefined;
+    },
+    bins(lo, hi, count) {
+      const nb = Math.max(1, Math.floor(count));
+      const sums = binSums(t, chunkId, k, lo, hi, nb, () => {
+        const fresh = newSums(nb);
+        const first = firstEndingAfter(lo);
+        for (let j = first > 0 ? first - 1 : 0; j < n; j++) {
+          const i = (backwards ? ids[last - j] : ids[j]) as number;
+          if (!addBlock(t, starts, fresh, i, k, lo, hi, 1)) break;
+        }
+        return fresh;
+      });
+      const width = (hi - lo) / nb;
+      const bins = new Array<Bin>(nb);
+      for (let j = 0; j < nb; j++) {
+        bins[j] = {
+          lo: lo + j * width,
+          hi: j === nb - 1 ? hi : lo + (j + 1) * width,
+          blocks: sums.blocks[j] as number,
+          live: sums.live[j] as number,
+          dead: sums.dead[j] as number,
+          padding: sums.padding[j] as number,
+        };
+      }
+      return bins;
+    },
+  };
+}
+
+// ---- Bins ------------------------------------------------------------------
+
+interface Sums {
+  blocks: Float64Array;
+  live: Float64Array;
+  dead: Float64Array;
+  padding: Float64Array;
+}
+
+const newSums = (nb: number): Sums => ({
+  blocks: new Float64Array(nb),
+  live: new Float64Array(nb),
+  dead: new Float64Array(nb),
+  padding: new Float64Array(nb),
+});
+
+/**
+ * Adds (sign 1) or takes away (sign -1) the block op i placed, as held after
+ * `step` ops, to bins over [lo, hi): mapBins.binBlocks' arithmetic. Returns
+ * false when the block (and so every later one by address) starts at or past
+ * `hi`.
+ */
+function addBlock(t: TraceView, starts: Float64Array, sums: Sums, i: number, step: number, lo: number, hi: number, sign: 1 | -1): boolean {
+  const { chunk: chunks, offset: offsets, size: sizes, padding: paddings, dead_at } = t.cols;
+  const nb = sums.blocks.length;
+  const span = hi - lo;
+  if (!(span > 0)) return false;
+  const width = span / nb;
+  const c = chunks[i] as number;
+  const off = offsets[i] as number;
+  const a = c === NONE || c >= starts.length ? off : (starts[c] as number) + off;
+  const s = sizes[i] as number;
+  const p = paddings[i] as number;
+  const pStart = t.direction === "down" ? a + s : a - p;
+  const low = p > 0 && pStart < a ? pStart : a;
+  if (low >= hi) return false;
+  const end = a + s;
+  if (s === 0 ? a >= lo && a < hi : end > lo && a < hi) {
+    const from = a > lo ? a : lo;
+    let bb = Math.floor((from - lo) / width);
+    if (bb >= nb) bb = nb - 1;
+    sums.blocks[bb] = (sums.blocks[bb] as number) + sign;
+    const d = dead_at[i] as number;
+    spread(sums, d === NONE || d >= step ? sums.live : sums.dead, a, end, lo, hi, width, sign);
+  }
+  if (p > 0) spread(sums, sums.padding, pStart, pStart + p, lo, hi, width, sign);
+  return true;
+}
+
+/** Adds the bytes [a0, a1), clipped to [lo, hi), to `arr` in every bin they touch. */
+function spread(sums: Sums, arr: Float64Array, a0: number, a1: number, lo: number, hi: number, width: number, sign: 1 | -1): void {
+  const nb = sums.blocks.length;
+  const from = a0 > lo ? a0 : lo;
+  const to = a1 < hi ? a1 : hi;
+  if (to <= from) return;
+  let b = Math.min(nb - 1, Math.max(0, Math.floor((from - lo) / width)));
+  for (; b < nb; b++) {
+    const bl = lo + b * width;
+    if (bl >= to) break;
+    const bh = b === nb - 1 ? hi : lo + (b + 1) * width;
+    const overlap = (to < bh ? to : bh) - (from > bl ? from : bl);
+    if (overlap > 0) arr[b] = (arr[b] as number) + sign * overlap;
+  }
+}
+
+/** Rows with at least this many blocks reuse the bins of a nearby step and apply what changed in between. */
+let deltaMinBlocks = 4096;
+/** Sets that threshold (tests lower it to check the deltas on small traces); returns the old one. */
+export function setBinDeltaMin(n: number): number {
+  const old = deltaMinBlocks;
+  deltaMinBlocks = n;
+  return old;
+}
+/** How many steps away a reusable step may be. */
+const DELTA_MAX_STEPS = 32;
+
+interface BinEntry {
+  lo: number;
+  hi: number;
+  nb: number;
+  step: number;
+  sums: Sums;
+}
+
+/** The last bins computed per trace and chunk. */
+const binCache = new WeakMap<TraceView, Map<number, BinEntry>>();
+
+/** Whether op i's block is held after `step` ops. */
+const heldAfter = (t: TraceView, i: number, step: number): boolean =>
+  i < step && ((t.cols.meta[i] as number) & META_PLACED) !== 0 && (t.cols.gone_at[i] as number) >= step;
+
+/**
+ * The bins of chunk `chunkId` after `step` ops over [lo, hi): the last ones
+ * computed for this chunk and range when they are of the same step, or of a
+ * step at most DELTA_MAX_STEPS away and the row is large (then only the
+ * blocks the ops in between placed, freed, replaced or reclaimed are taken
+ * out and put back); else `compute()`.
+ */
+function binSums(t: TraceView, chunkId: number, step: number, lo: number, hi: number, nb: number, compute: () => Sums): Sums {
+  let perChunk = binCache.get(t);
+  if (!perChunk) binCache.set(t, (perChunk = new Map()));
+  const hit = perChunk.get(chunkId);
+  const remember = (sums: Sums): Sums => {
+    perChunk.set(chunkId, { lo, hi, nb, step, sums });
+    return sums;
+  };
+  if (!hit || hit.lo !== lo || hit.hi !== hi || hit.nb !== nb) return remember(compute());
+  if (hit.step === step) return hit.sums;
+  const from = Math.min(hit.step, step);
+  const to = Math.max(hit.step, step);
+  if (to - from > DELTA_MAX_STEPS) return remember(compute());
+  let total = 0;
+  for (let j = 0; j < nb; j++) total += hit.sums.blocks[j] as number;
+  if (total < deltaMinBlocks) return remember(compute());
+  // The blocks whose being held or state can differ between the two steps.
+  const changed = new Set<number>();
+  for (let j = from; j < to; j++) {
+    if (((t.cols.meta[j] as number) & META_PLACED) !== 0) changed.add(j);
+    const op = t.op(j);
+    if (op.target_op !== undefined) changed.add(op.target_op);
+    for (const r of op.reclaimed ?? []) changed.add(r);
+    if (changed.size > total / 8) return remember(compute());
+  }
+  const starts = chunkStarts(t);
+  const sums: Sums = {
+    blocks: hit.sums.blocks.slice(),
+    live: hit.sums.live.slice(),
+    dead: hit.sums.dead.slice(),
+    padding: hit.sums.padding.slice(),
+  };
+  for (const i of changed) {
+    if (i < 0 || i >= t.length || rowOf(t.cols.chunk[i] as number) !== chunkId) continue;
+    if (heldAfter(t, i, hit.step)) addBlock(t, starts, sums, i, hit.step, lo, hi, -1);
+    if (heldAfter(t, i, step)) addBlock(t, starts, sums, i, step, lo, hi, 1);
+  }
+  // Taking away what was added leaves rounding dust: a bin that is empty must read 0.
+  for (const arr of [sums.live, sums.dead, sums.padding]) {
+    for (let j = 0; j < nb; j++) if (Math.abs(arr[j] as number) < 1e-6) arr[j] = 0;
+  }
+  return remember(sums);
+}
