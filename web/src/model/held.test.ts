@@ -107,7 +107,13 @@ const PROGRAMS: [string, string, number?][] = [
 describe("held blocks from the columns equal the old replay", () => {
   it.each(PROGRAMS)("%s: %s", (allocator, source, capacity) => {
     const t = traced(source, allocator, capacity);
-    for (let s = 0; s <= t.length; s++) {
+    // Forward, backward and in jumps: each step is derived from a nearby cached one, or made afresh.
+    const order = [
+      ...Array.from({ length: t.length + 1 }, (_, s) => s),
+      ...Array.from({ length: t.length + 1 }, (_, s) => t.length - s),
+      ...Array.from({ length: t.length + 1 }, (_, s) => (s * 7) % (t.length + 1)),
+    ];
+    for (const s of order) {
       const want = oracleBlocks(t, s);
       expect(blocksAt(t, s), `step ${s}`).toEqual(want);
       for (const b of want) expect(blockAt(t, s, b.id), `step ${s} block ${b.id}`).toEqual(b);

@@ -87,6 +87,23 @@ export function addressOfId(t: TraceView, starts: Float64Array, id: number): num
 /** The row a placed op's block is listed in: its chunk, or chunk 0 when it has none. */
 const rowOf = (c: number): number => (c === NONE ? 0 : c);
 
+/** A row's held ops: in op order (read backwards when `backwards`, addresses falling), or sorted by address. */
+interface RowIds {
+  ids: Int32Array;
+  backwards: boolean;
+  /** Not in op order (sorted by address): a step cannot be derived from it. */
+  sorted: boolean;
+}
+
+/** What a step holds, per row (index: chunk id; the last slot: ids past the known chunks). */
+interface Core {
+  step: number;
+  rows: RowIds[];
+  total: number;
+}
+
+const EMPTY: RowIds = { ids: new Int32Array(0), backwards: false, sorted: false };
+
 /** What the chunks hold after `step` ops (step clamped to 0..length). */
 export function heldAt(t: TraceView, step: number): Held {
   const k = Math.min(Math.max(0, Math.trunc(Number.isFinite(step) ? step : 0)), t.length);
@@ -101,14 +118,63 @@ export function heldAt(t: TraceView, step: number): Held {
     }
     return h;
   }
-  const h = computeHeld(t, k);
+  // From the nearest cached step when it is close (scrubbing, playing): only
+  // the rows the ops in between touched change.
+  let core: Core | undefined;
+  let near: Held | undefined;
+  for (const h of list) if (!near || Math.abs(h.step - k) < Math.abs(near.step - k)) near = h;
+  const nearCore = near ? cores.get(near) : undefined;
+  if (nearCore && Math.abs(nearCore.step - k) <= DELTA_MAX_OPS) core = deltaCore(t, nearCore, k);
+  core ??= fullCore(t, k);
+  const h = wrap(t, core);
+  cores.set(h, core);
   list.push(h);
   if (list.length > CACHE) list.shift();
   return h;
 }
 
-function computeHeld(t: TraceView, k: number): Held {
-  const { meta, chunk, gone_at, offset } = t.cols;
+/** How many ops apart a cached step may be for a step to be derived from it. */
+const DELTA_MAX_OPS = 64;
+const cores = new WeakMap<Held, Core>();
+
+/** Orders a row's ids (given in op order) by address: a check, else a sort. */
+function orderRow(t: TraceView, starts: Float64Array, ids: Int32Array, byOffset: boolean): RowIds {
+  const n = ids.length;
+  if (n < 2) return { ids, backwards: false, sorted: false };
+  let rising = true;
+  let falling = true;
+  const { offset } = t.cols;
+  if (!byOffset) {
+    let prev = addressOfId(t, starts, ids[0] as number);
+    for (let j = 1; j < n; j++) {
+      const x = addressOfId(t, starts, ids[j] as number);
+      if (x < prev) rising = false;
+      else falling = false;
+      if (!rising && !falling) break;
+      prev = x;
+    }
+  } else {
+    let prev = offset[ids[0] as number] as number;
+    for (let j = 1; j < n; j++) {
+      const x = offset[ids[j] as number] as number;
+      if (x < prev) rising = false;
+      else falling = false;
+      if (!rising && !falling) break;
+      prev = x;
+    }
+  }
+  // Falling rows stay in op order and are read backwards (reversing a
+  // million-entry typed array costs more than the pass that made it).
+  if (rising) return { ids, backwards: false, sorted: false };
+  if (falling) return { ids, backwards: true, sorted: false };
+  const addr = (i: number): number => addressOfId(t, starts, i);
+  const sorted = Int32Array.from(Array.from(ids).sort((p, q) => addr(p) - addr(q) || p - q));
+  return { ids: sorted, backwards: false, sorted: true };
+}
+
+/** One pass over the columns of ops 0..k-1. */
+function fullCore(t: TraceView, k: number): Core {
+  const { meta, chunk, gone_at } = t.cols;
   const starts = chunkStarts(t);
   const rows = Math.max(1, starts.length);
   // Pass 1: held ops in op order, counted per row (chunk ids past the known
@@ -148,44 +214,122 @@ function computeHeld(t: TraceView, k: number): Held {
       fill[r] = at + 1;
     }
   }
-  const addr = (i: number): number => addressOfId(t, starts, i);
   // Then by address within each row: within one chunk the offsets order it.
-  const reversed = new Uint8Array(rows + 1);
+  const out: RowIds[] = [];
   for (let r = 0; r <= rows; r++) {
     const a = begin[r] as number;
     const b = begin[r + 1] as number;
-    if (b - a < 2) continue;
-    let rising = true;
-    let falling = true;
-    if (r === rows || (r === 0 && loose > 0)) {
-      let prev = addr(ids[a] as number);
-      for (let j = a + 1; j < b && (rising || falling); j++) {
-        const x = addr(ids[j] as number);
-        if (x < prev) rising = false;
-        if (x >= prev) falling = false;
-        prev = x;
-      }
-    } else {
-      let prev = offset[ids[a] as number] as number;
-      for (let j = a + 1; j < b; j++) {
-        const x = offset[ids[j] as number] as number;
-        if (x < prev) rising = false;
-        else falling = false;
-        if (!rising && !falling) break;
-        prev = x;
-      }
-    }
-    // Falling rows stay in op order and are read backwards (reversing a
-    // million-entry typed array costs more than the pass that made it).
-    if (falling && !rising) reversed[r] = 1;
-    if (rising || falling) continue;
-    const seg = ids.subarray(a, b);
-    {
-      const sorted = Array.from(seg).sort((p, q) => addr(p) - addr(q) || p - q);
-      seg.set(sorted);
+    if (b === a) out.push(EMPTY);
+    else {
+      const row = orderRow(t, starts, ids.subarray(a, b), !(r === rows || (r === 0 && loose > 0)));
+      // The last slot mixes chunks: never derived from.
+      out.push(r === rows ? { ...row, sorted: true } : row);
     }
   }
+  return { step: k, rows: out, total };
+}
 
+/**
+ * The core of step k from that of a nearby step: the ops in between placed,
+ * freed, replaced or reclaimed only some blocks; their rows are rebuilt (a
+ * copy, an append), the others shared. Undefined when a touched row is not in
+ * op order or loses its order (then a full pass it is).
+ */
+function deltaCore(t: TraceView, prev: Core, k: number): Core | undefined {
+  const from = Math.min(prev.step, k);
+  const to = Math.max(prev.step, k);
+  const { meta, chunk } = t.cols;
+  const starts = chunkStarts(t);
+  const rows = prev.rows.length - 1;
+  const changed = new Set<number>();
+  for (let j = from; j < to; j++) {
+    if (((meta[j] as number) & META_PLACED) !== 0) changed.add(j);
+    const op = t.op(j);
+    if (op.target_op !== undefined) changed.add(op.target_op);
+    for (const r of op.reclaimed ?? []) changed.add(r);
+  }
+  const byRow = new Map<number, { add: number[]; remove: Set<number> }>();
+  let total = prev.total;
+  for (const i of changed) {
+    if (!Number.isInteger(i) || i < 0 || i >= t.length) continue;
+    const was = heldAfter(t, i, prev.step);
+    const is = heldAfter(t, i, k);
+    if (was === is) continue;
+    const c = chunk[i] as number;
+    const r = c === NONE ? 0 : c < rows ? c : rows;
+    if (r === rows) return undefined;
+    let e = byRow.get(r);
+    if (!e) byRow.set(r, (e = { add: [], remove: new Set() }));
+    if (is) {
+      e.add.push(i);
+      total++;
+    } else {
+      e.remove.add(i);
+      total--;
+    }
+  }
+  const out = prev.rows.slice();
+  for (const [r, { add, remove }] of byRow) {
+    const old = prev.rows[r] ?? EMPTY;
+    if (old.sorted) return undefined;
+    add.sort((p, q) => p - q);
+    const n = old.ids.length;
+    // Common case: the removed ones are the newest (a rewind) and the added ones newer still.
+    let keep = n;
+    while (keep > 0 && remove.has(old.ids[keep - 1] as number)) keep--;
+    let ids: Int32Array;
+    if (n - keep === remove.size && (add.length === 0 || keep === 0 || (add[0] as number) > (old.ids[keep - 1] as number))) {
+      ids = new Int32Array(keep + add.length);
+      ids.set(old.ids.subarray(0, keep));
+      ids.set(add, keep);
+    } else {
+      // Anything else: filter and merge, in op order.
+      ids = new Int32Array(n - remove.size + add.length);
+      let a = 0;
+      let w = 0;
+      for (let j = 0; j < n; j++) {
+        const id = old.ids[j] as number;
+        while (a < add.length && (add[a] as number) < id) ids[w++] = add[a++] as number;
+        if (!remove.has(id)) ids[w++] = id;
+      }
+      while (a < add.length) ids[w++] = add[a++] as number;
+    }
+    // Order by address: small rows are checked whole; a large one keeps its
+    // direction, so only the added blocks' neighbours are checked.
+    if (ids.length <= 64 || n < 2) {
+      const row = orderRow(t, starts, ids, false);
+      if (row.sorted) return undefined;
+      out[r] = row;
+      continue;
+    }
+    const addr = (i: number): number => addressOfId(t, starts, i);
+    const fits = (j: number): boolean => {
+      if (j <= 0 || j >= ids.length) return true;
+      const x = addr(ids[j - 1] as number);
+      const y = addr(ids[j] as number);
+      return old.backwards ? y < x : y >= x;
+    };
+    for (const i of add) {
+      let lo = 0;
+      let hi = ids.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((ids[mid] as number) < i) lo = mid + 1;
+        else hi = mid;
+      }
+      if (!fits(lo) || !fits(lo + 1)) return undefined;
+    }
+    out[r] = { ids, backwards: old.backwards, sorted: false };
+  }
+  return { step: k, rows: out, total };
+}
+
+function wrap(t: TraceView, core: Core): Held {
+  const { meta, gone_at } = t.cols;
+  const k = core.step;
+  const starts = chunkStarts(t);
+  const rows = core.rows.length - 1;
+  const addr = (i: number): number => addressOfId(t, starts, i);
   const blocks = new Map<number, Block>();
   const made = (i: number): Block => {
     let b = blocks.get(i);
@@ -208,22 +352,21 @@ function computeHeld(t: TraceView, k: number): Held {
   const row = (id: number): HeldRow => {
     let hr = rowCache.get(id);
     if (!hr) {
-      const r = id >= 0 && id < rows ? id : -1;
-      const sub = r < 0 ? new Int32Array(0) : ids.subarray(begin[r] as number, begin[r + 1] as number);
-      hr = makeRow(t, id, sub, r >= 0 && reversed[r] === 1, addr, made, k, find, successor);
+      const r = Number.isInteger(id) && id >= 0 && id < rows ? (core.rows[id] ?? EMPTY) : EMPTY;
+      hr = makeRow(t, id, r.ids, r.backwards, addr, made, k, find, successor);
       rowCache.set(id, hr);
     }
     return hr;
   };
   return {
     step: k,
-    total,
+    total: core.total,
     row,
     find,
     successor,
     chunkIds() {
       const out: number[] = [];
-      for (let r = 0; r < rows; r++) if ((counts[r] as number) > 0) out.push(r);
+      for (let r = 0; r < rows; r++) if ((core.rows[r]?.ids.length ?? 0) > 0) out.push(r);
       return out;
     },
   };
