@@ -301,7 +301,9 @@ export function renderPredict(mount: HTMLElement, data: PredictData, handlers: P
   refs.strip.classList.toggle("is-revealed", data.revealed);
   const what = p.kind === "realloc" ? `${p.name} = realloc to ${bytes(p.size)}` : `${p.name} = alloc ${bytes(p.size)}`;
   const chunkText = `${p.newChunk ? "a new chunk" : `chunk ${p.chunk.id}`}, ${hex(strip.start)}–${hex(strip.end)}`;
-  setText(refs.ask, `${what}, align ${p.align}, in ${chunkText} (${data.trace.direction === "down" ? "bumping down" : "bumping up"}).`);
+  // A chunk with thousands of blocks: the strip draws those nearest the pointer and says so.
+  const older = strip.hidden > 0 ? ` The strip draws the ${strip.blocks.length} blocks nearest the bump pointer; ${strip.hidden} older ones are not drawn.` : "";
+  setText(refs.ask, `${what}, align ${p.align}, in ${chunkText} (${data.trace.direction === "down" ? "bumping down" : "bumping up"}).${older}`);
 
   drawStrip(refs, strip, p, data, width);
   drawCursor(refs);
