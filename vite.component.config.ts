@@ -26,6 +26,8 @@ export default defineConfig({
     outDir: fileURLToPath(new URL("./dist", import.meta.url)),
     emptyOutDir: false,
     target: "es2022",
+    // The wasm modules stay files beside bump-lab.js (see vite.config.ts).
+    assetsInlineLimit: (file) => (file.endsWith(".wasm") ? false : undefined),
     rollupOptions: {
       input: { "bump-lab": fileURLToPath(new URL("./web/src/component.ts", import.meta.url)) },
       preserveEntrySignatures: "exports-only",

@@ -33,6 +33,12 @@ export default defineConfig({
     emptyOutDir: true,
     // Top-level await (the wasm is loaded once before the first render).
     target: "es2022",
+    // Browsers without <link rel="modulepreload"> still load every chunk, a
+    // little later: not worth the polyfill's bytes in every page.
+    modulePreload: { polyfill: false },
+    // A wasm module is always its own file: a data: URL would be fetched
+    // against the pages' CSP (connect-src 'self') and fail.
+    assetsInlineLimit: (file) => (file.endsWith(".wasm") ? false : undefined),
     rollupOptions: {
       // The app and the iframe embed (embed.html).
       input: {

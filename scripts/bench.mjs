@@ -11,10 +11,13 @@
 //   --runs N  --ops N  --port N  --no-build (reuse the vite build in --out)  --out DIR
 //
 // Native: crates/core/examples/trace_speed.rs in release (CARGO_TARGET_DIR,
-// default /tmp/tgt-bench). Browser: the vite dev server (web/src served as is,
-// so the page can import the engine and the map's benchmark hooks), then
-// `vite preview` of a build in --out (default /tmp/dist-bench) for the embed
-// route's payload and first map. The wasm in web/pkg is used as built.
+// default /tmp/tgt-bench): the columnar run to completion. Browser: the vite
+// dev server (web/src served as is, so the page can import the loaders and the
+// map's benchmark hooks), then `vite preview` of a build in --out (default
+// /tmp/dist-bench) for the embed route's payload and first map. The wasm in
+// web/pkg-trace (lean: the TraceRun the page traces with) and web/pkg
+// (metered) is used as built. Until the lean module exports TraceRun, the
+// wasm figures fall back to the metered module's JSON trace, and say so.
 // A benchmark, not a test: `npm test` does not run it (its pure parts are
 // tested in scripts/bench.test.mjs).
 import { spawn, spawnSync } from "node:child_process";
@@ -82,6 +85,32 @@ export function formatLine(name, value, unit, { note, budgets = BUDGETS } = {}) 
 /** A figure that could not be measured: `name: n/a (reason)`. */
 export function naLine(name, reason) {
   return `${name}: n/a (${reason})`;
+}
+
+/**
+ * Splits a page's resource timings at `at` (its first map, same clock):
+ * what it fetched before (the payload) and after (loaded on demand).
+ */
+export function splitFetches(entries, at) {
+  const before = [];
+  const after = [];
+  for (const e of entries) (e.end <= at ? before : after).push(e.url);
+  return { before, after };
+}
+
+/**
+ * Program sizes to scrub the app at, largest first: --ops itself, then the
+ * largest the page traced within the budget, then 100,000 (the JSON trace's
+ * cap) and 10,000, each only when above `small` (the step compared against).
+ */
+export function scrubSizes(ops, traced, small) {
+  const sizes = [ops, traced, 100_000, 10_000].filter((n) => n > small && n <= ops);
+  return [...new Set(sizes)].sort((a, b) => b - a);
+}
+
+/** Bytes of what the page reads from a finished TraceRun: the 7 columns, the stats samples, the header and chunks JSON. */
+export function traceBytes({ columns, samples, header, chunks }) {
+  return columns + samples + header + chunks;
 }
 
 /** Parses a line back into { name, value, unit, note } (value NaN for n/a). */
@@ -252,20 +281,87 @@ async function openApp(browser, origin) {
 }
 
 /**
- * In the page: the engine's trace of `ops` ops, `runs` times. Times the whole
- * `engine.trace` (wasm run + JSON string + JSON.parse), and apart the raw
- * `traceProgram` (its JSON string) and `JSON.parse`.
+ * In the page: the lean module's TraceRun of `ops` ops, `runs` times, each
+ * created and advanced to its end (one advance call: the slicer's pauses are
+ * the page's, not the engine's). With `breakdown`, once more for what the page
+ * reads from it (columns, stats samples, header and chunks JSON), the time of
+ * an op's detail at op 100 and at the last op, and the wasm memory the run
+ * holds. `{ unavailable }` when the lean module cannot load (not built yet,
+ * or without TraceRun).
  */
-async function wasmTrace(page, source, preset, runs, breakdown) {
+async function leanTrace(page, source, preset, runs, breakdown) {
+  return page.evaluate(
+    async ({ source, preset, runs, breakdown }) => {
+      let lean;
+      let wasm;
+      try {
+        const loaders = await import("/src/engine/browser.ts");
+        if (typeof loaders.loadTraceModule !== "function") return { unavailable: "browser.ts has no loadTraceModule" };
+        lean = await loaders.loadTraceModule();
+        // The same instance: the glue's init returns the exports it made (memory among them).
+        wasm = await (await import("/pkg-trace/bumplab_trace.js")).default();
+      } catch (e) {
+        return { unavailable: `the lean module did not load: ${String(e?.message ?? e).split("\n")[0]}` };
+      }
+      const out = { total: [], ops: 0, error: null, parts: null, memBytes: NaN, detailFirstMs: NaN, detailLastMs: NaN };
+      const request = { source, allocator: preset, target: "64" };
+      const advance = (run) => {
+        while (!run.advance(0x7fffffff)) {
+          // runs to the end (a second call only when the engine stops early)
+        }
+      };
+      for (let i = 0; i < runs + (breakdown ? 1 : 0); i++) {
+        const measuring = i === runs;
+        globalThis.gc?.();
+        const mem0 = wasm.memory.buffer.byteLength;
+        const t0 = performance.now();
+        const run = lean.startRun(request);
+        advance(run);
+        const ms = performance.now() - t0;
+        const error = run.error();
+        if (error !== undefined) {
+          out.error = JSON.parse(error).message ?? error;
+          run.free();
+          return out;
+        }
+        out.ops = run.executed();
+        if (!measuring) out.total.push(ms);
+        else {
+          const utf8 = (text) => new TextEncoder().encode(text).length;
+          let columns = 0;
+          for (const name of ["meta", "chunk", "offset", "size", "padding", "dead_at", "gone_at"]) columns += run.column(name).byteLength;
+          out.parts = { columns, samples: run.statsSamples().byteLength, header: utf8(run.header()), chunks: utf8(run.chunks()) };
+          out.memBytes = wasm.memory.buffer.byteLength - mem0;
+          let t = performance.now();
+          run.detail(Math.min(100, out.ops - 1));
+          out.detailFirstMs = performance.now() - t;
+          t = performance.now();
+          run.detail(out.ops - 1);
+          out.detailLastMs = performance.now() - t;
+        }
+        run.free();
+      }
+      return out;
+    },
+    { source, preset, runs, breakdown },
+  );
+}
+
+/**
+ * In the page, the fallback while the lean module is missing: the metered
+ * module's full JSON trace (`engine.trace`: wasm run + JSON string +
+ * JSON.parse), `runs` times; with `breakdown` the JSON's size too.
+ */
+async function jsonTrace(page, source, preset, runs, breakdown) {
   return page.evaluate(
     async ({ source, preset, runs, breakdown }) => {
       const { loadEngine } = await import("/src/engine/browser.ts");
       const engine = await loadEngine();
       const raw = await import("/pkg/bumplab.js");
       await raw.default();
-      const out = { total: [], wasm: [], parse: [], ops: 0, jsonChars: 0, heapBytes: NaN, error: null };
+      const out = { total: [], ops: 0, jsonChars: 0, error: null };
       for (let i = 0; i < runs; i++) {
-        let t0 = performance.now();
+        const t0 = performance.now();
         const result = engine.trace({ source, allocator: preset, target: "64" });
         out.total.push(performance.now() - t0);
         if (!result.ok) {
@@ -274,22 +370,7 @@ async function wasmTrace(page, source, preset, runs, breakdown) {
         }
         out.ops = result.trace.ops.length;
       }
-      for (let i = 0; i < (breakdown ? 1 : 0); i++) {
-        globalThis.gc?.();
-        const heap0 = performance.memory?.usedJSHeapSize ?? NaN;
-        let t0 = performance.now();
-        const json = raw.traceProgram(source, preset, "64");
-        out.wasm.push(performance.now() - t0);
-        out.jsonChars = json.length;
-        t0 = performance.now();
-        const parsed = JSON.parse(json);
-        out.parse.push(performance.now() - t0);
-        globalThis.gc?.();
-        const heap1 = performance.memory?.usedJSHeapSize ?? NaN;
-        // The parsed trace's share of the heap (the string is still held too: subtract it).
-        out.heapBytes = heap1 - heap0 - json.length;
-        if (parsed.ops.length !== out.ops || json.length === 0) out.error = "the raw trace and the engine's differ";
-      }
+      if (breakdown) out.jsonChars = raw.traceProgram(source, preset, "64").length;
       return out;
     },
     { source, preset, runs, breakdown },
@@ -366,18 +447,25 @@ async function scrub(page, step, total, runs) {
   return times;
 }
 
-/** Load of `path` in a fresh context to its first drawn map, by the page's clock; and what it fetched. */
+/**
+ * Load of `path` in a fresh context to its first drawn map, by the page's
+ * clock; and what it fetched before that map (`before`) and after it
+ * (`after`: loaded on demand), from its resource timings.
+ */
 async function firstMap(browser, origin, path, readyScript) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   await context.addInitScript(readyScript);
   const page = await context.newPage();
-  const urls = [];
-  page.on("response", (res) => urls.push(res.url()));
   await page.goto(`${origin}/${path}`);
   await page.waitForFunction(() => window.__bench_map_at > 0, null, { timeout: 60_000 });
-  const ms = await page.evaluate(() => window.__bench_map_at);
+  // Whatever the page starts right after its map (a lazy module) gets a moment to show up as "after".
+  await page.waitForTimeout(300);
+  const { ms, entries } = await page.evaluate(() => ({
+    ms: window.__bench_map_at,
+    entries: performance.getEntriesByType("resource").map((e) => ({ url: e.name, end: e.responseEnd })),
+  }));
   await context.close();
-  return { ms, urls };
+  return { ms, ...splitFetches(entries, ms) };
 }
 
 // In the page before anything runs: the time of the first frame painted after
@@ -478,8 +566,8 @@ async function main() {
     return (median(table.get(top).run_ms) * ops) / top;
   };
   const natNote = natFull
-    ? `${count(nat.ops)} ops in ${formatValue(nat.ms)} ms, core run only`
-    : `largest within the budget: ${count(nat.ops)} ops in ${formatValue(nat.ms)} ms, core run only; ` +
+    ? `${count(nat.ops)} ops in ${formatValue(nat.ms)} ms, the columnar run to its end`
+    : `largest within the budget: ${count(nat.ops)} ops in ${formatValue(nat.ms)} ms, the columnar run to its end; ` +
       (natFailure ?? `${count(opts.ops)} ops would take at least ${formatValue(estimate(opts.ops, nativeRuns) / 1000)} s`);
   emit(formatLine("trace_ops_per_s_native", nat.opsPerS, "ops/s", { note: natNote }));
   emit(`# native ops/s by size: ${[...nativeRuns.entries()].sort((x, y) => x[0] - y[0]).map(([n, r]) => `${count(n)}: ${formatValue(n / (median(r.run_ms) / 1e3))}`).join(", ")}`);
@@ -495,14 +583,22 @@ async function main() {
     say(`dev server ${origin}`);
     let app = await openApp(browser, origin);
 
-    // Wasm tracing: one run a size while the next is predicted within the budget.
+    // Wasm tracing: the lean module's TraceRun (the JSON engine while it is
+    // missing), one run a size while the next is predicted within the budget.
+    let leanWhy = null;
+    const probe = await leanTrace(app.page, program(4), opts.preset, 1, false);
+    if (probe.unavailable || probe.error) leanWhy = probe.unavailable ?? `the lean run failed: ${probe.error}`;
+    const lean = leanWhy === null;
+    if (!lean) say(`wasm: ${leanWhy}; measuring the metered module's JSON trace instead`);
+    const measure = (ops, runs, breakdown) => (lean ? leanTrace : jsonTrace)(app.page, program(ops), opts.preset, runs, breakdown);
     let failure = null;
     const wasmMs = new Map();
     for (const ops of ascending(opts.ops)) {
       if (wasmTop && !worthTrying(wasmTop.ops, wasmTop.ms, ops, budgetMs)) break;
       say(`wasm: ${count(ops)} ops`);
       try {
-        const r = await wasmTrace(app.page, program(ops), opts.preset, 1, false);
+        const r = await measure(ops, 1, false);
+        if (r.unavailable) throw new Error(r.unavailable);
         if (r.error) throw new Error(r.error);
         wasmTop = { ops, ms: r.total[0] };
         wasmMs.set(ops, { run_ms: r.total });
@@ -513,47 +609,84 @@ async function main() {
         break;
       }
     }
+    const what = lean ? "TraceRun created and advanced to its end" : `the metered module's JSON trace (engine.trace), as ${leanWhy}`;
     if (wasmTop) {
-      say(`wasm: ${count(wasmTop.ops)} ops × ${opts.runs} (and once more for the breakdown)`);
-      const r = await wasmTrace(app.page, program(wasmTop.ops), opts.preset, opts.runs, true);
+      say(`wasm: ${count(wasmTop.ops)} ops × ${opts.runs} (and once more for the breakdown${lean ? ", in a fresh page" : ""})`);
+      let r = await measure(wasmTop.ops, opts.runs, !lean);
+      if (r.error || r.unavailable) throw new Error(`wasm ${count(wasmTop.ops)} ops: ${r.error ?? r.unavailable}`);
+      if (lean) {
+        // A fresh page, so the memory the run takes is not memory a run before it freed.
+        const fresh = await openApp(browser, origin);
+        try {
+          const b = await leanTrace(fresh.page, program(wasmTop.ops), opts.preset, 0, true);
+          if (b.error || b.unavailable) throw new Error(`wasm breakdown: ${b.error ?? b.unavailable}`);
+          r = { ...r, parts: b.parts, memBytes: b.memBytes, detailFirstMs: b.detailFirstMs, detailLastMs: b.detailLastMs };
+        } finally {
+          await fresh.page.close().catch(() => undefined);
+        }
+      }
       const ms = median(r.total);
       const opsPerS = r.ops / (ms / 1e3);
       const full = wasmTop.ops === opts.ops;
       const why = full ? "" : failure ?? `${count(opts.ops)} ops would take at least ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s`;
-      const note =
-        `${full ? "" : "largest within the budget: "}${count(r.ops)} ops in ${formatValue(ms)} ms (engine.trace: ` +
-        `traceProgram ${formatValue(median(r.wasm))} ms + JSON.parse ${formatValue(median(r.parse))} ms)${why ? `; ${why}` : ""}`;
+      const note = `${full ? "" : "largest within the budget: "}${count(r.ops)} ops in ${formatValue(ms)} ms, ${what}${why ? `; ${why}` : ""}`;
       emit(formatLine("trace_ops_per_s_wasm", opsPerS, "ops/s", { note }));
       const same = native(r.ops, opts.runs);
       emit(
         formatLine("wasm_vs_native_ratio", same.opsPerS / opsPerS, "x", {
-          note: `at ${count(r.ops)} ops: native ${formatValue(same.opsPerS)} ops/s (core run) over the page's ${formatValue(opsPerS)} ops/s`,
+          note: `at ${count(r.ops)} ops: native ${formatValue(same.opsPerS)} ops/s (columnar run) over the page's ${formatValue(opsPerS)} ops/s`,
         }),
       );
-      bytesPerOp = r.jsonChars / r.ops;
-      emit(
-        formatLine("trace_bytes_per_op", bytesPerOp, "B/op", {
-          note:
-            `the engine's JSON: ${formatValue(r.jsonChars / 1e6)} MB for ${count(r.ops)} ops` +
-            (full ? "" : `; ${count(opts.ops)} ops would be ${formatValue((bytesPerOp * opts.ops) / 1e6)} MB`),
-        }),
-      );
-      if (Number.isFinite(r.heapBytes) && r.heapBytes > 0) {
-        emit(formatLine("trace_heap_bytes_per_op", r.heapBytes / r.ops, "B/op", { note: "JS heap held by the parsed trace (usedJSHeapSize)" }));
+      if (lean) {
+        const bytes = traceBytes(r.parts);
+        bytesPerOp = bytes / r.ops;
+        const kb = (n) => `${formatValue(n / 1024)} kB`;
+        emit(
+          formatLine("trace_bytes_per_op", bytesPerOp, "B/op", {
+            note:
+              `what the page reads from the run: columns ${kb(r.parts.columns)} + stats samples ${kb(r.parts.samples)} + ` +
+              `header ${kb(r.parts.header)} + chunks ${kb(r.parts.chunks)} JSON for ${count(r.ops)} ops` +
+              (full ? "" : `; ${count(opts.ops)} ops would be ${formatValue((bytesPerOp * opts.ops) / 1e6)} MB`),
+          }),
+        );
+        if (Number.isFinite(r.memBytes)) {
+          emit(
+            formatLine("wasm_memory_bytes_per_op", r.memBytes / r.ops, "B/op", {
+              note: `information: the wasm memory grew ${formatValue(r.memBytes / 1e6)} MB during a run of ${count(r.ops)} ops kept alive (engine snapshots, columns, allocator slack; in a fresh page)`,
+            }),
+          );
+        }
+        emit(formatLine("detail_ms_last_op", r.detailLastMs, "ms", { note: `an op's detail from the run: op ${count(Math.min(100, r.ops - 1))} in ${formatValue(r.detailFirstMs)} ms, the last op (of ${count(r.ops)}) in ${formatValue(r.detailLastMs)} ms` }));
+      } else {
+        bytesPerOp = r.jsonChars / r.ops;
+        emit(
+          formatLine("trace_bytes_per_op", bytesPerOp, "B/op", {
+            note: `the metered module's JSON (the lean module is missing): ${formatValue(r.jsonChars / 1e6)} MB for ${count(r.ops)} ops`,
+          }),
+        );
       }
-      emit(formatLine("native_json_ms", same.jsonMs, "ms", { note: `serde_json of the native trace, ${count(same.ops)} ops, ${formatValue(same.json_bytes / same.ops)} B/op` }));
+      if (Number.isFinite(same.jsonMs)) {
+        const extra = [];
+        if (Number.isFinite(same.bytes)) extra.push(`trace ${formatValue(same.bytes / same.ops)} B/op`);
+        if (Number.isFinite(same.json_bytes)) extra.push(`${formatValue(same.json_bytes / 1024)} kB of header and chunks JSON`);
+        if (Number.isFinite(same.snapshot_bytes)) extra.push(`snapshots about ${formatValue(same.snapshot_bytes / 1024)} kB each`);
+        if (Number.isFinite(same.detail_last_ms)) extra.push(`detail of the last op ${formatValue(same.detail_last_ms)} ms`);
+        emit(formatLine("native_read_ms", same.jsonMs, "ms", { note: `native, ${count(same.ops)} ops: header and chunks to JSON and the columns copied out; ${extra.join(", ")}` }));
+      }
     } else {
       emit(naLine("trace_ops_per_s_wasm", failure ?? "no size traced"));
       emit(naLine("wasm_vs_native_ratio", "no wasm figure"));
       emit(naLine("trace_bytes_per_op", "no wasm trace"));
     }
 
-    // Scrubbing the real app: step 100 and the last step of the largest program the page traced.
+    // Scrubbing the real app: step 100 and the last step of a program of
+    // --ops ops typed into its editor (the app traces it as it would any
+    // program); when the app refuses that size or takes too long, smaller
+    // ones (scrubSizes), each failure kept for the note.
     const small = Math.min(100, opts.ops - 1);
-    const size = wasmTop?.ops ?? 0;
     let scrubbed = null;
-    let scrubFailure = null;
-    if (size > small) {
+    const scrubFailures = [];
+    for (const size of scrubSizes(opts.ops, wasmTop?.ops ?? 0, small)) {
       say(`scrub: the app with ${count(size)} ops`);
       try {
         const loaded = await loadProgram(app.page, program(size), opts.preset, size, Math.max(60_000, 10 * budgetMs));
@@ -561,14 +694,14 @@ async function main() {
         const atEnd = await scrub(app.page, size, size, opts.runs);
         const atSmall = await scrub(app.page, small, size, opts.runs);
         scrubbed = { ops: size, atEnd, atSmall };
+        break;
       } catch (e) {
-        scrubFailure = `${count(size)} ops: ${String(e.message ?? e).split("\n")[0].slice(0, 160)}`;
+        scrubFailures.push(`${count(size)} ops: ${String(e.message ?? e).split("\n")[0].slice(0, 160)}`);
         await app.page.close().catch(() => undefined);
         app = await openApp(browser, origin);
       }
-    } else {
-      scrubFailure = "no trace larger than 100 ops fits the page";
     }
+    const scrubFailure = scrubFailures.length > 0 ? scrubFailures.join("; ") : "no trace larger than 100 ops fits the page";
     if (scrubbed) {
       const a = median(scrubbed.atSmall);
       const b = median(scrubbed.atEnd);
@@ -577,12 +710,10 @@ async function main() {
       if (full) {
         emit(formatLine("scrub_ms_at_1m", b, "ms", { note: `step ${count(scrubbed.ops)} of ${count(scrubbed.ops)}` }));
       } else {
-        const reasons = [];
-        if (Number.isFinite(bytesPerOp)) reasons.push(`a trace of ${count(opts.ops)} ops is ${formatValue((bytesPerOp * opts.ops) / 1e6)} MB of JSON`);
-        if (Number.isFinite(bytesPerOp) && bytesPerOp * opts.ops > 536_870_888) reasons.push("over V8's longest string (2^29-24 chars)");
-        reasons.push(`tracing it would take at least ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s in the page`);
+        const reasons = [...scrubFailures];
+        if (wasmMs.size > 0 && (wasmTop?.ops ?? 0) < opts.ops) reasons.push(`tracing ${count(opts.ops)} ops would take at least ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s in the page`);
         if (natFailure) reasons.push(natFailure);
-        emit(naLine("scrub_ms_at_1m", `${reasons.join(", ")}; largest measured: ${count(scrubbed.ops)} ops, ${formatValue(b)} ms at its last step`));
+        emit(naLine("scrub_ms_at_1m", `${reasons.join("; ") || "not tried"}; largest measured: ${count(scrubbed.ops)} ops, ${formatValue(b)} ms at its last step`));
       }
       emit(
         formatLine("scrub_ratio_1m_vs_100", b / a, "x", {
@@ -627,19 +758,24 @@ async function main() {
     const origin = await preview.ready;
     say(`preview ${origin}`);
     const embedRuns = [];
-    let urls = [];
+    let fetched = { before: [], after: [] };
     for (let i = 0; i < Math.max(opts.runs, 1); i++) {
       const r = await firstMap(browser, origin, "embed.html", readyWatch("#embed", '[data-view="memory-map"] svg'));
       embedRuns.push(r.ms);
-      urls = r.urls;
+      fetched = r;
     }
-    const p = payload(urls, origin, opts.out);
+    const p = payload(fetched.before, origin, opts.out);
+    const later = payload(fetched.after, origin, opts.out);
     const kb = (n) => n / 1024;
     emit(
       formatLine("payload_gzip_kb", kb(p.total), "kB", {
-        note: `embed.html: wasm ${formatValue(kb(p.byKind.wasm))} + JS ${formatValue(kb(p.byKind.js))} + CSS ${formatValue(kb(p.byKind.css))} kB, ${p.files.length} files`,
+        note:
+          `embed.html, what it fetches before its first map: wasm ${formatValue(kb(p.byKind.wasm))} + JS ${formatValue(kb(p.byKind.js))} + CSS ${formatValue(kb(p.byKind.css))} kB, ${p.files.length} files` +
+          (later.files.length > 0 ? `; after it: ${formatValue(kb(later.total))} kB more in ${later.files.length} files` : ""),
       }),
     );
+    emit(`# embed payload files: ${p.files.map((f) => `${f.path.replace(/^.*\//, "")} ${formatValue(kb(f.gz))} kB`).join(", ")}`);
+    if (later.files.length > 0) emit(`# embed files fetched after the first map: ${later.files.map((f) => `${f.path.replace(/^.*\//, "")} ${formatValue(kb(f.gz))} kB`).join(", ")}`);
     emit(formatLine("first_map_ms", median(embedRuns), "ms", { note: "embed.html, vite preview of the build, fresh context each run" }));
     const appRuns = [];
     for (let i = 0; i < Math.max(opts.runs, 1); i++) {

@@ -2,7 +2,7 @@
 // `name: value unit` lines, budget verdicts, options and the fallback sizes.
 // Vitest: covered once vitest.config.ts's include lists scripts/bench.test.mjs.
 import { describe, expect, test } from "vitest";
-import { ascending, BUDGETS, count, formatLine, formatValue, median, naLine, parseArgs, parseLine, program, verdict, worthTrying } from "./bench.mjs";
+import { ascending, BUDGETS, count, formatLine, formatValue, median, naLine, parseArgs, parseLine, program, scrubSizes, splitFetches, traceBytes, verdict, worthTrying } from "./bench.mjs";
 
 describe("median", () => {
   test("odd and even counts, unsorted input", () => {
@@ -114,5 +114,27 @@ describe("options, program and sizes", () => {
   });
   test("count separates thousands", () => {
     expect(count(1_000_000)).toBe("1,000,000");
+  });
+});
+
+describe("the two-module design's figures", () => {
+  test("the payload is what the page fetched up to its first map; later fetches are apart", () => {
+    const entries = [
+      { url: "http://x/assets/embed.js", end: 40 },
+      { url: "http://x/assets/bumplab_trace_bg.wasm", end: 120 },
+      { url: "http://x/assets/bumplab.js", end: 400 },
+    ];
+    expect(splitFetches(entries, 120)).toEqual({ before: ["http://x/assets/embed.js", "http://x/assets/bumplab_trace_bg.wasm"], after: ["http://x/assets/bumplab.js"] });
+    expect(splitFetches([], 10)).toEqual({ before: [], after: [] });
+  });
+  test("trace bytes are the columns, the stats samples and the header and chunks JSON", () => {
+    expect(traceBytes({ columns: 7 * 4 * 1000, samples: 9 * 8 * 10, header: 300, chunks: 200 })).toBe(28_000 + 720 + 500);
+  });
+  test("the app is scrubbed at --ops first, then at smaller sizes that may fit, never twice at one size", () => {
+    expect(scrubSizes(1_000_000, 500_000, 100)).toEqual([1_000_000, 500_000, 100_000, 10_000]);
+    expect(scrubSizes(1_000_000, 1_000_000, 100)).toEqual([1_000_000, 100_000, 10_000]);
+    expect(scrubSizes(1_000_000, 0, 100)).toEqual([1_000_000, 100_000, 10_000]);
+    expect(scrubSizes(1000, 1000, 100)).toEqual([1000]);
+    expect(scrubSizes(50, 50, 49)).toEqual([50]);
   });
 });

@@ -2,7 +2,9 @@
 // Each layer's output streams through; its test count is read from the
 // runner's own summary line, and the totals close the run.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { log, root } from "./lib.mjs";
 
 const layers = [
@@ -14,6 +16,14 @@ const layers = [
     cmd: "wasm-pack",
     args: ["test", "--node", "--mode", "no-install", "crates/wasm"],
     count: cargoCount,
+  },
+  {
+    // The lean module's binding (crates/trace-wasm), compiled to wasm32.
+    name: "wasm-pack test --node lean",
+    cmd: "wasm-pack",
+    args: ["test", "--node", "--mode", "no-install", "crates/trace-wasm"],
+    count: cargoCount,
+    skip: () => !existsSync(join(root, "crates", "trace-wasm", "tests")),
   },
   { name: "tsc --noEmit", cmd: "tsc", args: ["--noEmit", "-p", "tsconfig.json"] },
   { name: "vitest", cmd: "vitest", args: ["run"], count: vitestCount },
@@ -85,6 +95,10 @@ let passed = 0;
 let failed = 0;
 for (const layer of layers) {
   if (only.length && !only.includes(layer.name)) continue;
+  if (layer.skip?.()) {
+    summary.push(`skip ${layer.name}`);
+    continue;
+  }
   const r = await runLayer(layer);
   const counts = layer.count?.(r.out);
   if (counts) {

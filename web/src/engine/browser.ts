@@ -22,6 +22,11 @@
 //     withCosts(view, metered.costs(request));  // per-op costs, real run, baseline, or { unavailable }
 //     metered.engine.trace(request);            // the full JSON trace (export, CLI-like uses)
 //
+// - `loadSourceText(path)`: a source file's text (path as `sourcePath` gives
+//   it) from a lazy chunk of its own, fetched when first asked for: for the
+//   code view if the lean module stops embedding the texts (about 29 kB of its
+//   gzip). Unused, it costs nothing (tree-shaken).
+//
 // - `loadEngine()`: the old single-module Engine (full JSON traces), kept for
 //   callers not yet switched; it now goes through loadCostModule(), so it
 //   fetches the metered module.
@@ -188,6 +193,16 @@ type CostsFn = (source: string, allocator: string, target: string, capacity?: nu
 /** The full-JSON Engine of the metered module (as before issue 7). Prefer loadTraceModule + loadCostModule. */
 export function loadEngine(): Promise<Engine> {
   return loadCostModule().then((m) => m.engine);
+}
+
+// The files the models' steps point into, each its own chunk (Vite's glob):
+// the very files the modules were compiled from, at build time.
+const SOURCE_FILES = import.meta.glob<string>("../../../crates/core/src/{algorithms,models}/*.rs", { query: "?raw", import: "default" });
+
+/** The text of a source file by its repository path ("crates/core/src/algorithms/bump_down.rs"), or undefined. */
+export function loadSourceText(path: string): Promise<string | undefined> {
+  const load = SOURCE_FILES[`../../../${path}`];
+  return load ? load() : Promise.resolve(undefined);
 }
 
 export type TraceOutcome = { kind: "done"; view: TraceView; run: TraceRunHandle } | { kind: "failed"; error: ProgramError } | { kind: "cancelled" };
