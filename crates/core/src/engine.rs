@@ -148,6 +148,8 @@ pub(crate) trait State {
     /// The used bytes `[lo, hi)` of every live chunk, oldest first.
     fn chunks_used(&self) -> Vec<(u32, u64, u64)>;
     fn direction(&self) -> Direction;
+    /// Whether the next ops keep their details (on by default).
+    fn set_detail(&mut self, on: bool);
 }
 
 impl<W: Word> State for Engine<W> {
@@ -177,6 +179,9 @@ impl<W: Word> State for Engine<W> {
     }
     fn direction(&self) -> Direction {
         self.direction
+    }
+    fn set_detail(&mut self, on: bool) {
+        self.detail = on;
     }
 }
 
@@ -322,6 +327,10 @@ struct Engine<W: Word> {
     dropped: HashMap<String, String>,
     /// Ops executed so far: the next op's index.
     executed: u32,
+    /// Whether ops keep their details (events, micro-steps). Without, an
+    /// op still does everything else, its chunk events included, so the
+    /// engine's tables and every op's placement are the same either way.
+    detail: bool,
     copied: u64,
     /// Chunk lookups so far, counted against [`MAX_CHUNK_WORK`].
     work: u64,
@@ -355,6 +364,7 @@ impl<W: Word> Clone for Engine<W> {
             saved: self.saved.clone(),
             dropped: self.dropped.clone(),
             executed: self.executed,
+            detail: self.detail,
             copied: self.copied,
             work: self.work,
         }
@@ -384,6 +394,7 @@ impl<W: Word> Engine<W> {
             saved: HashMap::new(),
             dropped: HashMap::new(),
             executed: 0,
+            detail: true,
             copied: 0,
             work: 0,
         };
@@ -391,6 +402,15 @@ impl<W: Word> Engine<W> {
         let mut sink = Vec::new();
         engine.translate(rec, None, &mut sink);
         Ok(engine)
+    }
+
+    /// A recorder for the model's next call: keeping micro-steps only when
+    /// the op's details are kept.
+    fn recorder(&self) -> Recorder {
+        Recorder {
+            log: Vec::new(),
+            events_only: !self.detail,
+        }
     }
 
     /// `v` as the target's word; sizes and addresses reach here only after
@@ -467,19 +487,18 @@ impl<W: Word> Engine<W> {
             StmtKind::Free { block } => self.free(s.pos, block)?,
             StmtKind::Reset => {
                 let mut op = self.new_op(OpKind::Reset, s.pos, None);
-                let mut rec = Recorder::default();
+                let mut rec = self.recorder();
                 self.model.reset(&mut self.heap, &mut rec);
                 self.translate(rec, Some(op.index), &mut op.events);
                 let why = format!("the reset at {}:{}", s.pos.line, s.pos.column);
                 self.drop_checkpoints(0, &why);
                 self.reclaim_all(&mut op);
-                op.events.push(Event::new(
-                    EventKind::Reset,
+                note(self.detail, &mut op.events, EventKind::Reset, || {
                     format!(
                         "reset: {} blocks reclaimed; every checkpoint is dropped",
                         op.reclaimed.len()
-                    ),
-                ));
+                    )
+                });
                 op
             }
             StmtKind::Checkpoint { name } => {
@@ -494,10 +513,9 @@ impl<W: Word> Engine<W> {
                     .bump_ptr()
                     .map(|p| format!(" at bump pointer {:#x}", p.to_u64()))
                     .unwrap_or_default();
-                op.events.push(Event::new(
-                    EventKind::Checkpoint,
-                    format!("checkpoint '{name}' saved{at}"),
-                ));
+                note(self.detail, &mut op.events, EventKind::Checkpoint, || {
+                    format!("checkpoint '{name}' saved{at}")
+                });
                 op
             }
             StmtKind::Restore { name } => {
@@ -515,14 +533,13 @@ impl<W: Word> Engine<W> {
                 };
                 let why = format!("restoring '{name}' at {}:{}", s.pos.line, s.pos.column);
                 self.drop_checkpoints(i + 1, &why);
-                let mut rec = Recorder::default();
+                let mut rec = self.recorder();
                 self.model.restore(&mut self.heap, &*cp, &mut rec);
                 self.translate(rec, Some(op.index), &mut op.events);
                 self.reclaim_all(&mut op);
-                op.events.push(Event::new(
-                    EventKind::Restored,
-                    format!("restored '{name}': {} blocks reclaimed", op.reclaimed.len()),
-                ));
+                note(self.detail, &mut op.events, EventKind::Restored, || {
+                    format!("restored '{name}': {} blocks reclaimed", op.reclaimed.len())
+                });
                 op
             }
             StmtKind::Repeat { .. } => unreachable!("the run's cursor expands repeats"),
@@ -571,7 +588,7 @@ impl<W: Word> Engine<W> {
             size: self.word(bytes),
             align: self.word(align),
         };
-        let mut rec = Recorder::default();
+        let mut rec = self.recorder();
         let got = self.model.alloc(&mut self.heap, layout, &mut rec).result();
         self.translate(rec, Some(op.index), &mut op.events);
         match got {
@@ -605,7 +622,7 @@ impl<W: Word> Engine<W> {
             size: self.word(old_size),
             align: self.word(align),
         };
-        let mut rec = Recorder::default();
+        let mut rec = self.recorder();
         let (old_w, size_w) = (self.word(old_addr), self.word(size));
         let got = self
             .model
@@ -667,12 +684,11 @@ impl<W: Word> Engine<W> {
                 format!("moved from {old_addr:#x} to {addr:#x}"),
             ),
         };
-        op.events.push(Event::new(kind, text));
+        note(self.detail, &mut op.events, kind, || text);
         if left_behind {
-            op.events.push(Event::new(
-                EventKind::Leaked,
-                format!("the old {old_size} bytes at {old_addr:#x} stay behind until they are reclaimed"),
-            ));
+            note(self.detail, &mut op.events, EventKind::Leaked, || {
+                format!("the old {old_size} bytes at {old_addr:#x} stay behind until they are reclaimed")
+            });
         }
         if let Some(chunk) = self.blocks[old].chunk {
             self.reclaim_touched(&mut op, &[chunk]);
@@ -701,7 +717,7 @@ impl<W: Word> Engine<W> {
             size: self.word(size),
             align: self.word(align),
         };
-        let mut rec = Recorder::default();
+        let mut rec = self.recorder();
         let addr_w = self.word(addr);
         self.model.free(&mut self.heap, addr_w, layout, &mut rec);
         self.translate(rec, Some(op.index), &mut op.events);
@@ -709,22 +725,19 @@ impl<W: Word> Engine<W> {
             self.reclaim_touched(&mut op, &[chunk]);
         }
         if chunk.is_none() || size == 0 {
-            op.events.push(Event::new(
-                EventKind::Freed,
-                "freed: a zero-sized block holds no bytes".to_string(),
-            ));
+            note(self.detail, &mut op.events, EventKind::Freed, || {
+                "freed: a zero-sized block holds no bytes".to_string()
+            });
         } else if op.reclaimed.contains(&self.blocks[b].op) {
-            op.events.push(Event::new(
-                EventKind::Freed,
-                format!("freed: it was the last block, so its {size} bytes are free space again"),
-            ));
+            note(self.detail, &mut op.events, EventKind::Freed, || {
+                format!("freed: it was the last block, so its {size} bytes are free space again")
+            });
         } else {
-            op.events.push(Event::new(
-                EventKind::NotReclaimed,
+            note(self.detail, &mut op.events, EventKind::NotReclaimed, || {
                 format!(
                     "freed, but its {size} bytes cannot be reused until the blocks after it go too"
-                ),
-            ));
+                )
+            });
         }
         Ok(op)
     }
@@ -748,14 +761,14 @@ impl<W: Word> Engine<W> {
     ) -> Result<(), ProgramError> {
         match e {
             AllocError::HeapExhausted => return Err(model_error(pos, e, self.target)),
-            AllocError::Full => op.events.push(Event::new(
-                EventKind::OutOfMemory,
-                "does not fit: this allocator's memory is full and it never grows".to_string(),
-            )),
-            AllocError::BadAlloc => op.events.push(Event::new(
-                EventKind::OutOfMemory,
-                "std::bad_alloc thrown: the padding std::align needed did not fit".to_string(),
-            )),
+            AllocError::Full => note(self.detail, &mut op.events, EventKind::OutOfMemory, || {
+                "does not fit: this allocator's memory is full and it never grows".to_string()
+            }),
+            AllocError::BadAlloc => {
+                note(self.detail, &mut op.events, EventKind::OutOfMemory, || {
+                    "std::bad_alloc thrown: the padding std::align needed did not fit".to_string()
+                })
+            }
         }
         op.failed = true;
         self.names.remove(name);
@@ -808,18 +821,16 @@ impl<W: Word> Engine<W> {
         op.offset = Some(addr - start);
         op.padding = Some(padding);
         if padding > 0 {
-            op.events.push(Event::new(
-                EventKind::Padding,
-                format!("{padding} bytes of padding before the block"),
-            ));
+            note(self.detail, &mut op.events, EventKind::Padding, || {
+                format!("{padding} bytes of padding before the block")
+            });
         }
-        op.events.push(Event::new(
-            EventKind::Placed,
+        note(self.detail, &mut op.events, EventKind::Placed, || {
             format!(
                 "{size} bytes at {addr:#x} (chunk {chunk}, offset {})",
                 addr - start
-            ),
-        ));
+            )
+        });
         self.blocks.push_back(Block {
             op: op.index,
             chunk: Some(chunk),
@@ -888,12 +899,11 @@ impl<W: Word> Engine<W> {
     fn place_dangling(&mut self, op: &mut Op, addr: u64, align: u64) -> usize {
         op.address = Some(addr);
         op.padding = Some(0);
-        op.events.push(Event::new(
-            EventKind::Placed,
+        note(self.detail, &mut op.events, EventKind::Placed, || {
             format!(
                 "zero-sized: a dangling pointer {addr:#x} aligned to {align}, no chunk bytes taken"
-            ),
-        ));
+            )
+        });
         self.blocks.push_back(Block {
             op: op.index,
             chunk: None,
@@ -979,10 +989,9 @@ impl<W: Word> Engine<W> {
         }
         let n = op.reclaimed.len() - before;
         if n > 0 && op.kind != OpKind::Free {
-            op.events.push(Event::new(
-                EventKind::Reclaimed,
-                format!("{n} block{} reclaimed", if n == 1 { "" } else { "s" }),
-            ));
+            note(self.detail, &mut op.events, EventKind::Reclaimed, || {
+                format!("{n} block{} reclaimed", if n == 1 { "" } else { "s" })
+            });
         }
     }
 
@@ -1038,14 +1047,14 @@ impl<W: Word> Engine<W> {
                 }
                 Recorded::Event(e) => {
                     flush(&mut run, out);
-                    out.push(self.chunk_event(e, op));
+                    out.extend(self.chunk_event(e, op));
                 }
             }
         }
         flush(&mut run, out);
     }
 
-    fn chunk_event(&mut self, e: ModelEvent<u64>, op: Option<u32>) -> Event {
+    fn chunk_event(&mut self, e: ModelEvent<u64>, op: Option<u32>) -> Option<Event> {
         match e {
             ModelEvent::NewChunk {
                 chunk: c,
@@ -1086,33 +1095,42 @@ impl<W: Word> Engine<W> {
                         "the request is too big for a slab: it gets one of its own"
                     }
                 };
-                Event::new(
-                    EventKind::NewChunk,
-                    format!(
+                self.detail.then(|| {
+                    Event::new(
+                        EventKind::NewChunk,
+                        format!(
                         "new chunk {}: {} usable bytes at {:#x} ({why}; {requested} bytes needed)",
                         c.id, c.capacity, c.start
                     ),
-                )
+                    )
+                })
             }
             ModelEvent::ChunkFreed { id } => {
                 let rec = &mut self.chunks[id as usize];
                 rec.live = false;
                 rec.info.freed_by = op;
                 self.live.retain(|&l| l != id);
-                Event::new(
-                    EventKind::ChunkFreed,
-                    format!("chunk {id} goes back to the base allocator"),
-                )
+                self.detail.then(|| {
+                    Event::new(
+                        EventKind::ChunkFreed,
+                        format!("chunk {id} goes back to the base allocator"),
+                    )
+                })
             }
-            ModelEvent::ChunkReused { id } => Event::new(
-                EventKind::ChunkReused,
-                format!("chunk {id}, kept from before, is current again"),
-            ),
+            ModelEvent::ChunkReused { id } => self.detail.then(|| {
+                Event::new(
+                    EventKind::ChunkReused,
+                    format!("chunk {id}, kept from before, is current again"),
+                )
+            }),
             ModelEvent::Copied { bytes } => {
                 self.copied += bytes;
-                Event::new(EventKind::Copied, format!("{bytes} bytes copied"))
+                self.detail
+                    .then(|| Event::new(EventKind::Copied, format!("{bytes} bytes copied")))
             }
-            ModelEvent::Note(text) => Event::new(EventKind::Note, text.to_string()),
+            ModelEvent::Note(text) => self
+                .detail
+                .then(|| Event::new(EventKind::Note, text.to_string())),
         }
     }
 
@@ -1227,6 +1245,13 @@ fn partition_point<T: Clone>(v: &Vector<T>, pred: impl Fn(&T) -> bool) -> usize 
         }
     }
     lo
+}
+
+/// Adds an event to an op, building its text only when details are kept.
+fn note(detail: bool, events: &mut Vec<Event>, kind: EventKind, text: impl FnOnce() -> String) {
+    if detail {
+        events.push(Event::new(kind, text()));
+    }
 }
 
 fn check_align(align: u64, pos: Pos) -> Result<(), ProgramError> {

@@ -55,12 +55,19 @@ pub enum Recorded {
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
     pub log: Vec<Recorded>,
+    /// Keep the events only: what a run that keeps no op's details needs
+    /// (a new chunk still changes the engine's tables), without the cost of
+    /// a list of values for every micro-step.
+    pub events_only: bool,
 }
 
 impl<W: Word> Probe<W> for Recorder {
     const STEPS: bool = true;
     const EVENTS: bool = true;
     fn record(&mut self, step: StepId, values: &[(&'static str, W)]) {
+        if self.events_only {
+            return;
+        }
         self.log.push(Recorded::Step(MicroStep {
             step,
             values: values.iter().map(|&(n, v)| (n, v.to_u64())).collect(),

@@ -440,6 +440,8 @@ impl Run {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
+        // Ops whose details nobody keeps skip building their events.
+        self.state.set_detail(keep.is_some());
         for _ in 0..max_ops {
             let snapshot = self.snapshot && self.executed % SNAPSHOT_EVERY == 0;
             let before = snapshot.then(|| self.cursor.clone());
@@ -491,6 +493,7 @@ impl Run {
         let (mut state, mut cursor) = (state.fork(), cursor.clone());
         for j in k as u32 * SNAPSHOT_EVERY..=i {
             let s = cursor.next(&self.nodes).expect("op i ran");
+            state.set_detail(j == i);
             let mut op = state
                 .exec(&self.program[s as usize])
                 .expect("the ops before the failed one ran");

@@ -1,1 +1,212 @@
-//! placeholder
+//! The lean wasm face of bumplab-core's columnar run: what the page traces
+//! with. No real crates, no baseline allocator, no meter: only the engine,
+//! so the module stays small and traces at native speed's pace.
+//!
+//! The page makes a [`TraceRun`], calls [`TraceRun::advance`] in slices
+//! that fit a frame until it says the run is over, reads the columns and
+//! tables once, and asks [`TraceRun::detail`] for the op on screen. The
+//! layout is documented in `docs/trace-format.md` ("Columnar run").
+
+use bumplab_core::{presets, Options, PresetId, ProgramError, Run, Target};
+use wasm_bindgen::prelude::*;
+
+/// A program being traced, or the reason it cannot be.
+#[wasm_bindgen]
+pub struct TraceRun {
+    /// `None` when the program never started (bad input).
+    run: Option<Run>,
+    /// Why the run stopped, once it has failed.
+    error: Option<ProgramError>,
+}
+
+#[wasm_bindgen]
+impl TraceRun {
+    /// Parses `source` for `allocator` on `target` (`capacity` and
+    /// `min_align` left out mean the preset's defaults); nothing runs until
+    /// [`TraceRun::advance`]. Never throws for bad input: an unknown
+    /// allocator or target, or a program that does not parse, makes a run
+    /// that has already failed, with the reason in [`TraceRun::error`].
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        source: &str,
+        allocator: &str,
+        target: &str,
+        capacity: Option<u32>,
+        min_align: Option<u32>,
+    ) -> TraceRun {
+        keep_panic_messages();
+        match start(source, allocator, target, capacity, min_align) {
+            Ok(run) => TraceRun {
+                run: Some(run),
+                error: None,
+            },
+            Err(e) => TraceRun {
+                run: None,
+                error: Some(e),
+            },
+        }
+    }
+
+    /// Runs up to `max_ops` more ops; `true` once the run is over (every op
+    /// ran, or one failed: see [`TraceRun::error`]).
+    pub fn advance(&mut self, max_ops: u32) -> bool {
+        let Some(run) = &mut self.run else {
+            return true;
+        };
+        match run.advance(max_ops) {
+            Ok(done) => done,
+            Err(e) => {
+                self.error = Some(e);
+                true
+            }
+        }
+    }
+
+    /// `{"line", "column", "message"}` once the run has failed.
+    pub fn error(&self) -> Option<String> {
+        self.error
+            .as_ref()
+            .map(|e| serde_json::to_string(e).expect("an error serialises"))
+    }
+
+    /// Ops run so far: the length of every column.
+    pub fn executed(&self) -> u32 {
+        self.run.as_ref().map_or(0, Run::executed)
+    }
+
+    /// Ops the program runs in all, if none fails (0 if it never started).
+    pub fn total(&self) -> f64 {
+        self.run.as_ref().map_or(0.0, |r| r.total() as f64)
+    }
+
+    /// `{version, allocator, target, direction, source, source_path, stmts,
+    /// stats_every}`, or `null` if the program never started.
+    pub fn header(&self) -> String {
+        match &self.run {
+            Some(run) => serde_json::to_string(&run.header()).expect("a header serialises"),
+            None => "null".into(),
+        }
+    }
+
+    /// The chunks made so far, as the full trace's `chunks`.
+    pub fn chunks(&self) -> String {
+        let chunks = self.run.as_ref().map(Run::chunks).unwrap_or_default();
+        serde_json::to_string(&chunks).expect("chunks serialise")
+    }
+
+    /// A copy of column `which` (`meta`, `chunk`, `offset`, `size`,
+    /// `padding`, `dead_at`, `gone_at`); empty for any other name.
+    pub fn column(&self, which: &str) -> Vec<u32> {
+        self.run
+            .as_ref()
+            .and_then(|r| r.columns().by_name(which))
+            .map(<[u32]>::to_vec)
+            .unwrap_or_default()
+    }
+
+    /// The stats samples, 9 numbers each: requested, used, padding,
+    /// metadata, leaked, copied, unused, chunks, utilisation.
+    #[wasm_bindgen(js_name = statsSamples)]
+    pub fn stats_samples(&self) -> Vec<f64> {
+        let samples = self.run.as_ref().map_or(&[][..], Run::stats_samples);
+        samples
+            .iter()
+            .flat_map(|s| {
+                [
+                    s.requested as f64,
+                    s.used as f64,
+                    s.padding as f64,
+                    s.metadata as f64,
+                    s.leaked as f64,
+                    s.copied as f64,
+                    s.unused as f64,
+                    f64::from(s.chunks),
+                    s.utilisation,
+                ]
+            })
+            .collect()
+    }
+
+    /// `{"op": Op, "chunks_used": [{"id", "lo", "hi"}]}` for op `i`, the op
+    /// exactly as the full JSON trace has it; `null` if op `i` has not run.
+    pub fn detail(&self, i: u32) -> String {
+        match self.run.as_ref().and_then(|r| r.detail(i)) {
+            Some(d) => serde_json::to_string(&d).expect("a detail serialises"),
+            None => "null".into(),
+        }
+    }
+}
+
+fn start(
+    source: &str,
+    allocator: &str,
+    target: &str,
+    capacity: Option<u32>,
+    min_align: Option<u32>,
+) -> Result<Run, ProgramError> {
+    let at_start = |message: String| ProgramError {
+        line: 1,
+        column: 1,
+        message,
+    };
+    let preset = PresetId::parse(allocator).ok_or_else(|| {
+        let names: Vec<_> = PresetId::ALL.iter().map(|p| p.name()).collect();
+        at_start(format!(
+            "unknown allocator '{allocator}': use one of {}",
+            names.join(", ")
+        ))
+    })?;
+    let target = Target::parse(target)
+        .ok_or_else(|| at_start(format!("unknown target '{target}': use 64 or wasm32")))?;
+    let opts = Options {
+        target,
+        capacity: capacity.map(u64::from),
+        min_align: min_align.map(u64::from),
+    };
+    Run::new(source, preset, &opts)
+}
+
+/// The allocators, as JSON `[{name, direction, source, description, min_aligns}]`.
+#[wasm_bindgen(js_name = listAllocators)]
+pub fn list_allocators() -> String {
+    serde_json::to_string(&presets::list()).expect("the list always serialises")
+}
+
+/// The text of source file `name` (a header's `source`, or a step's `file`).
+#[wasm_bindgen(js_name = sourceText)]
+pub fn source_text(name: &str) -> Option<String> {
+    bumplab_core::source::Source::parse(name).map(|s| s.text().to_string())
+}
+
+/// The repository path of source file `name`, for the code view's title.
+#[wasm_bindgen(js_name = sourcePath)]
+pub fn source_path(name: &str) -> Option<String> {
+    bumplab_core::source::Source::parse(name).map(|s| s.path().to_string())
+}
+
+/// The message of the panic that trapped the last call, once. Release
+/// builds abort on panic, a trap the caller sees as a thrown
+/// `WebAssembly.RuntimeError`; after one the instance's state is whatever
+/// the panic left, so the caller should make a new instance.
+#[wasm_bindgen(js_name = lastPanic)]
+pub fn last_panic() -> Option<String> {
+    LAST_PANIC.lock().ok()?.take()
+}
+
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Installs, once, a panic hook that keeps the message for [`last_panic`].
+/// Only in wasm: natively the default hook's report is the better one.
+fn keep_panic_messages() {
+    #[cfg(target_arch = "wasm32")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            std::panic::set_hook(Box::new(|info| {
+                if let Ok(mut last) = LAST_PANIC.lock() {
+                    *last = Some(info.to_string());
+                }
+            }))
+        });
+    }
+}

@@ -1,0 +1,118 @@
+//! Runs under `wasm-pack test --node crates/trace-wasm`: the columnar run as
+//! the page sees it, compiled for wasm32.
+
+use bumplab_trace::{list_allocators, source_text, TraceRun};
+use serde_json::Value;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).expect("the binding returns JSON")
+}
+
+const PROGRAM: &str = "repeat 600 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = realloc a 40\n}\nreset\n";
+
+const COLUMNS: [&str; 7] = [
+    "meta", "chunk", "offset", "size", "padding", "dead_at", "gone_at",
+];
+
+#[wasm_bindgen_test]
+fn advancing_in_slices_fills_every_column_as_one_go_does() {
+    let mut whole = TraceRun::new(PROGRAM, "bump-scope-up", "wasm32", None, None);
+    assert_eq!(whole.total(), 2401.0);
+    assert!(whole.advance(u32::MAX));
+    let mut sliced = TraceRun::new(PROGRAM, "bump-scope-up", "wasm32", None, None);
+    let mut calls = 0;
+    while !sliced.advance(7) {
+        calls += 1;
+        assert_eq!(sliced.executed(), 7 * calls);
+    }
+    assert_eq!(sliced.executed(), 2401);
+    assert_eq!(sliced.error(), None);
+    for c in COLUMNS {
+        assert_eq!(sliced.column(c).len(), 2401, "{c}");
+        assert_eq!(sliced.column(c), whole.column(c), "{c}");
+    }
+    assert!(sliced.column("nope").is_empty());
+    assert_eq!(sliced.chunks(), whole.chunks());
+    // 9 numbers per sample: ops 0 and 2400 (and every stats_every-th between).
+    let header = json(&sliced.header());
+    assert_eq!(header["stats_every"], 1);
+    assert_eq!(sliced.stats_samples().len(), 9 * 2401);
+    assert_eq!(header["allocator"], "bump-scope-up");
+    assert_eq!(header["target"], "wasm32");
+    assert_eq!(header["stmts"].as_array().unwrap().len(), 5);
+    assert_eq!(header["stmts"][1]["block"], "b");
+    // b (op 1) is freed by op 2, and its bytes come back then (it was last).
+    assert_eq!(sliced.column("dead_at")[1], 2);
+    assert_eq!(sliced.column("gone_at")[1], 2);
+}
+
+#[wasm_bindgen_test]
+fn a_detail_is_the_op_in_full_with_the_chunks_used() {
+    let mut run = TraceRun::new(PROGRAM, "bumpalo", "wasm32", None, None);
+    assert!(run.advance(100_000));
+    for i in [0, 1023, 1024, 2400] {
+        let d = json(&run.detail(i));
+        assert_eq!(d["op"]["index"], i);
+        assert!(d["op"]["events"].as_array().is_some());
+        assert!(d["op"]["stats"]["used"].as_u64().is_some());
+        let used: u64 = d["chunks_used"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["hi"].as_u64().unwrap() - c["lo"].as_u64().unwrap())
+            .sum();
+        assert_eq!(used, d["op"]["stats"]["used"].as_u64().unwrap());
+    }
+    assert_eq!(json(&run.detail(1))["op"]["block"], "b");
+    assert_eq!(run.detail(2401), "null");
+}
+
+#[wasm_bindgen_test]
+fn bad_input_makes_a_failed_run_with_a_json_error() {
+    let mut run = TraceRun::new(
+        "a = alloc 8\nfree a\nfree a\n",
+        "hinckley-up",
+        "64",
+        Some(256),
+        None,
+    );
+    assert!(run.error().is_none());
+    assert!(run.advance(10));
+    let e = json(&run.error().unwrap());
+    assert_eq!(
+        (e["line"].as_u64(), e["column"].as_u64()),
+        (Some(3), Some(1))
+    );
+    assert!(e["message"].as_str().unwrap().contains("already freed"));
+    assert_eq!(run.executed(), 2);
+    assert_eq!(run.column("meta").len(), 2);
+
+    for (src, allocator, target, says) in [
+        ("a = alloc", "bumpalo", "64", "expected a size"),
+        ("a = alloc 8", "nope", "64", "unknown allocator 'nope'"),
+        ("a = alloc 8", "bumpalo", "x86", "unknown target 'x86'"),
+        (
+            "repeat 2000000 {\n a = alloc 1\n}",
+            "bumpalo",
+            "64",
+            "more than 1000000 ops",
+        ),
+    ] {
+        let mut run = TraceRun::new(src, allocator, target, None, None);
+        let e = json(&run.error().expect("failed from the start"));
+        assert!(e["message"].as_str().unwrap().contains(says), "{e}");
+        assert!(run.advance(1));
+        assert_eq!(run.executed(), 0);
+        assert_eq!(run.header(), "null");
+        assert_eq!(run.chunks(), "[]");
+        assert_eq!(run.detail(0), "null");
+    }
+}
+
+#[wasm_bindgen_test]
+fn the_lists_the_page_needs_are_there() {
+    let list = json(&list_allocators());
+    assert_eq!(list.as_array().unwrap().len(), 11);
+    assert!(source_text("bump-scope").unwrap().contains("step:"));
+}
