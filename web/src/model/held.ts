@@ -4,11 +4,14 @@
 // The block placed by op i is held (drawn) after step k when i < k and
 // gone_at[i] >= k. One tight pass over the columns of ops 0..k-1 sorts the
 // held ops into their chunks (a counting sort, so each chunk's list is in op
-// order) and then by address: a bump allocator places a chunk's held blocks in
-// address order already (up: rising, down: falling), so the sort is a check
-// and at most a reversal; anything else is sorted. The result is memoised per
-// trace for the last few steps, so zooming and panning at one step cost a
-// binary search plus the blocks (or bins) in view.
+// order) and checks that each is in address order: a bump allocator places a
+// chunk's held blocks in address order already (up: rising, down: falling,
+// read backwards); anything else is sorted. The result is memoised per trace
+// for the last two steps, and a step a few ops from a cached one is derived
+// from it (only the rows the ops in between touched are rebuilt), so
+// scrubbing costs what changed, and zooming and panning at one step cost a
+// binary search plus the blocks (or bins) in view. Bins of a large row are
+// likewise the last ones of a nearby step plus what changed.
 //
 // A block placed outside every chunk (a zero-sized dangling pointer) belongs
 // to chunk 0's list, as the map has always drawn it.
@@ -59,7 +62,8 @@ export interface Held {
   chunkIds(): number[];
 }
 
-const CACHE = 4;
+/** Steps kept per trace: the one shown and the one before it (4 bytes per held block each). */
+const CACHE = 2;
 const cache = new WeakMap<TraceView, Held[]>();
 
 /** Chunk start by id, per trace (ids index the array; NaN where no chunk). */
@@ -201,7 +205,8 @@ function fullCore(t: TraceView, k: number): Core {
     if ((counts[r] as number) > 0) used++;
   }
   let ids: Int32Array;
-  if (used <= 1) ids = tmp.subarray(0, total);
+  // (Right-sized: a cached step keeps 4 bytes per held block, not per op.)
+  if (used <= 1) ids = total === k ? tmp : tmp.slice(0, total);
   else {
     const fill = begin.slice(0, rows + 1);
     ids = new Int32Array(total);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { binBlocks } from "./mapBins";
-import { syntheticMapData, syntheticRows } from "./mapBench";
+import { bumpPointerAt, chunkViewsAt, statsAt } from "../model/chunks";
+import { syntheticMapData, syntheticRows, syntheticTrace } from "./mapBench";
 
 describe("syntheticRows", () => {
   it("packs n blocks from the bump origin, listed by address", () => {
@@ -23,5 +24,20 @@ describe("syntheticRows", () => {
     const bins = binBlocks(row?.blocks ?? [], 0x10010, 0x10010 + 800_000, 500);
     expect(bins.reduce((n, b) => n + b.blocks, 0)).toBe(100_000);
     expect(bins.reduce((n, b) => n + b.live, 0)).toBe(800_000);
+  });
+
+  it("a synthetic TraceView of a million allocations: any step's row without an object per block", () => {
+    const t = syntheticTrace(1_000_000);
+    expect(t.length).toBe(1_000_000);
+    const [row] = chunkViewsAt(t, 600_000);
+    expect(row?.held.count).toBe(600_000);
+    expect(row?.used).toBe(4_800_000);
+    expect(bumpPointerAt(t, 600_000)).toBe(0x10010 + 8_000_000 - 4_800_000);
+    expect(statsAt(t, 600_000).used).toBe(4_800_000);
+    // By address: bumping down, the newest block is the lowest.
+    expect(row?.held.block(0)).toMatchObject({ id: 599_999, address: 0x10010 + 8_000_000 - 4_800_000, size: 8, state: "live" });
+    const bins = row?.held.bins(0x10010, 0x10010 + 8_000_000, 400) ?? [];
+    expect(bins.reduce((n, b) => n + b.blocks, 0)).toBe(600_000);
+    expect(bins.reduce((n, b) => n + b.live, 0)).toBe(4_800_000);
   });
 });
