@@ -313,7 +313,9 @@ struct Engine<W: Word> {
     // The tables that grow with the program are persistent (`im`), so a
     // snapshot of the engine costs what the ops since the last one changed.
     blocks: Vector<Block>,
-    chunks: Vector<ChunkRec>,
+    /// Each chunk behind its own `Rc`: a snapshot's copy of a leaf of this
+    /// table is then 64 pointers, not 64 chunk records.
+    chunks: Vector<Rc<ChunkRec>>,
     /// Ids of the chunks still live, oldest first.
     live: Vec<u32>,
     names: HashMap<String, usize>,
@@ -651,7 +653,7 @@ impl<W: Word> Engine<W> {
                 let holding = &self.chunks[chunk].holding;
                 if let Some(i) = holding.iter().rposition(|&b| b == old) {
                     self.untally(old);
-                    self.chunks[chunk].holding.remove(i);
+                    chunk_mut(&mut self.chunks, chunk).holding.remove(i);
                 }
                 op.reclaimed.push(old_op);
             } else {
@@ -844,7 +846,9 @@ impl<W: Word> Engine<W> {
             freed: false,
         });
         let b = self.blocks.len() - 1;
-        self.chunks[chunk as usize].holding.insert(at, b);
+        chunk_mut(&mut self.chunks, chunk as usize)
+            .holding
+            .insert(at, b);
         self.tally(b);
         b
     }
@@ -869,7 +873,7 @@ impl<W: Word> Engine<W> {
         debug_assert_eq!(blk.state, BlockState::Live);
         blk.state = state;
         if let (Some(c), size @ 1..) = (blk.chunk, blk.size) {
-            let t = &mut self.chunks[c as usize].tally;
+            let t = &mut chunk_mut(&mut self.chunks, c as usize).tally;
             t.requested -= size;
             t.leaked += size;
         }
@@ -883,7 +887,7 @@ impl<W: Word> Engine<W> {
             BlockState::Freed | BlockState::Leaked => (0, blk.size),
             BlockState::Reclaimed => (0, 0),
         };
-        let t = &mut self.chunks[c as usize].tally;
+        let t = &mut chunk_mut(&mut self.chunks, c as usize).tally;
         if add {
             t.padding += blk.padding;
             t.requested += requested;
@@ -940,7 +944,7 @@ impl<W: Word> Engine<W> {
                 .used(c)
                 .map(|(lo, hi)| (lo.to_u64(), hi.to_u64()));
             if used.is_none() {
-                for b in core::mem::take(&mut self.chunks[c as usize].empty) {
+                for b in core::mem::take(&mut chunk_mut(&mut self.chunks, c as usize).empty) {
                     let blk = &mut self.blocks[b];
                     if blk.state != BlockState::Reclaimed {
                         blk.state = BlockState::Reclaimed;
@@ -967,14 +971,14 @@ impl<W: Word> Engine<W> {
                     break;
                 }
                 self.untally(b);
-                self.chunks[c as usize].holding.pop_back();
+                chunk_mut(&mut self.chunks, c as usize).holding.pop_back();
                 let blk = &mut self.blocks[b];
                 if blk.size == 0 && blk.state == BlockState::Live && used.is_some() {
                     // It holds no bytes, so a rewind past it takes nothing
                     // away: it stays a valid, live block (the real crates
                     // agree: its pointer may still be reallocated or freed).
                     // Only its chunk going back to the base allocator ends it.
-                    self.chunks[c as usize].empty.push_back(b);
+                    chunk_mut(&mut self.chunks, c as usize).empty.push_back(b);
                     continue;
                 }
                 if blk.state == BlockState::Live {
@@ -1066,7 +1070,7 @@ impl<W: Word> Engine<W> {
                     self.chunks.len(),
                     "chunk ids are handed out in order"
                 );
-                self.chunks.push_back(ChunkRec {
+                self.chunks.push_back(Rc::new(ChunkRec {
                     info: ChunkInfo {
                         id: c.id,
                         base: c.base,
@@ -1084,7 +1088,7 @@ impl<W: Word> Engine<W> {
                     empty: Vector::new(),
                     live: true,
                     tally: Tally::default(),
-                });
+                }));
                 self.live.push(c.id);
                 let why = match reason {
                     ChunkReason::First => "the first chunk",
@@ -1106,7 +1110,7 @@ impl<W: Word> Engine<W> {
                 })
             }
             ModelEvent::ChunkFreed { id } => {
-                let rec = &mut self.chunks[id as usize];
+                let rec = chunk_mut(&mut self.chunks, id as usize);
                 rec.live = false;
                 rec.info.freed_by = op;
                 self.live.retain(|&l| l != id);
@@ -1245,6 +1249,11 @@ fn partition_point<T: Clone>(v: &Vector<T>, pred: impl Fn(&T) -> bool) -> usize 
         }
     }
     lo
+}
+
+/// Chunk `c`'s record, to change: copied first if a snapshot shares it.
+fn chunk_mut(chunks: &mut Vector<Rc<ChunkRec>>, c: usize) -> &mut ChunkRec {
+    Rc::make_mut(&mut chunks[c])
 }
 
 /// Adds an event to an op, building its text only when details are kept.
