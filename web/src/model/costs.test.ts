@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadEngineSync } from "../engine/node";
-import { fromJson } from "../engine/traceView";
+import { fromJson, withCosts } from "../engine/traceView";
 import type { Cost, Trace } from "../engine/types";
 import { countTick } from "../views/costView";
 import {
@@ -207,6 +207,22 @@ describe("tooltip text", () => {
     const op = bare.ops[0];
     if (!op) throw new Error("an op");
     expect(opCostSummary(fromJson(bare), op)).toBeNull();
+    expect(costBars(fromJson(bare), "instructions").bars).toEqual([]);
+  });
+
+  it("costs given apart from the ops (the metered module beside the lean one) chart and read the same", () => {
+    const bare: Trace = { ...t, ops: t.ops.map(({ cost: _, ...op }) => op) };
+    const apart = withCosts(fromJson(bare), { costs: t.ops.map((o) => o.cost) });
+    expect(hasCosts(apart)).toBe(true);
+    expect(costBars(apart, "instructions")).toEqual(costBars(fromJson(t), "instructions"));
+    expect(opTooltip(apart, 3, "branches")).toBe(opTooltip(fromJson(t), 3, "branches"));
+    const op = bare.ops[1];
+    const full = t.ops[1];
+    if (!op || !full) throw new Error("two ops");
+    expect(opCostSummary(apart, op)).toEqual(opCostSummary(fromJson(t), full));
+    const none = withCosts(fromJson(bare), { unavailable: "the program runs over 100,000 ops" });
+    expect(hasCosts(none)).toBe(false);
+    expect(none.costsUnavailable).toBe("the program runs over 100,000 ops");
   });
 });
 
