@@ -260,18 +260,11 @@ describe("TraceView from a run of the lean module", () => {
   });
 });
 
-// Once the lean module (web/pkg-trace) has its TraceRun: the same program
-// gives the same view whether built from the JSON trace or from the run.
-function leanModule(): import("./browser").TraceModule | null {
-  try {
-    return loadTraceModuleSync();
-  } catch {
-    return null;
-  }
-}
-const lean = leanModule();
+// The lean module (web/pkg-trace): the same program gives the same view
+// whether built from the JSON trace or from the run.
+const lean = loadTraceModuleSync();
 
-describe.skipIf(lean === null)("fromRun over the lean module agrees with fromJson", () => {
+describe("fromRun over the lean module agrees with fromJson", () => {
   const PROGRAMS = [
     "a = alloc 8\nb = alloc 16 align 8\nb = realloc b 32\nc = alloc 4\na = realloc a 64\nfree c\ncheckpoint s\nd = alloc 1000\nrestore s\nreset\n",
     "z = alloc 0\na = alloc 300\nb = alloc 600\nfree b\ncheckpoint s\nc = alloc 2000\nrestore s\nd = alloc 100\nreset\ne = alloc 5\n",
@@ -279,7 +272,7 @@ describe.skipIf(lean === null)("fromRun over the lean module agrees with fromJso
     randomMix({ ops: 300, minSize: 0, maxSize: 200, minAlign: 1, maxAlign: 64, seed: 3 }),
   ];
   it("columns, statements, chunks, samples, op details and used extents", () => {
-    const module = lean as NonNullable<typeof lean>;
+    const module = lean;
     for (const a of module.allocators()) {
       for (const source of PROGRAMS) {
         const request = { source, allocator: a.name, target: "64" as const };
@@ -303,6 +296,32 @@ describe.skipIf(lean === null)("fromRun over the lean module agrees with fromJso
         }
         run.free();
       }
+    }
+  });
+
+  it("a long program: samples every statsEvery ops, details and extents across snapshot boundaries", () => {
+    const module = lean;
+    const source = "repeat 1700 {\n  a = alloc 24\n  b = alloc 8 align 8\n  free b\n}\ncheckpoint s\nrepeat 200 { c = alloc 100 }\nrestore s\nd = alloc 3\nreset\n";
+    for (const allocator of ["bumpalo", "bump-scope-down", "cpp-arena", "bumper-slab"]) {
+      const request = { source, allocator, target: "wasm32" as const };
+      const r = loadEngineSync().trace(request);
+      if (!r.ok) throw new Error(r.error.message);
+      const run = module.startRun(request);
+      while (!run.advance(1000));
+      const v = fromRun(run);
+      const j = fromJson(r.trace);
+      expect(v.length).toBeGreaterThan(4096);
+      expect(v.statsEvery).toBe(2);
+      for (const name of Object.keys(j.cols) as ColumnName[]) expect(Array.from(v.cols[name]), `${allocator} ${name}`).toEqual(Array.from(j.cols[name]));
+      expect(v.samples).toEqual(j.samples);
+      const picks = [0, 1, 1023, 1024, 1025, 2047, 2048, 4095, 4096, 5100, 5101, 5102, v.length - 2, v.length - 1];
+      for (let i = 0; i < v.length; i += 97) picks.push(i);
+      for (const i of picks) {
+        const { cost: _, ...op } = j.op(i);
+        expect(v.op(i), `${allocator} op ${i}`).toEqual(op);
+        expect(v.chunksUsed(i), `${allocator} used after op ${i}`).toEqual(j.chunksUsed(i));
+      }
+      run.free();
     }
   });
 });
