@@ -17,10 +17,13 @@
 //
 // Each module is skipped when none of its inputs changed since its last
 // build (a stamp in its output folder); --force rebuilds both, --only lean|metered
-// builds one. Until crates/trace-wasm exists the lean module is skipped with a
-// warning; once it exists, any failure stops the build and says which step.
+// builds one. A module is built in web/.pkg-build/ and moved into place only
+// once it loads, so a failed build never leaves a half-made module (an
+// unmetered one, say) where the page and tests look. Until crates/trace-wasm
+// exists the lean module is skipped with a warning; once it exists, any
+// failure stops the build and says which step.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -63,17 +66,25 @@ function sizes(file) {
   return `${kb(bytes.length)} raw, ${kb(gzipSync(bytes, { level: 9 }).length)} gzip -9`;
 }
 
-/** Runs `fn` unless the stamp in `dir` says `inputs` were built already. */
+/**
+ * Unless the stamp in `dir` says `inputs` were built already: `fn(tmp)`
+ * builds into a scratch folder, which then replaces `dir`.
+ */
 async function buildIfChanged(name, dir, inputs, fn) {
   const stamp = join(dir, ".stamp");
   if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === inputs) {
     log(`${name} wasm is up to date`);
     return;
   }
-  // A failed build must not leave an old stamp that would pass next time.
-  rmSync(stamp, { force: true });
-  await fn();
-  writeFileSync(stamp, inputs);
+  const scratch = join(root, "web", ".pkg-build");
+  const tmp = join(scratch, name);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true });
+  await fn(tmp);
+  writeFileSync(join(tmp, ".stamp"), inputs);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir);
+  rmSync(scratch, { recursive: true, force: true });
 }
 
 /** wasm-pack build of `crate` into `outDir` as `outName`, with the pinned CLI and no downloads. */
@@ -109,16 +120,16 @@ async function buildLean() {
   const opt = wasmOpt();
   const dir = join(root, "web", "pkg-trace");
   const inputs = hashTree([...SHARED, "crates/trace-wasm"], skipTarget) + `\n${opt.version}`;
-  await buildIfChanged("lean", dir, inputs, async () => {
-    wasmPack("lean", "crates/trace-wasm", "../../web/pkg-trace", "bumplab_trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" });
-    const wasm = join(dir, "bumplab_trace_bg.wasm");
+  await buildIfChanged("lean", dir, inputs, async (tmp) => {
+    wasmPack("lean", "crates/trace-wasm", tmp, "bumplab_trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" });
+    const wasm = join(tmp, "bumplab_trace_bg.wasm");
     const before = sizes(wasm);
     // The module's target_features section tells wasm-opt which features it uses.
     run(opt.bin, ["-Oz", "--strip-debug", "--strip-producers", wasm, "-o", wasm], {
       hint: `the lean wasm module: wasm-opt -Oz failed on ${wasm}`,
     });
-    await loads("lean", dir, "bumplab_trace");
-    log(`lean wasm built: ${wasm}: ${sizes(wasm)} (before wasm-opt: ${before})`);
+    await loads("lean", tmp, "bumplab_trace");
+    log(`lean wasm built: web/pkg-trace/bumplab_trace_bg.wasm: ${sizes(wasm)} (before wasm-opt: ${before})`);
   });
 }
 
@@ -143,15 +154,15 @@ async function loads(module, dir, name) {
 async function buildMetered() {
   const dir = join(root, "web", "pkg");
   const inputs = hashTree([...SHARED, "crates/wasm", "crates/meter"], skipTarget);
-  await buildIfChanged("metered", dir, inputs, async () => {
-    wasmPack("metered", "crates/wasm", "../../web/pkg", "bumplab");
-    const wasm = join(dir, "bumplab_bg.wasm");
+  await buildIfChanged("metered", dir, inputs, async (tmp) => {
+    wasmPack("metered", "crates/wasm", tmp, "bumplab");
+    const wasm = join(tmp, "bumplab_bg.wasm");
     run("cargo", ["build", "--release", "--quiet", "-p", "bumplab-meter"], { hint: "the metered wasm module: bumplab-meter did not build" });
     run(join(root, "target", "release", "bumplab-meter"), [wasm, "-o", wasm], {
       hint: "the metered wasm module: bumplab-meter could not instrument it",
     });
-    await loads("metered", dir, "bumplab");
-    log(`metered wasm built: ${wasm}: ${sizes(wasm)}`);
+    await loads("metered", tmp, "bumplab");
+    log(`metered wasm built: web/pkg/bumplab_bg.wasm: ${sizes(wasm)}`);
   });
 }
 
