@@ -594,7 +594,21 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
       mounts.share,
       { state: sharedOf(s), trace: s.trace },
       // An imported trace is shown as if traced; the next edit or setting traces the program again.
-      { onImportTrace: (trace) => dispatch({ type: "traced", trace: fromJson(trace), source: "" }) },
+      {
+        onImportTrace: (trace) => dispatch({ type: "traced", trace: fromJson(trace), source: "" }),
+        // A view not built from JSON (the lean module's run): the JSON path traces the program again.
+        onExportTrace: () => {
+          const now = store.getState();
+          const r = engine.trace({
+            source: now.tracedSource,
+            allocator: now.allocator,
+            target: now.target,
+            capacity: now.capacity ?? undefined,
+            minAlign: now.minAlign ?? undefined,
+          });
+          return r.ok ? r.trace : `The trace could not be exported: ${r.error.message}`;
+        },
+      },
     );
     if (s.trace) renderTrace(s, s.trace);
     document.body.dataset["ready"] = "true";
