@@ -477,11 +477,41 @@ function makeRow(
     bins(lo, hi, count) {
       const nb = Math.max(1, Math.floor(count));
       const sums = binSums(t, chunkId, k, lo, hi, nb, () => {
+        // One tight pass over the blocks in range: a block inside one bin (most
+        // of them when there are many) is added inline, others spread.
         const fresh = newSums(nb);
+        const span = hi - lo;
+        if (!(span > 0)) return fresh;
+        const width = span / nb;
+        const { blocks: nBlocks, live, dead, padding } = fresh;
+        const nStarts = starts.length;
         const first = firstEndingAfter(lo);
         for (let j = first > 0 ? first - 1 : 0; j < n; j++) {
           const i = (backwards ? ids[last - j] : ids[j]) as number;
-          if (!addBlock(t, starts, fresh, i, k, lo, hi, 1)) break;
+          const c = chunks[i] as number;
+          const off = offsets[i] as number;
+          const a = c === NONE || c >= nStarts ? off : (starts[c] as number) + off;
+          const sz = sizes[i] as number;
+          const p = paddings[i] as number;
+          const pStart = down ? a + sz : a - p;
+          if ((p > 0 && pStart < a ? pStart : a) >= hi) break;
+          const end = a + sz;
+          if (sz === 0 ? a >= lo && a < hi : end > lo && a < hi) {
+            const from = a > lo ? a : lo;
+            let bb = Math.floor((from - lo) / width);
+            if (bb >= nb) bb = nb - 1;
+            nBlocks[bb] = (nBlocks[bb] as number) + 1;
+            const d = dead_at[i] as number;
+            const arr = d === NONE || d >= k ? live : dead;
+            const to = end < hi ? end : hi;
+            if (to > from) {
+              const bl = lo + bb * width;
+              const bh = bb === nb - 1 ? hi : lo + (bb + 1) * width;
+              if (from >= bl && to <= bh) arr[bb] = (arr[bb] as number) + (to - from);
+              else spread(fresh, arr, a, end, lo, hi, width, 1);
+            }
+          }
+          if (p > 0) spread(fresh, padding, pStart, pStart + p, lo, hi, width, 1);
         }
         return fresh;
       });
