@@ -1,6 +1,6 @@
 // The browser's wasm loaders (issue 7): two modules, each instantiated once.
 //
-// - The LEAN module (web/pkg-trace, crates/trace-wasm, ~130 kB gzip): what
+// - The LEAN module (web/pkg-trace, crates/trace-wasm, ~185 kB gzip): what
 //   every page needs first. Static import of its glue; its .wasm is fetched by
 //   the first `loadTraceModule()`.
 //
@@ -13,7 +13,7 @@
 //     // "done": the view reads op details from `run`; call run.free() when the
 //     // view is replaced (failed and cancelled runs are freed here).
 //
-// - The METERED module (web/pkg, crates/wasm, ~300 kB gzip): costs, the real
+// - The METERED module (web/pkg, crates/wasm, ~380 kB gzip): costs, the real
 //   crate's run, the baseline, and full JSON traces. Loaded on demand by a
 //   dynamic import(), so Vite puts its glue in a chunk of its own and neither
 //   its JS nor its .wasm is fetched until the first `loadCostModule()`.
