@@ -99,6 +99,21 @@ impl Columns {
         })
     }
 
+    /// Room for `n` ops in every column: a run knows its op count before
+    /// it starts, so the columns never move while they grow.
+    fn with_capacity(n: usize) -> Self {
+        let v = || Vec::with_capacity(n);
+        Columns {
+            meta: v(),
+            chunk: v(),
+            offset: v(),
+            size: v(),
+            padding: v(),
+            dead_at: v(),
+            gone_at: v(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.meta.len()
     }
@@ -398,7 +413,7 @@ impl Run {
             state,
             total,
             executed: 0,
-            columns: Columns::default(),
+            columns: Columns::with_capacity(total as usize),
             stats_every,
             samples: Vec::new(),
             snapshots: Vec::new(),
