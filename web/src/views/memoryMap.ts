@@ -393,6 +393,13 @@ interface Mount {
   focused: number | undefined;
   /** The bin under the pointer in a binned row: its row's chunk id and the pointer's x in plot pixels. */
   hoveredBin: { chunk: number; x: number } | undefined;
+  /**
+   * The map's width as last laid out (a ResizeObserver keeps it): reading
+   * clientWidth while rendering would force a layout of the whole page in the
+   * middle of the frame. Undefined until first measured.
+   */
+  measured: number | undefined;
+  resize: ResizeObserver | undefined;
 }
 
 const mounts = new WeakMap<HTMLElement, Mount>();
@@ -446,6 +453,7 @@ function zoomButton(label: string, text: string): HTMLButtonElement {
 function mount(container: HTMLElement): Mount {
   const existing = mounts.get(container);
   if (existing && existing.root.isConnected && existing.root.parentElement === container) return existing;
+  existing?.resize?.disconnect();
   mountCount += 1;
   const clipId = `bl-clip-${mountCount}`;
   const cardId = `bl-card-${mountCount}`;
@@ -508,7 +516,17 @@ function mount(container: HTMLElement): Mount {
     hovered: undefined,
     focused: undefined,
     hoveredBin: undefined,
+    measured: undefined,
+    resize: undefined,
   };
+  if (typeof ResizeObserver !== "undefined") {
+    // Called after layout: clientWidth is then read without forcing one. The
+    // app re-renders on a resize of its own, which picks the new width up.
+    m.resize = new ResizeObserver(() => {
+      m.measured = root.clientWidth || container.clientWidth;
+    });
+    m.resize.observe(root);
+  }
   behaviour.on("zoom", (event: D3ZoomEvent<SVGSVGElement, unknown>) => {
     const t = event.transform;
     m.z = { k: t.k, x: t.x + (t.k - 1) * MARGIN.left };
@@ -695,7 +713,8 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
   // Only animated renders slide blocks; the previous rows answer by id in O(rows).
   m.previous = data.animate ? (before?.rows ?? []) : [];
   m.data = data;
-  const width = Math.max(260, Math.round(m.root.clientWidth || container.clientWidth || 720));
+  if (!m.measured) m.measured = m.root.clientWidth || container.clientWidth;
+  const width = Math.max(260, Math.round(m.measured || 720));
   const innerWidth = width - MARGIN.left - MARGIN.right;
   const was = m.z;
   // A new width keeps the same part of the addresses in view.
