@@ -18,10 +18,15 @@
 // per step): a binary search finds those in view, and only they become
 // objects; bins are summed from the columns.
 //
+// Stepping redraws only what changed: a row whose drawing (blocks, labels,
+// bins, axis, fill) is the same as last time is left alone, and the width is
+// the one a ResizeObserver last saw (no layout forced mid-render).
+//
 // Benchmark: `renderMemoryMap(container, data)` draws synchronously, so
 // performance.now() around it times a render; mapBench.ts builds the data for
-// N blocks (`syntheticMapData(n)`) and wraps the timing
-// (`timeMapRender(container, n)`, in milliseconds).
+// N blocks from a synthetic TraceView (`syntheticMapData(n)`) and wraps the
+// timing (`timeMapRender(container, n)`, and `timeMapSeek(container, n, step)`
+// for a step of a million-op trace, in milliseconds).
 
 import { axisBottom } from "d3-axis";
 import { scaleLinear, type ScaleLinear } from "d3-scale";
