@@ -36,9 +36,10 @@ pub const MAX_EXECUTED_OPS: u64 = 1_000_000;
 pub const MAX_FULL_TRACE_OPS: u64 = 100_000;
 /// Most work one run may do keeping its stats: each op asks the model where
 /// every live chunk's bytes end, and a model finds a chunk by walking its
-/// list, so an op costs the square of the live chunks. Tens of live chunks
-/// over the most ops stay far below it; a preset given a tiny capacity, whose
-/// every block gets a chunk of its own, reaches it after about a thousand.
+/// list, so an op costs the square of the live chunks. Twenty live chunks
+/// through a million ops stay below it (a growing program's average is far
+/// lower); a preset given a tiny capacity, whose every block gets a chunk of
+/// its own, reaches it after about a thousand.
 pub const MAX_CHUNK_WORK: u64 = 500_000_000;
 
 #[derive(Clone, Copy, Debug)]
