@@ -148,8 +148,8 @@ const EDITOR_CASES: readonly { name: string; source: string; error: string }[] =
   { name: "restoreDropped", source: "checkpoint s\nreset\nrestore s", error: "3:1: cannot restore 's': the reset at 2:1 dropped it (save it again with `checkpoint s`)" },
   { name: "unclosed", source: "repeat 2 {\n  a = alloc 8", error: "1:10: this '{' is never closed: add a '}'" },
   { name: "unopened", source: "a = alloc 8\n}", error: "2:1: '}' without a matching 'repeat N {'" },
-  { name: "hugeRepeat", source: "repeat 99999999999 { a = alloc 8 }", error: "1:1: the program would execute more than 100000 ops: lower a repeat count" },
-  { name: "nestedRepeat", source: "repeat 2000 {\n  repeat 2000 { a = alloc 8 }\n}", error: "1:1: the program would execute more than 100000 ops: lower a repeat count" },
+  { name: "hugeRepeat", source: "repeat 99999999999 { a = alloc 8 }", error: "1:1: the program would execute more than 1000000 ops: lower a repeat count" },
+  { name: "nestedRepeat", source: "repeat 2000 {\n  repeat 2000 { a = alloc 8 }\n}", error: "1:1: the program would execute more than 1000000 ops: lower a repeat count" },
 ];
 
 for (const c of EDITOR_CASES) {

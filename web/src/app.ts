@@ -1,8 +1,10 @@
 // Wires the engine, the store and the views. Effects live here (tracing,
 // playback timer, keyboard); views stay functions of derived data.
 
+import { loadCostModule, traceInSlices, type CostModule, type TraceModule, type TraceRunHandle } from "./engine/browser";
 import type { Engine } from "./engine/facade";
-import { fromJson, viewResult, type TraceView, type ViewResult } from "./engine/traceView";
+import { fromJson, viewResult, withCosts, type TraceView, type ViewResult } from "./engine/traceView";
+import type { TraceRequest } from "./engine/types";
 import traceFormatUrl from "../../docs/trace-format.md?url";
 import { clampStep } from "./model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
@@ -112,11 +114,16 @@ function linesOf(text: string): readonly string[] {
   return linesCache.lines;
 }
 
+/** The most ops the metered module measures (its full JSON trace's cap, crates/core MAX_FULL_TRACE_OPS). */
+export const MAX_COSTED_OPS = 100_000;
+
 /**
  * Compare mode's traces: one per column, of the program the single view last
- * traced. Kept per (program, column) so stepping never re-traces.
+ * traced. Kept per (program, column) so stepping never re-traces. They come
+ * from the metered module (costs are what compare is for), which `engine`
+ * gives once loaded; until then a column says it is loading.
  */
-function compareTracer(engine: Engine) {
+function compareTracer(engine: () => Engine | null) {
   let source: string | null = null;
   const results = new Map<string, ViewResult>();
   return (program: string, configs: readonly CompareConfig[]): { config: CompareConfig; result: ViewResult }[] => {
@@ -124,12 +131,16 @@ function compareTracer(engine: Engine) {
       source = program;
       results.clear();
     }
+    const metered = engine();
     return configs.map((config) => {
       const key = JSON.stringify(config);
       let result = results.get(key);
       if (!result) {
+        if (!metered) {
+          return { config, result: { ok: false, error: { line: 1, column: 1, message: "loading the metered module that compare runs on…" } } };
+        }
         result = viewResult(
-          engine.trace({
+          metered.trace({
             source: program,
             allocator: config.allocator,
             target: config.target,
@@ -167,8 +178,8 @@ function showNotice(mount: HTMLElement, text: string): void {
   mount.hidden = false;
 }
 
-export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action> {
-  const allocators = engine.allocators();
+export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Action> {
+  const allocators = lean.allocators();
   const preferred = allocators.find((a) => a.name === "fitzgen-down") ?? allocators[0];
   const store = createStore(
     reducer,
@@ -177,18 +188,91 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
   const { dispatch } = store;
   const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
+  // --- The metered module ----------------------------------------------------
+  // Costs, compare, sweeps and JSON export run on the metered module. The
+  // first map never waits for it: it is fetched after the first trace.
+  let metered: CostModule | null = null;
+  let meteredLoading: Promise<CostModule> | null = null;
+  const loadMetered = (): Promise<CostModule> => {
+    meteredLoading ??= loadCostModule().then((m) => {
+      metered = m;
+      scheduleRender();
+      return m;
+    });
+    return meteredLoading;
+  };
+
   // --- Tracing -----------------------------------------------------------
+  // The lean module runs the program in slices (a million ops never holds the
+  // page), then costs are measured on the metered module for the same request.
+  // A view keeps its run's wasm memory until another view replaces it.
+  const runOf = new WeakMap<TraceView, TraceRunHandle>();
+  let tracing: AbortController | null = null;
+  const requestOf = (s: AppState): TraceRequest => ({
+    source: s.source,
+    allocator: s.allocator,
+    target: s.target,
+    capacity: s.capacity ?? undefined,
+    minAlign: s.minAlign ?? undefined,
+  });
+  const measureCosts = (view: TraceView, request: TraceRequest): void => {
+    if (view.length > MAX_COSTED_OPS) {
+      const n = view.length.toLocaleString("en-US");
+      const unavailable = `costs are measured for programs of up to ${MAX_COSTED_OPS.toLocaleString("en-US")} ops, and this one runs ${n}`;
+      dispatch({ type: "costsMeasured", base: view, trace: withCosts(view, { unavailable }) });
+      return;
+    }
+    void loadMetered().then(
+      (m) => {
+        // Edited (or replaced) while the module loaded: the newer trace measures its own.
+        if (store.getState().trace !== view) return;
+        const costed = withCosts(view, m.costs(request));
+        const run = runOf.get(view);
+        if (run) runOf.set(costed, run);
+        dispatch({ type: "costsMeasured", base: view, trace: costed });
+      },
+      (error: unknown) => {
+        if (store.getState().trace !== view) return;
+        const unavailable = `the metered module did not load (${error instanceof Error ? error.message : String(error)})`;
+        dispatch({ type: "costsMeasured", base: view, trace: withCosts(view, { unavailable }) });
+      },
+    );
+  };
   const retrace = (): void => {
     const s = store.getState();
-    const result = engine.trace({
-      source: s.source,
-      allocator: s.allocator,
-      target: s.target,
-      capacity: s.capacity ?? undefined,
-      minAlign: s.minAlign ?? undefined,
+    const request = requestOf(s);
+    tracing?.abort();
+    const controller = new AbortController();
+    tracing = controller;
+    void traceInSlices(lean, request, {
+      signal: controller.signal,
+      onProgress: (executed, total) => {
+        if (tracing === controller) dispatch({ type: "traceProgress", executed, total });
+      },
+    }).then((outcome) => {
+      if (outcome.kind === "cancelled") return;
+      if (tracing !== controller) {
+        // Superseded after its last slice: nobody will show it.
+        if (outcome.kind === "done") outcome.run.free();
+        return;
+      }
+      tracing = null;
+      if (outcome.kind === "failed") {
+        dispatch({ type: "traceFailed", error: outcome.error });
+        return;
+      }
+      runOf.set(outcome.view, outcome.run);
+      dispatch({ type: "traced", trace: withCosts(outcome.view, { pending: true }), source: s.source });
+      const shown = store.getState().trace;
+      if (shown) measureCosts(shown, request);
     });
-    dispatch(result.ok ? { type: "traced", trace: fromJson(result.trace), source: s.source } : { type: "traceFailed", error: result.error });
   };
+  // The run behind a view that nothing shows any more gives its memory back.
+  store.subscribe((s, prev) => {
+    if (s.trace === prev.trace || prev.trace === null) return;
+    const old = runOf.get(prev.trace);
+    if (old && (s.trace === null || runOf.get(s.trace) !== old)) old.free();
+  });
   let traceTimer: number | undefined;
   store.subscribe((s, prev) => {
     if (
@@ -352,7 +436,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     const run: SweepRun = { key, controller: new AbortController(), done: 0, total: spec.spec.values.length };
     sweepRun = run;
     sweepResult = { key, result: { param: spec.spec.param, points: [], total: run.total, cancelled: false } };
-    void runSweep(engine, spec.spec, {
+    void loadMetered().then((m) => runSweep(m.engine, spec.spec, {
       signal: run.controller.signal,
       allocators,
       onProgress: (done, total, latest) => {
@@ -363,7 +447,7 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
         sweepResult = { key, result: { ...r, points: [...r.points, latest] } };
         scheduleRender();
       },
-    }).then((result) => {
+    })).then((result) => {
       // A newer run (or closing the view) replaced this one.
       if (sweepRun !== run) return;
       sweepRun = null;
@@ -404,7 +488,11 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     onOpen: (config: SweepConfig) => dispatch({ type: "openConfig", config }),
     onClose: () => dispatch({ type: "closeSweep" }),
   };
-  const traceColumns = compareTracer(engine);
+  // Compare runs on the metered module: opening it fetches the module, and the columns show once it is in.
+  const traceColumns = compareTracer(() => {
+    if (!metered) void loadMetered();
+    return metered?.engine ?? null;
+  });
 
   /**
    * The lesson's narration for the op in view, and the predict question for
@@ -562,8 +650,8 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     });
     const code = codeFocus(trace, op, s.micro);
     renderCodeView(mounts.code, {
-      path: engine.sourcePath(code.file) ?? (code.file === trace.source ? trace.source_path : code.file),
-      source: engine.sourceText(code.file) ?? `// the source of ${code.file} is unavailable`,
+      path: lean.sourcePath(code.file) ?? (code.file === trace.source ? trace.source_path : code.file),
+      source: lean.sourceText(code.file) ?? `// the source of ${code.file} is unavailable`,
       currentLine: code.current,
       touched: code.touched,
       label: code.label,
@@ -571,8 +659,28 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
     });
   };
 
+  // A long run's progress, above the map it will replace (the last good map stays meanwhile).
+  const progress = h("div", { class: "trace-progress", role: "progressbar", "aria-label": "Tracing the program", hidden: "" });
+  const progressText = h("span", { class: "trace-progress-text" });
+  const progressBar = h("span", { class: "trace-progress-bar" });
+  progress.append(progressBar, progressText);
+  mounts.map.before(progress);
+  const renderProgress = (tracing: AppState["tracing"]): void => {
+    progress.hidden = tracing === null;
+    if (!tracing) return;
+    const done = Math.min(tracing.executed, tracing.total);
+    progress.setAttribute("aria-valuemin", "0");
+    progress.setAttribute("aria-valuemax", String(tracing.total));
+    progress.setAttribute("aria-valuenow", String(done));
+    const text = `Tracing… ${done.toLocaleString("en-US")} of ${tracing.total.toLocaleString("en-US")} ops`;
+    progress.setAttribute("aria-valuetext", text);
+    progressText.textContent = text;
+    progressBar.style.width = `${tracing.total > 0 ? (100 * done) / tracing.total : 0}%`;
+  };
+
   const render = (): void => {
     const s = store.getState();
+    renderProgress(s.tracing);
     const op = s.trace ? currentOp(s.trace, s.step) : undefined;
     renderEditor(
       mounts.editor,
@@ -599,7 +707,11 @@ export function startApp(engine: Engine, mounts: Mounts): Store<AppState, Action
         // A view not built from JSON (the lean module's run): the JSON path traces the program again.
         onExportTrace: () => {
           const now = store.getState();
-          const r = engine.trace({
+          if (!metered) {
+            void loadMetered();
+            return "The exporter (the metered module) is still loading: try again in a moment.";
+          }
+          const r = metered.engine.trace({
             source: now.tracedSource,
             allocator: now.allocator,
             target: now.target,

@@ -257,7 +257,7 @@ const BAD_INPUTS: { class: string; program: string; args?: string[]; stderr: str
   {
     class: "a huge repeat count",
     program: "repeat 18446744073709551615 {\n  a = alloc 8\n}\n",
-    stderr: "1:1: the program would execute more than 100000 ops: lower a repeat count",
+    stderr: "1:1: the program would execute more than 100000 ops, the most a full JSON trace holds: lower a repeat count",
   },
   { class: "HTML as a block name", program: "<script>alert(1)</script> = alloc 8", stderr: `1:1: unexpected character '<': ${ALLOWED}` },
   { class: "a NUL byte", program: "a = alloc 8\u0000", stderr: `1:12: unexpected character U+0000: ${ALLOWED}` },

@@ -1,13 +1,13 @@
 import "./styles.css";
 import { findMounts, startApp } from "./app";
-import { loadEngine } from "./engine/browser";
+import { loadTraceModule } from "./engine/browser";
 import { applyTheme, storedTheme } from "./views/theme";
 
 // The stored theme first, so the page does not flash the system's while the engine loads.
 applyTheme(storedTheme());
 
 try {
-  startApp(await loadEngine(), findMounts());
+  startApp(await loadTraceModule(), findMounts());
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   const box = document.getElementById("fatal");

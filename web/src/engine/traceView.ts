@@ -69,6 +69,8 @@ export interface TraceView {
   readonly baseline?: Baseline;
   /** Why the view has no costs, when it was asked for them and could not have them. */
   readonly costsUnavailable?: string;
+  /** Costs are being measured on the metered module and will replace this view. */
+  readonly costsPending?: boolean;
   /** The JSON trace the view was built from (fromJson only): what export writes. */
   readonly json?: Trace;
 }
@@ -547,10 +549,19 @@ export function fromRun(run: TraceRunLike): TraceView {
 /** The same view with the metered module's costs (one per op), the real crate's run and the baseline. */
 export function withCosts(
   view: TraceView,
-  costs: { costs?: readonly (Cost | undefined)[] | undefined; real?: RealRun | undefined; baseline?: Baseline | undefined; unavailable?: string | undefined },
+  costs: {
+    costs?: readonly (Cost | undefined)[] | undefined;
+    real?: RealRun | undefined;
+    baseline?: Baseline | undefined;
+    unavailable?: string | undefined;
+    /** Say that costs are on their way (the cost view shows it until they come). */
+    pending?: boolean | undefined;
+  },
 ): TraceView {
+  const { costsPending: _settled, ...rest } = view;
   return {
-    ...view,
+    ...rest,
+    ...(costs.pending ? { costsPending: true } : {}),
     ...(costs.costs ? { costs: costs.costs } : {}),
     ...(costs.real ? { real: costs.real } : {}),
     ...(costs.baseline ? { baseline: costs.baseline } : {}),

@@ -57,6 +57,8 @@ export interface AppState {
   pendingStep: number | null;
   /** The program text `trace` ran (differs from `source` while it has an error). */
   tracedSource: string;
+  /** A long program being traced in slices: how far it got (null when no run is under way). */
+  tracing: { executed: number; total: number } | null;
   /** The current program's error, if it has one. */
   error: ProgramError | null;
   /** Ops executed in the view: 0 (before the first op) .. trace.length. */
@@ -100,6 +102,10 @@ export type Action =
   | { type: "selectCostMetric"; metric: CostMetric }
   | { type: "traced"; trace: TraceView; source: string }
   | { type: "traceFailed"; error: ProgramError }
+  /** A long run's progress, between its slices. */
+  | { type: "traceProgress"; executed: number; total: number }
+  /** Costs measured for `base`: `trace` replaces it if it is still shown. */
+  | { type: "costsMeasured"; base: TraceView; trace: TraceView }
   | { type: "first" }
   | { type: "last" }
   | { type: "back" }
@@ -152,6 +158,7 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     minAlign: null,
     trace: null,
     tracedSource: "",
+    tracing: null,
     pendingStep: null,
     error: null,
     step: 0,
@@ -249,6 +256,7 @@ function base(state: AppState, action: Action): AppState {
       return {
         ...state,
         trace: action.trace,
+        tracing: null,
         tracedSource: action.source,
         pendingStep: null,
         error: null,
@@ -259,7 +267,11 @@ function base(state: AppState, action: Action): AppState {
       };
     }
     case "traceFailed":
-      return { ...state, error: action.error };
+      return { ...state, error: action.error, tracing: null };
+    case "traceProgress":
+      return { ...state, tracing: { executed: action.executed, total: action.total } };
+    case "costsMeasured":
+      return state.trace === action.base ? { ...state, trace: action.trace } : state;
     case "first":
       return seek(state, 0);
     case "last":

@@ -381,7 +381,9 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
       refs.note,
       trace.length === 0
         ? "No ops yet: the program is empty."
-        : trace.costsUnavailable !== undefined
+        : trace.costsPending
+          ? "Measuring costs on the compiled code…"
+          : trace.costsUnavailable !== undefined
           ? `No measured costs: ${trace.costsUnavailable}`
           : "This trace carries no measured costs.",
     );
