@@ -140,7 +140,7 @@ describe("held blocks from the columns equal the old replay", () => {
         }
       }
     }
-  });
+  }, 30_000);
 });
 
 describe("bins of a nearby step plus what changed equal bins computed afresh", () => {
@@ -178,7 +178,7 @@ describe("bins of a nearby step plus what changed equal bins computed afresh", (
     } finally {
       setBinDeltaMin(old);
     }
-  });
+  }, 30_000);
 });
 
 describe("heldAt", () => {

@@ -616,8 +616,9 @@ interface BinEntry {
   sums: Sums;
 }
 
-/** The last bins computed per trace and chunk. */
-const binCache = new WeakMap<TraceView, Map<number, BinEntry>>();
+/** The last bins computed per trace and chunk, for a few ranges (zooming out finds 1x's again). */
+const binCache = new WeakMap<TraceView, Map<number, BinEntry[]>>();
+const BIN_RANGES = 8;
 
 /** Whether op i's block is held after `step` ops. */
 const heldAfter = (t: TraceView, i: number, step: number): boolean =>
@@ -633,12 +634,18 @@ const heldAfter = (t: TraceView, i: number, step: number): boolean =>
 function binSums(t: TraceView, chunkId: number, step: number, lo: number, hi: number, nb: number, compute: () => Sums): Sums {
   let perChunk = binCache.get(t);
   if (!perChunk) binCache.set(t, (perChunk = new Map()));
-  const hit = perChunk.get(chunkId);
+  let entries = perChunk.get(chunkId);
+  if (!entries) perChunk.set(chunkId, (entries = []));
+  const list = entries;
+  const at = list.findIndex((e) => e.lo === lo && e.hi === hi && e.nb === nb);
+  const hit = at >= 0 ? list[at] : undefined;
   const remember = (sums: Sums): Sums => {
-    perChunk.set(chunkId, { lo, hi, nb, step, sums });
+    if (at >= 0) list.splice(at, 1);
+    list.push({ lo, hi, nb, step, sums });
+    if (list.length > BIN_RANGES) list.shift();
     return sums;
   };
-  if (!hit || hit.lo !== lo || hit.hi !== hi || hit.nb !== nb) return remember(compute());
+  if (!hit) return remember(compute());
   if (hit.step === step) return hit.sums;
   const from = Math.min(hit.step, step);
   const to = Math.max(hit.step, step);
