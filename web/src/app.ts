@@ -1,8 +1,9 @@
 // Wires the engine, the store and the views. Effects live here (tracing,
 // playback timer, keyboard); views stay functions of derived data.
 
-import { loadCostModule, traceInSlices, type CostModule, type TraceModule, type TraceRunHandle } from "./engine/browser";
+import { loadCostModule, loadSourceText, traceInSlices, type CostModule, type TraceModule, type TraceRunHandle } from "./engine/browser";
 import type { Engine } from "./engine/facade";
+import { sourceShown, sourceTexts } from "./engine/sourceTexts";
 import { fromJson, viewResult, withCosts, type TraceView, type ViewResult } from "./engine/traceView";
 import type { TraceRequest } from "./engine/types";
 import traceFormatUrl from "../../docs/trace-format.md?url";
@@ -187,6 +188,14 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
   );
   const { dispatch } = store;
   const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+  // The code view's texts, fetched on first view (render again when one arrives).
+  const sourceOf = sourceTexts({
+    sourceText: (name) => lean.sourceText(name),
+    sourcePath: (name) => lean.sourcePath(name),
+    load: loadSourceText,
+    onLoaded: () => scheduleRender(),
+  });
 
   // --- The metered module ----------------------------------------------------
   // Costs, compare, sweeps and JSON export run on the metered module. The
@@ -651,7 +660,7 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
     const code = codeFocus(trace, op, s.micro);
     renderCodeView(mounts.code, {
       path: lean.sourcePath(code.file) ?? (code.file === trace.source ? trace.source_path : code.file),
-      source: lean.sourceText(code.file) ?? `// the source of ${code.file} is unavailable`,
+      source: sourceShown(sourceOf(code.file)),
       currentLine: code.current,
       touched: code.touched,
       label: code.label,

@@ -52,7 +52,10 @@ export interface TraceModule {
   /** A new run of `request`, not yet advanced (a program error shows in `error()` once advanced). */
   startRun(request: TraceRequest): TraceRunHandle;
   allocators(): readonly AllocatorInfo[];
-  /** Text of an embedded source file (a trace's `source` or a step's `file`). */
+  /**
+   * Text of an embedded source file (a trace's `source` or a step's `file`);
+   * undefined when the module does not embed them (see sourceTexts.ts).
+   */
   sourceText(name: SourceName): string | undefined;
   /** Its path from the repository root. */
   sourcePath(name: SourceName): string | undefined;
@@ -73,6 +76,8 @@ export function adaptTraceModule(glue: object): TraceModule {
   const Run = TraceRun as TraceRunClass;
   const wasm: WasmExports = {
     ...adaptModule({
+      // A lean build without the texts (the page fetches them: sourceTexts.ts) answers none.
+      sourceText: () => undefined,
       ...m,
       // The lean module makes no JSON traces: createEngine is used for its
       // allocator list and source texts (parsed and cached) only.
