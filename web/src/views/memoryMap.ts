@@ -39,7 +39,7 @@ import type { ChunkView } from "../model/chunks";
 import type { HeldRow } from "../model/held";
 import { bytes, hex } from "../model/format";
 import { h, setText } from "./dom";
-import { layoutLabels, type PlacedLabel } from "./labelLayout";
+import { layoutLabels, type LabelItem, type PlacedLabel } from "./labelLayout";
 import { binFill, lodSummary, type Bin } from "./mapBins";
 import { binCard, blockCard, createCardElement, hideCard, showCard } from "./mapCard";
 import {
@@ -230,6 +230,31 @@ export interface RowLayout {
   geometry: string;
 }
 
+/** Label layouts by their inputs: a row that did not change between steps is not laid out again. */
+const labelCache = new Map<string, PlacedLabel[]>();
+const LABEL_CACHE = 64;
+
+function cachedLabels(
+  items: LabelItem[],
+  innerWidth: number,
+  reserved: { lane: number; left: number; right: number }[],
+): PlacedLabel[] {
+  const key = [
+    innerWidth,
+    reserved.map((r) => `${r.lane},${r.left},${r.right}`).join(";"),
+    ...items.map((i) => `${i.id},${i.x0},${i.x1},${i.full},${i.short}`),
+  ].join("\n");
+  const hit = labelCache.get(key);
+  if (hit) return hit;
+  const labels = layoutLabels(items, { measure: labelWidth, inset: 4, lanes: 2, width: innerWidth, gap: 6, reserved });
+  labelCache.set(key, labels);
+  if (labelCache.size > LABEL_CACHE) {
+    const oldest = labelCache.keys().next();
+    if (!oldest.done) labelCache.delete(oldest.value);
+  }
+  return labels;
+}
+
 /** Blocks of a chunk (by address) with bytes in [lo, hi]: indices into its held row. */
 function blocksInView(held: HeldRow, lo: number, hi: number): { from: number; to: number } {
   return { from: held.firstEndingAfter(lo), to: held.endBefore(hi + (hi === lo ? 1 : 0)) };
@@ -304,7 +329,7 @@ function layoutRow(
   const shown = detailed ? view.held.slice(range.from, range.to) : [];
   const bins = detailed ? null : view.held.bins(visible.lo, visible.hi, Math.max(1, Math.ceil((viewX1 - viewX0) / BIN_PX)));
 
-  const labels = layoutLabels(
+  const labels = cachedLabels(
     shown.map((b) => {
       // Labels go over the part of a block that is in view.
       const x0 = Math.max(0, x(b.address));
@@ -313,7 +338,8 @@ function layoutRow(
       const full = b.state === "leaked" ? `${b.name} · leaked` : `${b.name} · ${b.size} B`;
       return { id: b.id, x0, x1: Math.max(x0, x1), full, short: b.name };
     }),
-    { measure: labelWidth, inset: 4, lanes: 2, width: innerWidth, gap: 6, reserved },
+    innerWidth,
+    reserved,
   );
 
   const edges = [chunk.start, end];
