@@ -15,6 +15,7 @@ import { clampStep } from "./blocks";
 import { statsAt } from "./chunks";
 import { costOf, type CostMetric } from "./costs";
 import { bytes, hex } from "./format";
+import { MAX_COMPARE, MIN_COMPARE } from "./limits";
 
 /** One column of compare mode: a preset and its settings. */
 export interface CompareConfig {
@@ -27,8 +28,7 @@ export interface CompareConfig {
 }
 
 /** Compare mode shows at least two and at most four columns. */
-export const MIN_COMPARE = 2;
-export const MAX_COMPARE = 4;
+export { MAX_COMPARE, MIN_COMPARE } from "./limits";
 
 /** The start page's one-click comparison: the seed algorithms bumping up and down. */
 export const UP_VS_DOWN: readonly CompareConfig[] = [

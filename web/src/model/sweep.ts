@@ -15,19 +15,9 @@ import type { AllocatorInfo, ProgramError, Target, Trace } from "../engine/types
 import { statsAt } from "./chunks";
 import { columnTotals, targetText } from "./compare";
 import { randomMix, RANDOM_MIX_DEFAULTS, RANDOM_MIX_LIMITS, type RandomMixOptions } from "./generators";
+import { MAX_SWEEP_POINTS, type SweepParam } from "./limits";
 
-export type SweepParam = "minAlign" | "target" | "preset" | "capacity" | "generatorSize" | "generatorAlign";
-
-export const SWEEP_PARAMS: readonly { param: SweepParam; label: string }[] = [
-  { param: "minAlign", label: "Minimum alignment" },
-  { param: "target", label: "Target" },
-  { param: "preset", label: "Preset" },
-  { param: "capacity", label: "First chunk size" },
-  { param: "generatorSize", label: "Random mix: size range" },
-  { param: "generatorAlign", label: "Random mix: alignment range" },
-];
-
-export const isSweepParam = (text: string): text is SweepParam => SWEEP_PARAMS.some((p) => p.param === text);
+export { isSweepParam, MAX_SWEEP_POINTS, SWEEP_PARAMS, type SweepParam } from "./limits";
 
 /** One run of the engine: what `engine.trace` is given (null: the preset's default). */
 export interface SweepConfig {
@@ -68,8 +58,6 @@ export interface SweepSetup {
   generator?: RandomMixOptions | undefined;
 }
 
-/** A sweep never runs more configurations than this. */
-export const MAX_SWEEP_POINTS = 64;
 
 /** One configuration of a sweep. */
 export interface SweepPoint {

@@ -16,9 +16,9 @@
 
 import type { Target } from "../engine/types";
 import type { CompareConfig } from "../model/compare";
-import { MAX_COMPARE, MIN_COMPARE } from "../model/compare";
-import { validateRandomMix, type RandomMixInput, type RandomMixOptions } from "../model/generators";
-import { isSweepParam, MAX_SWEEP_POINTS, type SweepParam, type SweepSetup } from "../model/sweep";
+import { isSweepParam, MAX_COMPARE, MAX_SWEEP_POINTS, MIN_COMPARE, type SweepParam } from "../model/limits";
+import { validateRandomMix, type RandomMixInput, type RandomMixOptions } from "../model/randomMixOptions";
+import type { SweepSetup } from "../model/sweep";
 
 export interface SharedState {
   source: string;

@@ -3,7 +3,8 @@
 
 import { opAt, type TraceView } from "../engine/traceView";
 import type { ProgramError, Target } from "../engine/types";
-import { MAX_COMPARE, MIN_COMPARE, type CompareConfig } from "../model/compare";
+import type { CompareConfig } from "../model/compare";
+import { MAX_COMPARE, MIN_COMPARE } from "../model/limits";
 import type { CostMetric } from "../model/costs";
 import type { SweepConfig, SweepSetup } from "../model/sweep";
 import { microSteps } from "../model/describe";
