@@ -97,6 +97,129 @@ test("the iframe and both elements draw the blocks the app draws for the same st
   await expect(frame.locator(".step-counter")).toHaveText("op 6 / 6");
 });
 
+// ---- What the embed fetches (issue 7) ----------------------------------------------------
+
+/** The lean module's wasm (web/pkg-trace), as Vite names it in dist/ and bump-lab.js's copy. */
+const LEAN_WASM = /\/(?:assets\/|bump-lab-)bumplab_trace_bg-[\w-]+\.wasm$/;
+/** The metered module: its wasm (web/pkg) or its glue's chunk (assets/bumplab-<hash>.js). */
+const METERED = /\/(?:assets\/|bump-lab-)bumplab_bg-[\w-]+\.wasm$|\/assets\/bumplab-[\w-]+\.js$/;
+
+/** What the page fetched, once the network has been quiet for a while (nothing lazy still to come). */
+async function fetched(page: Page): Promise<string[]> {
+  await page.waitForLoadState("networkidle");
+  return requests.map((url) => new URL(url).pathname);
+}
+
+test("an embed without the cost view fetches the lean module only; the host page's elements neither", async ({ page }) => {
+  await page.goto(`${ORIGIN}/embed.html?views=code,stats#${hash}`);
+  await expect(page.locator("#embed[data-ready=true]")).toHaveCount(1);
+  await expect(page.locator(".step-counter")).toHaveText("op 6 / 6");
+  await expect(page.locator(".code-view")).toContainText("step: bump");
+  let paths = await fetched(page);
+  expect(paths.filter((p) => LEAN_WASM.test(p))).toHaveLength(1);
+  expect(paths.filter((p) => METERED.test(p))).toEqual([]);
+
+  requests = [];
+  await openHost(page);
+  paths = await fetched(page);
+  // The iframe and bump-lab.js each fetch their own copy of the lean wasm; no one the metered one.
+  expect(paths.filter((p) => LEAN_WASM.test(p)).length).toBeGreaterThanOrEqual(1);
+  expect(paths.filter((p) => METERED.test(p))).toEqual([]);
+});
+
+test("an embed with views=cost fetches the metered module and shows the program's costs", async ({ page }) => {
+  await page.goto(`${ORIGIN}/embed.html?views=cost#${hash}`);
+  await expect(page.locator("#embed[data-ready=true]")).toHaveCount(1);
+  await expect(page.locator(".step-counter")).toHaveText("op 6 / 6");
+  await expect(page.locator(".cost-note")).toHaveText(/^6 ops, \d+ wasm instructions in all/);
+  await expect(page.locator(".cost-chart svg rect.fast").first()).toBeVisible();
+  const paths = await fetched(page);
+  expect(paths.filter((p) => LEAN_WASM.test(p))).toHaveLength(1);
+  // The metered glue's chunk and its wasm, once each.
+  expect(paths.filter((p) => METERED.test(p))).toHaveLength(2);
+  // Stepping reads the costs the view already has: nothing is traced or fetched again.
+  requests = [];
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expect(page.locator(".step-counter")).toHaveText("op 5 / 6");
+  await expect(page.locator(".cost-note")).toHaveText(/^6 ops, \d+ wasm instructions in all/);
+  expect(await fetched(page)).toEqual([]);
+});
+
+test("a program over the metered module's cap: traced in slices with a status, its cost view says why there are no costs", async ({ page }) => {
+  // Every text the status line shows, from before the player starts.
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as Window & { __status?: string[] }).__status = seen;
+    new MutationObserver(() => {
+      const text = document.querySelector(".bl-status[role=status]")?.textContent ?? "";
+      if (text !== "" && seen.at(-1) !== text) seen.push(text);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+  const big: SharedState = { ...STATE, allocator: "bumpalo", step: 3, source: "repeat 50001 {\n  a = alloc 8\n  free a\n}" };
+  await page.goto(`${ORIGIN}/embed.html?views=cost#${await encodeShare(big)}`);
+  await expect(page.locator("#embed[data-ready=true]")).toHaveCount(1, { timeout: 20_000 });
+  await expect(page.locator(".step-counter")).toHaveText("op 3 / 100002");
+  await expect(page.locator(".cost-note")).toHaveText(
+    "No measured costs: the program runs 100,002 ops and costs are measured for at most 100,000 (the metered module's full trace): lower a repeat count to see them",
+  );
+  await expect(page.locator(".bl-status")).toHaveText("");
+  const status = await page.evaluate(() => (window as Window & { __status?: string[] }).__status ?? []);
+  expect(status.length, "the status said how far tracing was").toBeGreaterThan(0);
+  for (const text of status) expect(text).toMatch(/^Tracing… [\d,]+ of 100,002 ops$/);
+  // Over the cap there is nothing to measure: the metered module is never fetched.
+  expect((await fetched(page)).filter((p) => METERED.test(p))).toEqual([]);
+});
+
+test("a compare embed traces each column with the lean module and fills the table's costs from the metered one", async ({ page }) => {
+  const compared: SharedState = {
+    ...STATE,
+    step: 2,
+    compare: [
+      { allocator: "fitzgen-down", target: "64", minAlign: null, capacity: null },
+      { allocator: "hinckley-up", target: "64", minAlign: null, capacity: null },
+    ],
+  };
+  await page.goto(`${ORIGIN}/embed.html#${await encodeShare(compared)}`);
+  await expect(page.locator("#embed[data-ready=true]")).toHaveCount(1);
+  await expect(page.locator(".bl-title")).toHaveText("fitzgen-down vs hinckley-up");
+  await expect(page.locator(".bl-compare svg.memory-map")).toHaveCount(2);
+  const firstRow = page.locator(".bl-compare tr[data-op='0'] .compare-num");
+  await expect(firstRow).toHaveCount(2);
+  // Costs arrive after the columns are drawn: numbers, not "not measured".
+  await expect(firstRow.first()).toHaveText(/^\d+$/);
+  await expect(firstRow.nth(1)).toHaveText(/^\d+$/);
+  const paths = await fetched(page);
+  expect(paths.filter((p) => LEAN_WASM.test(p))).toHaveLength(1);
+  expect(paths.filter((p) => /bumplab_bg-[\w-]+\.wasm$/.test(p))).toHaveLength(1);
+});
+
+test("a removed element frees its player; inserted again it draws afresh", async ({ page }) => {
+  await openHost(page);
+  const one = page.locator("bump-lab#one");
+  const moved = await page.evaluate(async () => {
+    const el = document.querySelector("bump-lab#one") as HTMLElement & { player: unknown };
+    const before = el.player;
+    // Moved within the page (removed and inserted in one task): the same player.
+    document.body.append(el);
+    await new Promise((r) => setTimeout(r, 50));
+    const kept = el.player === before;
+    el.remove();
+    await new Promise((r) => setTimeout(r, 50));
+    const gone = el.player === null && !el.hasAttribute("data-ready") && el.shadowRoot?.querySelector(".bl-player") === null;
+    document.body.append(el);
+    return { kept, gone };
+  });
+  expect(moved).toEqual({ kept: true, gone: true });
+  await expect(one).toHaveAttribute("data-ready", "true");
+  await expect(one.locator(".step-counter")).toHaveText("op 6 / 6");
+  await one.getByRole("button", { name: "Step back" }).click();
+  await expect(one.locator(".step-counter")).toHaveText("op 5 / 6");
+  // A new attribute replaces the player (the old one's runs freed): it draws the new state.
+  await one.evaluate((el) => el.setAttribute("allocator", "hinckley-up"));
+  await expect(one.locator(".bl-title")).toHaveText("hinckley-up · 64-bit");
+  await expect(one.locator(".step-counter")).toHaveText("op 6 / 6");
+});
+
 test("the iframe grows to its content through the host's resize snippet", async ({ page }) => {
   await openHost(page);
   const iframe = page.locator("iframe#embed");

@@ -8,10 +8,14 @@
 //
 // Children are the fallback (shown until the element upgrades, or forever
 // without JavaScript): the shadow root has no slot, so they hide once it runs.
+//
+// It traces with the lean wasm module; the metered one is fetched only when
+// `views` has `cost` or it compares. A player is destroyed (its runs freed)
+// when its attributes change it and when the element leaves the document.
 
 import appStyles from "./styles.css?inline";
 import playerStyles from "./embed.css?inline";
-import { loadEngine } from "./engine/browser";
+import { loadTraceModule } from "./engine/browser";
 import type { Target } from "./engine/types";
 import { standaloneSvg, svgFileText } from "./share/export";
 import { decodeShare, parseCompare, type SharedState } from "./share/link";
@@ -84,12 +88,22 @@ export class BumpLabElement extends HTMLElement {
   disconnectedCallback(): void {
     this.#observer?.disconnect();
     this.#player?.setVisible(false);
+    // Moved (removed and inserted in the same task): kept. Removed: destroyed,
+    // its runs freed; a later insertion starts it afresh.
+    queueMicrotask(() => {
+      if (this.isConnected) return;
+      this.#generation++;
+      this.#player?.destroy();
+      this.#player = null;
+      delete this.dataset["ready"];
+    });
   }
 
   attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     if (old === value) return;
     if (name === "theme") this.#applyTheme();
-    else if (this.isConnected && this.#player) void this.#start();
+    // Once started (even if that start failed on an attribute): restart with the new ones.
+    else if (this.isConnected && this.#generation > 0) void this.#start();
   }
 
   /** The player, once started (for scripts and tests). */
@@ -162,22 +176,27 @@ export class BumpLabElement extends HTMLElement {
   async #start(): Promise<void> {
     const generation = ++this.#generation;
     try {
-      const [state, engine] = await Promise.all([this.#state(), loadEngine()]);
-      if (generation !== this.#generation) return;
+      const [state, lean] = await Promise.all([this.#state(), loadTraceModule()]);
+      if (generation !== this.#generation || !this.isConnected) return;
+      // The player it replaces stops and frees its runs first.
+      this.#player?.destroy();
+      this.#player = null;
       if (typeof state === "string") {
         this.#fail(`<bump-lab>: ${state}`);
         return;
       }
       const views = this.hasAttribute("views") ? parseViews(this.getAttribute("views")) : parseViews((state.views ?? []).join(","));
       const controls = !["0", "false", "no", "off"].includes((this.getAttribute("controls") ?? "").toLowerCase());
-      this.#player = startPlayer(engine, this.#mount, state, {
+      const player = startPlayer(lean, this.#mount, state, {
         controls,
         views,
         // The app's page sits beside this script in dist/.
         appUrl: new URL(/* @vite-ignore */ "index.html", import.meta.url).href,
         label: this.getAttribute("aria-label") ?? "Bump Lab figure",
       });
-      this.dataset["ready"] = "true";
+      this.#player = player;
+      await player.ready;
+      if (this.#player === player) this.dataset["ready"] = "true";
     } catch (error) {
       this.#fail(`Bump Lab could not start: ${error instanceof Error ? error.message : String(error)}`);
     }

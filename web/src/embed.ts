@@ -4,7 +4,7 @@
 
 import "./styles.css";
 import "./embed.css";
-import { loadEngine } from "./engine/browser";
+import { loadTraceModule } from "./engine/browser";
 import { decodeShare, type SharedState } from "./share/link";
 import { parseViews, startPlayer } from "./share/player";
 import { parseHostMessage, parseTheme, resizeMessage, setTheme } from "./share/theme";
@@ -80,13 +80,15 @@ async function main(): Promise<void> {
   if (step !== null && /^\d{1,9}$/.test(step)) state = { ...state, step: Number(step) };
   const views = params.has("views") ? parseViews(params.get("views")) : parseViews((state.views ?? []).join(","));
 
-  const engine = await loadEngine();
-  const player = startPlayer(engine, root, state, {
+  // The lean module only: the player fetches the metered one itself when its views read costs.
+  const lean = await loadTraceModule();
+  const player = startPlayer(lean, root, state, {
     controls: flag(params.get("controls"), true),
     views,
     appUrl: new URL("index.html", location.href).href.replace(/[?#].*$/, ""),
     label: "Bump Lab figure",
   });
+  await player.ready;
   root.removeAttribute("aria-busy");
   // A hidden iframe (scrolled away, a closed <details>) stops playing.
   new IntersectionObserver((entries) => {
