@@ -11,7 +11,8 @@
 // Runs are freed when their views are replaced and when the player is
 // destroyed.
 
-import { loadCostModule, traceInSlices, type CostsResult, type TraceModule, type TraceRunHandle } from "../engine/browser";
+import { loadCostModule, loadSourceText, traceInSlices, type CostsResult, type TraceModule, type TraceRunHandle } from "../engine/browser";
+import { sourceShown, sourceTexts } from "../engine/sourceTexts";
 import { withCosts, type TraceView, type ViewResult } from "../engine/traceView";
 import type { TraceRequest } from "../engine/types";
 import traceFormatUrl from "../../../docs/trace-format.md?url";
@@ -435,7 +436,7 @@ export function startPlayer(lean: TraceModule, root: HTMLElement, shared: Shared
       const focus = codeFocus(trace, op, s.micro);
       views.code.renderCodeView(code, {
         path: lean.sourcePath(focus.file) ?? (focus.file === trace.source ? trace.source_path : focus.file),
-        source: lean.sourceText(focus.file) ?? `// the source of ${focus.file} is unavailable`,
+        source: sourceShown(sourceOf(focus.file)),
         currentLine: focus.current,
         touched: focus.touched,
         label: focus.label,
@@ -448,6 +449,13 @@ export function startPlayer(lean: TraceModule, root: HTMLElement, shared: Shared
   };
 
   const scheduleRender = frameScheduler(render);
+  // The code view's texts, fetched on first view when the module does not embed them.
+  const sourceOf = sourceTexts({
+    sourceText: (name) => lean.sourceText(name),
+    sourcePath: (name) => lean.sourcePath(name),
+    load: loadSourceText,
+    onLoaded: () => scheduleRender(),
+  });
   unsubscribes.push(store.subscribe(scheduleRender));
   const resize = new ResizeObserver(scheduleRender);
   resize.observe(root);
