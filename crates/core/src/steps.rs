@@ -45,22 +45,15 @@ impl StepId {
         }
     }
 
-    /// The 1-based source line of this step in its file.
+    /// The 1-based source line of this step in its file, found at build
+    /// time (`build.rs`), so tracing needs neither the file's text nor a
+    /// scan of it.
     pub fn line(&self) -> u32 {
-        use std::collections::HashMap;
-        use std::sync::{Mutex, OnceLock};
-        // Scanning the file for the marker on every recorded step was most of
-        // a trace's time (about 80%): each (file, marker) is looked up once.
-        static LINES: OnceLock<Mutex<HashMap<(Source, &'static str), u32>>> = OnceLock::new();
-        let mut lines = LINES
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        *lines
-            .entry((self.source, self.marker))
-            .or_insert_with(|| line_of(self.source.text(), self.marker).unwrap_or(0))
+        marker_line(self.source, self.marker)
     }
 }
+
+include!(concat!(env!("OUT_DIR"), "/step_lines.rs"));
 
 impl Serialize for StepId {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

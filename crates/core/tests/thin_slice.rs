@@ -234,6 +234,19 @@ fn every_step_has_exactly_one_source_line() {
 }
 
 #[test]
+fn step_lines_found_at_build_time_match_a_scan_of_the_texts() {
+    for source in Source::ALL {
+        for s in source.steps() {
+            assert_eq!(
+                s.line(),
+                line_of(source.text(), s.marker).unwrap_or(0),
+                "{source:?} {s:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn every_error_class_names_position_and_what_is_allowed() {
     let cases: &[(&str, &str)] = &[
         // Sizes and numbers.

@@ -172,11 +172,9 @@ pub fn list_allocators() -> String {
     serde_json::to_string(&presets::list()).expect("the list always serialises")
 }
 
-/// The text of source file `name` (a header's `source`, or a step's `file`).
-#[wasm_bindgen(js_name = sourceText)]
-pub fn source_text(name: &str) -> Option<String> {
-    bumplab_core::source::Source::parse(name).map(|s| s.text().to_string())
-}
+// No `sourceText` here, unlike the metered module: the texts are about a
+// sixth of this module's gzip, and the page fetches the one it shows
+// (web/src/engine/sourceTexts.ts). Step lines need no text (core's build.rs).
 
 /// The repository path of source file `name`, for the code view's title.
 #[wasm_bindgen(js_name = sourcePath)]
