@@ -327,6 +327,7 @@ async function leanTrace(page, source, preset, runs, breakdown) {
         out.ops = run.executed();
         if (!measuring) out.total.push(ms);
         else {
+          out.runMs = ms;
           const utf8 = (text) => new TextEncoder().encode(text).length;
           let columns = 0;
           for (const name of ["meta", "chunk", "offset", "size", "padding", "dead_at", "gone_at"]) columns += run.column(name).byteLength;
@@ -442,6 +443,24 @@ async function scrub(page, step, total, runs) {
     await timeSeek(page, step > 0 ? step - 1 : 1);
     const r = await timeSeek(page, step);
     if (!r.shown.startsWith(`op ${step} / ${total}`)) throw new Error(`the counter says "${r.shown}" after seeking to ${step}`);
+    times.push(r.ms);
+  }
+  return times;
+}
+
+/**
+ * Median time of a far jump: each run first seeks to `from` (untimed), then
+ * to a step near `to` that no earlier run showed (`to` moved by `stride` a
+ * run), so no cached neighbour helps: what dragging the scrubber across the
+ * whole program costs.
+ */
+async function jump(page, from, to, stride, total, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const target = to + i * stride;
+    await timeSeek(page, from);
+    const r = await timeSeek(page, target);
+    if (!r.shown.startsWith(`op ${target} / ${total}`)) throw new Error(`the counter says "${r.shown}" after jumping to ${target}`);
     times.push(r.ms);
   }
   return times;
@@ -620,7 +639,7 @@ async function main() {
         try {
           const b = await leanTrace(fresh.page, program(wasmTop.ops), opts.preset, 0, true);
           if (b.error || b.unavailable) throw new Error(`wasm breakdown: ${b.error ?? b.unavailable}`);
-          r = { ...r, parts: b.parts, memBytes: b.memBytes, detailFirstMs: b.detailFirstMs, detailLastMs: b.detailLastMs };
+          r = { ...r, parts: b.parts, memBytes: b.memBytes, detailFirstMs: b.detailFirstMs, detailLastMs: b.detailLastMs, freshMs: b.runMs };
         } finally {
           await fresh.page.close().catch(() => undefined);
         }
@@ -631,6 +650,15 @@ async function main() {
       const why = full ? "" : failure ?? `${count(opts.ops)} ops would take at least ${formatValue(estimate(opts.ops, wasmMs) / 1000)} s`;
       const note = `${full ? "" : "largest within the budget: "}${count(r.ops)} ops in ${formatValue(ms)} ms, ${what}${why ? `; ${why}` : ""}`;
       emit(formatLine("trace_ops_per_s_wasm", opsPerS, "ops/s", { note }));
+      if (Number.isFinite(r.freshMs)) {
+        // The median above reuses a page whose wasm memory earlier runs grew;
+        // a page's very first run also grows it, which costs more on this VM.
+        emit(
+          formatLine("trace_ops_per_s_wasm_fresh", r.ops / (r.freshMs / 1e3), "ops/s", {
+            note: `information: one run in a fresh page (its wasm memory grown as it goes), ${count(r.ops)} ops in ${formatValue(r.freshMs)} ms`,
+          }),
+        );
+      }
       const same = native(r.ops, opts.runs);
       emit(
         formatLine("wasm_vs_native_ratio", same.opsPerS / opsPerS, "x", {
@@ -693,7 +721,9 @@ async function main() {
         if (loaded.error) throw new Error(loaded.error);
         const atEnd = await scrub(app.page, size, size, opts.runs);
         const atSmall = await scrub(app.page, small, size, opts.runs);
-        scrubbed = { ops: size, atEnd, atSmall };
+        const jumpEnd = await jump(app.page, 0, size, -131, size, opts.runs);
+        const jumpSmall = await jump(app.page, size, small, 97, size, opts.runs);
+        scrubbed = { ops: size, atEnd, atSmall, jumpEnd, jumpSmall };
         break;
       } catch (e) {
         scrubFailures.push(`${count(size)} ops: ${String(e.message ?? e).split("\n")[0].slice(0, 160)}`);
@@ -720,6 +750,11 @@ async function main() {
           note: full ? "" : `last step of ${count(scrubbed.ops)} ops over step ${count(small)}`,
         }),
       );
+      emit(
+        formatLine("scrub_ms_far_jump", median(scrubbed.jumpEnd), "ms", {
+          note: `information: step 0 to step ${count(scrubbed.ops)} (a new step each run, nothing cached); step ${count(scrubbed.ops)} back to ${count(small)}: ${formatValue(median(scrubbed.jumpSmall))} ms`,
+        }),
+      );
     } else {
       emit(naLine("scrub_ms_at_100", scrubFailure));
       emit(naLine("scrub_ms_at_1m", scrubFailure));
@@ -733,7 +768,9 @@ async function main() {
       const r = await mapRender(app.page, blocks, Math.max(opts.runs, 3));
       emit(
         formatLine("render_ms_100k_blocks", median(r.times), "ms", {
-          note: `${count(blocks)} blocks${opts.smoke ? " (smoke)" : ""}, median of ${r.times.length}; first (building) render ${formatValue(r.first)} ms`,
+          note:
+            `${count(blocks)} blocks${opts.smoke ? " (smoke)" : ""}, median of ${r.times.length} redraws as a step changes one block (the map's JS, renderMemoryMap); ` +
+            `the first render, which builds the map and its held index from the columns, ${formatValue(r.first)} ms`,
         }),
       );
     } catch (e) {
