@@ -1,0 +1,56 @@
+import { expect, test } from "./playground";
+
+// Issue 7: a million-op program traces in the page in slices, with visible
+// progress, while the page keeps answering; then every step can be shown.
+// Timings are not asserted (benchmarks measure speed): only that the work
+// happened in slices and that the page stayed usable meanwhile.
+
+const counter = (page: import("@playwright/test").Page) => page.locator(".step-counter");
+
+test("a million ops: progress painted between slices while it traces, then the first and last steps show", async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bump-scope-up");
+  await expect(counter(page)).toHaveText(/^op \d+ \/ \d+/);
+
+  // Count the progress updates the page shows while the run is under way.
+  await page.evaluate(() => {
+    const w = window as unknown as { __progress: number[] };
+    w.__progress = [];
+    const bar = document.querySelector(".trace-progress");
+    new MutationObserver(() => {
+      const now = bar?.getAttribute("aria-valuenow");
+      if (now && !bar?.hasAttribute("hidden")) w.__progress.push(Number(now));
+    }).observe(bar!, { attributes: true });
+  });
+  await page.getByRole("textbox", { name: "Program" }).fill("repeat 500000 {\n  a = alloc 8\n  b = alloc 16 align 16\n}\n");
+
+  const progress = page.getByRole("progressbar", { name: "Tracing the program" });
+  await expect(progress).toBeVisible({ timeout: 30_000 });
+  await expect(progress).toHaveAttribute("aria-valuemax", "1000000");
+  await expect(progress).toHaveAttribute("aria-valuetext", /^Tracing… [\d,]+ of 1,000,000 ops$/);
+
+  await expect(counter(page)).toHaveText("op 1000000 / 1000000", { timeout: 200_000 });
+  await expect(progress).toBeHidden();
+  // Progress is drawn in animation frames: several values means the page
+  // painted (and could take input) between slices.
+  const seen = await page.evaluate(() => (window as unknown as { __progress: number[] }).__progress);
+  expect(seen.length).toBeGreaterThan(1);
+  expect(seen).toEqual([...seen].sort((x, y) => x - y));
+  expect(seen.at(-1)).toBeLessThan(1_000_000);
+
+  // The last op's details and the costs' cap.
+  await expect(page.locator("#op-details")).toContainText("alloc");
+  await expect(page.locator("#cost-view")).toContainText("costs are measured for programs of up to 100,000 ops, and this one runs 1,000,000");
+
+  // The first step: one block in the first chunk; the end again.
+  await page.getByRole("button", { name: "First" }).click();
+  await expect(counter(page)).toHaveText(/^op 0 \/ 1000000/);
+  await page.keyboard.press("ArrowRight");
+  await expect(counter(page)).toHaveText(/^op 1 \/ 1000000/);
+  await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(1);
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText(/^op 1000000 \/ 1000000/);
+  // bump-scope doubles its chunks: the small first ones hold few blocks, the
+  // large last ones hundreds of thousands, drawn as fill.
+  await expect(page.locator("svg.memory-map g.chunk-row.is-binned").first()).toBeVisible();
+});
