@@ -34,12 +34,13 @@ pub const MAX_EXECUTED_OPS: u64 = 1_000_000;
 /// micro-steps included) is about 1 KiB of JSON, so the largest is about
 /// 150 MB. Longer programs are traced by the columnar run.
 pub const MAX_FULL_TRACE_OPS: u64 = 100_000;
-/// Most work one run may do keeping its stats: each op asks the model where
-/// every live chunk's bytes end, and a model finds a chunk by walking its
-/// list, so an op costs the square of the live chunks. Twenty live chunks
-/// through a million ops stay below it (a growing program's average is far
-/// lower); a preset given a tiny capacity, whose every block gets a chunk of
-/// its own, reaches it after about a thousand.
+/// Most work one run may do computing its stats: the stats after an op ask
+/// the model where every live chunk's bytes end, and a model finds a chunk
+/// by walking its list, so they cost the square of the live chunks. The full
+/// JSON trace computes them after every op: a preset given a tiny capacity,
+/// whose every block gets a chunk of its own, reaches the limit after about a
+/// thousand ops. The columnar run computes them only for its samples (about
+/// 4,096 a run), so only thousands of live chunks reach it there.
 pub const MAX_CHUNK_WORK: u64 = 500_000_000;
 
 #[derive(Clone, Copy, Debug)]
@@ -141,6 +142,9 @@ pub(crate) trait State {
     fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError>;
     /// The totals after the ops so far.
     fn stats(&self) -> Stats;
+    /// Counts what the next [`State::stats`] costs against
+    /// [`MAX_CHUNK_WORK`]; an error at `pos` once the run has done too much.
+    fn charge_stats(&mut self, pos: Pos) -> Result<(), ProgramError>;
     /// A copy that runs on independently: cheap, as the tables are
     /// persistent and share what neither copy changes.
     fn fork(&self) -> Box<dyn State>;
@@ -159,6 +163,17 @@ impl<W: Word> State for Engine<W> {
     }
     fn stats(&self) -> Stats {
         Engine::stats(self)
+    }
+    fn charge_stats(&mut self, pos: Pos) -> Result<(), ProgramError> {
+        let live = self.live.len() as u64;
+        self.work = self.work.saturating_add(live * live);
+        if self.work > MAX_CHUNK_WORK {
+            return Err(ProgramError::at(
+                pos,
+                format!("{live} chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks"),
+            ));
+        }
+        Ok(())
     }
     fn fork(&self) -> Box<dyn State> {
         Box::new(self.clone())
@@ -548,14 +563,6 @@ impl<W: Word> Engine<W> {
             StmtKind::Repeat { .. } => unreachable!("the run's cursor expands repeats"),
         };
         op.bump_ptr = self.model.bump_ptr().map(Word::to_u64);
-        let live = self.live.len() as u64;
-        self.work = self.work.saturating_add(live * live);
-        if self.work > MAX_CHUNK_WORK {
-            return Err(ProgramError::at(
-                s.pos,
-                format!("{live} chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks"),
-            ));
-        }
         self.executed += 1;
         Ok(op)
     }

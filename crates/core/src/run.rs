@@ -466,7 +466,8 @@ impl Run {
             if let Some(cursor) = before {
                 self.snapshots.push((self.state.fork(), cursor));
             }
-            let mut op = match self.state.exec(&self.program[s as usize]) {
+            let stmt = &self.program[s as usize];
+            let mut op = match self.state.exec(stmt) {
                 Ok(op) => op,
                 Err(e) => {
                     self.error = Some(e.clone());
@@ -476,6 +477,13 @@ impl Run {
             let i = self.executed;
             let sampled = self.is_sampled(i);
             if sampled || keep.is_some() {
+                // Only stats cost the square of the live chunks: charged where
+                // they are computed (every op of a full trace, the samples of
+                // a columnar run; a detail's re-run is bounded and not charged).
+                if let Err(e) = self.state.charge_stats(stmt.pos) {
+                    self.error = Some(e.clone());
+                    return Err(e);
+                }
                 op.stats = self.state.stats();
             }
             if sampled {

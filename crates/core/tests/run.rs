@@ -377,3 +377,37 @@ fn a_million_ops_run() {
     );
     assert_eq!(r.detail(n - 1).unwrap().op.index, n - 1);
 }
+
+/// Stats cost the square of the live chunks, so the chunk-work limit charges
+/// them where they are computed: after every op of a full trace, but only at
+/// a columnar run's samples. A program that piles up hundreds of
+/// chunks is refused by the full trace and still runs columnar, with its
+/// samples and details intact.
+#[test]
+fn many_live_chunks_are_charged_only_for_the_stats_a_run_computes() {
+    let src = "repeat 100000 {\n  x = alloc 64\n}\n";
+    let o = opts(Target::W64, Some(16384));
+    let full = run(src, PresetId::BumperSlab, &o).unwrap_err();
+    assert!(full.message.contains("chunks are live at once"), "{full}");
+    assert_eq!((full.line, full.column), (2, 3));
+    let mut r = Run::new(src, PresetId::BumperSlab, &o).unwrap();
+    run_to_end(&mut r, 50_000);
+    assert_eq!(r.executed(), 100_000);
+    assert!(r.chunks().len() > 380, "{} chunks", r.chunks().len());
+    let last = r.stats_samples().last().unwrap();
+    assert_eq!(last.requested, 100_000 * 64);
+    assert_eq!(r.detail(99_999).unwrap().op.stats, *last);
+    // The full trace's limit is the same run's: up to where it stops, the
+    // columnar details equal the full trace's ops (a prefix that fits).
+    let prefix = "repeat 5000 {\n  x = alloc 64\n}\n";
+    let t = run(prefix, PresetId::BumperSlab, &o).unwrap();
+    let mut p = Run::new(prefix, PresetId::BumperSlab, &o).unwrap();
+    run_to_end(&mut p, 7_777);
+    for i in [0, 1023, 1024, 4_999] {
+        assert_eq!(
+            json(&p.detail(i).unwrap().op),
+            json(&t.ops[i as usize]),
+            "op {i}"
+        );
+    }
+}
