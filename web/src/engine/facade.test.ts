@@ -96,7 +96,7 @@ function throwingModule(thrown: unknown, lastPanic?: () => string | undefined): 
 }
 
 const request = { source: "a = alloc 8", allocator: "bumpalo", target: "64" } as const;
-const bug = " (this is a bug in Bump Lab, not in the program)";
+const bug = " (this is a bug in Bump Lab, not in the program: reload the page before tracing again)";
 
 describe("engine facade, when the module throws", () => {
   it("a trap becomes an error at 1:1 instead of an exception", () => {

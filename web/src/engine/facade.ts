@@ -85,7 +85,7 @@ export function internalError(thrown: unknown, wasm: Pick<WasmExports, "lastPani
     // The trapped instance cannot even say why: report the trap itself.
   }
   const what = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
-  return engineError(`internal error: ${panic ?? what} (this is a bug in Bump Lab, not in the program)`);
+  return engineError(`internal error: ${panic ?? what} (this is a bug in Bump Lab, not in the program: reload the page before tracing again)`);
 }
 
 /** Parses `traceProgram`'s JSON: a trace, or `{"error": {line, column, message}}`. */
