@@ -54,3 +54,16 @@ test("a million ops: progress painted between slices while it traces, then the f
   // large last ones hundreds of thousands, drawn as fill.
   await expect(page.locator("svg.memory-map g.chunk-row.is-binned").first()).toBeVisible();
 });
+
+test("each traced program's wasm run is freed once another replaces it on screen", async ({ page }) => {
+  const programBox = page.getByRole("textbox", { name: "Program" });
+  await expect(page.locator("body")).toHaveAttribute("data-live-runs", "1");
+  for (const n of [1000, 2000, 3000]) {
+    await programBox.fill(`repeat ${n} {\n  a = alloc 8\n}\n`);
+    await expect(counter(page)).toHaveText(`op ${n} / ${n}`);
+    await expect(page.locator("body")).toHaveAttribute("data-live-runs", "1");
+  }
+  // A settings change makes a new run too.
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
+  await expect(page.locator("body")).toHaveAttribute("data-live-runs", "1");
+});

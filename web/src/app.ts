@@ -4,7 +4,7 @@
 import { loadCostModule, loadSourceText, traceInSlices, type CostModule, type TraceModule, type TraceRunHandle } from "./engine/browser";
 import type { Engine } from "./engine/facade";
 import { sourceShown, sourceTexts } from "./engine/sourceTexts";
-import { fromJson, viewResult, withCosts, type TraceView, type ViewResult } from "./engine/traceView";
+import { fromJson, viewResult, withCosts, type OpColumns, type TraceView, type ViewResult } from "./engine/traceView";
 import type { TraceRequest } from "./engine/types";
 import traceFormatUrl from "../../docs/trace-format.md?url";
 import { clampStep } from "./model/blocks";
@@ -124,7 +124,7 @@ export const MAX_COSTED_OPS = 100_000;
  * from the metered module (costs are what compare is for), which `engine`
  * gives once loaded; until then a column says it is loading.
  */
-function compareTracer(engine: () => Engine | null) {
+function compareTracer(engine: () => Engine | null, loadError: () => string | null) {
   let source: string | null = null;
   const results = new Map<string, ViewResult>();
   return (program: string, configs: readonly CompareConfig[]): { config: CompareConfig; result: ViewResult }[] => {
@@ -138,7 +138,9 @@ function compareTracer(engine: () => Engine | null) {
       let result = results.get(key);
       if (!result) {
         if (!metered) {
-          return { config, result: { ok: false, error: { line: 1, column: 1, message: "loading the metered module that compare runs on…" } } };
+          const failed = loadError();
+          const message = failed !== null ? `the metered module that compare runs on did not load (${failed}): trying again` : "loading the metered module that compare runs on…";
+          return { config, result: { ok: false, error: { line: 1, column: 1, message } } };
         }
         result = viewResult(
           metered.trace({
@@ -202,20 +204,39 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
   // first map never waits for it: it is fetched after the first trace.
   let metered: CostModule | null = null;
   let meteredLoading: Promise<CostModule> | null = null;
+  /** Why the last load of the metered module failed (the next use tries again). */
+  let meteredError: string | null = null;
   const loadMetered = (): Promise<CostModule> => {
-    meteredLoading ??= loadCostModule().then((m) => {
-      metered = m;
-      scheduleRender();
-      return m;
-    });
+    meteredLoading ??= loadCostModule().then(
+      (m) => {
+        metered = m;
+        meteredError = null;
+        scheduleRender();
+        return m;
+      },
+      (error: unknown) => {
+        // A failed fetch (offline for a moment, a new deploy) is not kept: the next use tries again.
+        meteredLoading = null;
+        meteredError = error instanceof Error ? error.message : String(error);
+        scheduleRender();
+        throw error;
+      },
+    );
     return meteredLoading;
   };
 
   // --- Tracing -----------------------------------------------------------
   // The lean module runs the program in slices (a million ops never holds the
   // page), then costs are measured on the metered module for the same request.
-  // A view keeps its run's wasm memory until another view replaces it.
-  const runOf = new WeakMap<TraceView, TraceRunHandle>();
+  // A view keeps its run's wasm memory until another view replaces it. Runs
+  // and requests are kept by the view's columns, which every copy of a view
+  // (withCosts) shares.
+  const runOf = new WeakMap<OpColumns, TraceRunHandle>();
+  const requestFor = new WeakMap<OpColumns, TraceRequest>();
+  /** Runs whose views were replaced: freed after the render that stops drawing them. */
+  const retired = new Set<TraceRunHandle>();
+  /** Runs holding wasm memory for a view (shown on the body as data-live-runs, which tests read). */
+  let liveRuns = 0;
   let tracing: AbortController | null = null;
   const requestOf = (s: AppState): TraceRequest => ({
     source: s.source,
@@ -235,10 +256,7 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
       (m) => {
         // Edited (or replaced) while the module loaded: the newer trace measures its own.
         if (store.getState().trace !== view) return;
-        const costed = withCosts(view, m.costs(request));
-        const run = runOf.get(view);
-        if (run) runOf.set(costed, run);
-        dispatch({ type: "costsMeasured", base: view, trace: costed });
+        dispatch({ type: "costsMeasured", base: view, trace: withCosts(view, m.costs(request)) });
       },
       (error: unknown) => {
         if (store.getState().trace !== view) return;
@@ -270,18 +288,33 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
         dispatch({ type: "traceFailed", error: outcome.error });
         return;
       }
-      runOf.set(outcome.view, outcome.run);
+      runOf.set(outcome.view.cols, outcome.run);
+      liveRuns++;
+      requestFor.set(outcome.view.cols, request);
       dispatch({ type: "traced", trace: withCosts(outcome.view, { pending: true }), source: s.source });
       const shown = store.getState().trace;
       if (shown) measureCosts(shown, request);
     });
   };
-  // The run behind a view that nothing shows any more gives its memory back.
+  // The run behind a view that nothing shows any more gives its memory back,
+  // once the next render has replaced what the map drew from it (until then a
+  // zoom or a hover may still ask the old view for an op).
   store.subscribe((s, prev) => {
-    if (s.trace === prev.trace || prev.trace === null) return;
-    const old = runOf.get(prev.trace);
-    if (old && (s.trace === null || runOf.get(s.trace) !== old)) old.free();
+    if (prev.trace === null || s.trace?.cols === prev.trace.cols) return;
+    const old = runOf.get(prev.trace.cols);
+    if (old) retired.add(old);
   });
+  const freeRetired = (): void => {
+    const shown = store.getState().trace;
+    const keep = shown ? runOf.get(shown.cols) : undefined;
+    for (const run of retired) {
+      if (run === keep) continue;
+      run.free();
+      liveRuns--;
+    }
+    retired.clear();
+    document.body.dataset["liveRuns"] = String(liveRuns);
+  };
   let traceTimer: number | undefined;
   store.subscribe((s, prev) => {
     if (
@@ -456,13 +489,22 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
         sweepResult = { key, result: { ...r, points: [...r.points, latest] } };
         scheduleRender();
       },
-    })).then((result) => {
-      // A newer run (or closing the view) replaced this one.
-      if (sweepRun !== run) return;
-      sweepRun = null;
-      sweepResult = { key, result };
-      scheduleRender();
-    });
+    })).then(
+      (result) => {
+        // A newer run (or closing the view) replaced this one.
+        if (sweepRun !== run) return;
+        sweepRun = null;
+        sweepResult = { key, result };
+        scheduleRender();
+      },
+      (error: unknown) => {
+        if (sweepRun !== run) return;
+        sweepRun = null;
+        sweepResult = { key, result: { param: spec.spec.param, points: [], total: run.total, cancelled: true } };
+        showNotice(mounts.notice, `The sweep could not run: the metered module did not load (${error instanceof Error ? error.message : String(error)}).`);
+        scheduleRender();
+      },
+    );
   };
   store.subscribe((s, prev) => {
     if (s.sweep !== null) startSweep(s, false);
@@ -498,10 +540,13 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
     onClose: () => dispatch({ type: "closeSweep" }),
   };
   // Compare runs on the metered module: opening it fetches the module, and the columns show once it is in.
-  const traceColumns = compareTracer(() => {
-    if (!metered) void loadMetered();
-    return metered?.engine ?? null;
-  });
+  const traceColumns = compareTracer(
+    () => {
+      if (!metered) void loadMetered().catch(() => undefined);
+      return metered?.engine ?? null;
+    },
+    () => meteredError,
+  );
 
   /**
    * The lesson's narration for the op in view, and the predict question for
@@ -712,27 +757,33 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
       { state: sharedOf(s), trace: s.trace },
       // An imported trace is shown as if traced; the next edit or setting traces the program again.
       {
-        onImportTrace: (trace) => dispatch({ type: "traced", trace: fromJson(trace), source: "" }),
+        onImportTrace: (trace) => {
+          // A run still under way would replace the import when it ends.
+          tracing?.abort();
+          tracing = null;
+          window.clearTimeout(traceTimer);
+          dispatch({ type: "traced", trace: fromJson(trace), source: "" });
+        },
         // A view not built from JSON (the lean module's run): the JSON path traces the program again.
         onExportTrace: () => {
-          const now = store.getState();
+          const shown = store.getState().trace;
+          // The request that made the map on screen (the settings may have changed since).
+          const request = shown ? requestFor.get(shown.cols) : undefined;
+          if (!request) return "There is no traced program to export.";
           if (!metered) {
-            void loadMetered();
-            return "The exporter (the metered module) is still loading: try again in a moment.";
+            void loadMetered().catch(() => undefined);
+            return meteredError !== null
+              ? `The exporter (the metered module) did not load: ${meteredError}. Try again.`
+              : "The exporter (the metered module) is still loading: try again in a moment.";
           }
-          const r = metered.engine.trace({
-            source: now.tracedSource,
-            allocator: now.allocator,
-            target: now.target,
-            capacity: now.capacity ?? undefined,
-            minAlign: now.minAlign ?? undefined,
-          });
+          const r = metered.engine.trace(request);
           return r.ok ? r.trace : `The trace could not be exported: ${r.error.message}`;
         },
       },
     );
     if (s.trace) renderTrace(s, s.trace);
     document.body.dataset["ready"] = "true";
+    freeRetired();
   };
 
   const scheduleRender = frameScheduler(render);
