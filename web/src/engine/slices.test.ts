@@ -85,4 +85,11 @@ describe("runInSlices", () => {
     expect(nextSliceOps(4096, 0, 12)).toBe(16384);
     expect(nextSliceOps(4096, 1000, 12)).toBe(256);
   });
+
+  it("fails, instead of spinning, when a slice runs no op and does not finish", async () => {
+    const stuck: SteppableRun = { advance: () => false, executed: () => 7, total: () => 10, error: () => undefined };
+    const out = await runInSlices(stuck, { pause: async () => undefined });
+    expect(out.kind).toBe("failed");
+    expect(out.kind === "failed" && out.error.message).toMatch(/stopped at op 7 of 10 without finishing/);
+  });
 });

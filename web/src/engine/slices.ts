@@ -91,8 +91,11 @@ export async function runInSlices(run: SteppableRun, options: SliceOptions = {})
     const error = run.error();
     if (error !== undefined) return { kind: "failed", error: parseError(error) };
     if (finished) return { kind: "done" };
-    // A slice that ran fewer ops than asked without finishing says nothing about speed.
     const ran = run.executed() - before;
+    // An engine that neither ran an op nor finished would spin here for ever.
+    if (ran <= 0) {
+      return { kind: "failed", error: { line: 1, column: 1, message: `internal error: the run stopped at op ${run.executed()} of ${run.total()} without finishing (this is a bug in Bump Lab, not in the program)` } };
+    }
     ops = nextSliceOps(Math.max(1, ran), ms, sliceMs);
     options.onProgress?.(run.executed(), run.total());
     await pause();

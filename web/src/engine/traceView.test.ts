@@ -277,9 +277,14 @@ describe("fromRun over the lean module agrees with fromJson", () => {
       for (const source of PROGRAMS) {
         const request = { source, allocator: a.name, target: "64" as const };
         const r = loadEngineSync().trace(request);
-        if (!r.ok) continue;
         const run = module.startRun(request);
         while (!run.advance(1 << 20));
+        if (!r.ok) {
+          // A program the preset refuses fails the same way on both modules.
+          expect(JSON.parse(run.error() ?? "null"), `${a.name}: ${source.slice(0, 30)}`).toEqual(r.error);
+          run.free();
+          continue;
+        }
         const v = fromRun(run);
         const j = fromJson(r.trace);
         const what = `${a.name}: ${source.slice(0, 30)}`;
