@@ -113,6 +113,12 @@ const ZOOM_STEP = 2;
 
 let canvas: CanvasRenderingContext2D | null | undefined;
 const widths = new Map<string, number>();
+/**
+ * Widths kept at most: labels carry addresses and byte counts, so playing a
+ * million-op trace would otherwise add one entry per step. Past this the
+ * oldest half goes (a Map iterates in insertion order).
+ */
+const MAX_WIDTHS = 4096;
 const UI_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif';
 const MONO_FONT = 'ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", monospace';
 
@@ -125,6 +131,13 @@ function textWidth(text: string, font: string, perChar: number): number {
   if (canvas) {
     canvas.font = font;
     w = canvas.measureText(text).width;
+  }
+  if (widths.size >= MAX_WIDTHS) {
+    let drop = MAX_WIDTHS / 2;
+    for (const k of widths.keys()) {
+      if (drop-- <= 0) break;
+      widths.delete(k);
+    }
   }
   widths.set(key, w);
   return w;
