@@ -436,13 +436,20 @@ async function timeSeek(page, step) {
   }, step);
 }
 
-/** Median seek time to `step` (each run first goes to a neighbour, untimed). */
+/**
+ * Median time of one step forward at about `step`: each run first goes to the
+ * step before (untimed), then one forward, as stepping and scrubbing do. Each
+ * run uses a new pair (`step`, `step` − 2, …), so no run shows a step an
+ * earlier one cached: every timed step derives a new picture and a new op's
+ * detail.
+ */
 async function scrub(page, step, total, runs) {
   const times = [];
   for (let i = 0; i < runs; i++) {
-    await timeSeek(page, step > 0 ? step - 1 : 1);
-    const r = await timeSeek(page, step);
-    if (!r.shown.startsWith(`op ${step} / ${total}`)) throw new Error(`the counter says "${r.shown}" after seeking to ${step}`);
+    const at = Math.max(1, step - 2 * i);
+    await timeSeek(page, at - 1);
+    const r = await timeSeek(page, at);
+    if (!r.shown.startsWith(`op ${at} / ${total}`)) throw new Error(`the counter says "${r.shown}" after seeking to ${at}`);
     times.push(r.ms);
   }
   return times;
