@@ -47,6 +47,9 @@ export default defineConfig({
       },
     },
   },
+  // The app's cost worker (web/src/engine/costWorker.ts) imports the metered
+  // module's glue: a module worker, built as ES like the pages.
+  worker: { format: "es" },
   server: { host: "127.0.0.1" },
   preview: { host: "127.0.0.1", port: 4179, strictPort: true },
 });

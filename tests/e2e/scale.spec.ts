@@ -67,3 +67,12 @@ test("each traced program's wasm run is freed once another replaces it on screen
   await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
   await expect(page.locator("body")).toHaveAttribute("data-live-runs", "1");
 });
+
+test("costs are measured in a worker, so the page keeps drawing while the metered module replays the ops", async ({ page }) => {
+  await page.getByRole("textbox", { name: "Program" }).fill("repeat 3000 {\n  a = alloc 8\n}\n");
+  await expect(counter(page)).toHaveText("op 3000 / 3000");
+  await expect(page.locator("#cost-view")).toContainText(/3000 ops, [\d,]+ wasm instructions in all/);
+  // The worker started with the first program's costs, before this test's edit.
+  const workers = page.workers().map((w) => w.url());
+  expect(workers.some((url) => /costWorker/.test(url)), workers.join(", ")).toBe(true);
+});

@@ -2,6 +2,7 @@
 // playback timer, keyboard); views stay functions of derived data.
 
 import { loadCostModule, loadSourceText, traceInSlices, type CostModule, type TraceModule, type TraceRunHandle } from "./engine/browser";
+import { measureCosts as measureInWorker } from "./engine/costWorkerClient";
 import type { Engine } from "./engine/facade";
 import { sourceShown, sourceTexts } from "./engine/sourceTexts";
 import { fromJson, viewResult, withCosts, type OpColumns, type TraceView, type ViewResult } from "./engine/traceView";
@@ -252,11 +253,12 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
       dispatch({ type: "costsMeasured", base: view, trace: withCosts(view, { unavailable }) });
       return;
     }
-    void loadMetered().then(
-      (m) => {
-        // Edited (or replaced) while the module loaded: the newer trace measures its own.
+    // In a worker: measuring 100,000 ops takes seconds that must not hold the page.
+    void measureInWorker(request).then(
+      (costs) => {
+        // Edited (or replaced) meanwhile: the newer trace measures its own.
         if (store.getState().trace !== view) return;
-        dispatch({ type: "costsMeasured", base: view, trace: withCosts(view, m.costs(request)) });
+        dispatch({ type: "costsMeasured", base: view, trace: withCosts(view, costs) });
       },
       (error: unknown) => {
         if (store.getState().trace !== view) return;
@@ -770,14 +772,13 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
           // The request that made the map on screen (the settings may have changed since).
           const request = shown ? requestFor.get(shown.cols) : undefined;
           if (!request) return "There is no traced program to export.";
-          if (!metered) {
-            void loadMetered().catch(() => undefined);
-            return meteredError !== null
-              ? `The exporter (the metered module) did not load: ${meteredError}. Try again.`
-              : "The exporter (the metered module) is still loading: try again in a moment.";
-          }
-          const r = metered.engine.trace(request);
-          return r.ok ? r.trace : `The trace could not be exported: ${r.error.message}`;
+          return loadMetered().then(
+            (m) => {
+              const r = m.engine.trace(request);
+              return r.ok ? r.trace : `The trace could not be exported: ${r.error.message}`;
+            },
+            (error: unknown) => `The exporter (the metered module) did not load: ${error instanceof Error ? error.message : String(error)}. Try again.`,
+          );
         },
       },
     );

@@ -212,7 +212,10 @@ export function traceJson(trace: Trace): string {
 export const EXPORT_MAX_OPS = 100_000;
 
 /** The JSON trace to export for a view, or why there is none. */
-export function exportableTrace(view: TraceView, handlers: { onExportTrace?(trace: TraceView): Trace | string }): Trace | string {
+export function exportableTrace(
+  view: TraceView,
+  handlers: { onExportTrace?(trace: TraceView): Trace | string | Promise<Trace | string> },
+): Trace | string | Promise<Trace | string> {
   if (view.json) return view.json;
   if (view.length > EXPORT_MAX_OPS) {
     return `Export is capped at ${EXPORT_MAX_OPS.toLocaleString("en")} ops (the JSON trace's limit): this program ran ${view.length.toLocaleString("en")}.`;

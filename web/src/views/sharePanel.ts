@@ -22,7 +22,7 @@ export interface SharePanelHandlers {
    * The JSON trace of a view that was not built from one (the lean module's
    * run): traced again by the JSON path. A string says why there is none.
    */
-  onExportTrace?(trace: TraceView): Trace | string;
+  onExportTrace?(trace: TraceView): Trace | string | Promise<Trace | string>;
 }
 
 async function copyText(text: string): Promise<boolean> {
@@ -120,10 +120,10 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     await exportFigure("#memory-map svg.memory-map", "memory map", true);
     if (document.querySelector("#cost-view svg")) await exportFigure("#cost-view svg", "cost chart", true);
   });
-  const trace = button("Export trace (JSON)", () => {
+  const trace = button("Export trace (JSON)", async () => {
     const view = refs.data.trace;
     if (!view) return say("There is no trace yet: the program has an error.");
-    const t = exportableTrace(view, refs.handlers);
+    const t = await exportableTrace(view, refs.handlers);
     if (typeof t === "string") return say(t);
     download(new Blob([traceJson(t)], { type: "application/json" }), exportFileName("trace", t.allocator, null, "json"));
     say("Exported the trace.");
