@@ -15,6 +15,8 @@ import {
   footprintAt,
   MAX_COMPARE,
   MIN_COMPARE,
+  placementAt,
+  placementOf,
   placementText,
   removeColumn,
   traceOf,
@@ -291,5 +293,29 @@ describe("compare: ops that place nothing", () => {
       expect(r.differs, r.kind).toEqual([]);
       expect(r.columns.map((c) => placementText(c!.placement))).toEqual(["", ""]);
     }
+  });
+});
+
+describe("compare: rows from the columns", () => {
+  it("every op's placement read from the columns equals its detail's, on every preset", () => {
+    const programs = [
+      "a = alloc 8\nb = alloc 24 align 16\nb = realloc b 64\nc = realloc a 4\nfree c\nz = alloc 0\nx = alloc 300 align 64\nreset\ny = alloc 1\n",
+      "checkpoint s\nrepeat 3 {\n  a = alloc 200\n  b = realloc a 400\n}\nrestore s\nq = alloc 5000\n",
+    ];
+    let compared = 0;
+    for (const a of engine.allocators()) {
+      for (const target of ["64", "wasm32"] as const) {
+        for (const source of programs) {
+          const r = engine.trace({ source, allocator: a.name, target });
+          if (!r.ok) continue;
+          const t = fromJson(r.trace);
+          for (let i = 0; i < t.length; i++) {
+            expect(placementAt(t, i), `${a.name} ${target} op ${i}`).toEqual(placementOf(t.op(i)));
+            compared++;
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(200);
   });
 });

@@ -9,7 +9,22 @@
 // the same program statement in each (a `repeat` unrolls the same way for
 // every allocator). A column whose program failed has no ops at all.
 
-import { fromJson, META_FAILED, opAt, type TraceView, type ViewResult } from "../engine/traceView";
+import {
+  addressOf,
+  blockNameOf,
+  chunkOf,
+  failed,
+  fromJson,
+  kindOf,
+  lineOf,
+  META_FAILED,
+  moved,
+  opAt,
+  paddingOf,
+  placed,
+  type TraceView,
+  type ViewResult,
+} from "../engine/traceView";
 import type { AllocatorInfo, Cost, Op, OpKind, Target, TraceResult } from "../engine/types";
 import { clampStep } from "./blocks";
 import { statsAt } from "./chunks";
@@ -209,23 +224,40 @@ function costSums(t: TraceView): CostSums | null {
   return sums;
 }
 
+/** Where op `i` of `t` put its block, read from the columns (no op detail needed). */
+export function placementAt(t: TraceView, i: number): Placement {
+  const kind = kindOf(t, i);
+  const isFailed = failed(t, i);
+  if ((kind !== "alloc" && kind !== "realloc") || !placed(t, i)) {
+    return { chunk: undefined, offset: undefined, address: undefined, padding: undefined, moved: undefined, failed: isFailed };
+  }
+  const chunk = chunkOf(t, i);
+  return {
+    chunk,
+    offset: chunk === undefined ? undefined : t.cols.offset[i],
+    address: addressOf(t, i),
+    padding: paddingOf(t, i),
+    moved: kind === "realloc" ? moved(t, i) : undefined,
+    failed: isFailed,
+  };
+}
+
 /**
  * The ops `from`..`to`-1 of the program across the columns (null: a column
- * whose program failed); all of them by default. Each row costs one op's
- * detail per column: a page of rows costs the same at op 1,000,000 as at 100.
+ * whose program failed); all of them by default. Rows come from the columns
+ * and the costs alone, never an op's detail: a page of rows costs the same
+ * at op 1,000,000 as at 100, and nothing is re-run.
  */
 export function compareOps(traces: readonly (TraceView | null)[], from = 0, to = Infinity): OpComparison[] {
   const count = Math.min(to, Math.max(0, ...traces.map((t) => t?.length ?? 0)));
   const sums = traces.map((t) => (t ? costSums(t) : null));
   const rows: OpComparison[] = [];
   for (let i = Math.max(0, from); i < count; i++) {
-    const ops = traces.map((t) => (t ? opAt(t, i) : undefined));
     const columns = traces.map((t, c): ColumnOp | null => {
-      const op = ops[c];
-      if (!t || !op) return null;
-      const cost = op.cost ?? costOf(t, i);
+      if (!t || i >= t.length) return null;
+      const cost = costOf(t, i);
       return {
-        placement: placementOf(op),
+        placement: placementAt(t, i),
         cost,
         instructions: cost?.wasm_instructions ?? null,
         branches: cost?.wasm_branches ?? null,
@@ -233,14 +265,14 @@ export function compareOps(traces: readonly (TraceView | null)[], from = 0, to =
         cumulativeBranches: sums[c]?.branches[i + 1] ?? 0,
       };
     });
-    const first = ops.find((o): o is Op => o !== undefined);
+    const first = traces.find((t): t is TraceView => t !== null && i < t.length);
     const present = columns.filter((c): c is ColumnOp => c !== null);
     const differs = PLACEMENT_FIELDS.filter((f) => new Set(present.map((c) => c.placement[f])).size > 1);
     rows.push({
       index: i,
-      kind: first?.kind ?? "alloc",
-      block: first?.block,
-      line: first?.line ?? 0,
+      kind: first ? kindOf(first, i) : "alloc",
+      block: first ? blockNameOf(first, i) : undefined,
+      line: first ? lineOf(first, i) : 0,
       columns,
       differs,
       cheapest: {
