@@ -128,7 +128,7 @@ describe('every addEventListener("message") site', () => {
   const sites = SOURCES.filter((p) => LISTENS.test(stripComments(readFileSync(p, "utf8")))).map((p) => relative(ROOT, p));
 
   it("are the ones known here (a new one must be added with its check)", () => {
-    expect(sites).toEqual(["web/src/embed.ts"]);
+    expect(sites).toEqual(["web/src/embed.ts", "web/src/engine/costWorker.ts", "web/src/engine/costWorkerClient.ts"]);
   });
 
   /**
@@ -137,6 +137,9 @@ describe('every addEventListener("message") site', () => {
    */
   const CHECKS: Record<string, readonly RegExp[]> = {
     "web/src/embed.ts": [/event\.source\s*!==\s*window\.parent/, /parseHostMessage\(\s*event\.data\s*\)/],
+    // A dedicated worker hears only the page that made it; the page listens on that Worker object only.
+    "web/src/engine/costWorker.ts": [/parseCostJob\(\s*e\.data\s*\)/, /if \(!job\) return/],
+    "web/src/engine/costWorkerClient.ts": [/w\.addEventListener\(\s*"message"/, /parseCostReply\(\s*e\.data\s*\)/, /if \(!reply\) return/],
   };
 
   it.each(sites)("%s checks the sender and the message's shape", (site) => {
@@ -144,6 +147,30 @@ describe('every addEventListener("message") site', () => {
     const checks = CHECKS[site];
     expect(checks, `no shape check is known for ${site}`).toBeDefined();
     for (const check of checks ?? []) expect(code).toMatch(check);
+  });
+
+  it("the cost worker's guards refuse every shape but their one message", async () => {
+    const { parseCostJob, parseCostReply } = await import("./engine/costMessages");
+    const request = { source: "a = alloc 8", allocator: "bumpalo", target: "64" };
+    const badJobs: unknown[] = [
+      null,
+      "job",
+      [{ id: 1, request }],
+      { id: -1, request },
+      { id: 1.5, request },
+      { id: 1 },
+      { id: 1, request: { ...request, target: "x86" } },
+      { id: 1, request: { ...request, source: 42 } },
+      { id: 1, request: { ...request, source: "x".repeat(5 << 20) } },
+      { id: 1, request: { ...request, capacity: -16 } },
+      { id: 1, request: { ...request, allocator: "<script>".repeat(20) } },
+      JSON.parse(`{"__proto__": {"id": 1, "request": ${JSON.stringify(request)}}}`),
+    ];
+    for (const data of badJobs) expect(parseCostJob(data), JSON.stringify(data)?.slice(0, 60)).toBeNull();
+    expect(parseCostJob({ id: 3, request: { ...request, capacity: 256 } })).toEqual({ id: 3, request: { ...request, capacity: 256, minAlign: undefined } });
+    const badReplies: unknown[] = [null, { id: 1 }, { id: "1", json: "{}" }, { id: 1, json: {} }, { id: 1, json: "{}", trapped: "yes" }];
+    for (const data of badReplies) expect(parseCostReply(data), JSON.stringify(data)).toBeNull();
+    expect(parseCostReply({ id: 2, json: "{}", trapped: true })).toEqual({ id: 2, json: "{}", trapped: true });
   });
 
   it("the guard they use refuses every shape but the one message", async () => {

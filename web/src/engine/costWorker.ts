@@ -5,24 +5,15 @@
 // module traps: the client then starts a fresh worker).
 
 import init, { lastPanic, traceCosts } from "../../pkg/bumplab.js";
-import type { TraceRequest } from "./types";
-
-export interface CostJob {
-  id: number;
-  request: TraceRequest;
-}
-export interface CostReply {
-  id: number;
-  json: string;
-  /** The module trapped: this worker's instance is spent. */
-  trapped?: boolean;
-}
+import { parseCostJob, type CostJob, type CostReply } from "./costMessages";
 
 const ready = init();
-const scope = globalThis as unknown as { addEventListener: (type: "message", f: (e: MessageEvent<CostJob>) => void) => void; postMessage: (reply: CostReply) => void };
+const scope = globalThis as unknown as { addEventListener: (type: "message", f: (e: MessageEvent<unknown>) => void) => void; postMessage: (reply: CostReply) => void };
 
 scope.addEventListener("message", (e) => {
-  const { id, request } = e.data;
+  const job = parseCostJob(e.data);
+  if (!job) return;
+  const { id, request } = job;
   void ready.then(
     () => {
       let reply: CostReply;

@@ -3,7 +3,7 @@
 // page instead, as it does for the embed.
 
 import { loadCostModule, parseCosts, type CostsResult } from "./browser";
-import type { CostJob, CostReply } from "./costWorker";
+import { parseCostReply, type CostJob } from "./costMessages";
 import type { TraceRequest } from "./types";
 
 let worker: Worker | null | undefined;
@@ -15,12 +15,14 @@ const onPage = (request: TraceRequest): Promise<CostsResult> => loadCostModule()
 function start(): Worker | null {
   try {
     const w = new Worker(new URL("./costWorker.ts", import.meta.url), { type: "module", name: "bump-lab costs" });
-    w.addEventListener("message", (e: MessageEvent<CostReply>) => {
-      const job = waiting.get(e.data.id);
-      waiting.delete(e.data.id);
-      job?.resolve(parseCosts(e.data.json));
+    w.addEventListener("message", (e: MessageEvent<unknown>) => {
+      const reply = parseCostReply(e.data);
+      if (!reply) return;
+      const job = waiting.get(reply.id);
+      waiting.delete(reply.id);
+      job?.resolve(parseCosts(reply.json));
       // A trapped instance is spent: the next request gets a fresh worker.
-      if (e.data.trapped && worker === w) {
+      if (reply.trapped && worker === w) {
         w.terminate();
         worker = undefined;
       }

@@ -1,0 +1,54 @@
+// The two messages between the page and its cost worker, and the guards each
+// side parses them through. A dedicated worker hears only the page that made
+// it, and the page hears the worker only on that Worker object; the guards
+// still refuse anything but the one shape, as every message listener here does.
+
+import type { Target, TraceRequest } from "./types";
+
+export interface CostJob {
+  id: number;
+  request: TraceRequest;
+}
+
+export interface CostReply {
+  id: number;
+  json: string;
+  /** The module trapped: this worker's instance is spent. */
+  trapped?: boolean;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const own = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+const isId = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+const optionalWhole = (v: unknown): v is number | undefined => v === undefined || (typeof v === "number" && Number.isSafeInteger(v) && v > 0);
+/** Longest program text the page sends (the editor's limit is 1 MiB). */
+const MAX_SOURCE = 4 << 20;
+
+/** A job for the worker, or null. */
+export function parseCostJob(data: unknown): CostJob | null {
+  if (!isRecord(data)) return null;
+  const id = own(data, "id");
+  const request = own(data, "request");
+  if (!isId(id) || !isRecord(request)) return null;
+  const source = own(request, "source");
+  const allocator = own(request, "allocator");
+  const target = own(request, "target");
+  const capacity = own(request, "capacity");
+  const minAlign = own(request, "minAlign");
+  if (typeof source !== "string" || source.length > MAX_SOURCE) return null;
+  if (typeof allocator !== "string" || allocator.length > 64) return null;
+  if (target !== "64" && target !== "wasm32") return null;
+  if (!optionalWhole(capacity) || !optionalWhole(minAlign)) return null;
+  return { id, request: { source, allocator, target: target as Target, capacity, minAlign } };
+}
+
+/** A reply from the worker, or null. */
+export function parseCostReply(data: unknown): CostReply | null {
+  if (!isRecord(data)) return null;
+  const id = own(data, "id");
+  const json = own(data, "json");
+  const trapped = own(data, "trapped");
+  if (!isId(id) || typeof json !== "string") return null;
+  if (trapped !== undefined && typeof trapped !== "boolean") return null;
+  return trapped ? { id, json, trapped } : { id, json };
+}
