@@ -97,6 +97,32 @@ pub(crate) fn start(
     Ok((program, state))
 }
 
+/// A request as the wasm modules get it, by name: the preset and the run's
+/// options, or an error at 1:1 that lists what is allowed.
+pub fn request(
+    allocator: &str,
+    target: &str,
+    capacity: Option<u64>,
+    min_align: Option<u64>,
+) -> Result<(PresetId, Options), ProgramError> {
+    let at_start = |message: String| ProgramError::at(Pos { line: 1, column: 1 }, message);
+    let preset = PresetId::parse(allocator).ok_or_else(|| {
+        let names: Vec<_> = PresetId::ALL.iter().map(|p| p.name()).collect();
+        at_start(format!(
+            "unknown allocator '{allocator}': use one of {}",
+            names.join(", ")
+        ))
+    })?;
+    let target = Target::parse(target)
+        .ok_or_else(|| at_start(format!("unknown target '{target}': use 64 or wasm32")))?;
+    let opts = Options {
+        target,
+        capacity,
+        min_align,
+    };
+    Ok((preset, opts))
+}
+
 /// The minimum alignment `preset` runs with: `requested` if the preset
 /// allows it, its default if `None`.
 pub fn resolve_min_align(preset: PresetId, requested: Option<u64>) -> Result<u64, ProgramError> {

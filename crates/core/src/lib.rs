@@ -10,6 +10,7 @@ pub mod engine;
 pub mod heap;
 pub mod model;
 pub mod models;
+pub mod panic_note;
 pub mod presets;
 pub mod probe;
 pub mod program;

@@ -7,7 +7,7 @@
 //! tables once, and asks [`TraceRun::detail`] for the op on screen. The
 //! layout is documented in `docs/trace-format.md` ("Columnar run").
 
-use bumplab_core::{presets, Options, PresetId, ProgramError, Run, Target};
+use bumplab_core::{presets, ProgramError, Run};
 use wasm_bindgen::prelude::*;
 
 /// A program being traced, or the reason it cannot be.
@@ -34,7 +34,7 @@ impl TraceRun {
         capacity: Option<u32>,
         min_align: Option<u32>,
     ) -> TraceRun {
-        keep_panic_messages();
+        bumplab_core::panic_note::keep();
         match start(source, allocator, target, capacity, min_align) {
             Ok(run) => TraceRun {
                 run: Some(run),
@@ -144,25 +144,12 @@ fn start(
     capacity: Option<u32>,
     min_align: Option<u32>,
 ) -> Result<Run, ProgramError> {
-    let at_start = |message: String| ProgramError {
-        line: 1,
-        column: 1,
-        message,
-    };
-    let preset = PresetId::parse(allocator).ok_or_else(|| {
-        let names: Vec<_> = PresetId::ALL.iter().map(|p| p.name()).collect();
-        at_start(format!(
-            "unknown allocator '{allocator}': use one of {}",
-            names.join(", ")
-        ))
-    })?;
-    let target = Target::parse(target)
-        .ok_or_else(|| at_start(format!("unknown target '{target}': use 64 or wasm32")))?;
-    let opts = Options {
+    let (preset, opts) = bumplab_core::engine::request(
+        allocator,
         target,
-        capacity: capacity.map(u64::from),
-        min_align: min_align.map(u64::from),
-    };
+        capacity.map(u64::from),
+        min_align.map(u64::from),
+    )?;
     Run::new(source, preset, &opts)
 }
 
@@ -188,23 +175,5 @@ pub fn source_path(name: &str) -> Option<String> {
 /// the panic left, so the caller should make a new instance.
 #[wasm_bindgen(js_name = lastPanic)]
 pub fn last_panic() -> Option<String> {
-    LAST_PANIC.lock().ok()?.take()
-}
-
-static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-
-/// Installs, once, a panic hook that keeps the message for [`last_panic`].
-/// Only in wasm: natively the default hook's report is the better one.
-fn keep_panic_messages() {
-    #[cfg(target_arch = "wasm32")]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            std::panic::set_hook(Box::new(|info| {
-                if let Ok(mut last) = LAST_PANIC.lock() {
-                    *last = Some(info.to_string());
-                }
-            }))
-        });
-    }
+    bumplab_core::panic_note::take()
 }

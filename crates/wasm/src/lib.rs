@@ -32,7 +32,7 @@ pub fn trace_program(
     capacity: Option<u32>,
     min_align: Option<u32>,
 ) -> String {
-    keep_panic_messages();
+    bumplab_core::panic_note::keep();
     match run(source, allocator, target, capacity, min_align) {
         Ok(json) => json,
         Err(e) => serde_json::json!({ "error": e }).to_string(),
@@ -44,25 +44,7 @@ pub fn trace_program(
 /// whatever the panic left: the caller should make a new instance.
 #[wasm_bindgen(js_name = lastPanic)]
 pub fn last_panic() -> Option<String> {
-    LAST_PANIC.lock().ok()?.take()
-}
-
-static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-
-/// Installs, once, a panic hook that keeps the message for [`last_panic`].
-/// Only in wasm: natively the default hook's report is the better one.
-fn keep_panic_messages() {
-    #[cfg(target_arch = "wasm32")]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            std::panic::set_hook(Box::new(|info| {
-                if let Ok(mut last) = LAST_PANIC.lock() {
-                    *last = Some(info.to_string());
-                }
-            }))
-        });
-    }
+    bumplab_core::panic_note::take()
 }
 
 /// What the cost view needs of `source` on `allocator`, without the ops'
@@ -79,7 +61,7 @@ pub fn trace_costs(
     capacity: Option<u32>,
     min_align: Option<u32>,
 ) -> String {
-    keep_panic_messages();
+    bumplab_core::panic_note::keep();
     match full_trace(source, allocator, target, capacity, min_align) {
         Ok(trace) => {
             let costs: Vec<Option<[u64; 4]>> = trace
@@ -130,25 +112,12 @@ fn full_trace(
     capacity: Option<u32>,
     min_align: Option<u32>,
 ) -> Result<bumplab_core::Trace, ProgramError> {
-    let at_start = |message: String| ProgramError {
-        line: 1,
-        column: 1,
-        message,
-    };
-    let preset = PresetId::parse(allocator).ok_or_else(|| {
-        let names: Vec<_> = PresetId::ALL.iter().map(|p| p.name()).collect();
-        at_start(format!(
-            "unknown allocator '{allocator}': use one of {}",
-            names.join(", ")
-        ))
-    })?;
-    let target = Target::parse(target)
-        .ok_or_else(|| at_start(format!("unknown target '{target}': use 64 or wasm32")))?;
-    let opts = bumplab_core::Options {
+    let (preset, opts) = bumplab_core::engine::request(
+        allocator,
         target,
-        capacity: capacity.map(u64::from),
-        min_align: min_align.map(u64::from),
-    };
+        capacity.map(u64::from),
+        min_align.map(u64::from),
+    )?;
     let mut trace = bumplab_core::run(source, preset, &opts)?;
     let min_align = bumplab_core::engine::resolve_min_align(preset, opts.min_align)?;
     let metered = meter::metered();
