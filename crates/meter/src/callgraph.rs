@@ -1,16 +1,21 @@
 //! Which functions get instrumented: the roots and everything they can call.
 //!
 //! Only these are rewritten so that the rest of the page's code keeps its
-//! exact bytes and speed. Reachability follows direct `call`/`return_call`.
-//! An indirect call (`call_indirect`, `call_ref` and their tail forms) could
-//! reach any function whose reference exists, so as soon as one reachable
-//! function makes one, every function in any element segment or named by any
-//! `ref.func` becomes reachable too (a sound over-approximation; Rust modules
-//! put every address-taken function in the one table).
+//! exact bytes and speed, and so that code around a root (the replay that
+//! calls it, the glue that converts its arguments) is never counted.
+//!
+//! Reachability follows direct `call`/`return_call`. An indirect call
+//! (`call_indirect`, `call_ref` and their tail forms) names the function type
+//! it calls, and wasm traps unless the callee has exactly that type, so it
+//! can reach only the functions whose reference exists (in an element
+//! segment, a global initialiser or a `ref.func`) AND whose type matches.
+//! Following only those keeps the set sound without pulling in every
+//! address-taken function: a panic path's `dyn Write` call, say, must not
+//! make the page's own `dyn` methods "reachable" from an allocator.
 
 use std::collections::BTreeSet;
 
-use wasmparser::Operator;
+use wasmparser::{FuncType, Operator};
 
 use crate::module::ModuleInfo;
 use crate::Error;
@@ -18,9 +23,12 @@ use crate::Error;
 /// The defined functions (function indices, imports excluded: their code is
 /// not in the module) reachable from `roots`.
 pub(crate) fn reachable(info: &ModuleInfo<'_>, roots: &[u32]) -> Result<BTreeSet<u32>, Error> {
+    let targets = indirect_targets(info)?;
     let mut seen = BTreeSet::new();
+    // Signatures some reachable function calls indirectly; each one adds the
+    // address-taken functions of that signature once.
+    let mut called_types: Vec<&FuncType> = Vec::new();
     let mut stack: Vec<u32> = roots.to_vec();
-    let mut indirect_targets_added = false;
     while let Some(func) = stack.pop() {
         let Some(body) = defined_body(info, func) else {
             continue; // an import
@@ -29,22 +37,33 @@ pub(crate) fn reachable(info: &ModuleInfo<'_>, roots: &[u32]) -> Result<BTreeSet
             continue;
         }
         let mut ops = body.body.get_operators_reader()?;
-        let mut makes_indirect_call = false;
         while !ops.eof() {
-            match ops.read()? {
+            let type_index = match ops.read()? {
                 Operator::Call { function_index } | Operator::ReturnCall { function_index } => {
-                    stack.push(function_index)
+                    stack.push(function_index);
+                    continue;
                 }
-                Operator::CallIndirect { .. }
-                | Operator::ReturnCallIndirect { .. }
-                | Operator::CallRef { .. }
-                | Operator::ReturnCallRef { .. } => makes_indirect_call = true,
-                _ => {}
+                Operator::CallIndirect { type_index, .. }
+                | Operator::ReturnCallIndirect { type_index, .. } => type_index,
+                Operator::CallRef { type_index } | Operator::ReturnCallRef { type_index } => {
+                    type_index
+                }
+                _ => continue,
+            };
+            let Some(ty) = info.types.get(type_index as usize).and_then(Option::as_ref) else {
+                return Err(Error::new(format!(
+                    "function {func} calls indirectly through type {type_index}, which is not a function type"
+                )));
+            };
+            if called_types.contains(&ty) {
+                continue;
             }
-        }
-        if makes_indirect_call && !indirect_targets_added {
-            indirect_targets_added = true;
-            stack.extend(indirect_targets(info)?);
+            called_types.push(ty);
+            for &target in &targets {
+                if info.func_type(target)? == ty {
+                    stack.push(target);
+                }
+            }
         }
     }
     Ok(seen)
@@ -58,16 +77,16 @@ fn defined_body<'m, 'a>(
     info.bodies.get(index as usize)
 }
 
-/// Every function an indirect call could reach: those in element segments or
-/// global initialisers (collected while parsing) and those named by `ref.func`
-/// in any function body.
-fn indirect_targets(info: &ModuleInfo<'_>) -> Result<Vec<u32>, Error> {
-    let mut targets = info.table_funcs.clone();
+/// Every function whose reference exists, so that an indirect call could
+/// reach it: those in element segments or global initialisers (collected
+/// while parsing) and those named by `ref.func` in any function body.
+fn indirect_targets(info: &ModuleInfo<'_>) -> Result<BTreeSet<u32>, Error> {
+    let mut targets: BTreeSet<u32> = info.table_funcs.iter().copied().collect();
     for body in &info.bodies {
         let mut ops = body.body.get_operators_reader()?;
         while !ops.eof() {
             if let Operator::RefFunc { function_index } = ops.read()? {
-                targets.push(function_index);
+                targets.insert(function_index);
             }
         }
     }

@@ -120,8 +120,17 @@ impl fmt::Display for Report {
             self.defined,
             self.slow.len()
         )?;
-        if !self.slow.is_empty() {
-            write!(f, " ({})", self.slow.join(", "))?;
+        // Generic functions come once per instantiation: list each name once,
+        // without the symbol hash.
+        let mut names: Vec<&str> = self
+            .slow
+            .iter()
+            .map(|n| n.rsplit_once("::h").map_or(n.as_str(), |(name, _)| name))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        if !names.is_empty() {
+            write!(f, " ({})", names.join(", "))?;
         }
         Ok(())
     }

@@ -284,6 +284,40 @@ fn indirect_calls_make_table_functions_reachable() {
     assert_eq!(out.report.instrumented, vec![0, 1, 3]);
 }
 
+/// An indirect call can only reach table functions of the type it names
+/// (anything else traps), so a `(i32) -> i32` call does not make the
+/// `(f64) -> f64` method in the same table reachable: code around a root
+/// that happens to be address-taken stays uninstrumented and uncounted.
+#[test]
+fn indirect_calls_reach_only_table_functions_of_their_type() {
+    let wat = r#"
+    (module
+      (type $t (func (param i32) (result i32)))
+      (type $u (func (param f64) (result f64)))
+      (type $t2 (func (param i32) (result i32)))
+      (table 3 funcref)
+      (elem (i32.const 0) $inc $half $twin)
+      (func $inc (type $t) local.get 0 i32.const 1 i32.add)
+      (func $half (type $u) local.get 0 f64.const 0.5 f64.mul)
+      (func $twin (type $t2) local.get 0 i32.const 2 i32.mul)
+      (func (export "bumplab_measure_dispatch") (param i32 i32) (result i32)
+        local.get 1 local.get 0 call_indirect (type $t)))
+    "#;
+    let out = instrument(&wat::parse_str(wat).unwrap());
+    // $inc (0) and $twin (2, the same signature under another type index)
+    // and the root (3); not $half (1).
+    assert_eq!(out.report.instrumented, vec![0, 2, 3]);
+    let counts = check(
+        wat,
+        &[
+            ("bumplab_measure_dispatch", i32s(&[0, 5])),
+            ("bumplab_measure_dispatch", i32s(&[2, 5])),
+        ],
+    );
+    assert_eq!(counts[0].instructions, 3 + 3);
+    assert_eq!(counts[1].instructions, 3 + 3);
+}
+
 #[test]
 fn a_module_without_names_is_refused_unless_slow_is_off() {
     let wasm = wat::parse_str(
