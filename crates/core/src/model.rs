@@ -133,6 +133,14 @@ pub trait Failure<W: Word> {
             Err(e) => Self::err(e),
         }
     }
+
+    /// A cold slow path's one-word answer, handed back as this caller wants
+    /// it: slow paths return [`Allocated`] rather than a `Result`, so the
+    /// fast path that calls them needs no stack slot for a returned pair.
+    #[inline(always)]
+    fn allocated(a: Allocated<W>) -> Self::Out {
+        Self::result(a.result())
+    }
 }
 
 /// Failure comes back as an [`Allocated`] code.
@@ -147,6 +155,11 @@ impl<W: Word> Failure<W> for Fallible {
     #[inline(always)]
     fn err(e: AllocError) -> Allocated<W> {
         Allocated::err(e)
+    }
+    /// Already the word this caller wants: nothing to decode.
+    #[inline(always)]
+    fn allocated(a: Allocated<W>) -> Allocated<W> {
+        a
     }
 }
 

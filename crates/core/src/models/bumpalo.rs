@@ -494,9 +494,9 @@ impl<W: Word, const MIN_ALIGN: u64> Bumpalo<W, MIN_ALIGN> {
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError> {
+    ) -> Allocated<W> {
         match self.try_alloc_layout_fast(layout, p) {
-            Some(ptr) => Ok(ptr),
+            Some(ptr) => Allocated::ok(ptr),
             None => self.alloc_layout_slow(heap, layout, p),
         }
     }
@@ -581,9 +581,21 @@ impl<W: Word, const MIN_ALIGN: u64> Bumpalo<W, MIN_ALIGN> {
     }
 
     /// `alloc_layout_slow`: get a new chunk, make it current, bump in it.
+    /// One word back (see [`Allocated`]): a `Result` would come back
+    /// through memory on wasm32 and give the inlined fast path a frame.
     #[cold]
     #[inline(never)]
     fn alloc_layout_slow<P: Probe<W>>(
+        &mut self,
+        heap: &mut Heap<W>,
+        layout: Layout<W>,
+        p: &mut P,
+    ) -> Allocated<W> {
+        self.new_chunk_and_alloc(heap, layout, p).into()
+    }
+
+    #[inline(always)]
+    fn new_chunk_and_alloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
         layout: Layout<W>,
@@ -806,7 +818,7 @@ impl<W: Word, const MIN_ALIGN: u64> Bumpalo<W, MIN_ALIGN> {
 
         // A fresh block (maybe in a new chunk); the old bytes stay where
         // they are until a reset.
-        let new_ptr = self.try_alloc_layout(heap, new, p)?;
+        let new_ptr = self.try_alloc_layout(heap, new, p).result()?;
         let bytes = old_size; // step: grow_copy
         probe!(p, GROW_COPY, ptr, new_ptr, bytes);
         event!(p, ModelEvent::Copied { bytes });
@@ -833,7 +845,7 @@ impl<W: Word, const MIN_ALIGN: u64> Bumpalo<W, MIN_ALIGN> {
                 Ok(ptr)
             } else {
                 probe!(p, SHRINK_ALIGN_MOVE, ptr, new_align);
-                let new_ptr = self.try_alloc_layout(heap, new, p)?;
+                let new_ptr = self.try_alloc_layout(heap, new, p).result()?;
                 let bytes = new.size; // step: shrink_realign_copy
                 probe!(p, SHRINK_REALIGN_COPY, ptr, new_ptr, bytes);
                 event!(p, ModelEvent::Copied { bytes });
@@ -926,7 +938,7 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
         layout: Layout<W>,
         p: &mut P,
     ) -> F::Out {
-        F::result(self.try_alloc_layout(heap, layout, p))
+        F::allocated(self.try_alloc_layout(heap, layout, p))
     }
 
     /// bumpalo's own `realloc` (its `Alloc` impl), which keeps the
@@ -950,7 +962,7 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
         if old_size == W::ZERO {
             // step: realloc_zero
             probe!(p, REALLOC_FROM_ZERO, old_size, new_size);
-            return self.try_alloc_layout(heap, new, p).into();
+            return self.try_alloc_layout(heap, new, p);
         }
         if new_size <= old_size {
             self.shrink(heap, addr, old, new, p).into()

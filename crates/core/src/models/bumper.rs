@@ -399,7 +399,7 @@ impl<W: Word> SlabBuffer<W> {
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError> {
+    ) -> Allocated<W> {
         let size = layout.size;
         let ptr = self.current;
         // Julia adds without a check. With 64-bit words the sum cannot wrap
@@ -425,13 +425,25 @@ impl<W: Word> SlabBuffer<W> {
 
         self.current = next; // step: slab_bump
         probe!(p, SLAB_BUMP, ptr, next);
-        Ok(hand_out(ptr, layout.align, p))
+        Allocated::ok(hand_out(ptr, layout.align, p))
     }
 
     /// `add_new_slab!`: out of line in the reference too.
+    /// One word back (see [`Allocated`]), so the inlined fast path needs no
+    /// stack slot for a returned `Result`.
     #[cold]
     #[inline(never)]
     fn add_new_slab_slow<P: Probe<W>>(
+        &mut self,
+        heap: &mut Heap<W>,
+        layout: Layout<W>,
+        p: &mut P,
+    ) -> Allocated<W> {
+        self.add_new_slab(heap, layout, p).into()
+    }
+
+    #[inline(always)]
+    fn add_new_slab<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
         layout: Layout<W>,
@@ -561,7 +573,7 @@ impl<W: Word> Model<W> for SlabBuffer<W> {
         layout: Layout<W>,
         p: &mut P,
     ) -> F::Out {
-        F::result(self.allocate(heap, layout, p))
+        F::allocated(self.allocate(heap, layout, p))
     }
 
     fn realloc<P: Probe<W>>(
@@ -572,7 +584,13 @@ impl<W: Word> Model<W> for SlabBuffer<W> {
         new_size: W,
         p: &mut P,
     ) -> Allocated<W> {
-        realloc_by_copy(|l, p| self.allocate(heap, l, p), addr, old, new_size, p)
+        realloc_by_copy(
+            |l, p| self.allocate(heap, l, p).result(),
+            addr,
+            old,
+            new_size,
+            p,
+        )
     }
 
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {

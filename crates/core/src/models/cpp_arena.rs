@@ -215,9 +215,21 @@ impl<W: Word> CppArena<W> {
 
     /// `create_pool`, appended to the list, then its `allocate`. `cap` is the
     /// last pool's capacity, or the initial capacity for the first pool.
+    /// One word back (see [`Allocated`]), so the inlined fast path needs no
+    /// stack slot for a returned `Result`.
     #[cold]
     #[inline(never)]
     fn new_pool_slow<P: Probe<W>>(
+        &mut self,
+        heap: &mut Heap<W>,
+        layout: Layout<W>,
+        p: &mut P,
+    ) -> Allocated<W> {
+        self.new_pool(heap, layout, p).into()
+    }
+
+    #[inline(always)]
+    fn new_pool<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
         layout: Layout<W>,
@@ -298,7 +310,7 @@ impl<W: Word> CppArena<W> {
         heap: &mut Heap<W>,
         layout: Layout<W>,
         p: &mut P,
-    ) -> Result<W, AllocError> {
+    ) -> Allocated<W> {
         let n = layout.size;
         let Some(last) = self.pools.last_mut() else {
             // step: first_pool
@@ -312,7 +324,7 @@ impl<W: Word> CppArena<W> {
             return self.new_pool_slow(heap, layout, p);
         }
         probe!(p, REMAINING_PASS, remaining, n);
-        last.allocate(n, layout.align, p)
+        last.allocate(n, layout.align, p).into()
     }
 
     /// Deletes the pools from index `keep` on.
@@ -362,7 +374,7 @@ impl<W: Word> Model<W> for CppArena<W> {
         layout: Layout<W>,
         p: &mut P,
     ) -> F::Out {
-        F::result(self.allocate(heap, layout, p))
+        F::allocated(self.allocate(heap, layout, p))
     }
 
     fn realloc<P: Probe<W>>(
@@ -378,7 +390,7 @@ impl<W: Word> Model<W> for CppArena<W> {
             size: new_size,
             align: old.align,
         };
-        let new = match self.allocate(heap, layout, p) {
+        let new = match self.allocate(heap, layout, p).result() {
             Ok(new) => new,
             Err(e) => return Allocated::err(e),
         };
