@@ -4,7 +4,7 @@
 //! page, the CLI and an exported file all read the very same thing.
 
 mod fresh_heap;
-mod measure;
+pub mod measure;
 mod meter;
 mod real;
 mod replay_alloc;
@@ -12,7 +12,7 @@ mod roots;
 
 pub use meter::bumplab_meter_read;
 
-use bumplab_core::{presets, PresetId, ProgramError, Target};
+use bumplab_core::{presets, ProgramError};
 use wasm_bindgen::prelude::*;
 
 /// Runs `source` on `allocator` and returns the trace JSON (`capacity` and
@@ -150,59 +150,4 @@ pub fn source_text(name: &str) -> Option<String> {
 #[wasm_bindgen(js_name = sourcePath)]
 pub fn source_path(name: &str) -> Option<String> {
     bumplab_core::source::Source::parse(name).map(|s| s.path().to_string())
-}
-
-/// One model instance driven op by op, for counting what each op executes.
-/// The page replays a trace's ops on it and reads the meter's globals
-/// around each call (see `measure.rs` for what is and is not counted).
-#[wasm_bindgen]
-pub struct MeasuredRun {
-    inner: Box<dyn measure::Measured>,
-}
-
-#[wasm_bindgen]
-impl MeasuredRun {
-    /// A fresh instance of `allocator`, built as the engine builds it.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        allocator: &str,
-        target: &str,
-        capacity: Option<u32>,
-        min_align: Option<u32>,
-    ) -> Result<MeasuredRun, JsError> {
-        let preset = PresetId::parse(allocator)
-            .ok_or_else(|| JsError::new(&format!("unknown allocator '{allocator}'")))?;
-        let target = Target::parse(target)
-            .ok_or_else(|| JsError::new(&format!("unknown target '{target}'")))?;
-        let min_align = bumplab_core::engine::resolve_min_align(preset, min_align.map(u64::from))
-            .map_err(|e| JsError::new(&e.message))?;
-        let inner = measure::new_instance(preset, target, min_align, capacity.map(u64::from))
-            .map_err(|e| JsError::new(&format!("cannot build {allocator}: {e:?}")))?;
-        Ok(MeasuredRun { inner })
-    }
-
-    /// The block's address, or -1 (full), -2 (heap exhausted), -3 (bad_alloc).
-    pub fn alloc(&mut self, size: f64, align: f64) -> f64 {
-        self.inner.alloc(size, align)
-    }
-
-    pub fn realloc(&mut self, addr: f64, old_size: f64, align: f64, new_size: f64) -> f64 {
-        self.inner.realloc(addr, old_size, align, new_size)
-    }
-
-    pub fn free(&mut self, addr: f64, size: f64, align: f64) {
-        self.inner.free(addr, size, align)
-    }
-
-    pub fn reset(&mut self) {
-        self.inner.reset()
-    }
-
-    pub fn checkpoint(&mut self) -> u32 {
-        self.inner.checkpoint()
-    }
-
-    pub fn restore(&mut self, n: u32) {
-        self.inner.restore(n)
-    }
 }

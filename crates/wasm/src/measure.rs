@@ -1,204 +1,181 @@
-//! Replaying ops on a model so the page can count what each one executes.
+//! Replaying a trace's ops on a model so the page can count what each op
+//! executes.
 //!
-//! Every `bumplab_measure_*` function runs ONE operation of one model with
-//! `NoProbe`: the same source the engine steps with a recorder, with the
-//! recording compiled away. They are generic and `#[inline(never)]`, so each
-//! model gets its own copy, and they are the roots that `bumplab-meter`
-//! instruments (with everything they call). What reaches them from
-//! JavaScript, the wasm-bindgen wrappers and the `dyn Measured` dispatch, is
-//! not reachable from a root, so it is never counted.
+//! The replay is generic over the model (one copy per preset instantiation,
+//! chosen once by `presets::visit`) and calls the `bumplab_measure_*` roots
+//! of `roots.rs` directly. `bumplab-meter` instruments those roots and what
+//! they can call, nothing else, and the counters are read immediately before
+//! and after each root call. So an op's count is the root's own code: the
+//! model's `alloc`/`realloc`/... with `NoProbe` (the same source the engine
+//! steps with a recorder, the recording compiled away). The replay around
+//! it (building the `Layout`, keeping checkpoints in a list, comparing the
+//! address) runs between the readings' windows and is never counted, and the
+//! root's call instruction itself belongs to its (uninstrumented) caller.
 
 use bumplab_core::heap::Heap;
-use bumplab_core::model::{AllocError, Allocated, Layout, Model, ModelOptions};
+use bumplab_core::model::{Allocated, Layout, Model, ModelOptions};
 use bumplab_core::presets::{self, PresetId, PresetVisitor};
 use bumplab_core::probe::NoProbe;
-use bumplab_core::trace::Trace;
-use bumplab_core::word::{Target, Word};
+use bumplab_core::trace::{Cost, Op, OpKind, Trace};
+use bumplab_core::word::Word;
 
+use crate::meter;
+use crate::replay_alloc;
 use crate::roots::*;
 
-/// Result of an allocating op as JavaScript sees it: the address, or a
-/// negative code for the error. Decoded outside the measured root.
-fn address<W: Word>(r: Allocated<W>) -> f64 {
-    match r.result() {
-        Ok(a) => a.to_u64() as f64,
-        Err(AllocError::Full) => -1.0,
-        Err(AllocError::HeapExhausted) => -2.0,
-        Err(AllocError::BadAlloc) => -3.0,
+/// Why a replay gave no costs: the replayed model did something the trace
+/// does not say it did. The simulated heap is deterministic, so this is a
+/// bug; the page then shows no costs rather than costs of another run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diverged(pub String);
+
+/// Counts one root call: the counters are read right before and right after
+/// `call`, with the replay region switched on around it (see `replay_alloc`).
+#[inline(always)]
+fn counted<T>(call: impl FnOnce() -> T) -> (T, Cost) {
+    replay_alloc::measured(|| {
+        let before = meter::now();
+        let out = call();
+        (out, meter::since(before))
+    })
+}
+
+fn layout<W: Word>(size: u64, align: u64) -> Layout<W> {
+    Layout {
+        size: W::truncate(size),
+        align: W::truncate(align),
     }
 }
 
-/// One op at a time on one model instance; sizes and addresses as `f64`
-/// (exact below 2^53, which the simulated heap never exceeds).
-pub trait Measured {
-    fn alloc(&mut self, size: f64, align: f64) -> f64;
-    fn realloc(&mut self, addr: f64, old_size: f64, align: f64, new_size: f64) -> f64;
-    fn free(&mut self, addr: f64, size: f64, align: f64);
-    fn reset(&mut self);
-    /// Saves a checkpoint and returns its number.
-    fn checkpoint(&mut self) -> u32;
-    /// Restores checkpoint `n` (as numbered by `checkpoint`).
-    fn restore(&mut self, n: u32);
+/// The op that placed the block `op` acts on.
+fn target_of<'t>(trace: &'t Trace, op: &Op) -> Option<&'t Op> {
+    op.target_op.and_then(|i| trace.ops.get(i as usize))
 }
 
-struct Instance<W: Word, M: Model<W>> {
-    model: M,
-    heap: Heap<W>,
-    checkpoints: Vec<M::Checkpoint>,
-}
-
-impl<W: Word, M: Model<W>> Instance<W, M> {
-    fn layout(size: f64, align: f64) -> Layout<W> {
-        Layout {
-            size: W::truncate(size as u64),
-            align: W::truncate(align as u64),
-        }
-    }
-}
-
-impl<W: Word, M: Model<W>> Measured for Instance<W, M> {
-    fn alloc(&mut self, size: f64, align: f64) -> f64 {
-        address(bumplab_measure_alloc(
-            &mut self.model,
-            &mut self.heap,
-            Self::layout(size, align),
-        ))
-    }
-    fn realloc(&mut self, addr: f64, old_size: f64, align: f64, new_size: f64) -> f64 {
-        let old = Self::layout(old_size, align);
-        let (addr, new_size) = (W::truncate(addr as u64), W::truncate(new_size as u64));
-        address(bumplab_measure_realloc(
-            &mut self.model,
-            &mut self.heap,
-            addr,
-            old,
-            new_size,
-        ))
-    }
-    fn free(&mut self, addr: f64, size: f64, align: f64) {
-        let layout = Self::layout(size, align);
-        bumplab_measure_free(
-            &mut self.model,
-            &mut self.heap,
-            W::truncate(addr as u64),
-            layout,
-        )
-    }
-    fn reset(&mut self) {
-        bumplab_measure_reset(&mut self.model, &mut self.heap)
-    }
-    fn checkpoint(&mut self) -> u32 {
-        let cp = bumplab_measure_checkpoint::<W, M>(&self.model);
-        self.checkpoints.push(cp);
-        self.checkpoints.len() as u32 - 1
-    }
-    fn restore(&mut self, n: u32) {
-        if let Some(cp) = self.checkpoints.get(n as usize).cloned() {
-            bumplab_measure_restore(&mut self.model, &mut self.heap, &cp)
-        }
-    }
-}
-
-struct Build {
-    target: Target,
+struct Replay<'t> {
+    trace: &'t Trace,
     capacity: Option<u64>,
 }
 
-impl PresetVisitor for Build {
-    type Out = Result<Box<dyn Measured>, AllocError>;
+impl PresetVisitor for Replay<'_> {
+    type Out = Result<Vec<Cost>, Diverged>;
     fn visit<W: Word, M: Model<W>>(self) -> Self::Out {
-        let mut heap = Heap::new(self.target);
-        let opts = ModelOptions {
-            capacity: self.capacity,
-        };
-        let model = M::new(&mut heap, &opts, &mut NoProbe)?;
-        Ok(Box::new(Instance {
-            model,
-            heap,
-            checkpoints: Vec::new(),
-        }))
+        replay::<W, M>(self.trace, self.capacity)
     }
 }
 
-/// A fresh instance of `preset`, as the engine builds it.
-pub fn new_instance(
+/// Each op of `trace` on a fresh `M`, counted. In a module that was not
+/// metered every cost is zero, and the addresses are still checked.
+fn replay<W: Word, M: Model<W>>(
+    trace: &Trace,
+    capacity: Option<u64>,
+) -> Result<Vec<Cost>, Diverged> {
+    let opts = ModelOptions { capacity };
+    // The heap's and the model's lists start in the replay region, at the
+    // same place every pass, so growing them inside a counted call copies
+    // the same way whatever the module did before (see `replay_alloc`).
+    let (mut heap, model) = replay_alloc::measured(|| {
+        let mut heap = Heap::<W>::new(trace.target);
+        let model = M::new(&mut heap, &opts, &mut NoProbe);
+        (heap, model)
+    });
+    let mut model = model.map_err(|e| Diverged(format!("the model could not be built: {e:?}")))?;
+    let mut saved: Vec<(&str, M::Checkpoint)> = Vec::new();
+    let mut costs = Vec::with_capacity(trace.ops.len());
+    for op in &trace.ops {
+        let size = op.size.unwrap_or(0);
+        let align = op.align.unwrap_or(1);
+        let (landed, cost) = match op.kind {
+            OpKind::Alloc => {
+                let layout = layout::<W>(size, align);
+                let (r, cost) = counted(|| bumplab_measure_alloc(&mut model, &mut heap, layout));
+                (Some(r), cost)
+            }
+            OpKind::Realloc => {
+                let old = target_of(trace, op);
+                let addr = W::truncate(old.and_then(|o| o.address).unwrap_or(0));
+                let old = layout::<W>(old.and_then(|o| o.size).unwrap_or(0), align);
+                let new_size = W::truncate(size);
+                let (r, cost) =
+                    counted(|| bumplab_measure_realloc(&mut model, &mut heap, addr, old, new_size));
+                (Some(r), cost)
+            }
+            OpKind::Free => {
+                let align = target_of(trace, op).and_then(|o| o.align).unwrap_or(1);
+                let addr = W::truncate(op.address.unwrap_or(0));
+                let layout = layout::<W>(size, align);
+                let ((), cost) =
+                    counted(|| bumplab_measure_free(&mut model, &mut heap, addr, layout));
+                (None, cost)
+            }
+            OpKind::Reset => {
+                let ((), cost) = counted(|| bumplab_measure_reset(&mut model, &mut heap));
+                (None, cost)
+            }
+            OpKind::Checkpoint => {
+                let (cp, cost) = counted(|| bumplab_measure_checkpoint(&model));
+                let name = op.block.as_deref().unwrap_or_default();
+                saved.retain(|(s, _)| *s != name);
+                saved.push((name, cp));
+                (None, cost)
+            }
+            OpKind::Restore => {
+                let name = op.block.as_deref().unwrap_or_default();
+                let Some((_, cp)) = saved.iter().find(|(s, _)| *s == name) else {
+                    return Err(Diverged(format!(
+                        "op {}: restore of checkpoint '{name}', which the replay never saved",
+                        op.index
+                    )));
+                };
+                let cp = cp.clone();
+                let ((), cost) = counted(|| bumplab_measure_restore(&mut model, &mut heap, &cp));
+                (None, cost)
+            }
+        };
+        if let Some(r) = landed {
+            check_address(op, r)?;
+        }
+        costs.push(cost);
+    }
+    Ok(costs)
+}
+
+/// The replayed op must land where the trace says (or fail as it did).
+fn check_address<W: Word>(op: &Op, r: Allocated<W>) -> Result<(), Diverged> {
+    let got = r.result().ok().map(|a| a.to_u64());
+    let want = if op.failed { None } else { op.address };
+    if got == want {
+        Ok(())
+    } else {
+        Err(Diverged(format!(
+            "op {}: the replay placed the block at {got:?}, the trace at {want:?}",
+            op.index
+        )))
+    }
+}
+
+/// What each of `trace`'s ops executes, replayed on a fresh instance of
+/// `preset` (as the engine built it: same minimum alignment and capacity).
+pub fn replay_costs(
+    trace: &Trace,
     preset: PresetId,
-    target: Target,
     min_align: u64,
     capacity: Option<u64>,
-) -> Result<Box<dyn Measured>, AllocError> {
-    presets::visit(preset, target, min_align, Build { target, capacity })
-}
-
-/// Replays `trace`'s ops on a fresh instance of its preset and records what
-/// each op executed. Every replayed block must land at the trace's address
-/// (the simulated heap is deterministic); if one does not, no costs are
-/// attached rather than costs of a different run.
-pub fn attach_costs(trace: &mut Trace, preset: PresetId, min_align: u64, capacity: Option<u64>) {
-    use bumplab_core::trace::OpKind;
+) -> Result<Vec<Cost>, Diverged> {
     let requested = trace
         .ops
         .iter()
         .filter_map(|o| o.size)
         .fold(0u64, u64::saturating_add);
-    crate::replay_alloc::begin_pass(crate::replay_alloc::pass_bytes(trace.ops.len(), requested));
-    // The instance's lists start in the replay region, at the same place every
-    // run, so growing them copies the same way (see `replay_alloc`).
-    let made =
-        crate::replay_alloc::measured(|| new_instance(preset, trace.target, min_align, capacity));
-    let Ok(mut run) = made else {
-        return;
-    };
-    let mut saved: Vec<(String, u32)> = Vec::new();
-    let mut costs = Vec::with_capacity(trace.ops.len());
-    for op in &trace.ops {
-        let num = |v: Option<u64>| v.unwrap_or(0) as f64;
-        let expected = if op.failed { None } else { op.address };
-        let before = crate::meter::now();
-        let landed = crate::replay_alloc::measured(|| match op.kind {
-            OpKind::Alloc => Some(run.alloc(num(op.size), num(op.align))),
-            OpKind::Realloc => {
-                let old = op.target_op.and_then(|i| trace.ops.get(i as usize));
-                let (addr, old_size) = old.map_or((0.0, 0.0), |o| (num(o.address), num(o.size)));
-                Some(run.realloc(addr, old_size, num(op.align), num(op.size)))
-            }
-            OpKind::Free => {
-                let align = op
-                    .target_op
-                    .and_then(|i| trace.ops.get(i as usize))
-                    .and_then(|o| o.align);
-                run.free(num(op.address), num(op.size), num(align));
-                None
-            }
-            OpKind::Reset => {
-                run.reset();
-                None
-            }
-            OpKind::Checkpoint => {
-                let n = run.checkpoint();
-                let name = op.block.clone().unwrap_or_default();
-                saved.retain(|(s, _)| *s != name);
-                saved.push((name, n));
-                None
-            }
-            OpKind::Restore => {
-                let name = op.block.as_deref().unwrap_or_default();
-                if let Some(&(_, n)) = saved.iter().find(|(s, _)| s == name) {
-                    run.restore(n);
-                }
-                None
-            }
-        });
-        let cost = crate::meter::since(before);
-        if let Some(addr) = landed {
-            let got = (addr >= 0.0).then_some(addr as u64);
-            if got != expected {
-                return;
-            }
+    replay_alloc::begin_pass(replay_alloc::pass_bytes(trace.ops.len(), requested));
+    presets::visit(preset, trace.target, min_align, Replay { trace, capacity })
+}
+
+/// Attaches each op's cost to `trace`, or none when the replay diverged.
+pub fn attach_costs(trace: &mut Trace, preset: PresetId, min_align: u64, capacity: Option<u64>) {
+    if let Ok(costs) = replay_costs(trace, preset, min_align, capacity) {
+        for (op, cost) in trace.ops.iter_mut().zip(costs) {
+            op.cost = Some(cost);
         }
-        costs.push(cost);
-    }
-    for (op, cost) in trace.ops.iter_mut().zip(costs) {
-        op.cost = Some(cost);
     }
 }

@@ -1,7 +1,7 @@
 //! Runs under `wasm-pack test --node`: the binding as the page and CLI see it,
 //! compiled for wasm32.
 
-use bumplab_wasm::{list_allocators, source_text, trace_program, MeasuredRun};
+use bumplab_wasm::{list_allocators, source_text, trace_program};
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -112,24 +112,32 @@ fn lists_allocators_and_their_sources() {
     assert!(source_text("nope").is_none());
 }
 
+/// The cost replay runs every op again on a fresh model and must land each
+/// block where the trace did: checkpoints, restores, reallocs and failures
+/// included, on every preset. (Unmetered here, so the costs are zeros; the
+/// counts themselves are checked against wasmtime's fuel in crates/meter.)
 #[wasm_bindgen_test]
-fn a_measured_run_replays_the_trace_addresses() {
-    let src = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nfree b\nreset\nd = alloc 8\n";
-    for alloc in ["fitzgen-down", "hinckley-up-naive", "hinckley-up"] {
-        let t = json(&trace_program(src, alloc, "wasm32", None, None));
-        let mut run = MeasuredRun::new(alloc, "wasm32", None, None).unwrap();
-        for op in t["ops"].as_array().unwrap() {
-            let num = |k: &str| op[k].as_f64().unwrap();
-            match op["kind"].as_str().unwrap() {
-                "alloc" => assert_eq!(
-                    run.alloc(num("size"), num("align")),
-                    num("address"),
-                    "{alloc} {op}"
-                ),
-                "free" => run.free(num("address"), num("size"), 1.0),
-                "reset" => run.reset(),
-                other => panic!("unexpected {other}"),
-            }
+fn the_cost_replay_lands_every_block_where_the_trace_did() {
+    use bumplab_core::{engine, PresetId};
+    let src = "a = alloc 1\nb = alloc u64\ncheckpoint s\nc = alloc 24 align 16\nc = realloc c 40\nfree b\nrestore s\nd = alloc 600\nreset\ne = alloc 8\n";
+    for preset in PresetId::ALL {
+        for target in ["wasm32", "64"] {
+            let (preset_id, opts) = engine::request(preset.name(), target, None, None).unwrap();
+            let trace = match bumplab_core::run(src, preset_id, &opts) {
+                Ok(t) => t,
+                // A preset may refuse the program (no checkpoints, too small): nothing to replay.
+                Err(_) => continue,
+            };
+            let min_align = engine::resolve_min_align(preset_id, opts.min_align).unwrap();
+            let costs =
+                bumplab_wasm::measure::replay_costs(&trace, preset_id, min_align, opts.capacity)
+                    .unwrap_or_else(|e| panic!("{} on {target}: {e:?}", preset.name()));
+            assert_eq!(
+                costs.len(),
+                trace.ops.len(),
+                "{} on {target}",
+                preset.name()
+            );
         }
     }
 }
