@@ -23,7 +23,7 @@
 // exists the lean module is skipped with a warning; once it exists, any
 // failure stops the build and says which step.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -157,6 +157,9 @@ async function buildMetered() {
   await buildIfChanged("metered", dir, inputs, async (tmp) => {
     wasmPack("metered", "crates/wasm", tmp, "bumplab");
     const wasm = join(tmp, "bumplab_bg.wasm");
+    // The meter's input, kept beside its output: crates/meter/tests/shipped.rs
+    // counts the same calls on it with wasmtime's fuel. The page never loads it.
+    copyFileSync(wasm, join(tmp, "bumplab_bg.unmetered.wasm"));
     run("cargo", ["build", "--release", "--quiet", "-p", "bumplab-meter"], { hint: "the metered wasm module: bumplab-meter did not build" });
     run(join(root, "target", "release", "bumplab-meter"), [wasm, "-o", wasm], {
       hint: "the metered wasm module: bumplab-meter could not instrument it",

@@ -62,7 +62,10 @@ function runLayer(layer) {
   return new Promise((resolve) => {
     log(`── ${layer.name}: ${layer.cmd} ${layer.args.join(" ")}`);
     const started = Date.now();
-    const child = spawn(layer.cmd, layer.args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    // BUMPLAB_NPM_TEST: a test whose input or tool is missing fails under
+    // `npm test` instead of passing with a "skipped" line (run by hand, it may skip).
+    const env = { ...process.env, BUMPLAB_NPM_TEST: "1" };
+    const child = spawn(layer.cmd, layer.args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d) => {
       process.stdout.write(d);

@@ -20,12 +20,12 @@ use std::sync::OnceLock;
 
 use wasmtime::{Config, Engine, Instance, Module, OperatorCost, Store, Val};
 
-const FUEL: u64 = 1 << 50;
+pub const FUEL: u64 = 1 << 50;
 
 /// Operators that are structure, not work: 0 instructions.
-const FREE: &[&str] = &["Nop", "Block", "Loop", "Else", "End"];
+pub const FREE: &[&str] = &["Nop", "Block", "Loop", "Else", "End"];
 /// Conditional branch operators: 1 branch each.
-const CONDITIONAL: &[&str] = &[
+pub const CONDITIONAL: &[&str] = &[
     "If",
     "BrIf",
     "BrTable",
@@ -39,7 +39,7 @@ const CONDITIONAL: &[&str] = &[
 /// wasmparser's `Operator` enum) and no length-dependent surcharges. The table
 /// has one public `u8` field per operator; going through serde's data model
 /// sets every field without listing hundreds of them.
-fn cost_table(cost: impl Fn(&str) -> u8) -> OperatorCost {
+pub fn cost_table(cost: impl Fn(&str) -> u8) -> OperatorCost {
     let mut table = serde_json::to_value(OperatorCost::new()).unwrap();
     let fields = table.as_object_mut().unwrap();
     let mut named = 0;
@@ -62,29 +62,29 @@ fn cost_table(cost: impl Fn(&str) -> u8) -> OperatorCost {
     serde_json::from_value(table).unwrap()
 }
 
-fn fuel_engine(table: OperatorCost) -> Engine {
+pub fn fuel_engine(table: OperatorCost) -> Engine {
     let mut config = Config::new();
     config.consume_fuel(true).operator_cost(table);
     config.wasm_tail_call(true).wasm_multi_value(true);
     Engine::new(&config).unwrap()
 }
 
-fn instruction_engine() -> &'static Engine {
+pub fn instruction_engine() -> &'static Engine {
     static E: OnceLock<Engine> = OnceLock::new();
     E.get_or_init(|| fuel_engine(cost_table(|op| u8::from(!FREE.contains(&op)))))
 }
 
-fn branch_engine() -> &'static Engine {
+pub fn branch_engine() -> &'static Engine {
     static E: OnceLock<Engine> = OnceLock::new();
     E.get_or_init(|| fuel_engine(cost_table(|op| u8::from(CONDITIONAL.contains(&op)))))
 }
 
-fn entry_engine() -> &'static Engine {
+pub fn entry_engine() -> &'static Engine {
     static E: OnceLock<Engine> = OnceLock::new();
     E.get_or_init(|| fuel_engine(cost_table(|_| 0)))
 }
 
-fn plain_engine() -> &'static Engine {
+pub fn plain_engine() -> &'static Engine {
     static E: OnceLock<Engine> = OnceLock::new();
     E.get_or_init(|| {
         let mut config = Config::new();
