@@ -127,19 +127,19 @@ impl PresetId {
     pub fn description(self) -> &'static str {
         match self {
             PresetId::FitzgenDown => {
-                "Bump down over one fixed chunk (Fitzgerald 2019): checked subtract, round down, compare to start. 2 branches."
+                "Bump down over one fixed chunk (Fitzgerald 2019): checked subtract, round down, compare to start. An allocation's fast path takes 2 conditional branches."
             }
             PresetId::HinckleyUpNaive => {
-                "Bump up over one fixed chunk, first version (Hinckley 2024): round up, add, compare to end. 3 branches."
+                "Bump up over one fixed chunk, first version (Hinckley 2024): round up, add, compare to end, each checked. An allocation's fast path takes 3 conditional branches."
             }
             PresetId::HinckleyUp => {
-                "Bump up over one fixed chunk, one branch (Hinckley 2024): padding + size compared once with the room left."
+                "Bump up over one fixed chunk, one-branch version (Hinckley 2024): padding + size compared once with the room left. An allocation's fast path takes 1 conditional branch."
             }
             PresetId::UpMinAlign => {
-                "Bump up with a minimum alignment over one fixed chunk (Hinckley 2024): sizes rounded up to MIN_ALIGN keep the pointer aligned, so a request aligned to at most MIN_ALIGN needs no alignment work. 1 branch."
+                "Bump up with a minimum alignment over one fixed chunk (Hinckley 2024): sizes rounded up to MIN_ALIGN keep the pointer aligned, so a request aligned to at most MIN_ALIGN needs no alignment work. An allocation's fast path takes 1 conditional branch."
             }
             PresetId::DownMinAlign => {
-                "Bump down with a minimum alignment over one fixed chunk: the size rounded up to MIN_ALIGN, rounding down only above it. 2 branches."
+                "Bump down with a minimum alignment over one fixed chunk: the size rounded up to MIN_ALIGN, rounding down only above it. An allocation's fast path takes 2 conditional branches."
             }
             PresetId::BumperAllocBuffer => {
                 "Bumper.jl's AllocBuffer: one fixed 1 MiB buffer bumped up by the byte count, with no alignment; the offset moves before the check, so an overflow error leaves it past the end."
@@ -151,10 +151,10 @@ impl PresetId {
                 "The C++ parser arena: pools with a 3-word header at their start, made when remaining <= n, sized max(cap * 2, (n / cap) * 2 * cap); std::align can still fail and throw bad_alloc."
             }
             PresetId::BumpScopeUp => {
-                "bump-scope 2.4.1 bumping up: header at each chunk's start, a 464-byte first chunk made by Bump::new(), chunks doubling; the last block grows and shrinks in place; chunks made after a checkpoint are kept and reused."
+                "bump-scope 2.4.1 bumping up: header at each chunk's start, a first chunk of 464 usable bytes (480 on wasm32) made by Bump::new(), chunks doubling; the last block grows and shrinks in place; chunks made after a checkpoint are kept and reused."
             }
             PresetId::BumpScopeDown => {
-                "bump-scope 2.4.1 bumping down: header at each chunk's end, a 464-byte first chunk made by Bump::new(), chunks doubling; growing the last block reuses its space with a copy; chunks made after a checkpoint are kept and reused."
+                "bump-scope 2.4.1 bumping down: header at each chunk's end, a first chunk of 464 usable bytes (480 on wasm32) made by Bump::new(), chunks doubling; growing the last block reuses its space with a copy; chunks made after a checkpoint are kept and reused."
             }
             PresetId::Bumpalo => {
                 "bumpalo 3.20.4: bumps down, footer at each chunk's end (48 B on 64-bit, 32 on wasm32); Bump::new() owns no chunk until the first allocation (448 B usable, 464 on wasm32), each next chunk at least double; growing the last block moves it down with a copy, shrink moves only the last block and only if half comes back, free reclaims only the last block, reset keeps the current chunk. bumpalo has no checkpoints: checkpoint/restore here are the playground's emulation (restore frees the chunks made since and moves the saved bump pointer back)."
