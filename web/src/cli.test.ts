@@ -354,3 +354,30 @@ describe("bumplab trace, determinism", () => {
     }
   });
 });
+
+describe("costs in the CLI's trace are the allocator's own", () => {
+  // Hinckley, "Bump Allocation: Up or Down?": bumping down takes 2 branches,
+  // the first bump up 3, the one-branch bump up 1; a checkpoint is a load of
+  // the bump pointer and a restore a store of it.
+  const program = "a = alloc 1\nb = alloc u64\ncheckpoint s\nrestore s\n";
+  for (const [allocator, instructions, branches] of [
+    ["fitzgen-down", 22, 2],
+    ["hinckley-up-naive", 32, 3],
+    ["hinckley-up", 27, 1],
+  ] as const) {
+    for (const target of ["64", "wasm32"]) {
+      it(`${allocator} --target ${target}: every fast-path alloc ${instructions} instructions and ${branches} branches`, () => {
+        const r = bumplab(["trace", "--allocator", allocator, "--target", target, "-"], program);
+        expect(r.status).toBe(0);
+        const t = JSON.parse(r.stdout) as { ops: { kind: string; cost: { wasm_instructions: number; wasm_branches: number; slow_instructions: number } }[] };
+        const costs = t.ops.map((o) => [o.kind, o.cost.wasm_instructions, o.cost.wasm_branches, o.cost.slow_instructions]);
+        expect(costs).toEqual([
+          ["alloc", instructions, branches, 0],
+          ["alloc", instructions, branches, 0],
+          ["checkpoint", 2, 0, 0],
+          ["restore", 4, 0, 0],
+        ]);
+      });
+    }
+  }
+});

@@ -28,9 +28,9 @@ import { chunksAt } from "./chunks";
 
 // Every number below was read off the engine's traces (64-bit unless said):
 //   hinckley-up,  `a = alloc 1\nb = alloc u64`: a at 0x10010 (offset 0),
-//     b at 0x10018 (offset 8, 7 bytes padding); 45 instructions, 2 branches each.
+//     b at 0x10018 (offset 8, 7 bytes padding); 27 instructions, 1 branch each.
 //   fitzgen-down, same program: a at 0x1010f (offset 0xff), b at 0x10100
-//     (offset 0xf0, 7 bytes padding); 40 instructions, 3 branches each.
+//     (offset 0xf0, 7 bytes padding); 22 instructions, 2 branches each.
 
 const engine = loadEngineSync();
 const allocators = engine.allocators();
@@ -92,16 +92,16 @@ describe("compare: up vs down on the same program", () => {
 
   it("gives each op's cost per column, running sums, and the cheaper column", () => {
     expect(rows.map((r) => r.columns.map((c) => c?.instructions))).toEqual([
-      [45, 40],
-      [45, 40],
+      [27, 22],
+      [27, 22],
     ]);
     expect(rows.map((r) => r.columns.map((c) => c?.cumulativeInstructions))).toEqual([
-      [45, 40],
-      [90, 80],
+      [27, 22],
+      [54, 44],
     ]);
     expect(rows.map((r) => r.columns.map((c) => c?.cumulativeBranches))).toEqual([
-      [2, 3],
-      [4, 6],
+      [1, 2],
+      [2, 4],
     ]);
     // Bumping down runs fewer instructions, bumping up fewer branches.
     expect(rows[0]?.cheapest).toEqual({ instructions: [1], branches: [0] });
@@ -109,8 +109,8 @@ describe("compare: up vs down on the same program", () => {
 
   it("totals each column after any step", () => {
     expect(columnTotals(up!)).toEqual({
-      instructions: 90,
-      branches: 4,
+      instructions: 54,
+      branches: 2,
       padding: 7,
       metadata: 0,
       chunks: 1,
@@ -119,7 +119,7 @@ describe("compare: up vs down on the same program", () => {
       peakFootprint: 256,
       failed: 0,
     });
-    expect(columnTotals(down!, 1)).toMatchObject({ instructions: 40, branches: 3, padding: 0, requested: 1 });
+    expect(columnTotals(down!, 1)).toMatchObject({ instructions: 22, branches: 2, padding: 0, requested: 1 });
     const best = bestTotals([columnTotals(up!), columnTotals(down!)]);
     expect(best.instructions).toEqual([1]);
     expect(best.branches).toEqual([0]);

@@ -1,0 +1,110 @@
+// Exact counts the page and the CLI show, pinned: a change to any model's
+// code, to the meter or to the way ops are replayed shows up here as a diff,
+// and the commit that changes one of these numbers says why. (What the
+// counts mean is checked elsewhere: crates/meter/tests/shipped.rs holds every
+// one of them to wasmtime's fuel.)
+import { describe, expect, it } from "vitest";
+import * as bumplab from "../../pkg/bumplab.js";
+import { loadEngineSync } from "./node";
+
+/** Every op kind, the fast path and (where a preset makes its chunk on demand) the slow one. */
+const PROGRAM = "a = alloc 1\nb = alloc u64\ncheckpoint s\nc = alloc 24 align 16\nrestore s\nb = realloc b 16\nfree b\nreset\n";
+
+/** [instructions, branches] or, where the op ran a slow path, [instructions, branches, slow instructions, slow branches]. */
+type Count = readonly [number, number] | readonly [number, number, number, number];
+interface Pinned {
+  wasm32: readonly Count[];
+  /** When the 64-bit model's counts differ from the wasm32 one's. */
+  "64"?: readonly Count[];
+  /** The real crate, compiled to wasm32 (null: not run, e.g. bumpalo has no checkpoints). */
+  real?: readonly (Count | null)[];
+}
+
+const PINNED: Record<string, Pinned> = {
+  "fitzgen-down": { wasm32: [[22, 2], [22, 2], [2, 0], [22, 2], [4, 0], [23, 2], [0, 0], [7, 0]] },
+  "hinckley-up-naive": { wasm32: [[32, 3], [32, 3], [2, 0], [32, 3], [4, 0], [33, 3], [0, 0], [4, 0]] },
+  "hinckley-up": { wasm32: [[27, 1], [27, 1], [2, 0], [27, 1], [4, 0], [28, 1], [0, 0], [4, 0]] },
+  "up-min-align": { wasm32: [[38, 1], [38, 1], [2, 0], [38, 1], [4, 0], [39, 1], [0, 0], [4, 0]] },
+  "down-min-align": { wasm32: [[31, 2], [31, 2], [2, 0], [31, 2], [4, 0], [32, 2], [0, 0], [7, 0]] },
+  "bumper-alloc-buffer": { wasm32: [[17, 1], [17, 1], [2, 0], [17, 1], [4, 0], [17, 1], [0, 0], [3, 0]] },
+  "bumper-slab": {
+    wasm32: [[21, 1], [21, 1], [12, 0], [21, 1], [24, 3], [27, 2], [0, 0], [64, 5, 27, 4]],
+    "64": [[15, 1], [15, 1], [16, 0], [15, 1], [28, 3], [21, 2], [0, 0], [64, 5, 27, 4]],
+  },
+  "cpp-arena": {
+    wasm32: [[500, 27, 489, 26], [54, 3], [20, 1], [54, 3], [28, 3], [62, 4], [0, 0], [358, 25, 353, 25]],
+    "64": [[496, 27, 485, 26], [54, 3], [20, 1], [54, 3], [28, 3], [62, 4], [0, 0], [351, 25, 346, 25]],
+  },
+  "bump-scope-up": {
+    wasm32: [[31, 1], [31, 1], [8, 0], [31, 1], [27, 2], [31, 3], [10, 1], [26, 2]],
+    real: [[33, 1], [33, 1], [7, 0], [33, 1], [10, 1], [31, 3], [10, 1], [32, 3]],
+  },
+  "bump-scope-down": {
+    wasm32: [[25, 1], [25, 1], [8, 0], [25, 1], [27, 2], [43, 3], [10, 1], [26, 2]],
+    real: [[27, 1], [27, 1], [7, 0], [27, 1], [10, 1], [48, 4], [10, 1], [30, 3]],
+  },
+  bumpalo: {
+    wasm32: [[370, 21, 330, 18], [49, 4], [8, 0], [49, 4], [26, 2], [62, 6], [10, 1], [14, 2]],
+    "64": [[370, 20, 330, 17], [49, 4], [8, 0], [49, 4], [26, 2], [62, 6], [10, 1], [14, 2]],
+    real: [[256, 19, 212, 16], [53, 4], null, [53, 4], null, [72, 7], [11, 1], [24, 2]],
+  },
+};
+
+/** dlmalloc's counts for the same program: the same on every preset and target. */
+const BASELINE: readonly ([number, number] | null)[] = [[501, 14], [88, 8], null, [329, 18], [155, 14], [124, 10], [87, 8], [109, 10]];
+
+interface RawCost {
+  wasm_instructions: number;
+  wasm_branches: number;
+  slow_instructions: number;
+  slow_branches: number;
+}
+interface RawTrace {
+  ops: { cost?: RawCost }[];
+  real?: { ops?: { cost?: RawCost }[] };
+  baseline?: { ops: { cost?: RawCost }[] };
+}
+
+const count = (c: RawCost): Count =>
+  c.slow_instructions > 0 || c.slow_branches > 0
+    ? [c.wasm_instructions, c.wasm_branches, c.slow_instructions, c.slow_branches]
+    : [c.wasm_instructions, c.wasm_branches];
+
+function trace(allocator: string, target: string): RawTrace {
+  loadEngineSync(); // initialises the module once
+  return JSON.parse(bumplab.traceProgram(PROGRAM, allocator, target, undefined, undefined)) as RawTrace;
+}
+
+describe("pinned costs", () => {
+  it("covers every allocator", () => {
+    const names = loadEngineSync()
+      .allocators()
+      .map((a) => a.name);
+    expect(Object.keys(PINNED).sort()).toEqual([...names].sort());
+  });
+
+  for (const [allocator, pinned] of Object.entries(PINNED)) {
+    for (const target of ["wasm32", "64"] as const) {
+      it(`${allocator} on ${target}`, () => {
+        const t = trace(allocator, target);
+        expect(t.ops.map((o) => count(o.cost!))).toEqual(target === "64" ? (pinned["64"] ?? pinned.wasm32) : pinned.wasm32);
+        if (target === "wasm32" && pinned.real) {
+          expect(t.real?.ops?.map((o) => (o.cost ? count(o.cost) : null))).toEqual(pinned.real);
+        }
+        expect(t.baseline?.ops.map((o) => (o.cost ? [o.cost.wasm_instructions, o.cost.wasm_branches] : null))).toEqual(BASELINE);
+      });
+    }
+  }
+
+  it("the bump-scope models are within 3 instructions of the crate on the fast path, bumpalo's within 5", () => {
+    for (const [allocator, limit] of [["bump-scope-up", 3], ["bump-scope-down", 3], ["bumpalo", 5]] as const) {
+      const t = trace(allocator, "wasm32");
+      // op 2 (`b = alloc u64`): an aligned allocation in the chunk op 1 made or found.
+      const model = t.ops[1]!.cost!;
+      const real = t.real!.ops![1]!.cost!;
+      expect(model.slow_instructions).toBe(0);
+      expect(Math.abs(model.wasm_instructions - real.wasm_instructions), allocator).toBeLessThanOrEqual(limit);
+      expect(model.wasm_branches, allocator).toBe(real.wasm_branches);
+    }
+  });
+});
