@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { build, defineConfig, type Plugin } from "vite";
+import { docsPages } from "./scripts/vite-docs.mjs";
 
 const COMPONENT_CONFIG = fileURLToPath(new URL("./vite.component.config.ts", import.meta.url));
 
@@ -27,7 +28,7 @@ function componentBuild(): Plugin {
 export default defineConfig({
   root: fileURLToPath(new URL("./web", import.meta.url)),
   base: "./",
-  plugins: [componentBuild()],
+  plugins: [componentBuild(), docsPages()],
   build: {
     outDir: fileURLToPath(new URL("./dist", import.meta.url)),
     emptyOutDir: true,

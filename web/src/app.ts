@@ -7,7 +7,6 @@ import type { Engine } from "./engine/facade";
 import { sourceShown, sourceTexts } from "./engine/sourceTexts";
 import { fromJson, viewResult, withCosts, type OpColumns, type TraceView, type ViewResult } from "./engine/traceView";
 import type { TraceRequest } from "./engine/types";
-import traceFormatUrl from "../../docs/trace-format.md?url";
 import { clampStep } from "./model/blocks";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "./model/chunks";
 import { UP_VS_DOWN, type CompareConfig } from "./model/compare";
@@ -39,6 +38,8 @@ import { applyTheme, renderThemeToggle, storedTheme } from "./views/theme";
 import { renderX86Table } from "./views/x86Table";
 
 export const TRACE_DEBOUNCE_MS = 150;
+/** docs/trace-format.md's "Cost" section, rendered as a page of its own (scripts/vite-docs.mjs). */
+const COST_DOCS = "docs/trace-format.html#cost";
 /** One op per beat at 1×; the speed divides it. */
 export const PLAY_INTERVAL_MS = 700;
 
@@ -690,7 +691,7 @@ export function startApp(lean: TraceModule, mounts: Mounts): Store<AppState, Act
     });
     renderStats(mounts.stats, { series: statsSeries(trace), step, current: stats }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
     const sourceLine = op ? (linesOf(s.tracedSource)[op.line - 1] ?? null) : null;
-    renderCostView(mounts.cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);
+    renderCostView(mounts.cost, { trace, step, metric: s.costMetric, docsHref: COST_DOCS }, dispatch);
     // The preset's minimum alignment: the one chosen, else its default (none: no such setting).
     const minAlign = s.minAlign ?? allocators.find((a) => a.name === trace.allocator)?.minAligns[0];
     renderX86Table(mounts.x86, {

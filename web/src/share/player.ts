@@ -15,7 +15,6 @@ import { loadCostModule, loadSourceText, traceInSlices, type CostsResult, type T
 import { sourceShown, sourceTexts } from "../engine/sourceTexts";
 import { withCosts, type TraceView, type ViewResult } from "../engine/traceView";
 import type { TraceRequest } from "../engine/types";
-import traceFormatUrl from "../../../docs/trace-format.md?url";
 import { clampStep } from "../model/blocks";
 import type { CompareConfig } from "../model/compare";
 import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "../model/chunks";
@@ -429,7 +428,7 @@ export function startPlayer(lean: TraceModule, root: HTMLElement, shared: Shared
     if (views.stats) views.stats.renderStats(stats, { series, step, current }, { onSeek: (to) => dispatch({ type: "seek", step: to }) });
     // Until the metered module has answered, the cost view says it is measuring.
     if (views.cost && (trace.costs !== undefined || trace.costsUnavailable !== undefined)) {
-      views.cost.renderCostView(cost, { trace, step, metric: s.costMetric, docsHref: `${traceFormatUrl}#cost` }, dispatch);
+      views.cost.renderCostView(cost, { trace, step, metric: s.costMetric, docsHref: new URL("docs/trace-format.html#cost", options.appUrl).href }, dispatch);
     }
     renderNarration(narration, { narration: said, lesson: null }, { onExitLesson: () => undefined });
     if (views.code) {
