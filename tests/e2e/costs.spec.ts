@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { type Page } from "@playwright/test";
 import { expect, test } from "./playground";
 
@@ -55,7 +56,7 @@ test("bumpalo: one bar per op, the new chunk's bar has a slow part and costs mor
   await expect(page.locator("#cost-model")).toContainText(
     "Counted on the compiled wasm: 1 per executed instruction (block/loop/end/else/nop count 0); branches are executed if/br_if/br_table. Wasm and x86-64 counts are different instruction sets.",
   );
-  await expect(page.getByRole("link", { name: "How it is measured" })).toHaveAttribute("href", /trace-format.*\.md#cost$/);
+  await expect(page.getByRole("link", { name: "How it is measured" })).toHaveAttribute("href", "docs/trace-format.html#cost");
 });
 
 test("clicking a bar moves the step to its op; hovering shows its numbers", async ({ page }) => {
@@ -181,4 +182,101 @@ test("x86-64 reference: the current op's row and the preset's column are highlig
   const box = await section.locator(".x86-scroll").boundingBox();
   const r = await row.boundingBox();
   expect(box && r && r.y >= box.y && r.y + r.height <= box.y + box.height).toBe(true);
+});
+
+// The counts are the allocator's own code: Hinckley's "Bump Allocation: Up or
+// Down?" counts the fast paths' branches as 2 (down), 3 (first up) and 1
+// (one-branch up), and so must the chart, on both targets, with the
+// descriptions saying the same. Exact counts, from the metered module.
+const FAST = "a = alloc 1\nb = alloc u64";
+for (const [preset, instructions, branches] of [
+  ["fitzgen-down", 22, 2],
+  ["hinckley-up-naive", 32, 3],
+  ["hinckley-up", 27, 1],
+] as const) {
+  test(`${preset}: the fast path is ${instructions} wasm instructions and ${branches} branches on both targets, as described`, async ({ page }) => {
+    await run(page, preset, FAST, 2);
+    for (const target of ["wasm32", "64"]) {
+      await page.getByRole("combobox", { name: "Target" }).selectOption(target);
+      await expect(bar(page, 2)).toHaveAttribute("data-total", String(instructions));
+      await expect(bar(page, 2)).toHaveAttribute("data-slow", "0");
+      await expect(page.locator(".op-cost")).toContainText(
+        `${instructions} wasm instructions · ${branches} conditional ${branches === 1 ? "branch" : "branches"} (fast path)`,
+      );
+      await expect(page.locator("#allocator-description")).toContainText(
+        `An allocation's fast path takes ${branches} conditional ${branches === 1 ? "branch" : "branches"}.`,
+      );
+      // On 64-bit the page says what these counts are, and where the native ones are.
+      const note = page.locator(".cost-target-note");
+      if (target === "64") await expect(note).toHaveText(/^Target 64-bit: these are wasm instructions of the 64-bit model .* the native x86-64 counts are in the x86-64 reference below\. $/);
+      else await expect(note).toHaveText("");
+    }
+  });
+}
+
+test("the global allocator above the model's scale sits past an axis break, each value written", async ({ page }) => {
+  // dlmalloc's first malloc sets itself up (hundreds of instructions); the bump is 22.
+  await run(page, "fitzgen-down", FAST, 2);
+  await page.getByRole("combobox", { name: "Target" }).selectOption("wasm32");
+  await expect(bar(page, 2)).toHaveAttribute("data-total", "22");
+  const first = Number(await bar(page, 1).getAttribute("data-baseline"));
+  const second = Number(await bar(page, 2).getAttribute("data-baseline"));
+  expect(first).toBeGreaterThan(22);
+  expect(second).toBeGreaterThan(22);
+  const brk = page.locator("svg.cost-svg g.axis-break");
+  await expect(brk).toBeVisible();
+  await expect(brk).toHaveAttribute("data-baseline-max", String(Math.max(first, second)));
+  await expect(brk.locator("text.axis-break-label")).toHaveText(`≤${Math.max(first, second)}`);
+  await expect(bar(page, 1).locator("line.baseline-mark")).toHaveClass(/is-clipped/);
+  await expect(bar(page, 1).locator("text.baseline-value")).toHaveText(String(first));
+  await expect(bar(page, 2).locator("text.baseline-value")).toHaveText(String(second));
+  // The model's bars keep their own scale, below the break.
+  const barTop = Number(await bar(page, 2).locator("rect.fast").getAttribute("y"));
+  const markY = Number(await bar(page, 2).locator("line.baseline-mark").getAttribute("y1"));
+  expect(markY).toBeLessThan(barTop);
+  // A program whose global-allocator counts stay on the scale draws no break.
+  await run(page, "bumpalo", "x = alloc 8", 1);
+  await page.getByRole("combobox", { name: "Target" }).selectOption("wasm32");
+  const model = Number(await bar(page, 1).getAttribute("data-total"));
+  const base = Number(await bar(page, 1).getAttribute("data-baseline"));
+  if (base <= model) await expect(brk).toBeHidden();
+});
+
+test("How it is measured opens the Cost section as a page, rendered and in UTF-8", async ({ page, context }) => {
+  await run(page, "fitzgen-down", FAST, 2);
+  const link = page.getByRole("link", { name: "How it is measured" });
+  await expect(link).toHaveAttribute("target", "_blank");
+  const [docs] = await Promise.all([context.waitForEvent("page"), link.click()]);
+  await docs.waitForLoadState();
+  expect(new URL(docs.url()).pathname).toMatch(/\/docs\/trace-format\.html$/);
+  expect(new URL(docs.url()).hash).toBe("#cost");
+  expect(await docs.evaluate(() => document.characterSet)).toBe("UTF-8");
+  const heading = docs.getByRole("heading", { name: "Cost", exact: true });
+  await expect(heading).toBeInViewport();
+  await expect(docs.locator("main")).toContainText("the code that calls a root is never instrumented");
+  // Rendered, not raw Markdown: a table, and no heading marks or table pipes left.
+  await expect(docs.locator("table").first()).toBeVisible();
+  expect(await docs.locator("main").innerText()).not.toMatch(/^#{2,3} |\| --- \|/m);
+  // Its links lead to the other documents' pages.
+  await expect(docs.locator('a[href$="bench/native-x86_64.html"]').first()).toBeAttached();
+  await docs.close();
+});
+
+test("x86-64 reference: every case's notes are listed under the table, and a note mark leads to its note", async ({ page }) => {
+  await run(page, "hinckley-up-naive", "a = alloc 1", 1);
+  const section = page.locator("details.x86-ref");
+  await section.locator("summary").click();
+  const notes = section.locator("ol.x86-notes li");
+  // The notes are those of docs/bench/native-x86_64.json, each text once.
+  const bench = JSON.parse(readFileSync("docs/bench/native-x86_64.json", "utf8")) as { cases: { notes?: { text: string }[] }[] };
+  const texts = [...new Set(bench.cases.flatMap((c) => (c.notes ?? []).map((n) => n.text)))];
+  await expect(notes).toHaveCount(texts.length);
+  await expect(notes.first()).toHaveText(texts[0]!);
+  const marks = section.locator("button.x86-note-ref");
+  const firstMark = marks.first();
+  const n = await firstMark.getAttribute("data-note");
+  await firstMark.click();
+  await expect(section.locator(`#x86-note-${n}`)).toBeFocused();
+  // The page's share link is not touched by a note mark.
+  expect(new URL(page.url()).hash).not.toContain("x86-note");
 });

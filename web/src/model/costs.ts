@@ -342,6 +342,8 @@ export interface OpCostSummary {
   slow: boolean;
   /** "real bumpalo 3.20.4: 80 wasm instructions", when the real crate ran this op. */
   real: string | null;
+  /** Why the model's count and the crate's differ, when they do. */
+  realWhy: string | null;
   /** "global allocator (dlmalloc, wasm32): 212 instructions". */
   baseline: string | null;
   /** Placement against the real crate: null when there is nothing to say. */
@@ -353,6 +355,29 @@ export interface OpCostSummary {
 /** Whether an op places a block (the placements the real crate is compared on). */
 function places(op: Op): boolean {
   return (op.kind === "alloc" || op.kind === "realloc") && !op.failed;
+}
+
+/**
+ * Why the model's count differs from the real crate's for `op`. The model
+ * runs the crate's algorithm, not its code: where the two are laid out
+ * differently the counts differ, and the page says how.
+ */
+export function realDifference(trace: TraceView, op: Op, model: Cost, real: Cost): string | null {
+  const diff = model.wasm_instructions - real.wasm_instructions;
+  if (diff === 0) return null;
+  const by = `${plural(Math.abs(diff), "instruction")} ${diff > 0 ? "more" : "fewer"} than the crate`;
+  const ran = realRan(trace);
+  const crate = ran ? crateLabel(ran) : "the crate";
+  if (model.slow_instructions > 0 || real.slow_instructions > 0 || op.events.some((e) => e.kind === "new_chunk")) {
+    return `Model ${by}: both took their slow path, which asks a different base allocator for a chunk: the model the simulated heap (a first-fit free list), ${crate} the module's own allocator (a bump region while the program is replayed).`;
+  }
+  if (op.kind === "restore" && trace.allocator.startsWith("bump-scope")) {
+    return `Model ${by}: it keeps the chunks before and after the current one in two lists, and a restore moves the later ones across; ${crate}'s chunks form a linked list, so reset_to only moves its current-chunk pointer.`;
+  }
+  if (op.kind === "alloc" && diff < 0) {
+    return `Model ${by}: it holds the current chunk's bump pointer and bounds in the allocator itself, where ${crate} reaches them through a pointer to the chunk's ${trace.allocator === "bumpalo" ? "footer" : "header"}: a load more on every bump.`;
+  }
+  return `Model ${by}: the same algorithm in other code (one Model trait for every preset: one realloc for grow and shrink, the chunk list in vectors), compiled by the same compiler.`;
 }
 
 export function opCostSummary(trace: TraceView, op: Op): OpCostSummary | null {
@@ -390,6 +415,7 @@ export function opCostSummary(trace: TraceView, op: Op): OpCostSummary | null {
     text: text ?? "not measured",
     slow,
     real: ran && rc ? `real ${crateLabel(ran)}: ${plural(rc.wasm_instructions, "wasm instruction")}` : null,
+    realWhy: ran && rc && cost ? realDifference(trace, op, cost, rc) : null,
     baseline: bc ? `${baselineLabel(trace) ?? "global allocator"}: ${plural(bc.wasm_instructions, "instruction")}` : null,
     verdict,
     notes,

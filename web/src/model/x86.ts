@@ -33,6 +33,8 @@ export interface X86Case {
   unsupported: Record<string, string>;
   /** Lowest of ours ("lib" lists the libraries, comma-separated); null when none supports it. */
   ours_best: (X86Count & { lib: string }) | null;
+  /** Why the row's numbers are what they are (the table's footnotes). */
+  notes: { key: string; text: string }[];
 }
 
 export interface X86Bench {
@@ -114,7 +116,13 @@ export function parseX86Bench(value: unknown): X86Bench {
       best === null || best === undefined
         ? null
         : { ...count(best, `${where}.ours_best`), lib: isObj(best) ? str(best, "lib", `${where}.ours_best`) : "" };
-    return { name, group: str(c, "group", where), min_align: minAlign, results, unsupported, ours_best };
+    const notesRaw = c["notes"];
+    const notes = (Array.isArray(notesRaw) ? notesRaw : []).map((n, k) => {
+      const at = `${where}.notes[${k}]`;
+      if (!isObj(n)) fail(at, "not an object");
+      return { key: str(n, "key", at), text: str(n, "text", at) };
+    });
+    return { name, group: str(c, "group", where), min_align: minAlign, results, unsupported, ours_best, notes };
   });
   return {
     meta: {
@@ -126,6 +134,25 @@ export function parseX86Bench(value: unknown): X86Bench {
     unsupported_reasons,
     cases,
   };
+}
+
+/**
+ * The table's footnotes, numbered in the order rows first cite them; a text
+ * several rows share is one note. `byCase` gives each row's note numbers.
+ */
+export function x86Notes(bench: X86Bench): { notes: { n: number; text: string }[]; byCase: Map<string, number[]> } {
+  const numberOf = new Map<string, number>();
+  const byCase = new Map<string, number[]>();
+  for (const c of bench.cases) {
+    const ns: number[] = [];
+    for (const note of c.notes) {
+      let n = numberOf.get(note.text);
+      if (n === undefined) numberOf.set(note.text, (n = numberOf.size + 1));
+      if (!ns.includes(n)) ns.push(n);
+    }
+    byCase.set(c.name, ns);
+  }
+  return { notes: [...numberOf].map(([text, n]) => ({ n, text })), byCase };
 }
 
 export type X86Reference = { ok: true; bench: X86Bench } | { ok: false; error: string };

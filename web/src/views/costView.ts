@@ -6,7 +6,7 @@
 // from (trace, step, metric) alone.
 
 import { axisBottom, axisLeft, axisRight } from "d3-axis";
-import { scaleLinear } from "d3-scale";
+import { scaleLinear, type ScaleLinear } from "d3-scale";
 import { select, type Selection } from "d3-selection";
 import type { TraceView } from "../engine/traceView";
 import {
@@ -40,6 +40,13 @@ export interface CostViewData {
 
 const HEIGHT = 150;
 const MARGIN = { top: 20, right: 54, bottom: 22, left: 46 };
+/**
+ * Height of the band above an axis break: where the global allocator's marks
+ * go when they are above the model's scale (a reset that frees every block one
+ * by one can cost a hundred times a bump). The model's bars keep their scale
+ * below the break; the band's label says how far up the marks really are.
+ */
+const BREAK_BAND = 20;
 /** Bars narrower than this touch; wider ones get a gap. */
 const GAP_FROM = 4;
 
@@ -62,7 +69,7 @@ interface Drawn extends CostBar {
   meanY: number | null;
   realY: number | null;
   baselineY: number | null;
-  /** The global allocator's count is above the scale: its mark sits at the top. */
+  /** The global allocator's count is above the scale: its mark sits in the band above the axis break. */
   baselineClipped: boolean;
   current: boolean;
 }
@@ -77,6 +84,8 @@ interface Refs {
   svg: Selection<SVGSVGElement, unknown, null, undefined>;
   tooltip: HTMLElement;
   link: HTMLAnchorElement;
+  /** What the counts are on this target, beside the cost model. */
+  targetNote: HTMLElement;
   dispatch: (a: Action) => void;
   /** What the bars were last drawn from (trace, metric, width). */
   drawnFor: { trace: TraceView; metric: CostMetric; width: number } | null;
@@ -126,8 +135,9 @@ function build(container: HTMLElement, dispatch: (a: Action) => void): Refs {
   const tooltip = h("div", { class: "cost-tooltip", role: "tooltip", id: "cost-tooltip" });
   tooltip.hidden = true;
   const chart = h("div", { class: "cost-chart" });
-  const link = h("a", { class: "cost-docs", href: "#" }, "How it is measured");
-  const model = h("p", { class: "cost-model", id: "cost-model" }, `${COST_MODEL} `, link);
+  const link = h("a", { class: "cost-docs", href: "#", target: "_blank", rel: "noopener" }, "How it is measured");
+  const targetNote = h("span", { class: "cost-target-note" });
+  const model = h("p", { class: "cost-model", id: "cost-model" }, `${COST_MODEL} `, targetNote, link);
   container.replaceChildren(controls, banner, chart, note, status, model);
 
   const svg = select(chart)
@@ -141,6 +151,9 @@ function build(container: HTMLElement, dispatch: (a: Action) => void): Refs {
   plot.append("g").attr("class", "axis y-axis").attr("aria-hidden", "true");
   plot.append("g").attr("class", "axis y2-axis").attr("aria-hidden", "true");
   plot.append("g").attr("class", "axis x-axis").attr("aria-hidden", "true");
+  const brk = plot.append("g").attr("class", "axis-break").attr("aria-hidden", "true").attr("display", "none");
+  brk.append("path").attr("class", "axis-break-mark");
+  brk.append("text").attr("class", "axis-break-label").attr("text-anchor", "end");
   plot.append("text").attr("class", "axis-title y-title").attr("x", -MARGIN.left + 2).attr("y", -9);
   plot.append("text").attr("class", "axis-title y2-title").attr("y", -9).attr("text-anchor", "end").text("running total");
   const bars = plot
@@ -162,6 +175,7 @@ function build(container: HTMLElement, dispatch: (a: Action) => void): Refs {
     svg,
     tooltip,
     link,
+    targetNote,
     dispatch,
     drawnFor: null,
     drawn: [],
@@ -269,10 +283,17 @@ function rove(refs: Refs): void {
   refs.svg.selectAll<SVGGElement, Drawn>("g.cost-bar").attr("tabindex", (d) => (d.key === key ? 0 : -1));
 }
 
+/** The model's scale: it starts below the break band when the global allocator goes above it. */
+function yScale(bars: CostBars, innerH: number): { y: ScaleLinear<number, number>; top: number; broken: boolean } {
+  const nice = scaleLinear().domain([0, Math.max(1, bars.max)]).nice();
+  const top = nice.domain()[1] ?? 1;
+  const broken = bars.baselineMax > top;
+  return { y: nice.copy().range([innerH, broken ? BREAK_BAND + 4 : 0]), top, broken };
+}
+
 function layout(bars: CostBars, opCount: number, innerW: number, innerH: number, currentBar: number | undefined): Drawn[] {
   const x = scaleLinear().domain([0.5, opCount + 0.5]).range([0, innerW]);
-  const y = scaleLinear().domain([0, Math.max(1, bars.max)]).nice().range([innerH, 0]);
-  const top = y.domain()[1] ?? 1;
+  const { y, top } = yScale(bars, innerH);
   return bars.bars.map((b, i) => {
     const slotX = x(b.first + 0.5);
     const slotW = x(b.last + 1.5) - slotX;
@@ -292,7 +313,7 @@ function layout(bars: CostBars, opCount: number, innerW: number, innerH: number,
       slowH,
       meanY: bars.binned ? y(b.mean) : null,
       realY: b.real !== undefined ? y(b.real) : null,
-      baselineY: b.baseline !== undefined ? y(Math.min(b.baseline, top)) : null,
+      baselineY: b.baseline === undefined ? null : b.baseline > top ? BREAK_BAND - 5 : y(b.baseline),
       baselineClipped: b.baseline !== undefined && b.baseline > top,
     };
   });
@@ -370,6 +391,12 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
   const { trace, metric } = data;
   refs.radios[metric].checked = true;
   if (refs.link.getAttribute("href") !== data.docsHref) refs.link.setAttribute("href", data.docsHref);
+  setText(
+    refs.targetNote,
+    trace.target === "64"
+      ? "Target 64-bit: these are wasm instructions of the 64-bit model (u64 words) compiled to wasm, not x86-64 instructions; the native x86-64 counts are in the x86-64 reference below. "
+      : "",
+  );
   renderComparison(refs, trace);
 
   const measured = hasCosts(trace);
@@ -420,8 +447,8 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
     const drawn = layout(bars, trace.length, innerW, innerH, currentBar);
     refs.drawn = drawn;
 
-    const y = scaleLinear().domain([0, Math.max(1, bars.max)]).nice().range([innerH, 0]);
-    const y2 = scaleLinear().domain([0, Math.max(1, bars.total)]).nice().range([innerH, 0]);
+    const { y, broken } = yScale(bars, innerH);
+    const y2 = scaleLinear().domain([0, Math.max(1, bars.total)]).nice().range([innerH, broken ? BREAK_BAND + 4 : 0]);
     const x = scaleLinear().domain([0.5, trace.length + 0.5]).range([0, innerW]);
     const yTicks = Math.max(2, Math.floor(innerH / 34));
     plot
@@ -446,6 +473,17 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
       .attr("transform", `translate(0,${innerH})`)
       .call(axisBottom(x).tickValues(xTicks).tickFormat((t) => String(t)).tickSizeOuter(0));
     plot.select("text.y-title").text(words.axis);
+    // The axis break: a zigzag across the axis, and the band's value on its left.
+    const brk = plot.select<SVGGElement>("g.axis-break").attr("display", broken ? null : "none");
+    brk.attr("data-baseline-max", broken ? bars.baselineMax : null);
+    brk
+      .select("path.axis-break-mark")
+      .attr("d", `M-6,${BREAK_BAND + 5}l4,-4l4,4l4,-4M-6,${BREAK_BAND + 9}l4,-4l4,4l4,-4`);
+    brk
+      .select("text.axis-break-label")
+      .attr("x", -4)
+      .attr("y", BREAK_BAND / 2 + 4)
+      .text(broken ? `≤${countTick(bars.baselineMax)}` : "");
     plot.select("text.y2-title").attr("x", innerW + MARGIN.right - 4);
 
     const barSel = plot
@@ -459,6 +497,7 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
         g.append("rect").attr("class", "slow");
         g.append("line").attr("class", "mean");
         g.append("line").attr("class", "baseline-mark");
+        g.append("text").attr("class", "baseline-value").attr("text-anchor", "middle").attr("aria-hidden", "true");
         g.append("path").attr("class", "real-mark");
         g.append("path").attr("class", "mismatch-mark");
         return g;
@@ -471,7 +510,8 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
       .attr("data-last", (d) => d.last)
       .attr("data-total", (d) => d.total)
       .attr("data-fast", (d) => d.fast)
-      .attr("data-slow", (d) => d.slow);
+      .attr("data-slow", (d) => d.slow)
+      .attr("data-baseline", (d) => d.baseline ?? null);
     barSel.select("rect.hit").attr("x", (d) => d.slotX).attr("width", (d) => d.slotW).attr("height", innerH);
     barSel
       .select("rect.fast")
@@ -501,6 +541,13 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
       .attr("x2", (d) => d.slotX + d.slotW)
       .attr("y1", (d) => d.baselineY ?? 0)
       .attr("y2", (d) => d.baselineY ?? 0);
+    // Above the break a mark's height says nothing: its value is written over it where there is room.
+    barSel
+      .select("text.baseline-value")
+      .attr("display", (d) => (d.baselineClipped && d.slotW >= 28 ? null : "none"))
+      .attr("x", (d) => d.slotX + d.slotW / 2)
+      .attr("y", BREAK_BAND - 9)
+      .text((d) => (d.baselineClipped && d.baseline !== undefined ? countTick(d.baseline) : ""));
     barSel
       .select("path.real-mark")
       .attr("display", (d) => (d.realY === null ? "none" : null))

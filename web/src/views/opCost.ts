@@ -31,6 +31,7 @@ export function renderOpCost(container: HTMLElement, summary: OpCostSummary | nu
       h("a", { class: "op-cost-how", href: "#cost-model" }, "how counted"),
     ),
     compare.length > 0 ? h("p", { class: "op-cost-compare" }, ...compare) : null,
+    summary.realWhy ? h("p", { class: "op-cost-why muted" }, summary.realWhy) : null,
     summary.verdict
       ? h("p", { class: `op-cost-verdict ${summary.verdict.ok ? "is-match" : "is-mismatch"}` }, summary.verdict.text)
       : null,

@@ -10,6 +10,7 @@ import {
   type X86Bench,
   type X86Count,
   type X86Reference,
+  x86Notes,
 } from "../model/x86";
 import { h } from "./dom";
 
@@ -42,7 +43,7 @@ function cell(count: X86Count | null | undefined, reason: string | undefined, ex
   return h("td", { class: own ? "is-preset" : undefined, title: count ? extra : reason }, count ? countText(count) : "—");
 }
 
-function buildTable(bench: X86Bench, preset: string): HTMLElement {
+function buildTable(bench: X86Bench, preset: string, notesOf: Map<string, number[]>): HTMLElement {
   const ours = oursColumn(bench, preset);
   const name = (id: string): string => bench.libraries.find((l) => l.id === id)?.name ?? id;
   const head = h(
@@ -64,7 +65,15 @@ function buildTable(bench: X86Bench, preset: string): HTMLElement {
     return h(
       "tr",
       { "data-case": c.name, title: `${c.group}, MIN_ALIGN ${c.min_align}` },
-      h("th", { scope: "row" }, c.name),
+      h(
+        "th",
+        { scope: "row" },
+        c.name,
+        // Buttons, not #fragment links: the page's hash is its share link.
+        ...(notesOf.get(c.name) ?? []).map((n) =>
+          h("sup", {}, h("button", { type: "button", class: "x86-note-ref", "data-note": String(n), "aria-label": `note ${n}` }, String(n))),
+        ),
+      ),
       ...REAL_COLUMNS.map((id) => {
         const td = cell(c.results[id], reason(id), undefined, false);
         td.dataset["lib"] = id;
@@ -99,6 +108,13 @@ function build(container: HTMLElement): Refs {
   container.replaceChildren(details);
   const refs: Refs = { details, body, box: null, builtFor: null, current: undefined };
   details.addEventListener("toggle", () => scrollToCurrent(refs));
+  body.addEventListener("click", (e) => {
+    const ref = e.target instanceof Element ? e.target.closest<HTMLElement>("button.x86-note-ref") : null;
+    const note = ref ? body.querySelector<HTMLElement>(`#x86-note-${ref.dataset["note"] ?? ""}`) : null;
+    if (!note) return;
+    note.scrollIntoView({ block: "nearest" });
+    note.focus({ preventScroll: true });
+  });
   return refs;
 }
 
@@ -121,7 +137,13 @@ export function renderX86Table(container: HTMLElement, data: X86TableData): void
   if (refs.builtFor !== data.preset) {
     refs.builtFor = data.preset;
     refs.current = undefined;
-    const box = h("div", { class: "x86-scroll", tabindex: "0", role: "region", "aria-label": "x86-64 reference table" }, buildTable(bench, data.preset));
+    const { notes, byCase } = x86Notes(bench);
+    const box = h("div", { class: "x86-scroll", tabindex: "0", role: "region", "aria-label": "x86-64 reference table" }, buildTable(bench, data.preset, byCase));
+    const noteList = h(
+      "ol",
+      { class: "x86-notes", "aria-label": "Notes on the x86-64 table" },
+      ...notes.map(({ n, text }) => h("li", { id: `x86-note-${n}`, value: String(n), tabindex: "-1" }, text)),
+    );
     refs.box = box;
     refs.body.replaceChildren(
       h(
@@ -133,6 +155,7 @@ export function renderX86Table(container: HTMLElement, data: X86TableData): void
       ),
       h("p", { class: "x86-meta" }, `${bench.meta.rustc.version} · measured ${bench.meta.date}`),
       box,
+      noteList,
     );
   }
   if (refs.current !== data.currentCase) {
