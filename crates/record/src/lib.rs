@@ -4,7 +4,7 @@
 //! any arena in the playground or with
 //! `npx bumplab trace --allocator NAME program.txt`.
 //!
-//! Two recorders, one writer:
+//! Three recorders, one writer:
 //!
 //! * [`Recorded`] wraps an arena (anything whose `&A` is an `allocator-api2`
 //!   [`Allocator`](allocator_api2::alloc::Allocator): `bumpalo::Bump`,
@@ -12,6 +12,9 @@
 //!   through the trait, plus the resets you make with
 //!   [`Recorded::reset_with`].
 //! * [`RecordingGlobal`] wraps a `GlobalAlloc`, for a whole Rust program.
+//! * The C shim (`shim/bumplab_record.c`, run by the `bumplab-record run`
+//!   command) is preloaded into any dynamically linked program on Linux and
+//!   logs its `malloc` family, `operator new` and `delete` included.
 //!
 //! Each logs [`Call`]s by address; [`program::write`] turns a log into the
 //! program: blocks named `b<size>_<n>`, frees of blocks allocated before
@@ -23,6 +26,8 @@ pub mod fold;
 mod global;
 pub mod program;
 mod recorder;
+pub mod shim;
+pub mod shim_log;
 
 pub use allocator::Recorded;
 pub use global::RecordingGlobal;
