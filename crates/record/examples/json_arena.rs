@@ -263,16 +263,24 @@ impl<'a, 'r> Parser<'a, 'r> {
     }
 }
 
-/// Parses each file into the recorded arena, resetting it after each, and
-/// returns the program and what the trees held.
-pub fn record_files(files: &[PathBuf], command: &str) -> Result<(Program, Counts), String> {
+/// What one run recorded.
+pub struct Recording {
+    pub program: Program,
+    pub counts: Counts,
+    /// What bumpalo itself held in chunks, metadata included, just before
+    /// each reset: what a replay on the bumpalo model must come to.
+    pub chunk_bytes: std::vec::Vec<u64>,
+}
+
+/// Parses each file into the recorded arena, resetting it after each.
+pub fn record_files(files: &[PathBuf], command: &str) -> Result<Recording, String> {
     let recorder = Recorder::new();
     let mut arena = Recorded::new(Bump::new(), &recorder);
     let mut counts = Counts::default();
+    let mut chunk_bytes = std::vec::Vec::new();
     let mut notes = std::vec::Vec::new();
     for file in files {
         let text = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        notes.push(format!("Input: {} ({} bytes).", file.display(), text.len()));
         {
             let mut parser = Parser {
                 src: &text,
@@ -288,10 +296,21 @@ pub fn record_files(files: &[PathBuf], command: &str) -> Result<(Program, Counts
             // would free each vector on its own, to no use.
             std::mem::forget(tree);
         }
+        let held = arena.arena().allocated_bytes_including_metadata() as u64;
+        notes.push(format!(
+            "Input: {} ({} bytes); bumpalo then held {held} bytes of chunks, metadata included.",
+            file.display(),
+            text.len()
+        ));
+        chunk_bytes.push(held);
         arena.reset_with(|bump| bump.reset());
     }
     let program = recorder.program_with(command, notes);
-    Ok((program, counts))
+    Ok(Recording {
+        program,
+        counts,
+        chunk_bytes,
+    })
 }
 
 #[allow(dead_code)] // the tests include this file for `record_files` only
@@ -312,7 +331,9 @@ fn main() {
     }
     let files: std::vec::Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
     let command = format!("json_arena {}", args.join(" "));
-    let (program, counts) = record_files(&files, &command).unwrap_or_else(|e| {
+    let Recording {
+        program, counts, ..
+    } = record_files(&files, &command).unwrap_or_else(|e| {
         eprintln!("json_arena: {e}");
         std::process::exit(1)
     });
