@@ -316,6 +316,11 @@ pub fn record_files(files: &[PathBuf], command: &str) -> Result<Recording, Strin
 #[allow(dead_code)] // the tests include this file for `record_files` only
 fn main() {
     let mut args: std::vec::Vec<String> = std::env::args().skip(1).collect();
+    // The header says how to record the same program again.
+    let command = format!(
+        "cargo run -p bumplab-record --example json_arena -- {}",
+        args.join(" ")
+    );
     let mut out = None;
     if let Some(i) = args.iter().position(|a| a == "--out") {
         if i + 1 >= args.len() {
@@ -330,7 +335,6 @@ fn main() {
         std::process::exit(2);
     }
     let files: std::vec::Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
-    let command = format!("json_arena {}", args.join(" "));
     let Recording {
         program, counts, ..
     } = record_files(&files, &command).unwrap_or_else(|e| {
