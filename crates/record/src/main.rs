@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{exit, Command};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bumplab_record::program::{self, Options, PLAYGROUND_MAX_BYTES};
+use bumplab_record::program::{self, Options};
 use bumplab_record::shim;
 use bumplab_record::shim_log::{self, ShimLog};
 
@@ -162,8 +162,8 @@ fn write_out(a: &Args, p: &program::Program) {
         .as_ref()
         .map_or("standard output".to_string(), |p| p.display().to_string());
     eprintln!("bumplab-record: {} to {to}", p.summary());
-    if p.text.len() > PLAYGROUND_MAX_BYTES {
-        eprintln!("bumplab-record: the playground reads programs of up to {PLAYGROUND_MAX_BYTES} bytes: lower --max-ops");
+    if let Some(why) = p.too_large() {
+        eprintln!("bumplab-record: {why} (--max-ops)");
     }
 }
 

@@ -94,24 +94,31 @@ pub struct Program {
 impl Program {
     /// One line: how many ops of each kind, and the text's size.
     pub fn summary(&self) -> String {
-        let mut s = format!(
-            "{} ops ({} alloc, {} realloc, {} free, {} reset), {} bytes of program",
+        let cut = if self.cut_at_limit {
+            ", cut at the op limit"
+        } else {
+            ""
+        };
+        format!(
+            "{} ops ({} alloc, {} realloc, {} free, {} reset){cut}, {} bytes of program",
             self.ops,
             self.allocs,
             self.reallocs,
             self.frees,
             self.resets,
             self.text.len()
-        );
-        if self.cut_at_limit {
-            s.push_str(", cut at the op limit");
-        }
-        if self.text.len() > PLAYGROUND_MAX_BYTES {
-            s.push_str(&format!(
-                "; over the playground's {PLAYGROUND_MAX_BYTES} bytes: record fewer ops"
-            ));
-        }
-        s
+        )
+    }
+
+    /// What stops the playground from reading the program, if anything: the
+    /// recorders' op limit keeps the ops in bounds, not the text.
+    pub fn too_large(&self) -> Option<String> {
+        (self.text.len() > PLAYGROUND_MAX_BYTES).then(|| {
+            format!(
+                "the program is {} bytes, and the playground reads at most {PLAYGROUND_MAX_BYTES}: record fewer ops",
+                self.text.len()
+            )
+        })
     }
 }
 

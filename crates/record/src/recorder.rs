@@ -163,7 +163,8 @@ impl Recorder {
     }
 
     /// [`Recorder::program`], written to `path`. On success, prints one line
-    /// on stderr saying how many ops went where, and returns the program.
+    /// on stderr saying how many ops went where (and another if the text is
+    /// too large for the playground), and returns the program.
     pub fn write_program(
         &self,
         path: impl AsRef<std::path::Path>,
@@ -177,6 +178,9 @@ impl Recorder {
             program.summary(),
             path.as_ref().display()
         );
+        if let Some(why) = program.too_large() {
+            eprintln!("bumplab-record: {why} (Recorder::with_max_ops)");
+        }
         Ok(program)
     }
 
