@@ -1,7 +1,7 @@
 //! `bumplab-record`: records a C or C++ program's allocations through the
 //! LD_PRELOAD shim and writes them as a Bump Lab program.
 //!
-//!   bumplab-record run [OPTIONS] -- COMMAND [ARGS...]
+//!   bumplab-record run --out FILE [OPTIONS] -- COMMAND [ARGS...]
 //!   bumplab-record convert [OPTIONS] LOG
 //!   bumplab-record build-shim DIR
 //!
@@ -18,12 +18,15 @@ use bumplab_record::shim;
 use bumplab_record::shim_log::{self, ShimLog};
 
 const USAGE: &str = "usage:
-  bumplab-record run [OPTIONS] -- COMMAND [ARGS...]   run COMMAND with the shim preloaded and write its program
-  bumplab-record convert [OPTIONS] LOG                 write the program of a shim log
-  bumplab-record build-shim DIR                        compile the shim into DIR and print its path
+  bumplab-record run --out FILE [OPTIONS] -- COMMAND [ARGS...]
+      run COMMAND with the shim preloaded and write its program to FILE
+  bumplab-record convert [OPTIONS] LOG
+      write the program of a shim log
+  bumplab-record build-shim DIR
+      compile the shim into DIR and print its path
 
 options:
-  --out FILE          write the program to FILE (default: standard output)
+  --out FILE          write the program to FILE (convert: default standard output; run: required)
   --max-ops N         record at most N calls (default 1000000, the playground's limit)
   --malloc-align N    the alignment malloc guarantees, the most a malloc-family block gets (default 16)
   --process NAME      run: record the process whose executable is called NAME (default: COMMAND's own)
@@ -176,6 +179,13 @@ fn read_log(path: &Path) -> ShimLog {
 fn run(a: Args) {
     if a.rest.is_empty() {
         fail(&format!("run needs a COMMAND after --\n{USAGE}"), 2);
+    }
+    if a.out.is_none() {
+        // Standard output is the command's own.
+        fail(
+            &format!("run needs --out FILE: the command writes to standard output\n{USAGE}"),
+            2,
+        );
     }
     let library = shim_library(&a);
     let logs = match &a.keep_logs {
