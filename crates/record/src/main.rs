@@ -139,7 +139,18 @@ fn shim_library(a: &Args) -> PathBuf {
     if lib.exists() {
         return lib;
     }
-    shim::build(&dir, &[]).unwrap_or_else(|e| fail(&e, 1))
+    // Built aside and renamed into place, so a run starting meanwhile never
+    // preloads a half-written library.
+    let aside = dir.join(format!("build-{}", std::process::id()));
+    let built = shim::build(&aside, &[]).unwrap_or_else(|e| fail(&e, 1));
+    std::fs::rename(&built, &lib).unwrap_or_else(|e| {
+        fail(
+            &format!("cannot move the shim to {}: {e}", lib.display()),
+            1,
+        )
+    });
+    let _ = std::fs::remove_dir_all(&aside);
+    lib
 }
 
 fn options(a: &Args, command: String, log: &ShimLog, notes: Vec<String>) -> Options {
