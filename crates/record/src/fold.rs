@@ -63,10 +63,20 @@ impl Table {
 
     /// One pass over `seq` at nesting `depth` (0: the program's top level).
     fn pass(&mut self, seq: &[u32], depth: u32) -> Vec<u32> {
+        // next[i]: the next position holding the same item as i. A period
+        // can only start a repetition where its first item comes back, so
+        // following this chain skips every period that cannot.
+        let mut next = vec![usize::MAX; seq.len()];
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        for (i, &item) in seq.iter().enumerate().rev() {
+            if let Some(j) = seen.insert(item, i) {
+                next[i] = j;
+            }
+        }
         let mut out = Vec::with_capacity(seq.len());
         let mut i = 0;
         while i < seq.len() {
-            match self.best_run(seq, i, depth) {
+            match self.best_run(seq, &next, i, depth) {
                 Some((period, count)) => {
                     let body = self.fold(&seq[i..i + period], depth + 1);
                     out.push(self.intern(Node::Repeat { count, body }));
@@ -83,14 +93,14 @@ impl Table {
 
     /// The (period, count) of the repetition starting at `i` that saves the
     /// most lines, if any saves at least one and may nest here.
-    fn best_run(&self, seq: &[u32], i: usize, depth: u32) -> Option<(usize, u64)> {
-        let rest = seq.len() - i;
+    fn best_run(&self, seq: &[u32], next: &[usize], i: usize, depth: u32) -> Option<(usize, u64)> {
+        let longest = ((seq.len() - i) / 2).min(MAX_PERIOD);
         let mut best: Option<(usize, u64)> = None;
         let mut best_saved = 0u64;
-        for period in 1..=(rest / 2).min(MAX_PERIOD) {
-            if seq[i + period] != seq[i] {
-                continue;
-            }
+        let mut j = next[i];
+        while j != usize::MAX && j - i <= longest {
+            let period = j - i;
+            j = next[j];
             let body = &seq[i..i + period];
             let mut count = 1u64;
             let mut at = i + period;
