@@ -4,7 +4,10 @@
 use std::alloc::{GlobalAlloc, Layout};
 
 use crate::program::Program;
-use crate::recorder::{Call, Recorder};
+use crate::recorder::{Call, Recorder, PLAYGROUND_MAX_OPS};
+
+/// What the program's header says recorded it.
+const THROUGH: &str = "the Rust GlobalAlloc wrapper";
 
 /// The global allocator `A`, with every call logged. Install it, run, and
 /// write the program at the end of `main`:
@@ -32,7 +35,7 @@ impl<A> RecordingGlobal<A> {
     pub const fn new(inner: A) -> Self {
         RecordingGlobal {
             inner,
-            recorder: Recorder::new(),
+            recorder: Recorder::through(PLAYGROUND_MAX_OPS, THROUGH),
         }
     }
 
@@ -40,7 +43,7 @@ impl<A> RecordingGlobal<A> {
     pub const fn with_max_ops(inner: A, max_ops: u64) -> Self {
         RecordingGlobal {
             inner,
-            recorder: Recorder::with_max_ops(max_ops),
+            recorder: Recorder::through(max_ops, THROUGH),
         }
     }
 

@@ -84,6 +84,8 @@ struct Log {
 /// program with [`Recorder::write_program`].
 pub struct Recorder {
     log: Mutex<Log>,
+    /// Which wrapper logs into it, for the program's header.
+    through: &'static str,
 }
 
 impl Default for Recorder {
@@ -101,6 +103,11 @@ impl Recorder {
 
     /// A recorder that stops after `max_ops` calls, saying so on stderr once.
     pub const fn with_max_ops(max_ops: u64) -> Recorder {
+        Recorder::through(max_ops, "the Rust Allocator wrapper")
+    }
+
+    /// A recorder the wrapper named `through` logs into.
+    pub(crate) const fn through(max_ops: u64, through: &'static str) -> Recorder {
         Recorder {
             log: Mutex::new(Log {
                 calls: Vec::new(),
@@ -108,6 +115,7 @@ impl Recorder {
                 stopped: false,
                 hit_limit: false,
             }),
+            through,
         }
     }
 
@@ -153,7 +161,7 @@ impl Recorder {
         log.stopped = true;
         let opts = Options {
             command: command.to_string(),
-            recorder: "the Rust allocator wrapper".to_string(),
+            recorder: self.through.to_string(),
             notes,
             max_ops: log.max_ops,
             hit_limit: log.hit_limit,
