@@ -22,7 +22,9 @@ pub enum Call {
     Alloc { addr: u64, size: u64, align: u64 },
     /// The block at `old` now has `size` bytes at `new`. `old` 0 is C's
     /// `realloc(NULL, n)`; `new` 0 with `size` 0 is C's `realloc(p, 0)`,
-    /// which frees `p`.
+    /// which frees `p`, and with any other size a realloc that failed.
+    /// `align` is the alignment asked for the new block; 0 keeps the old
+    /// block's, as C's `realloc` does.
     Realloc {
         old: u64,
         new: u64,
