@@ -1,0 +1,64 @@
+//! Replays a recorded program on the engine the playground and the CLI run.
+#![allow(dead_code)] // each test file uses a part
+
+use bumplab_core::engine::MAX_CAPACITY;
+use bumplab_core::presets::PresetId;
+use bumplab_core::run::Run;
+use bumplab_core::{Options, Target};
+
+/// What a replay did.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Replay {
+    pub ops: u64,
+    pub chunks: usize,
+}
+
+/// Runs `text` on `preset` (64-bit) to its end. The one-chunk presets get
+/// the largest capacity a user may choose, so a program's blocks fit in it:
+/// at their 256-byte default, any real recording runs out of room.
+pub fn replay(text: &str, preset: PresetId) -> Result<Replay, String> {
+    let fixed = matches!(
+        preset,
+        PresetId::FitzgenDown
+            | PresetId::HinckleyUpNaive
+            | PresetId::HinckleyUp
+            | PresetId::UpMinAlign
+            | PresetId::DownMinAlign
+            | PresetId::BumperAllocBuffer
+    );
+    let opts = Options {
+        target: Target::W64,
+        capacity: fixed.then_some(MAX_CAPACITY),
+        min_align: None,
+    };
+    let mut run = Run::new(text, preset, &opts).map_err(|e| format!("{}: {e}", preset.name()))?;
+    while !run
+        .advance(u32::MAX)
+        .map_err(|e| format!("{}: {e}", preset.name()))?
+    {}
+    Ok(Replay {
+        ops: u64::from(run.executed()),
+        chunks: run.chunks().len(),
+    })
+}
+
+/// Replays `text` on every preset and checks each ran exactly `ops` ops.
+pub fn replays_everywhere(text: &str, ops: u64) {
+    for preset in PresetId::ALL {
+        let r = replay(text, preset).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.ops, ops, "{} ran {} ops of {ops}", preset.name(), r.ops);
+    }
+}
+
+/// The op count a program's header states ("# N ops (repeats expanded): ...").
+pub fn header_ops(text: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix("# ")?.split_once(" ops (repeats expanded)"))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "no op count in the header:\n{}",
+                &text[..text.len().min(600)]
+            )
+        })
+}
