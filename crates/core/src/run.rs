@@ -18,7 +18,7 @@ use crate::engine::{self, Options, State, MAX_EXECUTED_OPS, MAX_FULL_TRACE_OPS};
 use crate::presets::PresetId;
 use crate::program::{ProgramError, Stmt, StmtKind};
 use crate::source::Source;
-use crate::trace::{ChunkInfo, Op, OpKind, Stats, Trace, TRACE_VERSION};
+use crate::trace::{ChunkInfo, Op, OpKind, ProgramInfo, Stats, Trace, TRACE_VERSION};
 use crate::word::Target;
 
 /// Ops between two snapshots of the engine: what [`Run::detail`] re-runs at
@@ -383,6 +383,11 @@ impl Run {
             direction: run.direction,
             source: preset.source(),
             source_path: preset.source().path(),
+            program: ProgramInfo {
+                text: src.to_string(),
+                capacity: opts.capacity,
+                min_align: opts.min_align,
+            },
             chunks: run.state.chunks(),
             ops: run.full.take().expect("kept in full"),
             real: None,

@@ -20,6 +20,11 @@ pub struct Trace {
     pub source: Source,
     /// Its path from the repository root.
     pub source_path: &'static str,
+    /// What ran: the program and the preset's settings. A reader that has
+    /// the engine replays this rather than trusting the ops below, so a
+    /// trace file shows exactly what the allocator does (an imported file
+    /// whose ops differ from the replay is refused).
+    pub program: ProgramInfo,
     pub chunks: Vec<ChunkInfo>,
     pub ops: Vec<Op>,
     /// The same ops replayed on the real crate the preset models (bumpalo,
@@ -30,6 +35,17 @@ pub struct Trace {
     /// by the metered wasm module; absent elsewhere.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Baseline>,
+}
+
+/// The program a trace ran and the settings it ran with (`None`: the
+/// preset's default).
+#[derive(Clone, Debug, Serialize)]
+pub struct ProgramInfo {
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_align: Option<u64>,
 }
 
 /// One chunk obtained from the simulated base allocator.

@@ -7,6 +7,9 @@
 //! tables once, and asks [`TraceRun::detail`] for the op on screen. The
 //! layout is documented in `docs/trace-format.md` ("Columnar run").
 
+use bumplab_core::run::{
+    META_ALIGN_SHIFT, META_FAILED, META_KIND, META_MOVED, META_PLACED, META_STMT_SHIFT, NONE,
+};
 use bumplab_core::{presets, ProgramError, Run};
 use wasm_bindgen::prelude::*;
 
@@ -176,4 +179,28 @@ pub fn source_path(name: &str) -> Option<String> {
 #[wasm_bindgen(js_name = lastPanic)]
 pub fn last_panic() -> Option<String> {
     bumplab_core::panic_note::take()
+}
+
+/// How the `meta` column packs an op, and the columns' "none": `[kind mask,
+/// failed bit, moved bit, placed bit, alignment shift, statement shift,
+/// none]`. The page reads the columns with its own copy of these and checks
+/// it against this once, when it loads the module.
+#[wasm_bindgen(js_name = columnLayout)]
+pub fn column_layout() -> Vec<u32> {
+    vec![
+        META_KIND,
+        META_FAILED,
+        META_MOVED,
+        META_PLACED,
+        META_ALIGN_SHIFT,
+        META_STMT_SHIFT,
+        NONE,
+    ]
+}
+
+/// The most ops whose costs the cost module measures (its full trace's
+/// cap): the page says so for longer runs without loading that module.
+#[wasm_bindgen(js_name = maxCostedOps)]
+pub fn max_costed_ops() -> u32 {
+    bumplab_core::engine::MAX_FULL_TRACE_OPS as u32
 }
