@@ -3,11 +3,12 @@
 // it, and the page hears the worker only on that Worker object; the guards
 // still refuse anything but the one shape, as every message listener here does.
 
-import type { Target, TraceRequest } from "./types";
+import type { RunConfig } from "./config";
+import type { Target } from "./types";
 
 export interface CostJob {
   id: number;
-  request: TraceRequest;
+  config: RunConfig;
 }
 
 export interface CostReply {
@@ -20,7 +21,7 @@ export interface CostReply {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const own = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
 const isId = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
-const optionalWhole = (v: unknown): v is number | undefined => v === undefined || (typeof v === "number" && Number.isSafeInteger(v) && v > 0);
+const setting = (v: unknown): v is number | null => v === null || (typeof v === "number" && Number.isSafeInteger(v) && v > 0);
 /** Longest program text the page sends (the editor's limit is 1 MiB). */
 const MAX_SOURCE = 4 << 20;
 
@@ -28,18 +29,18 @@ const MAX_SOURCE = 4 << 20;
 export function parseCostJob(data: unknown): CostJob | null {
   if (!isRecord(data)) return null;
   const id = own(data, "id");
-  const request = own(data, "request");
-  if (!isId(id) || !isRecord(request)) return null;
-  const source = own(request, "source");
-  const allocator = own(request, "allocator");
-  const target = own(request, "target");
-  const capacity = own(request, "capacity");
-  const minAlign = own(request, "minAlign");
+  const config = own(data, "config");
+  if (!isId(id) || !isRecord(config)) return null;
+  const source = own(config, "source");
+  const allocator = own(config, "allocator");
+  const target = own(config, "target");
+  const capacity = own(config, "capacity");
+  const minAlign = own(config, "minAlign");
   if (typeof source !== "string" || source.length > MAX_SOURCE) return null;
   if (typeof allocator !== "string" || allocator.length > 64) return null;
   if (target !== "64" && target !== "wasm32") return null;
-  if (!optionalWhole(capacity) || !optionalWhole(minAlign)) return null;
-  return { id, request: { source, allocator, target: target as Target, capacity, minAlign } };
+  if (!setting(capacity) || !setting(minAlign)) return null;
+  return { id, config: { source, allocator, target: target as Target, capacity, minAlign } };
 }
 
 /** A reply from the worker, or null. */

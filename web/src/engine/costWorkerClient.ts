@@ -1,16 +1,17 @@
 // Costs measured off the main thread (costWorker.ts). Where a module worker
-// cannot start (an old browser, a policy), the metered module runs on the
-// page instead, as it does for the embed.
+// cannot start (an old browser, a policy), the cost module runs on the page
+// instead.
 
-import { loadCostModule, parseCosts, type CostsResult } from "./browser";
+import type { RunConfig } from "./config";
 import { parseCostReply, type CostJob } from "./costMessages";
-import type { TraceRequest } from "./types";
+import { parseCosts, type CostsResult } from "./costModule";
+import { loadCostModule } from "./load";
 
 let worker: Worker | null | undefined;
 let nextId = 0;
-const waiting = new Map<number, { request: TraceRequest; resolve: (result: CostsResult) => void }>();
+const waiting = new Map<number, { config: RunConfig; resolve: (result: CostsResult) => void }>();
 
-const onPage = (request: TraceRequest): Promise<CostsResult> => loadCostModule().then((m) => m.costs(request));
+const onPage = (config: RunConfig): Promise<CostsResult> => loadCostModule().then((m) => m.costs(config));
 
 function start(): Worker | null {
   try {
@@ -35,8 +36,8 @@ function start(): Worker | null {
       const jobs = [...waiting.values()];
       waiting.clear();
       for (const job of jobs) {
-        onPage(job.request).then(job.resolve, (error: unknown) =>
-          job.resolve({ unavailable: `the metered module did not load (${error instanceof Error ? error.message : String(error)})` }),
+        onPage(job.config).then(job.resolve, (error: unknown) =>
+          job.resolve({ unavailable: `the cost module did not load (${error instanceof Error ? error.message : String(error)})` }),
         );
       }
     });
@@ -47,14 +48,14 @@ function start(): Worker | null {
 }
 
 /** The program's costs, real-crate run and baseline, measured in a worker when one can run. */
-export function measureCosts(request: TraceRequest): Promise<CostsResult> {
+export function measureCosts(config: RunConfig): Promise<CostsResult> {
   if (worker === undefined) worker = typeof Worker === "function" ? start() : null;
   const w = worker;
-  if (!w) return onPage(request);
+  if (!w) return onPage(config);
   return new Promise((resolve) => {
     const id = nextId++;
-    waiting.set(id, { request, resolve });
-    const job: CostJob = { id, request };
+    waiting.set(id, { config, resolve });
+    const job: CostJob = { id, config };
     w.postMessage(job);
   });
 }

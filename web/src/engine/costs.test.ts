@@ -2,7 +2,7 @@
 // its compiled code executed, the slow part only where a slow path ran.
 import { describe, expect, it } from "vitest";
 import * as bumplab from "../../pkg/bumplab.js";
-import { loadEngineSync } from "./node";
+import { loadCostModuleSync, loadTraceModuleSync } from "./node";
 
 interface RawCost {
   wasm_instructions: number;
@@ -16,7 +16,7 @@ interface RawOp {
 }
 
 function rawTrace(source: string, allocator: string, target = "64"): { ops: RawOp[]; chunks: { created_by?: number }[] } {
-  loadEngineSync(); // initialises the module once
+  loadCostModuleSync(); // initialises the module once
   return JSON.parse(bumplab.traceProgram(source, allocator, target, undefined, undefined)) as {
     ops: RawOp[];
     chunks: { created_by?: number }[];
@@ -27,7 +27,7 @@ const PROGRAM = "a = alloc 1\nrepeat 20 {\n  x = alloc 64 align 8\n}\nfree x\nre
 
 describe("measured costs", () => {
   it("every op of every preset carries a cost", () => {
-    const names = loadEngineSync()
+    const names = loadTraceModuleSync()
       .allocators()
       .map((a) => a.name);
     for (const name of names) {

@@ -5,7 +5,7 @@
 // fails the last test.
 import { describe, expect, it } from "vitest";
 import * as bumplab from "../../pkg/bumplab.js";
-import { loadEngineSync } from "./node";
+import { loadCostModuleSync, loadTraceModuleSync } from "./node";
 
 interface RawOp {
   kind: string;
@@ -27,7 +27,7 @@ const TARGETS = ["wasm32", "64"] as const;
 type TargetName = (typeof TARGETS)[number];
 
 function trace(source: string, allocator: string, target: TargetName, capacity?: number, minAlign?: number): RawTrace {
-  loadEngineSync(); // initialises the module once
+  loadCostModuleSync(); // initialises the module once
   const r = JSON.parse(bumplab.traceProgram(source, allocator, target, capacity, minAlign)) as RawTrace & { error?: { message: string } };
   if (r.error) throw new Error(`${allocator} on ${target}: ${r.error.message}`);
   return r;
@@ -43,7 +43,7 @@ function fastPathBranches(allocator: string, target: TargetName, source = "a = a
 }
 
 function description(allocator: string): string {
-  const found = loadEngineSync()
+  const found = loadTraceModuleSync()
     .allocators()
     .find((a) => a.name === allocator);
   if (!found) throw new Error(`no allocator ${allocator}`);
@@ -167,7 +167,7 @@ describe("no number in a description goes unchecked", () => {
     bumpalo: ["48", "32", "448", "464"],
   };
   it("every number is a citation (a year or a version) or checked above", () => {
-    for (const info of loadEngineSync().allocators()) {
+    for (const info of loadTraceModuleSync().allocators()) {
       const text = info.description
         .replace(/\b\d+\.\d+\.\d+\b/g, "") // crate versions
         .replace(/\b(19|20)\d\d\b/g, "") // years of the cited articles

@@ -1,34 +1,37 @@
-// Node-only loaders for unit tests and the CLI: `init()` cannot fetch a file:
+// Node's loaders, for unit tests and the CLI: `init()` cannot fetch a file:
 // URL there, so each module is instantiated from its file's bytes, once.
-// The same faces as browser.ts: the lean module (loadTraceModuleSync) and the
-// metered one (loadCostModuleSync); loadEngineSync is the metered module's
-// full-JSON Engine, as before issue 7.
+// The same adapters as the page's (load.ts).
 
 import { readFileSync } from "node:fs";
-import * as bumplab from "../../pkg/bumplab.js";
+import * as costGlue from "../../pkg/bumplab.js";
 import * as traceGlue from "../../pkg-trace/bumplab_trace.js";
-import { adaptCostModule, adaptTraceModule, type CostModule, type TraceModule } from "./browser";
-import type { Engine } from "./facade";
+import { adaptCostModule, type CostModule } from "./costModule";
+import { adaptTraceModule, type TraceModule } from "./traceModule";
 
-let lean: TraceModule | undefined;
-let metered: CostModule | undefined;
+let trace: TraceModule | undefined;
+let cost: CostModule | undefined;
 
 export function loadTraceModuleSync(): TraceModule {
-  if (!lean) {
+  if (!trace) {
     traceGlue.initSync({ module: readFileSync(new URL("../../pkg-trace/bumplab_trace_bg.wasm", import.meta.url)) });
-    lean = adaptTraceModule(traceGlue);
+    trace = adaptTraceModule(traceGlue);
   }
-  return lean;
+  return trace;
 }
 
 export function loadCostModuleSync(): CostModule {
-  if (!metered) {
-    bumplab.initSync({ module: readFileSync(new URL("../../pkg/bumplab_bg.wasm", import.meta.url)) });
-    metered = adaptCostModule(bumplab);
+  if (!cost) {
+    costGlue.initSync({ module: readFileSync(new URL("../../pkg/bumplab_bg.wasm", import.meta.url)) });
+    cost = adaptCostModule(costGlue);
   }
-  return metered;
+  return cost;
 }
 
-export function loadEngineSync(): Engine {
-  return loadCostModuleSync().engine;
+/** A source file's text, from the files the modules were built from. */
+export function sourceTextSync(path: string): string | undefined {
+  try {
+    return readFileSync(new URL(`../../../${path}`, import.meta.url), "utf8");
+  } catch {
+    return undefined;
+  }
 }

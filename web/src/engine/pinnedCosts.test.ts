@@ -5,7 +5,7 @@
 // one of them to wasmtime's fuel.)
 import { describe, expect, it } from "vitest";
 import * as bumplab from "../../pkg/bumplab.js";
-import { loadEngineSync } from "./node";
+import { loadCostModuleSync, loadTraceModuleSync } from "./node";
 
 /** Every op kind, the fast path and (where a preset makes its chunk on demand) the slow one. */
 const PROGRAM = "a = alloc 1\nb = alloc u64\ncheckpoint s\nc = alloc 24 align 16\nrestore s\nb = realloc b 16\nfree b\nreset\n";
@@ -71,13 +71,13 @@ const count = (c: RawCost): Count =>
     : [c.wasm_instructions, c.wasm_branches];
 
 function trace(allocator: string, target: string): RawTrace {
-  loadEngineSync(); // initialises the module once
+  loadCostModuleSync(); // initialises the module once
   return JSON.parse(bumplab.traceProgram(PROGRAM, allocator, target, undefined, undefined)) as RawTrace;
 }
 
 describe("pinned costs", () => {
   it("covers every allocator", () => {
-    const names = loadEngineSync()
+    const names = loadTraceModuleSync()
       .allocators()
       .map((a) => a.name);
     expect(Object.keys(PINNED).sort()).toEqual([...names].sort());

@@ -3,7 +3,7 @@
 // real op is counted through its own measured root, like the model's ops.
 import { describe, expect, it } from "vitest";
 import * as bumplab from "../../pkg/bumplab.js";
-import { loadEngineSync } from "./node";
+import { loadCostModuleSync } from "./node";
 
 interface RawCost {
   wasm_instructions: number;
@@ -24,7 +24,7 @@ interface RawTrace {
 }
 
 function rawTrace(source: string, allocator: string, target = "wasm32"): RawTrace {
-  loadEngineSync(); // initialises the module once
+  loadCostModuleSync(); // initialises the module once
   return JSON.parse(bumplab.traceProgram(source, allocator, target, undefined, undefined)) as RawTrace;
 }
 

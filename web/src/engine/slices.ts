@@ -4,18 +4,12 @@
 // run it supersedes). Slices are sized by measured time, not by op count,
 // since an op's cost differs by preset and machine.
 
+import { parseProgramError } from "./errors";
+import type { TraceRunHandle } from "./traceModule";
 import type { ProgramError } from "./types";
 
-/** What the slicer needs of the wasm `TraceRun`. */
-export interface SteppableRun {
-  /** Runs up to `maxOps` more ops; true once finished or failed. */
-  advance(maxOps: number): boolean;
-  executed(): number;
-  /** Ops the program will run, known once parsed. */
-  total(): number;
-  /** JSON `{line, column, message}` once the run failed. */
-  error(): string | undefined;
-}
+/** What the slicer needs of the trace module's `TraceRun`. */
+export type SteppableRun = Pick<TraceRunHandle, "advance" | "executed" | "total" | "error">;
 
 export interface SliceOptions {
   /** Wall time one slice aims at, in ms (default 12: most of a 60 Hz frame). */
@@ -51,21 +45,6 @@ export function nextTask(): Promise<void> {
   });
 }
 
-function parseError(json: string | undefined): ProgramError {
-  try {
-    const v: unknown = JSON.parse(json ?? "");
-    if (typeof v === "object" && v !== null) {
-      const e = v as Record<string, unknown>;
-      if (typeof e["line"] === "number" && typeof e["column"] === "number" && typeof e["message"] === "string") {
-        return { line: e["line"], column: e["column"], message: e["message"] };
-      }
-    }
-  } catch {
-    // fall through: report what came back
-  }
-  return { line: 1, column: 1, message: `the engine failed without a readable error (${String(json)})` };
-}
-
 /** Ops for the next slice: the last slice's rate scaled to `sliceMs`, growing at most 4× at a time. */
 export function nextSliceOps(lastOps: number, lastMs: number, sliceMs: number): number {
   if (!(lastMs > 0)) return Math.min(MAX_SLICE_OPS, lastOps * 4);
@@ -89,7 +68,7 @@ export async function runInSlices(run: SteppableRun, options: SliceOptions = {})
     const finished = run.advance(ops);
     const ms = now() - t0;
     const error = run.error();
-    if (error !== undefined) return { kind: "failed", error: parseError(error) };
+    if (error !== undefined) return { kind: "failed", error: parseProgramError(error) };
     if (finished) return { kind: "done" };
     const ran = run.executed() - before;
     // An engine that neither ran an op nor finished would spin here for ever.

@@ -1,23 +1,23 @@
-// What views read instead of the JSON trace (issue 7): seven Uint32Array
-// columns of per-op facts (28 bytes an op), the statements, the chunks, stats
-// samples, and any op's full detail on demand. Built from a JSON trace
-// (`fromJson`: imports, the CLI, tests, the metered module) or from the lean
-// wasm module's run (`fromRun`), which keeps the detail in the engine and
-// returns it in constant time.
+// What views read of a run: the trace module's seven u32 columns per op (28
+// bytes an op), the statements, the chunks, stats samples, and any op's full
+// detail on demand, asked of the run (`fromRun`). The only representation of
+// a run on the page: the map, the stepper, compare columns, sweeps and the
+// unit tests all read this, from the same module. The cost module's numbers
+// are added by `withCosts`, indexed by op.
 //
 // A block is identified by the index of the op that placed it. After step k
 // (ops 0..k-1 ran) the block placed by op i is drawn when i < k and
 // gone_at[i] >= k; it is live when dead_at[i] >= k, else "freed" when op
 // dead_at[i] is a free and "leaked" when it is a realloc that moved it.
 
-import type { Baseline, ChunkInfo, Cost, Direction, Op, OpKind, ProgramError, RealRun, SourceName, Stats, Target, Trace, TraceResult } from "./types";
+import type { TraceRunHandle } from "./traceModule";
+import type { Baseline, ChunkInfo, Cost, Direction, Op, OpKind, ProgramError, RealRun, SourceName, Stats, Target } from "./types";
 
 /** "None" in the u32 columns (no chunk, never freed, never reclaimed). */
 export const NONE = 0xffffffff;
 
 /** Op kinds by their code in `meta` bits 0-2. */
 export const KINDS: readonly OpKind[] = ["alloc", "realloc", "free", "reset", "checkpoint", "restore"];
-const KIND_CODE: Record<OpKind, number> = { alloc: 0, realloc: 1, free: 2, reset: 3, checkpoint: 4, restore: 5 };
 
 export const META_KIND = 0x7;
 export const META_FAILED = 1 << 3;
@@ -25,6 +25,11 @@ export const META_MOVED = 1 << 4;
 export const META_PLACED = 1 << 5;
 export const META_ALIGN_SHIFT = 6;
 export const META_STMT_SHIFT = 10;
+/**
+ * The layout above as the trace module exports it (`columnLayout`): the
+ * adapter refuses a module that packs its columns differently.
+ */
+export const COLUMN_LAYOUT: readonly number[] = [META_KIND, META_FAILED, META_MOVED, META_PLACED, META_ALIGN_SHIFT, META_STMT_SHIFT, NONE];
 
 export interface StmtInfo {
   line: number;
@@ -71,17 +76,10 @@ export interface TraceView {
   readonly costsUnavailable?: string;
   /** Costs are being measured on the metered module and will replace this view. */
   readonly costsPending?: boolean;
-  /** The JSON trace the view was built from (fromJson only): what export writes. */
-  readonly json?: Trace;
 }
 
 /** A traced program as views take it: its view, or its error. */
 export type ViewResult = { ok: true; trace: TraceView } | { ok: false; error: ProgramError };
-
-/** The engine's JSON result as a view result (the view memoised per trace). */
-export function viewResult(r: TraceResult): ViewResult {
-  return r.ok ? { ok: true, trace: fromJson(r.trace) } : r;
-}
 
 // ---- Accessors --------------------------------------------------------------
 
@@ -226,258 +224,10 @@ function checkIndex(length: number, i: number): void {
   if (!Number.isInteger(i) || i < 0 || i >= length) throw new RangeError(`op ${i} is not in the trace (0..${length - 1})`);
 }
 
-// ---- From the JSON trace ----------------------------------------------------
+// ---- From a run of the trace module --------------------------------------------
 
-const sat = (n: number | undefined): number => (n === undefined || !(n > 0) ? 0 : Math.min(Math.trunc(n), NONE));
-
-function log2Align(align: number | undefined): number {
-  if (align === undefined || !(align > 1)) return 0;
-  return Math.min(15, Math.round(Math.log2(align)));
-}
-
-const viewOfJson = new WeakMap<Trace, TraceView>();
-
-/** A view over a JSON trace: columns built in one pass; `op(i)` is the stored op. Memoised per trace. */
-export function fromJson(trace: Trace): TraceView {
-  const known = viewOfJson.get(trace);
-  if (known) return known;
-  const ops = trace.ops;
-  const n = ops.length;
-  const cols: OpColumns = {
-    meta: new Uint32Array(n),
-    chunk: new Uint32Array(n).fill(NONE),
-    offset: new Uint32Array(n),
-    size: new Uint32Array(n),
-    padding: new Uint32Array(n),
-    dead_at: new Uint32Array(n).fill(NONE),
-    gone_at: new Uint32Array(n).fill(NONE),
-  };
-  const stmts: StmtInfo[] = [];
-  const stmtKeys = new Map<string, number>();
-  const byId = new Map(trace.chunks.map((c) => [c.id, c]));
-  for (let i = 0; i < n; i++) {
-    const op = ops[i] as Op;
-    const key = `${op.line}:${op.column}:${op.kind}:${op.block ?? ""}`;
-    let stmt = stmtKeys.get(key);
-    if (stmt === undefined) {
-      stmt = stmts.length;
-      stmts.push({ line: op.line, column: op.column, kind: op.kind, ...(op.block !== undefined ? { block: op.block } : {}) });
-      stmtKeys.set(key, stmt);
-    }
-    const isPlacing = (op.kind === "alloc" || op.kind === "realloc") && !op.failed && op.address !== undefined;
-    let meta = KIND_CODE[op.kind] ?? 0;
-    if (op.failed) meta |= META_FAILED;
-    if (op.kind === "realloc" && op.moved === true && !op.failed) meta |= META_MOVED;
-    if (isPlacing) meta |= META_PLACED;
-    meta |= log2Align(op.align) << META_ALIGN_SHIFT;
-    cols.meta[i] = (meta | (stmt << META_STMT_SHIFT)) >>> 0;
-    cols.size[i] = sat(op.size);
-    cols.padding[i] = sat(op.padding);
-    if (isPlacing && op.address !== undefined) {
-      const chunk = op.chunk !== undefined ? byId.get(op.chunk) : undefined;
-      if (chunk) {
-        cols.chunk[i] = chunk.id;
-        cols.offset[i] = sat(op.address - chunk.start);
-      } else {
-        cols.offset[i] = sat(op.address);
-      }
-    }
-    // What this op does to earlier blocks (as the map has always drawn them).
-    const target = op.target_op;
-    if (target !== undefined && target !== i && target >= 0 && target < i) {
-      if (op.kind === "free" || (op.kind === "realloc" && !op.failed && op.address !== undefined)) {
-        if (cols.dead_at[target] === NONE) cols.dead_at[target] = i;
-      }
-      if (op.kind === "realloc" && !op.failed && op.address !== undefined && op.moved === false) {
-        if (cols.gone_at[target] === NONE) cols.gone_at[target] = i;
-      }
-    }
-    for (const id of op.reclaimed ?? []) {
-      if (id >= 0 && id < i && cols.gone_at[id] === NONE) cols.gone_at[id] = i;
-    }
-  }
-  const statsEvery = statsEveryFor(n);
-  const samples: Stats[] = [];
-  for (let i = 0; i < n; i += statsEvery) samples.push((ops[i] as Op).stats);
-  if (n > 0 && (n - 1) % statsEvery !== 0) samples.push((ops[n - 1] as Op).stats);
-  const metered = ops.some((o) => o.cost !== undefined);
-  let used: ((i: number) => readonly ChunkUsed[]) | undefined;
-  const view: TraceView = {
-    version: trace.version,
-    allocator: trace.allocator,
-    target: trace.target,
-    direction: trace.direction,
-    source: trace.source,
-    source_path: trace.source_path,
-    chunks: trace.chunks,
-    stmts,
-    length: n,
-    cols,
-    statsEvery,
-    samples,
-    op(i) {
-      checkIndex(n, i);
-      return ops[i] as Op;
-    },
-    chunksUsed(i) {
-      checkIndex(n, i);
-      used ??= usedDeriver(trace, cols);
-      return used(i);
-    },
-    ...(metered ? { costs: ops.map((o) => o.cost) } : {}),
-    ...(trace.real !== undefined ? { real: trace.real } : {}),
-    ...(trace.baseline !== undefined ? { baseline: trace.baseline } : {}),
-    json: trace,
-  };
-  viewOfJson.set(trace, view);
-  return view;
-}
-
-// The JSON trace has no used extents: they are derived as the map always
-// derived them. Only the current chunk's bump pointer is in an op; another
-// live chunk is used up to the pointer it had when it was last current (unless
-// a reset or restore rewound it since) and at least to the far edge of the
-// blocks it still holds. One pass records the current chunk and pointer after
-// every op; the pointers each chunk last had are snapshotted every SNAP ops,
-// so an op's extents cost at most SNAP steps plus its chunks' blocks.
-
-const SNAP = 1024;
-
-function usedDeriver(trace: Trace, cols: OpColumns): (i: number) => readonly ChunkUsed[] {
-  const ops = trace.ops;
-  const n = ops.length;
-  const down = trace.direction === "down";
-  const contains = (c: ChunkInfo, a: number): boolean => a >= c.start && a <= c.start + c.capacity;
-  const aliveAfter = (c: ChunkInfo, step: number): boolean =>
-    (c.created_by === undefined || c.created_by < step) && (c.freed_by === undefined || c.freed_by >= step);
-  const origin = (c: ChunkInfo): number => (down ? c.start + c.capacity : c.start);
-  const usedFrom = (c: ChunkInfo, ptr: number): number =>
-    Math.min(Math.max(0, down ? c.start + c.capacity - ptr : ptr - c.start), c.capacity);
-
-  // Chunks change only at the ops that create or free one.
-  const changes = new Set<number>();
-  for (const c of trace.chunks) {
-    if (c.created_by !== undefined) changes.add(c.created_by);
-    if (c.freed_by !== undefined) changes.add(c.freed_by);
-  }
-  const current = new Int32Array(n).fill(-1);
-  const pointer = new Float64Array(n).fill(NaN);
-  /** 1 where the op left a bump pointer in the current chunk (the walk records it for that chunk). */
-  const hasPtr = new Uint8Array(n);
-  const snaps: Map<number, number>[] = [];
-  const recorded = new Map<number, number>();
-  let alive = trace.chunks.filter((c) => aliveAfter(c, 0));
-  let lastChunk: number | undefined;
-  let ptr: number | undefined;
-  for (let i = 0; i < n; i++) {
-    if (i % SNAP === 0) snaps.push(new Map(recorded));
-    const op = ops[i] as Op;
-    if (op.chunk !== undefined && !op.failed) lastChunk = op.chunk;
-    if (op.kind === "reset" || op.kind === "restore") recorded.clear();
-    if (changes.has(i) || i === 0) alive = trace.chunks.filter((c) => aliveAfter(c, i + 1));
-    if (op.bump_ptr !== undefined) ptr = op.bump_ptr;
-    else if (ptr !== undefined && !alive.some((c) => contains(c, ptr as number))) ptr = undefined;
-    const cur = pickCurrent(alive, ptr, lastChunk, contains);
-    if (cur) {
-      current[i] = cur.id;
-      if (ptr !== undefined) {
-        recorded.set(cur.id, ptr);
-        pointer[i] = ptr;
-        hasPtr[i] = 1;
-      } else {
-        pointer[i] = origin(cur);
-      }
-    }
-  }
-  // The ops that placed a block in each chunk, in order.
-  const placedIn = new Map<number, number[]>();
-  for (let i = 0; i < n; i++) {
-    const c = cols.chunk[i] as number;
-    if (c === NONE || ((cols.meta[i] as number) & META_PLACED) === 0) continue;
-    let list = placedIn.get(c);
-    if (!list) placedIn.set(c, (list = []));
-    list.push(i);
-  }
-  const cache = new Lru<number, readonly ChunkUsed[]>(16);
-  return (i) => {
-    const hit = cache.get(i);
-    if (hit) return hit;
-    const step = i + 1;
-    const last = new Map(snaps[Math.floor(i / SNAP)]);
-    for (let j = Math.floor(i / SNAP) * SNAP; j <= i; j++) {
-      const kind = (ops[j] as Op).kind;
-      if (kind === "reset" || kind === "restore") last.clear();
-      const c = current[j] as number;
-      if (c >= 0 && hasPtr[j] === 1) last.set(c, pointer[j] as number);
-    }
-    const out: ChunkUsed[] = [];
-    for (const chunk of trace.chunks) {
-      if (!aliveAfter(chunk, step)) continue;
-      let used: number;
-      if (chunk.id === current[i]) {
-        used = usedFrom(chunk, pointer[i] as number);
-      } else {
-        const p = last.get(chunk.id);
-        used = Math.max(p !== undefined ? usedFrom(chunk, p) : 0, extent(chunk, placedIn.get(chunk.id), step));
-      }
-      out.push(down ? { id: chunk.id, lo: chunk.start + chunk.capacity - used, hi: chunk.start + chunk.capacity } : { id: chunk.id, lo: chunk.start, hi: chunk.start + used });
-    }
-    cache.set(i, out);
-    return out;
-  };
-
-  /** Bytes from the chunk's origin to the far edge of the blocks it holds after `step` ops. */
-  function extent(chunk: ChunkInfo, placers: readonly number[] | undefined, step: number): number {
-    let used = 0;
-    for (const b of placers ?? []) {
-      if (b >= step) break;
-      if ((cols.gone_at[b] as number) < step) continue;
-      const address = chunk.start + (cols.offset[b] as number);
-      const size = (ops[b] as Op).size ?? 0;
-      const padding = cols.padding[b] as number;
-      const paddingStart = down ? address + size : address - padding;
-      const low = Math.min(address, paddingStart);
-      const high = Math.max(address + size, paddingStart + padding);
-      used = Math.max(used, down ? chunk.start + chunk.capacity - low : high - chunk.start);
-    }
-    return Math.min(Math.max(0, used), chunk.capacity);
-  }
-}
-
-/**
- * The chunk the bump pointer is in: the live chunk containing it; if several
- * do (chunks back to back), the one the latest block went into; if none does,
- * the latest block's chunk, else the newest live chunk.
- */
-function pickCurrent(
-  alive: readonly ChunkInfo[],
-  ptr: number | undefined,
-  lastChunk: number | undefined,
-  contains: (c: ChunkInfo, a: number) => boolean,
-): ChunkInfo | undefined {
-  if (alive.length === 0) return undefined;
-  const byLast = alive.find((c) => c.id === lastChunk);
-  if (ptr === undefined) return byLast ?? alive[0];
-  const containing = alive.filter((c) => contains(c, ptr));
-  if (containing.length === 1) return containing[0];
-  if (containing.length > 1) return containing.find((c) => c.id === lastChunk) ?? containing[containing.length - 1];
-  return byLast ?? alive[alive.length - 1];
-}
-
-// ---- From the lean module's run ---------------------------------------------
-
-/** What `fromRun` needs of the lean module's `TraceRun` (crates/trace-wasm). */
-export interface TraceRunLike {
-  column(which: ColumnName): Uint32Array;
-  /** 9 numbers per sample, in Stats field order. */
-  statsSamples(): Float64Array;
-  /** JSON {version, allocator, target, direction, source, source_path, stmts, stats_every}. */
-  header(): string;
-  /** JSON [ChunkInfo]. */
-  chunks(): string;
-  /** JSON {"op": Op, "chunks_used": [{id, lo, hi}]}. */
-  detail(i: number): string;
-}
+/** What `fromRun` reads of a trace module's `TraceRun`. */
+export type TraceRunLike = Pick<TraceRunHandle, "column" | "statsSamples" | "header" | "chunks" | "detail">;
 
 interface RunHeader {
   version: number;

@@ -181,6 +181,8 @@ export interface Trace {
   source: SourceName;
   /** Its path from the repository root. */
   source_path: string;
+  /** What ran: the program and the preset's settings (absent: the preset's default). */
+  program: { text: string; capacity?: number; min_align?: number };
   chunks: ChunkInfo[];
   ops: Op[];
   /** wasm32 traces of bumpalo/bump-scope: the real crate's run alongside the model. */

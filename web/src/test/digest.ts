@@ -1,20 +1,23 @@
 // What a share link must keep reproducing: the layout the reader saw. The
 // digest covers the chunks and where each op put its block, not the event
 // wording or the measured costs, which may improve without changing what a
-// link shows (tests/share-corpus/v1.json pins these digests).
+// link shows (tests/share-corpus/v1.json pins these digests). Test code:
+// the runs are the page's, on the trace module.
 
-import type { Engine } from "../engine/facade";
-import type { Trace } from "../engine/types";
-import type { SharedState } from "./link";
+import { opAt, type TraceView } from "../engine/traceView";
+import type { Op } from "../engine/types";
+import type { SharedState } from "../share/link";
+import { viewResult } from "./runs";
 
-/** The drawn facts of a trace, in a fixed key order. */
-export function layoutOf(trace: Trace): unknown {
+/** The drawn facts of a run, in a fixed key order. */
+export function layoutOf(trace: TraceView): unknown {
+  const ops = Array.from({ length: trace.length }, (_, i) => opAt(trace, i) as Op);
   return {
     allocator: trace.allocator,
     target: trace.target,
     direction: trace.direction,
     chunks: trace.chunks.map((c) => [c.id, c.start, c.capacity, c.header, c.footer, c.created_by ?? null, c.freed_by ?? null]),
-    ops: trace.ops.map((o) => [
+    ops: ops.map((o) => [
       o.index,
       o.kind,
       o.block ?? null,
@@ -36,20 +39,14 @@ export async function sha256Hex(text: string): Promise<string> {
 }
 
 /** One digest per configuration the state shows: the main one, then each compare column. */
-export async function stateDigests(engine: Engine, state: SharedState): Promise<string[]> {
+export async function stateDigests(state: SharedState): Promise<string[]> {
   const configs = [
     { allocator: state.allocator, target: state.target, capacity: state.capacity, minAlign: state.minAlign },
     ...(state.compare ?? []),
   ];
   const digests: string[] = [];
   for (const c of configs) {
-    const r = engine.trace({
-      source: state.source,
-      allocator: c.allocator,
-      target: c.target,
-      capacity: c.capacity ?? undefined,
-      minAlign: c.minAlign ?? undefined,
-    });
+    const r = viewResult({ ...c, source: state.source });
     digests.push(r.ok ? await sha256Hex(JSON.stringify(layoutOf(r.trace))) : `error: ${r.error.message}`);
   }
   return digests;

@@ -1,0 +1,39 @@
+// What a call into a wasm module that threw becomes. A Rust panic in the
+// module is a trap (`WebAssembly.RuntimeError: unreachable`), whose own
+// message says little; the panic's message, when the module kept it
+// (`lastPanic`), says what went wrong. After a trap the instance's memory is
+// whatever the panic left: the page must load a fresh instance before
+// tracing again. Both modules' adapters and the cost worker say it this way.
+
+import type { ProgramError } from "./types";
+
+export function internalError(thrown: unknown, lastPanic: (() => string | undefined) | undefined): ProgramError {
+  let panic: string | undefined;
+  try {
+    panic = lastPanic?.();
+  } catch {
+    // The trapped instance cannot even say why: report the trap itself.
+  }
+  const what = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+  return {
+    line: 1,
+    column: 1,
+    message: `internal error: ${panic ?? what} (this is a bug in Bump Lab, not in the program: reload the page before tracing again)`,
+  };
+}
+
+/** `{line, column, message}` from the modules' error JSON, or a description of what came back. */
+export function parseProgramError(json: string | undefined): ProgramError {
+  try {
+    const v: unknown = JSON.parse(json ?? "");
+    if (typeof v === "object" && v !== null) {
+      const e = v as Record<string, unknown>;
+      if (typeof e["line"] === "number" && typeof e["column"] === "number" && typeof e["message"] === "string") {
+        return { line: e["line"], column: e["column"], message: e["message"] };
+      }
+    }
+  } catch {
+    // fall through: report what came back
+  }
+  return { line: 1, column: 1, message: `the engine failed without a readable error (${String(json)})` };
+}

@@ -1,0 +1,60 @@
+// A run of the trace module, from its configuration to the view the page
+// reads: in time-sized slices on the page (slices.ts), or to its end at once
+// where nothing waits on it (Node: tests, the CLI).
+
+import type { RunConfig } from "./config";
+import { runInSlices, type SliceOptions } from "./slices";
+import { fromRun, type TraceView } from "./traceView";
+import type { TraceModule, TraceRunHandle } from "./traceModule";
+import type { ProgramError } from "./types";
+
+export type TraceOutcome = { kind: "done"; view: TraceView; run: TraceRunHandle } | { kind: "failed"; error: ProgramError } | { kind: "cancelled" };
+
+/**
+ * Runs `config` to its end in slices (about a frame each, `onProgress`
+ * between them, `signal` cancels), then gives its view. A program that
+ * finishes in the first slice resolves without yielding to the event loop.
+ * "done": the view reads op details from `run`; free it when the view is
+ * replaced (failed and cancelled runs are freed here).
+ */
+export async function traceInSlices(module: TraceModule, config: RunConfig, options: SliceOptions = {}): Promise<TraceOutcome> {
+  let run: TraceRunHandle;
+  try {
+    run = module.startRun(config);
+  } catch (e) {
+    return { kind: "failed", error: module.internalError(e) };
+  }
+  try {
+    const outcome = await runInSlices(run, options);
+    if (outcome.kind !== "done") {
+      run.free();
+      return outcome;
+    }
+    return { kind: "done", view: fromRun(run), run };
+  } catch (e) {
+    run.free();
+    return { kind: "failed", error: module.internalError(e) };
+  }
+}
+
+export type TracedNow = { ok: true; view: TraceView; run: TraceRunHandle } | { ok: false; error: ProgramError };
+
+/** Runs `config` to its end in one go (free `run` when done with the view). */
+export function traceNow(module: TraceModule, config: RunConfig): TracedNow {
+  let run: TraceRunHandle | undefined;
+  try {
+    run = module.startRun(config);
+    while (!run.advance(1 << 20)) {
+      // one slice after another until the run is over
+    }
+    const error = run.error();
+    if (error !== undefined) {
+      run.free();
+      return { ok: false, error: JSON.parse(error) as ProgramError };
+    }
+    return { ok: true, view: fromRun(run), run };
+  } catch (e) {
+    run?.free();
+    return { ok: false, error: module.internalError(e) };
+  }
+}
