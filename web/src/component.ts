@@ -15,13 +15,13 @@
 
 import appStyles from "./styles.css?inline";
 import playerStyles from "./embed.css?inline";
-import { loadTraceModule } from "./engine/browser";
+import { loadTraceModule } from "./engine/load";
 import type { Target } from "./engine/types";
 import { standaloneSvg, svgFileText } from "./share/export";
 import { decodeShare, parseCompare, type SharedState } from "./share/link";
 import { parseViews, startPlayer, type Player } from "./share/player";
 import { parseTheme, setTheme } from "./share/theme";
-import { DEFAULT_PROGRAM } from "./state/reducer";
+import { DEFAULT_CONFIG } from "./model/generators";
 
 /** styles.css written for a shadow root: its :root rules apply to the host. */
 export function shadowCss(css: string): string {
@@ -138,7 +138,7 @@ export class BumpLabElement extends HTMLElement {
 
   /** The state the attributes describe: a share link, then each attribute over it. */
   async #state(): Promise<SharedState | string> {
-    let state: SharedState = { source: DEFAULT_PROGRAM, allocator: "fitzgen-down", target: "64", capacity: null, minAlign: null, step: 0, compare: null };
+    let state: SharedState = { ...DEFAULT_CONFIG, step: 0, compare: null };
     const link = this.getAttribute("link");
     if (link) {
       const decoded = await decodeShare(link);

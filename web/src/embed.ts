@@ -4,21 +4,13 @@
 
 import "./styles.css";
 import "./embed.css";
-import { loadTraceModule } from "./engine/browser";
+import { loadTraceModule } from "./engine/load";
 import { decodeShare, type SharedState } from "./share/link";
 import { parseViews, startPlayer } from "./share/player";
 import { parseHostMessage, parseTheme, resizeMessage, setTheme } from "./share/theme";
-import { DEFAULT_PROGRAM } from "./state/reducer";
+import { DEFAULT_CONFIG } from "./model/generators";
 
-const DEFAULT_STATE: SharedState = {
-  source: DEFAULT_PROGRAM,
-  allocator: "fitzgen-down",
-  target: "64",
-  capacity: null,
-  minAlign: null,
-  step: 0,
-  compare: null,
-};
+const DEFAULT_STATE: SharedState = { ...DEFAULT_CONFIG, step: 0, compare: null };
 
 /** A height in CSS pixels from a URL parameter, within what an embed can sensibly be. */
 function parseHeight(text: string | null): number | null {
@@ -80,9 +72,8 @@ async function main(): Promise<void> {
   if (step !== null && /^\d{1,9}$/.test(step)) state = { ...state, step: Number(step) };
   const views = params.has("views") ? parseViews(params.get("views")) : parseViews((state.views ?? []).join(","));
 
-  // The lean module only: the player fetches the metered one itself when its views read costs.
-  const lean = await loadTraceModule();
-  const player = startPlayer(lean, root, state, {
+  // The trace module only: the player fetches the cost module itself when its views read costs.
+  const player = startPlayer(await loadTraceModule(), root, state, {
     controls: flag(params.get("controls"), true),
     views,
     appUrl: new URL("index.html", location.href).href.replace(/[?#].*$/, ""),

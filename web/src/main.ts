@@ -1,6 +1,6 @@
 import "./styles.css";
 import { findMounts, startApp } from "./app";
-import { loadTraceModule } from "./engine/browser";
+import { loadTraceModule } from "./engine/load";
 import { applyTheme, storedTheme } from "./views/theme";
 
 // The stored theme first, so the page does not flash the system's while the engine loads.

@@ -1,21 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { MAX_COST_OPS, needsCosts, overCostCap, parseViews, tracingText } from "./player";
+import { overCostCap } from "../controller/costs";
+import { loadTraceModuleSync } from "../engine/node";
+import { needsCosts, parseViews, tracingText } from "./player";
 
 describe("the player's costs and status", () => {
-  it("loads the metered module only for the cost view or compare columns", () => {
+  it("loads the cost module only for the cost view or compare columns", () => {
     expect(needsCosts(parseViews(""), false)).toBe(false);
     expect(needsCosts(parseViews("code,stats"), false)).toBe(false);
     expect(needsCosts(parseViews("code, COST"), false)).toBe(true);
     expect(needsCosts(parseViews(""), true)).toBe(true);
   });
 
-  it("says why a run over the metered module's cap has no costs, and nothing up to it", () => {
-    expect(MAX_COST_OPS).toBe(100_000);
-    expect(overCostCap(0)).toBeUndefined();
-    expect(overCostCap(100_000)).toBeUndefined();
-    expect(overCostCap(100_002)).toBe(
-      "the program runs 100,002 ops and costs are measured for at most 100,000 (the metered module's full trace): lower a repeat count to see them",
-    );
+  it("says why a run over the cost module's cap has no costs, and nothing up to it", () => {
+    // The cap is the cost module's full trace's (crates/core), as the trace module reports it.
+    const cap = loadTraceModuleSync().maxCostedOps;
+    expect(cap).toBe(100_000);
+    expect(overCostCap(0, cap)).toBeUndefined();
+    expect(overCostCap(100_000, cap)).toBeUndefined();
+    expect(overCostCap(100_002, cap)).toBe("costs are measured for programs of up to 100,000 ops, and this one runs 100,002: lower a repeat count to see them");
   });
 
   it("counts the ops traced so far in the status line", () => {

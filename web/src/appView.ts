@@ -1,0 +1,287 @@
+// What the app draws, from its state and the controllers' results: the
+// editor and the header's controls, then one of the three modes (the single
+// view of one run, compare's columns, the sweep's chart), the lesson's
+// narration and the predict question. A function of (state, what the
+// controllers hold); the only effects are the handlers it is given.
+
+import type { RunConfig } from "./engine/config";
+import { sourceShown, type SourceLookup } from "./engine/sourceTexts";
+import type { TraceView } from "./engine/traceView";
+import type { AllocatorInfo, Trace } from "./engine/types";
+import { clampStep } from "./model/blocks";
+import type { CompareColumn, CompareConfig } from "./model/compare";
+import { opCostSummary } from "./model/costs";
+import { currentOp, microIndex } from "./model/describe";
+import { LESSONS, lessonById } from "./model/lessons";
+import { narrationAt, predictsNext, type Narration } from "./model/narration";
+import type { SweepResult, SweepSetup, SweepSpec } from "./model/sweep";
+import { caseForOp, X86_REFERENCE } from "./model/x86";
+import type { Action, AppState } from "./state/reducer";
+import { sharedOf } from "./state/shareSync";
+import { renderCodeView } from "./views/codeView";
+import { renderCompare } from "./views/compare";
+import { renderCostView } from "./views/costView";
+import { h } from "./views/dom";
+import { renderEditor } from "./views/editor";
+import { renderNarration } from "./views/narration";
+import { renderOpDetails } from "./views/opDetails";
+import { renderPredict } from "./views/predict";
+import { renderRun, renderRunStepper } from "./views/runView";
+import { renderSharePanel } from "./views/sharePanel";
+import { renderStats } from "./views/stats";
+import { renderSweep } from "./views/sweep";
+import { renderThemeToggle } from "./views/theme";
+import { renderX86Table } from "./views/x86Table";
+
+/** docs/trace-format.md's "Cost" section, rendered as a page of its own (scripts/vite-docs.mjs). */
+const COST_DOCS = "docs/trace-format.html#cost";
+
+export interface Mounts {
+  editor: HTMLElement;
+  mapSummary: HTMLElement;
+  map: HTMLElement;
+  stepper: HTMLElement;
+  stats: HTMLElement;
+  cost: HTMLElement;
+  x86: HTMLElement;
+  opDetails: HTMLElement;
+  code: HTMLElement;
+  theme: HTMLElement;
+  compare: HTMLElement;
+  compareButton: HTMLElement;
+  /** The sweep view, in place of the single map and cost panels. */
+  sweep: HTMLElement;
+  sweepButton: HTMLElement;
+  /** The map's legend: nothing on a sweep's chart is a block. */
+  mapLegend: HTMLElement;
+  /** Messages that are not the program's error (a share link that did not open). */
+  notice: HTMLElement;
+  narration: HTMLElement;
+  predict: HTMLElement;
+  share: HTMLElement;
+  predictButton: HTMLElement;
+  /** Shown only in the single view: compare mode draws its own maps and costs. */
+  costPanel: HTMLElement;
+  details: HTMLElement;
+}
+
+const IDS: Record<keyof Mounts, string> = {
+  editor: "editor",
+  mapSummary: "map-summary",
+  map: "memory-map",
+  stepper: "stepper",
+  stats: "stats",
+  cost: "cost-view",
+  x86: "x86-reference",
+  opDetails: "op-details",
+  code: "code-view",
+  theme: "theme-toggle",
+  compare: "compare",
+  compareButton: "compare-button",
+  sweep: "sweep",
+  sweepButton: "sweep-button",
+  mapLegend: "map-legend",
+  notice: "notice",
+  narration: "narration",
+  share: "share-panel",
+  predict: "predict",
+  predictButton: "predict-button",
+  costPanel: "cost-panel",
+  details: "detail-grid",
+};
+
+export function findMounts(): Mounts {
+  const out = {} as Mounts;
+  for (const [key, id] of Object.entries(IDS) as [keyof Mounts, string][]) {
+    const el = document.getElementById(id);
+    if (!el) throw new Error(`#${id} is missing from index.html`);
+    out[key] = el;
+  }
+  return out;
+}
+
+/** What the controllers hold that the app draws. */
+export interface AppViewContext {
+  allocators: readonly AllocatorInfo[];
+  narrations: (source: string) => ReadonlyMap<number, Narration>;
+  lines: (source: string) => readonly string[];
+  source: (file: string) => SourceLookup;
+  sourcePath: (file: string) => string | undefined;
+  animate: () => boolean;
+  columns: (source: string, configs: readonly CompareConfig[]) => CompareColumn[] | null;
+  sweep: { running: { done: number; total: number } | null; result: SweepResult | null };
+  sweepBase: RunConfig;
+  dispatch: (a: Action) => void;
+  onImportTrace: (text: string) => Promise<string>;
+  onExportTrace: () => Promise<Trace | string>;
+  onSweepRun: (spec: SweepSpec, setup: SweepSetup) => void;
+  onSweepCancel: () => void;
+}
+
+/** The lesson's narration for the op in view, and the predict question for the next op. */
+function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, ctx: AppViewContext): void {
+  const narr = ctx.narrations(s.tracedSource);
+  const narration = narrationAt(trace, step, narr);
+  const lesson = s.lesson !== null ? (lessonById(s.lesson) ?? null) : null;
+  // A sweep has no op in view to narrate. Mounts are emptied when unused, so their live regions go too.
+  if (s.sweep === null && (lesson || (narration && !s.narrationHidden))) {
+    renderNarration(m.narration, { narration, lesson }, { onExitLesson: () => ctx.dispatch({ type: "exitLesson" }) });
+  } else if (m.narration.firstChild) m.narration.replaceChildren();
+  const asking = s.compare === null && s.sweep === null && (s.predict || predictsNext(trace, step, narr)) && step < trace.length;
+  m.predict.hidden = !asking;
+  m.predictButton.setAttribute("aria-pressed", s.predict ? "true" : "false");
+  if (asking) {
+    renderPredict(
+      m.predict,
+      { trace, step, guess: s.guess, revealed: s.revealed },
+      {
+        onGuess: (address) => ctx.dispatch({ type: "guess", address }),
+        onReveal: () => ctx.dispatch({ type: "reveal" }),
+        onNext: () => ctx.dispatch({ type: "predictNext" }),
+      },
+    );
+  } else if (m.predict.firstChild) m.predict.replaceChildren();
+}
+
+/** Shows one mode's mounts and hides the others'. */
+function showMode(m: Mounts, mode: "single" | "compare" | "sweep"): void {
+  m.sweep.hidden = mode !== "sweep";
+  m.compare.hidden = mode !== "compare";
+  // A sweep is of whole programs: no step to move, no blocks to key.
+  m.stepper.hidden = mode === "sweep";
+  m.mapLegend.hidden = mode === "sweep";
+  // While comparing or sweeping, the view's own close button (and Escape) leaves: one control, one name.
+  m.compareButton.hidden = mode === "compare";
+  m.sweepButton.hidden = mode === "sweep";
+  for (const el of [m.mapSummary, m.map, m.stats, m.costPanel, m.details]) el.hidden = mode !== "single";
+  // Dropped, not hidden: their live regions must not linger.
+  if (mode !== "sweep" && m.sweep.firstChild) m.sweep.replaceChildren();
+  if (mode !== "compare" && m.compare.firstChild) m.compare.replaceChildren();
+}
+
+function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewContext): void {
+  const step = clampStep(trace, s.step);
+  const op = currentOp(trace, step);
+  renderRun(
+    m,
+    { stats: renderStats, cost: renderCostView, code: renderCodeView },
+    {
+      state: s,
+      trace,
+      narration: s.narrationHidden ? null : narrationAt(trace, step, ctx.narrations(s.tracedSource)),
+      sourceLines: ctx.lines(s.tracedSource),
+      animate: ctx.animate(),
+      micro: true,
+      docsHref: COST_DOCS,
+      source: (file) => ({ path: ctx.sourcePath(file) ?? (file === trace.source ? trace.source_path : file), text: sourceShown(ctx.source(file)) }),
+    },
+    ctx.dispatch,
+  );
+  // The preset's minimum alignment: the one chosen, else its default (none: no such setting).
+  const minAlign = s.minAlign ?? ctx.allocators.find((a) => a.name === trace.allocator)?.minAligns[0];
+  renderX86Table(m.x86, { reference: X86_REFERENCE, preset: trace.allocator, currentCase: caseForOp(trace, step, minAlign) });
+  renderOpDetails(m.opDetails, {
+    op,
+    sourceLine: op ? (ctx.lines(s.tracedSource)[op.line - 1] ?? null) : null,
+    cost: op ? opCostSummary(trace, op) : null,
+    micro: microIndex(op, s.micro),
+  });
+}
+
+export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
+  const { dispatch } = ctx;
+  const op = s.trace ? currentOp(s.trace, s.step) : undefined;
+  renderEditor(
+    m.editor,
+    {
+      config: s,
+      allocators: ctx.allocators,
+      error: s.error,
+      currentLine: op && s.source === s.tracedSource ? op.line : null,
+      lessons: LESSONS.map(({ id, title, summary }) => ({ id, title, summary })),
+    },
+    {
+      onConfigure: (config) => dispatch({ type: "configure", config }),
+      onLesson: (id) => {
+        const lesson = lessonById(id);
+        if (lesson) dispatch({ type: "startLesson", lesson: { id: lesson.id, config: lesson.config } });
+      },
+    },
+  );
+  renderThemeToggle(m.theme, s.theme, (theme) => dispatch({ type: "setTheme", theme }));
+  renderSharePanel(m.share, { state: sharedOf(s), trace: s.trace }, { onImportTrace: ctx.onImportTrace, onExportTrace: ctx.onExportTrace });
+  const trace = s.trace;
+  if (!trace) return;
+  const step = clampStep(trace, s.step);
+  // Compare columns run different code: the single view's micro-step would mislead.
+  renderRunStepper(m.stepper, s, trace, s.compare === null, dispatch);
+  renderLearning(m, s, trace, step, ctx);
+  if (s.sweep !== null) {
+    showMode(m, "sweep");
+    renderSweep(
+      m.sweep,
+      { allocators: ctx.allocators, base: ctx.sweepBase, setup: s.sweep, running: ctx.sweep.running, result: ctx.sweep.result },
+      {
+        onRun: ctx.onSweepRun,
+        onCancel: ctx.onSweepCancel,
+        onOpen: (config) => dispatch({ type: "openConfig", config }),
+        onClose: () => dispatch({ type: "closeSweep" }),
+      },
+    );
+  } else if (s.compare !== null) {
+    showMode(m, "compare");
+    // Until the columns are traced (a few ms) the mount keeps what it showed.
+    const columns = ctx.columns(s.tracedSource, s.compare);
+    if (!columns) return;
+    renderCompare(
+      m.compare,
+      {
+        allocators: ctx.allocators,
+        columns,
+        step: s.step,
+        animate: ctx.animate(),
+        sourceLines: ctx.lines(s.tracedSource),
+      },
+      {
+        onSeek: (to) => dispatch({ type: "seek", step: to }),
+        onConfigs: (configs) => dispatch({ type: "setCompare", configs }),
+        onExit: () => dispatch({ type: "exitCompare" }),
+      },
+    );
+  } else {
+    showMode(m, "single");
+    renderSingle(m, s, trace, ctx);
+  }
+}
+
+/** A message above the page that is not the program's error, with a Dismiss button. */
+export function showNotice(mount: HTMLElement, text: string): void {
+  const dismiss = h("button", { type: "button", class: "link-button" }, "Dismiss");
+  dismiss.addEventListener("click", () => {
+    mount.hidden = true;
+    mount.replaceChildren();
+  });
+  mount.replaceChildren(h("span", {}, text), " ", dismiss);
+  mount.hidden = false;
+}
+
+/** The progress of a long run, above the map it will replace (the last good map stays meanwhile). */
+export function progressBar(map: HTMLElement): (tracing: AppState["tracing"]) => void {
+  const bar = h("div", { class: "trace-progress", role: "progressbar", "aria-label": "Tracing the program", hidden: "" });
+  const text = h("span", { class: "trace-progress-text" });
+  const fill = h("span", { class: "trace-progress-bar" });
+  bar.append(fill, text);
+  map.before(bar);
+  return (tracing) => {
+    bar.hidden = tracing === null;
+    if (!tracing) return;
+    const done = Math.min(tracing.executed, tracing.total);
+    bar.setAttribute("aria-valuemin", "0");
+    bar.setAttribute("aria-valuemax", String(tracing.total));
+    bar.setAttribute("aria-valuenow", String(done));
+    const said = `Tracing… ${done.toLocaleString("en-US")} of ${tracing.total.toLocaleString("en-US")} ops`;
+    bar.setAttribute("aria-valuetext", said);
+    text.textContent = said;
+    fill.style.width = `${tracing.total > 0 ? (100 * done) / tracing.total : 0}%`;
+  };
+}

@@ -1,0 +1,30 @@
+// Costs for a run the page shows: measured on the cost module for the same
+// configuration, after the run's first map (the trace module never waits for
+// it), and only for runs the cost module can replay.
+
+import type { RunConfig } from "../engine/config";
+import type { CostsResult } from "../engine/costModule";
+import { loadCostModule } from "../engine/load";
+
+/** Measures a configuration's costs somewhere: in a worker (the app), on the page (embeds). */
+export type Measure = (config: RunConfig) => Promise<CostsResult>;
+
+/** Why a run of `ops` ops has no costs, or undefined when the cost module can measure it. */
+export function overCostCap(ops: number, cap: number): string | undefined {
+  return ops > cap
+    ? `costs are measured for programs of up to ${cap.toLocaleString("en-US")} ops, and this one runs ${ops.toLocaleString("en-US")}: lower a repeat count to see them`
+    : undefined;
+}
+
+/** The cost module on the page's own thread; a failed load is said, and tried again next time. */
+export const measureOnPage: Measure = (config) =>
+  loadCostModule().then(
+    (m) => m.costs(config),
+    (error: unknown) => ({ unavailable: `the cost module did not load (${error instanceof Error ? error.message : String(error)})` }),
+  );
+
+/** `config`'s costs for a run of `ops` ops: over the cap without loading anything. */
+export function costsFor(ops: number, config: RunConfig, measure: Measure, cap: number): Promise<CostsResult> {
+  const over = overCostCap(ops, cap);
+  return over !== undefined ? Promise.resolve({ unavailable: over }) : measure(config);
+}

@@ -1,0 +1,115 @@
+// The sweep view's runs. The store holds what to sweep; the points are
+// derived and arrive one per macrotask, so they live here. A sweep (re)runs
+// when what it sweeps or the configuration it starts from changes; a new
+// run cancels the one before. Each point runs on the trace module with its
+// costs, like any run the page shows, and its run is freed once summed.
+
+import type { RunConfig } from "../engine/config";
+import { traceNow } from "../engine/run";
+import { withCosts } from "../engine/traceView";
+import type { TraceModule } from "../engine/traceModule";
+import { defaultValues, runSweep, specOf, type PointRunner, type SweepResult, type SweepSetup } from "../model/sweep";
+import type { AppState } from "../state/reducer";
+import { costsFor, type Measure } from "./costs";
+
+export interface SweepRunner {
+  /** Runs the state's sweep unless that sweep of that base already ran (or `again`). */
+  sync(s: AppState, again?: boolean): void;
+  cancel(): void;
+  /** Progress of the sweep under way, null when none. */
+  running(): { done: number; total: number } | null;
+  /** The points so far (all of them once done). */
+  result(): SweepResult | null;
+  /** What the Sweep button opens: the last sweep closed, else MIN_ALIGN where the preset has it, else the presets. */
+  toOpen(s: AppState): SweepSetup;
+}
+
+/** The program as last traced: an edit with an error keeps sweeping the last good one, as the map does. */
+export const sweepBase = (s: AppState): RunConfig => ({
+  source: s.tracedSource,
+  allocator: s.allocator,
+  target: s.target,
+  capacity: s.capacity,
+  minAlign: s.minAlign,
+});
+
+export function sweepRunner(module: TraceModule, measure: Measure, onChange: () => void, onFailure: (message: string) => void): SweepRunner {
+  const allocators = module.allocators();
+  let run: { key: string; controller: AbortController; done: number; total: number } | null = null;
+  let result: { key: string; result: SweepResult } | null = null;
+  let last: SweepSetup | null = null;
+
+  const point: PointRunner = async (config) => {
+    const traced = traceNow(module, config);
+    if (!traced.ok) return { result: traced };
+    const costs = await costsFor(traced.view.length, config, measure, module.maxCostedOps);
+    return { result: { ok: true, trace: withCosts(traced.view, costs) }, done: () => traced.run.free() };
+  };
+
+  const start = (s: AppState, again: boolean): void => {
+    if (s.sweep === null) return;
+    const base = sweepBase(s);
+    const key = JSON.stringify([s.sweep, base]);
+    if (!again && (run?.key === key || result?.key === key)) return;
+    run?.controller.abort();
+    run = null;
+    const spec = specOf(s.sweep, base, allocators);
+    if (!spec.ok) {
+      // A link's values this version cannot run: nothing runs, the view's form says why on Run.
+      result = { key, result: { param: s.sweep.param, points: [], total: 0, cancelled: false } };
+      onChange();
+      return;
+    }
+    const mine = { key, controller: new AbortController(), done: 0, total: spec.spec.values.length };
+    run = mine;
+    result = { key, result: { param: spec.spec.param, points: [], total: mine.total, cancelled: false } };
+    runSweep(point, spec.spec, allocators, {
+      signal: mine.controller.signal,
+      onProgress: (done, total, latest) => {
+        if (run !== mine || !result) return;
+        mine.done = done;
+        mine.total = total;
+        result = { key, result: { ...result.result, points: [...result.result.points, latest] } };
+        onChange();
+      },
+    }).then(
+      (r) => {
+        // A newer run (or closing the view) replaced this one.
+        if (run !== mine) return;
+        run = null;
+        result = { key, result: r };
+        onChange();
+      },
+      (error: unknown) => {
+        if (run !== mine) return;
+        run = null;
+        result = { key, result: { param: spec.spec.param, points: [], total: mine.total, cancelled: true } };
+        onFailure(`The sweep could not run: ${error instanceof Error ? error.message : String(error)}.`);
+        onChange();
+      },
+    );
+  };
+
+  return {
+    sync(s, again = false) {
+      if (s.sweep !== null) {
+        start(s, again);
+        last = s.sweep;
+      } else if (run || result) {
+        run?.controller.abort();
+        run = null;
+        result = null;
+      }
+    },
+    cancel: () => run?.controller.abort(),
+    running: () => (run ? { done: run.done, total: run.total } : null),
+    result: () => result?.result ?? null,
+    toOpen(s) {
+      const hasAligns = (allocators.find((a) => a.name === s.allocator)?.minAligns.length ?? 0) > 0;
+      // Minimum alignments are the preset's own: a remembered list may not fit this one.
+      if (last && last.param !== "minAlign") return last;
+      const param = hasAligns ? "minAlign" : "preset";
+      return { param, values: defaultValues(param, sweepBase(s), allocators) };
+    },
+  };
+}

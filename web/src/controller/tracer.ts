@@ -1,0 +1,146 @@
+// Traces what the store's configuration says, on the trace module, in
+// slices: a progress note while a long run is under way, the last good map
+// kept meanwhile, a newer edit cancelling the run it supersedes. Then the
+// run's costs are measured on the cost module and replace the view's
+// "pending" (when anything shown reads them). Each run's wasm memory is
+// freed once the render that stops drawing it is done. The app and the
+// player both run one.
+
+import { configOf, sameConfig, type RunConfig } from "../engine/config";
+import { traceInSlices } from "../engine/run";
+import { withCosts, type OpColumns } from "../engine/traceView";
+import type { TraceModule, TraceRunHandle } from "../engine/traceModule";
+import type { Action, AppState } from "../state/reducer";
+import type { Store } from "../state/store";
+import { costsFor, type Measure } from "./costs";
+
+export interface TracerOptions {
+  /** Where costs are measured; absent: nothing shown reads them. */
+  measure?: Measure;
+  /** A typed edit waits this long for the next keystroke before it traces. */
+  debounceMs?: number;
+  /** Runs holding wasm memory now (the app shows it for its tests). */
+  onLiveRuns?: (count: number) => void;
+}
+
+export interface Tracer {
+  /** Traces the store's configuration now. */
+  retrace(): void;
+  /** Stops the run under way, if any (an import replaces what it would show). */
+  cancel(): void;
+  /** Frees the runs no render draws any more: call after each render. */
+  afterRender(): void;
+  /** The configuration the view on screen was traced from. */
+  shownConfig(): RunConfig | undefined;
+  /** Stops everything and frees every run: the tracer is unusable after. */
+  destroy(): void;
+}
+
+export function startTracer(module: TraceModule, store: Store<AppState, Action>, options: TracerOptions = {}): Tracer {
+  const { dispatch } = store;
+  // Runs and configurations by the view's columns, which every copy of a
+  // view (withCosts) shares.
+  const runOf = new WeakMap<OpColumns, TraceRunHandle>();
+  const configFor = new WeakMap<OpColumns, RunConfig>();
+  /** Runs whose views were replaced: freed after the render that stops drawing them. */
+  const retired = new Set<TraceRunHandle>();
+  let live = 0;
+  let running: AbortController | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let destroyed = false;
+
+  const measure = (view: NonNullable<AppState["trace"]>, config: RunConfig): void => {
+    if (!options.measure) return;
+    void costsFor(view.length, config, options.measure, module.maxCostedOps).then((costs) => {
+      // Edited (or replaced) meanwhile: the newer run measures its own.
+      if (destroyed || store.getState().trace?.cols !== view.cols) return;
+      dispatch({ type: "costsMeasured", base: store.getState().trace ?? view, trace: withCosts(view, costs) });
+    });
+  };
+
+  const retrace = (): void => {
+    clearTimeout(timer);
+    const s = store.getState();
+    const config = configOf(s);
+    running?.abort();
+    const controller = new AbortController();
+    running = controller;
+    const onProgress = (executed: number, total: number): void => {
+      if (running === controller) dispatch({ type: "traceProgress", executed, total });
+    };
+    void traceInSlices(module, config, { signal: controller.signal, onProgress }).then((outcome) => {
+      if (outcome.kind === "cancelled") return;
+      if (running !== controller || destroyed) {
+        // Superseded after its last slice: nobody will show it.
+        if (outcome.kind === "done") outcome.run.free();
+        return;
+      }
+      running = null;
+      if (outcome.kind === "failed") {
+        dispatch({ type: "traceFailed", error: outcome.error });
+        return;
+      }
+      runOf.set(outcome.view.cols, outcome.run);
+      configFor.set(outcome.view.cols, config);
+      live++;
+      options.onLiveRuns?.(live);
+      const view = options.measure ? withCosts(outcome.view, { pending: true }) : outcome.view;
+      dispatch({ type: "traced", trace: view, source: config.source });
+      measure(view, config);
+    });
+  };
+
+  const unsubscribe = store.subscribe((s, prev) => {
+    // The run behind a view nothing shows any more is retired.
+    if (prev.trace !== null && s.trace?.cols !== prev.trace.cols) {
+      const old = runOf.get(prev.trace.cols);
+      if (old) retired.add(old);
+    }
+    const now = configOf(s);
+    const before = configOf(prev);
+    // A lesson or link asked for a step: trace now even if the program is unchanged.
+    const asked = s.pendingStep !== null && prev.pendingStep === null;
+    if (asked || !sameConfig({ ...now, source: "" }, { ...before, source: "" })) retrace();
+    else if (now.source !== before.source) {
+      clearTimeout(timer);
+      timer = setTimeout(retrace, options.debounceMs ?? 0);
+    }
+  });
+
+  const freeRetired = (keepShown: boolean): void => {
+    const shown = store.getState().trace;
+    const keep = keepShown && shown ? runOf.get(shown.cols) : undefined;
+    for (const run of retired) {
+      if (run === keep) continue;
+      run.free();
+      live--;
+    }
+    retired.clear();
+    options.onLiveRuns?.(live);
+  };
+
+  return {
+    retrace,
+    cancel() {
+      clearTimeout(timer);
+      running?.abort();
+      running = null;
+    },
+    afterRender: () => freeRetired(true),
+    shownConfig() {
+      const shown = store.getState().trace;
+      return shown ? configFor.get(shown.cols) : undefined;
+    },
+    destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      clearTimeout(timer);
+      running?.abort();
+      unsubscribe();
+      const shown = store.getState().trace;
+      const run = shown ? runOf.get(shown.cols) : undefined;
+      if (run) retired.add(run);
+      freeRetired(false);
+    },
+  };
+}

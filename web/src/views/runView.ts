@@ -1,0 +1,110 @@
+// The views of one run at one step, as the app's single view and the player
+// both show them: the stepper, the memory map and its summary, and, where
+// the shell shows them, the stats, the cost chart and the code. Drawn from
+// (run, step, view settings) alone; the shells only say which to draw and
+// where.
+
+import type { TraceView } from "../engine/traceView";
+import { clampStep } from "../model/blocks";
+import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "../model/chunks";
+import { currentOp, describeMicro, describeStep, microSteps } from "../model/describe";
+import { codeFocus, focusOf, highlighted, statsSeries } from "../model/focus";
+import type { Narration } from "../model/narration";
+import type { Action, AppState } from "../state/reducer";
+import type { renderCodeView as RenderCode } from "./codeView";
+import type { renderCostView as RenderCost } from "./costView";
+import { renderMapSummary } from "./mapSummary";
+import { renderMemoryMap } from "./memoryMap";
+import type { renderStats as RenderStats } from "./stats";
+import { renderStepper } from "./stepper";
+
+export interface RunMounts {
+  stepper?: HTMLElement | undefined;
+  mapSummary: HTMLElement;
+  map: HTMLElement;
+  stats?: HTMLElement | undefined;
+  cost?: HTMLElement | undefined;
+  code?: HTMLElement | undefined;
+}
+
+/** The optional views' renderers: the app imports them, a player loads those it shows. */
+export interface RunRenderers {
+  stats?: typeof RenderStats | undefined;
+  cost?: typeof RenderCost | undefined;
+  code?: typeof RenderCode | undefined;
+}
+
+export interface RunViewInput {
+  state: AppState;
+  trace: TraceView;
+  /** The narration at the step in view (its highlights show on the map). */
+  narration: Narration | null;
+  /** The program's lines, for the blocks' cards. */
+  sourceLines?: readonly string[];
+  animate: boolean;
+  /** Whether the stepper names the micro-step in view. */
+  micro: boolean;
+  /** Where "How it is measured" leads. */
+  docsHref: string;
+  /** A source file's path and text (the code view). */
+  source: (file: string) => { path: string; text: string };
+}
+
+export const emptyMapText = (trace: TraceView, step: number): string =>
+  noChunkYet(trace, step)
+    ? `no chunk yet: ${trace.allocator} allocates its first chunk lazily`
+    : "no chunk: every chunk went back to the base allocator; the next allocation makes one";
+
+/** The stepper alone (compare mode moves every column with it). */
+export function renderRunStepper(mount: HTMLElement, s: AppState, trace: TraceView, micro: boolean, dispatch: (a: Action) => void): void {
+  const step = clampStep(trace, s.step);
+  const op = currentOp(trace, step);
+  renderStepper(
+    mount,
+    {
+      step,
+      total: trace.length,
+      playing: s.playing,
+      speed: s.speed,
+      description: describeStep(trace, step),
+      micro: micro && microSteps(op).length > 1 ? describeMicro(op, s.micro) : null,
+    },
+    dispatch,
+  );
+}
+
+export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: RunViewInput, dispatch: (a: Action) => void): void {
+  const { state: s, trace } = input;
+  const step = clampStep(trace, s.step);
+  const op = currentOp(trace, step);
+  const rows = chunkViewsAt(trace, step);
+  const stats = statsAt(trace, step);
+  if (mounts.stepper) renderRunStepper(mounts.stepper, s, trace, input.micro, dispatch);
+  renderMapSummary(mounts.mapSummary, {
+    used: stats.used,
+    capacity: rows.reduce((n, r) => n + r.chunk.capacity, 0),
+    chunks: rows.length,
+    current: rows.find((r) => r.current)?.chunk,
+    direction: trace.direction,
+    allocator: trace.allocator,
+    stale: s.error !== null,
+  });
+  renderMemoryMap(mounts.map, {
+    direction: trace.direction,
+    rows,
+    bumpPtr: bumpPointerAt(trace, step),
+    focus: highlighted(focusOf(op), rows, input.narration, trace),
+    ...(input.sourceLines ? { sourceLines: input.sourceLines } : {}),
+    emptyText: emptyMapText(trace, step),
+    animate: input.animate,
+  });
+  const seek = (to: number): void => dispatch({ type: "seek", step: to });
+  if (mounts.stats && renderers.stats) renderers.stats(mounts.stats, { series: statsSeries(trace), step, current: stats }, { onSeek: seek });
+  // Until the cost module has answered, the cost view says it is measuring.
+  if (mounts.cost && renderers.cost) renderers.cost(mounts.cost, { trace, step, metric: s.costMetric, docsHref: input.docsHref }, dispatch);
+  if (mounts.code && renderers.code) {
+    const focus = codeFocus(trace, op, s.micro);
+    const { path, text } = input.source(focus.file);
+    renderers.code(mounts.code, { path, source: text, currentLine: focus.current, touched: focus.touched, label: focus.label, values: focus.values });
+  }
+}
