@@ -15,9 +15,8 @@
 // dev server (web/src served as is, so the page can import the loaders and the
 // map's benchmark hooks), then `vite preview` of a build in --out (default
 // /tmp/dist-bench) for the embed route's payload and first map. The wasm in
-// web/pkg-trace (lean: the TraceRun the page traces with) and web/pkg
-// (metered) is used as built. Until the lean module exports TraceRun, the
-// wasm figures fall back to the metered module's JSON trace, and say so.
+// web/pkg-trace (the trace module: the TraceRun the page traces with) and
+// web/pkg (the cost module) is used as built.
 // A benchmark, not a test: `npm test` does not run it (its pure parts are
 // tested in scripts/bench.test.mjs).
 import { spawn, spawnSync } from "node:child_process";
@@ -295,8 +294,8 @@ async function leanTrace(page, source, preset, runs, breakdown) {
       let lean;
       let wasm;
       try {
-        const loaders = await import("/src/engine/browser.ts");
-        if (typeof loaders.loadTraceModule !== "function") return { unavailable: "browser.ts has no loadTraceModule" };
+        const loaders = await import("/src/engine/load.ts");
+        if (typeof loaders.loadTraceModule !== "function") return { unavailable: "load.ts has no loadTraceModule" };
         lean = await loaders.loadTraceModule();
         // The same instance: the glue's init returns the exports it made (memory among them).
         wasm = await (await import("/pkg-trace/bumplab_trace.js")).default();
@@ -304,7 +303,7 @@ async function leanTrace(page, source, preset, runs, breakdown) {
         return { unavailable: `the lean module did not load: ${String(e?.message ?? e).split("\n")[0]}` };
       }
       const out = { total: [], ops: 0, error: null, parts: null, memBytes: NaN, detailFirstMs: NaN, detailLastMs: NaN };
-      const request = { source, allocator: preset, target: "64" };
+      const request = { source, allocator: preset, target: "64", capacity: null, minAlign: null };
       const advance = (run) => {
         while (!run.advance(0x7fffffff)) {
           // runs to the end (a second call only when the engine stops early)
@@ -348,35 +347,6 @@ async function leanTrace(page, source, preset, runs, breakdown) {
   );
 }
 
-/**
- * In the page, the fallback while the lean module is missing: the metered
- * module's full JSON trace (`engine.trace`: wasm run + JSON string +
- * JSON.parse), `runs` times; with `breakdown` the JSON's size too.
- */
-async function jsonTrace(page, source, preset, runs, breakdown) {
-  return page.evaluate(
-    async ({ source, preset, runs, breakdown }) => {
-      const { loadEngine } = await import("/src/engine/browser.ts");
-      const engine = await loadEngine();
-      const raw = await import("/pkg/bumplab.js");
-      await raw.default();
-      const out = { total: [], ops: 0, jsonChars: 0, error: null };
-      for (let i = 0; i < runs; i++) {
-        const t0 = performance.now();
-        const result = engine.trace({ source, allocator: preset, target: "64" });
-        out.total.push(performance.now() - t0);
-        if (!result.ok) {
-          out.error = result.error.message;
-          return out;
-        }
-        out.ops = result.trace.ops.length;
-      }
-      if (breakdown) out.jsonChars = raw.traceProgram(source, preset, "64").length;
-      return out;
-    },
-    { source, preset, runs, breakdown },
-  );
-}
 
 /** In the page: `renderMemoryMap` of `n` synthetic blocks, timed `runs` times after one first (building) render. */
 async function mapRender(page, n, runs) {

@@ -5,7 +5,7 @@ import { deflateRawSync } from "node:zlib";
 import { expect, test, type Frame, type Locator, type Page } from "@playwright/test";
 import { ORIGIN } from "../../playwright.config";
 import { base64url, encodeShare, type SharedState } from "../../web/src/share/link";
-import { DEFAULT_PROGRAM } from "../../web/src/state/reducer";
+import { DEFAULT_PROGRAM } from "../../web/src/model/generators";
 
 // Issue 8, the page side: bad input gets a clear error that names where and
 // what is allowed, and loses nothing. Each journey starts from a good state
@@ -366,6 +366,8 @@ async function goodTrace(page: Page): Promise<Record<string, unknown>> {
 }
 
 async function importText(page: Page, text: string): Promise<void> {
+  // As a user does it: the Import button takes the focus (the editor keeps a focused textarea's text).
+  await page.getByRole("button", { name: "Import trace" }).focus();
   await page.locator("#share-import").setInputFiles({ name: "trace.json", mimeType: "application/json", buffer: Buffer.from(text) });
 }
 
@@ -380,19 +382,23 @@ test("trace import: garbage and hostile JSON give a clear error and keep the map
 
   const json = JSON.stringify(good);
   const ops = good["ops"] as Record<string, unknown>[];
+  const at = (i: number): string => `0x${Number(ops[i]?.["address"]).toString(16)}`;
+  const edited = "(the file was edited, or made by another version of Bump Lab)";
   const cases: { name: string; text: string; error: string }[] = [
     { name: "garbage", text: "not json at all {", error: 'The file is not JSON (Unexpected token \'o\', "not json at all {" is not valid JSON).' },
     { name: "empty", text: "", error: "The file is not JSON (Unexpected end of JSON input)." },
-    { name: "a string of HTML", text: '"<img src=x onerror=window.__xss=1>"', error: "Not a Bump Lab trace: the file must be an object." },
-    { name: "deep nesting", text: "[".repeat(100_000) + "]".repeat(100_000), error: "Not a Bump Lab trace: the file must be an object." },
-    { name: "deep objects", text: '{"a":'.repeat(50_000) + "1" + "}".repeat(50_000), error: "Not a Bump Lab trace: the trace has no version; this Bump Lab reads trace format version 1." },
-    { name: "huge version", text: json.replace('"version":1', '"version":1e400'), error: "Not a Bump Lab trace: the trace has version Infinity; this Bump Lab reads trace format version 1." },
-    { name: "huge size", text: json.replace('"size":8', '"size":1e300'), error: "Not a Bump Lab trace: trace.ops[0].size must be a whole number ≥ 0." },
-    { name: "unsafe integer", text: json.replace('"size":8', '"size":18446744073709551615'), error: "Not a Bump Lab trace: trace.ops[0].size must be a whole number ≥ 0." },
-    { name: "__proto__ only", text: '{"__proto__":{"version":1,"allocator":"x"}}', error: "Not a Bump Lab trace: the trace has no version; this Bump Lab reads trace format version 1." },
-    { name: "a later format", text: JSON.stringify({ ...good, version: 2 }), error: "Not a Bump Lab trace: the trace has version 2; this Bump Lab reads trace format version 1." },
-    { name: "ops out of order", text: JSON.stringify({ ...good, ops: [ops[1], ops[0]] }), error: "Not a Bump Lab trace: trace.ops[0].index must be 0 (ops are listed in order)." },
-    { name: "HTML as the kind", text: JSON.stringify({ ...good, ops: [{ ...ops[0], kind: "<script>" }, ops[1]] }), error: "Not a Bump Lab trace: trace.ops[0].kind must be one of alloc, realloc, free, reset, checkpoint, restore." },
+    { name: "a string of HTML", text: '"<img src=x onerror=window.__xss=1>"', error: "Not a Bump Lab trace: the file must hold an object." },
+    { name: "deep nesting", text: "[".repeat(100_000) + "]".repeat(100_000), error: "Not a Bump Lab trace: the file must hold an object." },
+    { name: "deep objects", text: '{"a":'.repeat(50_000) + "1" + "}".repeat(50_000), error: "Not a Bump Lab trace: it has no version; this Bump Lab reads trace format version 1." },
+    { name: "huge version", text: json.replace('"version":1', '"version":1e400'), error: "Not a Bump Lab trace: it has version Infinity; this Bump Lab reads trace format version 1." },
+    { name: "huge size", text: json.replace('"size":8', '"size":1e300'), error: "Not a Bump Lab trace: trace.ops[0]'s address, chunk and size must be whole numbers." },
+    { name: "unsafe integer", text: json.replace('"size":8', '"size":18446744073709551615'), error: "Not a Bump Lab trace: trace.ops[0]'s address, chunk and size must be whole numbers." },
+    { name: "__proto__ only", text: '{"__proto__":{"version":1,"allocator":"x"}}', error: "Not a Bump Lab trace: it has no version; this Bump Lab reads trace format version 1." },
+    { name: "a later format", text: JSON.stringify({ ...good, version: 2 }), error: "Not a Bump Lab trace: it has version 2; this Bump Lab reads trace format version 1." },
+    { name: "no program (an older export)", text: JSON.stringify({ ...good, program: undefined }), error: "Not a Bump Lab trace: it has no program to replay (trace.program.text): export it again with this version of Bump Lab or the CLI." },
+    { name: "ops out of order", text: JSON.stringify({ ...good, ops: [ops[1], ops[0]] }), error: `The trace was not imported: op 1: it names a here and b in the file ${edited}.` },
+    { name: "a block moved by hand", text: JSON.stringify({ ...good, ops: [ops[0], { ...ops[1], address: Number(ops[1]?.["address"]) + 8 }] }), error: `The trace was not imported: op 2: its block is at ${at(1)} here and at 0x${(Number(ops[1]?.["address"]) + 8).toString(16)} in the file ${edited}.` },
+    { name: "HTML as the kind", text: JSON.stringify({ ...good, ops: [{ ...ops[0], kind: "<script>" }, ops[1]] }), error: `The trace was not imported: op 1: it is an alloc here and a <script> in the file ${edited}.` },
   ];
   for (const c of cases) {
     await importText(page, c.text);
@@ -404,40 +410,39 @@ test("trace import: garbage and hostile JSON give a clear error and keep the map
   await expect(page.locator("img, #share-panel script")).toHaveCount(0);
 });
 
-test("trace import: HTML in the trace's free text is shown as text", async ({ page }) => {
+test("trace import: HTML in the imported program is text in the editor, never markup", async ({ page }) => {
   await page.goto("/");
   const good = await goodTrace(page);
-  const ops = structuredClone(good["ops"]) as { events: { text: string }[] }[];
-  const first = ops[0];
-  const event = first?.events[0];
-  if (!event) throw new Error("the trace's first op has no events");
-  event.text = '<img src=x onerror="window.__xss=1"> placed';
-  const hostile = JSON.parse(JSON.stringify({ ...good, ops })) as Record<string, unknown>;
-  // A __proto__ key in the file is data, not the object's prototype.
-  const text = JSON.stringify(hostile).replace('{"version":1,', '{"__proto__":{"polluted":1},"version":1,');
+  const recorded = good["program"] as { text: string };
+  // A comment changes no op: the file replays, and its program lands in the editor as written.
+  const text = JSON.stringify({ ...good, program: { ...recorded, text: `# <img src=x onerror="window.__xss=1">\n${recorded.text}` } })
+    // A __proto__ key in the file is data, not the object's prototype.
+    .replace('{"version":1,', '{"__proto__":{"polluted":1},"version":1,');
   await program(page).fill(DEFAULT_PROGRAM);
   await expect(counter(page)).toHaveText("op 6 / 6");
   await importText(page, text);
-  await expect(shareStatus(page)).toHaveText("Imported a trace of 2 ops on fitzgen-down.");
+  await expect(shareStatus(page)).toHaveText("Imported a trace of 2 ops on fitzgen-down: its program is in the editor.");
   await expect(counter(page)).toHaveText("op 2 / 2");
-  await page.getByRole("button", { name: "First" }).click();
-  await page.getByRole("button", { name: "Step forward" }).click();
-  await expect(page.locator("#op-details")).toContainText('<img src=x onerror="window.__xss=1"> placed');
+  await expect(program(page)).toHaveValue(/^# <img src=x onerror="window.__xss=1">\na = alloc 8/);
   await expect(page.locator("img")).toHaveCount(0);
   expect(await page.evaluate(() => window.__xss)).toBeUndefined();
   expect(await page.evaluate(() => (Object.prototype as Record<string, unknown>)["polluted"])).toBeUndefined();
 });
 
-test("trace import: a block or allocator name no program could make is refused, naming the field", async ({ page }) => {
-  // Names are checked against the program language, so a file cannot show as if Bump Lab had traced it.
+test("trace import: a block or allocator name the program does not make is refused, naming it", async ({ page }) => {
+  // The file's program is replayed, so a file cannot show as if Bump Lab had traced it.
   await page.goto("/");
   const good = await goodTrace(page);
   const ops = good["ops"] as Record<string, unknown>[];
   await program(page).fill(DEFAULT_PROGRAM);
   await expect(counter(page)).toHaveText("op 6 / 6");
   await importText(page, JSON.stringify({ ...good, ops: [{ ...ops[0], block: '<img src=x onerror="window.__xss=1">' }, ops[1]] }));
-  await expect(shareStatus(page)).toHaveText(/^Not a Bump Lab trace: trace\.ops\[0\]\.block /);
+  await expect(shareStatus(page)).toHaveText(/^The trace was not imported: op 1: it names a here and <img src=x onerror="window.__xss=1"> in the file/);
   await expectKept(page, DEFAULT_AT_END, "op 6 / 6");
+  await importText(page, JSON.stringify({ ...good, allocator: "<b>jemalloc</b>" }));
+  await expect(shareStatus(page)).toHaveText(/^Not a Bump Lab trace: trace\.allocator must be one of this Bump Lab's allocators \(fitzgen-down, /);
+  await expectKept(page, DEFAULT_AT_END, "op 6 / 6");
+  await expect(page.locator("img, b")).toHaveCount(0);
 });
 
 // ---- The embed and the element on another origin -------------------------------------

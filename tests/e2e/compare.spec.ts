@@ -42,8 +42,11 @@ test("up vs down in one click: two maps, the same block at different addresses, 
 
   // The table: a row per op, the cheaper column marked in words, the placement difference spelled out.
   const row2 = opRow(page, 1);
-  await expect(row2.locator("td").nth(0)).toContainText("45");
-  await expect(row2.locator("td").nth(1)).toContainText("40");
+  // Each cell: instructions, branches, then the running sum. hinckley-up's one-branch
+  // bump up: 27 wasm instructions and 1 branch (54 over both ops); fitzgen-down's bump
+  // down: 22 and 2 (44).
+  await expect(row2.locator("td").nth(0)).toHaveText(/^271 brΣ 54/);
+  await expect(row2.locator("td").nth(1)).toHaveText(/^22▼ fewest instructions2 brΣ 44/);
   await expect(row2.locator("td").nth(1)).toContainText("fewest instructions");
   await expect(row2.locator("td").nth(0)).not.toContainText("fewest");
   await expect(row2).toContainText("offset 0x8 vs 0xf0");

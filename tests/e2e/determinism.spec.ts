@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Page } from "@playwright/test";
 import { decodeShare, encodeShare, type SharedState } from "../../web/src/share/link";
-import { DEFAULT_PROGRAM } from "../../web/src/state/reducer";
+import { DEFAULT_PROGRAM } from "../../web/src/model/generators";
 import { expect, test } from "./playground";
 
 // The same share link gives a byte-identical trace file from the page's

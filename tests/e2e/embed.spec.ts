@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { ORIGIN } from "../../playwright.config";
 import { decodeShare, encodeShare, type SharedState } from "../../web/src/share/link";
-import { DEFAULT_PROGRAM } from "../../web/src/state/reducer";
+import { DEFAULT_PROGRAM } from "../../web/src/model/generators";
 
 // A blog on another origin: a tiny server serving tests/e2e/host/host.html
 // with the app's origin and a share link filled in. The page embeds the
@@ -160,7 +160,7 @@ test("a program over the metered module's cap: traced in slices with a status, i
   await expect(page.locator("#embed[data-ready=true]")).toHaveCount(1, { timeout: 20_000 });
   await expect(page.locator(".step-counter")).toHaveText("op 3 / 100002");
   await expect(page.locator(".cost-note")).toHaveText(
-    "No measured costs: the program runs 100,002 ops and costs are measured for at most 100,000 (the metered module's full trace): lower a repeat count to see them",
+    "No measured costs: costs are measured for programs of up to 100,000 ops, and this one runs 100,002: lower a repeat count to see them",
   );
   await expect(page.locator(".bl-status")).toHaveText("");
   const status = await page.evaluate(() => (window as Window & { __status?: string[] }).__status ?? []);

@@ -142,7 +142,7 @@ test("Export trace, then Import trace: the map shows the same blocks", async ({ 
   await expect(blocks(page)).toHaveCount(1);
 
   await page.locator("#share-import").setInputFiles({ name: "trace.json", mimeType: "application/json", buffer: trace.bytes });
-  await expect(page.locator(".share-status")).toHaveText("Imported a trace of 6 ops on hinckley-up.");
+  await expect(page.locator(".share-status")).toHaveText("Imported a trace of 6 ops on hinckley-up: its program is in the editor.");
   await page.getByRole("button", { name: "First" }).click();
   for (let i = 0; i < 3; i++) await page.getByRole("button", { name: "Step forward" }).click();
   await expect(counter(page)).toHaveText("op 3 / 6");

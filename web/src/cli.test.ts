@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadEngineSync } from "./engine/node";
-import { traceJson } from "./share/export";
+import { loadCostModuleSync } from "./engine/node";
+import { traceJson } from "./share/traceFile";
 
 const cli = fileURLToPath(new URL("../cli/bumplab.mjs", import.meta.url));
 const wasm = fileURLToPath(new URL("../pkg/bumplab_bg.wasm", import.meta.url));
@@ -33,6 +33,7 @@ interface Trace {
   target: string;
   direction: string;
   chunks: { id: number; start: number; capacity: number; reason: string }[];
+  program: { text: string; capacity?: number; min_align?: number };
   ops: { block?: string; chunk?: number; offset?: number; address?: number; size: number; padding?: number; failed: boolean }[];
 }
 
@@ -290,12 +291,15 @@ describe("bumplab trace, bad input", () => {
     }
   });
 
-  it("HTML in comments is ignored: the trace carries none of it, and names come back as written", () => {
+  it("HTML in comments is ignored: only the program's own text carries it, as a JSON string, and names come back as written", () => {
     const program = "# <script>alert('x')</script>\nblock_1 = alloc 8 # <img src=x onerror=alert(1)>\ncheckpoint s_2 # &amp; &lt;\n";
     const r = bumplab(["trace", "--allocator", "bumpalo", "-"], program);
     expect(r.status).toBe(0);
-    for (const markup of ["<script", "<img", "onerror", "&amp;", "&lt;", "alert("]) expect(r.stdout).not.toContain(markup);
     const t = JSON.parse(r.stdout) as Trace;
+    // The program as written, so the trace can be replayed; nowhere else.
+    expect(t.program.text).toBe(program);
+    const rest = JSON.stringify({ ...t, program: null });
+    for (const markup of ["<script", "<img", "onerror", "&amp;", "&lt;", "alert("]) expect(rest).not.toContain(markup);
     expect(t.ops.map((o) => o.block)).toEqual(["block_1", "s_2"]);
   });
 });
@@ -330,7 +334,6 @@ describe("bumplab trace, determinism", () => {
   });
 
   it("prints the canonical form the page's trace export writes (traceJson), byte for byte", () => {
-    const engine = loadEngineSync();
     const cases: [string, "64" | "wasm32", number | undefined, number | undefined][] = [
       ["bumpalo", "wasm32", undefined, undefined],
       ["up-min-align", "64", 512, 16],
@@ -342,7 +345,7 @@ describe("bumplab trace, determinism", () => {
       if (minAlign !== undefined) args.push("--min-align", String(minAlign));
       const out = bumplab([...args, "two.txt"]);
       expect(out.status, out.stderr).toBe(0);
-      const page = engine.trace({ source: TWO_CHUNKS, allocator, target, capacity, minAlign });
+      const page = loadCostModuleSync().trace({ source: TWO_CHUNKS, allocator, target, capacity: capacity ?? null, minAlign: minAlign ?? null });
       if (!page.ok) throw new Error(page.error.message);
       const mine = traceJson(page.trace);
       // Byte for byte, the baseline included: it runs on a fresh dlmalloc

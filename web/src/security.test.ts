@@ -151,23 +151,24 @@ describe('every addEventListener("message") site', () => {
 
   it("the cost worker's guards refuse every shape but their one message", async () => {
     const { parseCostJob, parseCostReply } = await import("./engine/costMessages");
-    const request = { source: "a = alloc 8", allocator: "bumpalo", target: "64" };
+    const config = { source: "a = alloc 8", allocator: "bumpalo", target: "64", capacity: null, minAlign: null };
     const badJobs: unknown[] = [
       null,
       "job",
-      [{ id: 1, request }],
-      { id: -1, request },
-      { id: 1.5, request },
+      [{ id: 1, config }],
+      { id: -1, config },
+      { id: 1.5, config },
       { id: 1 },
-      { id: 1, request: { ...request, target: "x86" } },
-      { id: 1, request: { ...request, source: 42 } },
-      { id: 1, request: { ...request, source: "x".repeat(5 << 20) } },
-      { id: 1, request: { ...request, capacity: -16 } },
-      { id: 1, request: { ...request, allocator: "<script>".repeat(20) } },
-      JSON.parse(`{"__proto__": {"id": 1, "request": ${JSON.stringify(request)}}}`),
+      { id: 1, config: { ...config, target: "x86" } },
+      { id: 1, config: { ...config, source: 42 } },
+      { id: 1, config: { ...config, source: "x".repeat(5 << 20) } },
+      { id: 1, config: { ...config, capacity: -16 } },
+      { id: 1, config: { ...config, capacity: undefined } },
+      { id: 1, config: { ...config, allocator: "<script>".repeat(20) } },
+      JSON.parse(`{"__proto__": {"id": 1, "config": ${JSON.stringify(config)}}}`),
     ];
     for (const data of badJobs) expect(parseCostJob(data), JSON.stringify(data)?.slice(0, 60)).toBeNull();
-    expect(parseCostJob({ id: 3, request: { ...request, capacity: 256 } })).toEqual({ id: 3, request: { ...request, capacity: 256, minAlign: undefined } });
+    expect(parseCostJob({ id: 3, config: { ...config, capacity: 256 } })).toEqual({ id: 3, config: { ...config, capacity: 256 } });
     const badReplies: unknown[] = [null, { id: 1 }, { id: "1", json: "{}" }, { id: 1, json: {} }, { id: 1, json: "{}", trapped: "yes" }];
     for (const data of badReplies) expect(parseCostReply(data), JSON.stringify(data)).toBeNull();
     expect(parseCostReply({ id: 2, json: "{}", trapped: true })).toEqual({ id: 2, json: "{}", trapped: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson, type TraceView } from "../engine/traceView";
+import type { TraceView } from "../engine/traceView";
+import { traced } from "../test/runs";
 import { blocksAt, clampStep } from "./blocks";
 import { bumpPointerAt, statsAt } from "./chunks";
 import { describeStep } from "./describe";
@@ -9,9 +9,7 @@ import { hex } from "./format";
 const DEFAULT_PROGRAM = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\ne = alloc u128";
 
 function trace(source: string, allocator = "fitzgen-down", capacity = 256): TraceView {
-  const result = loadEngineSync().trace({ source, allocator, target: "64", capacity });
-  if (!result.ok) throw new Error(`${result.error.line}:${result.error.column} ${result.error.message}`);
-  return fromJson(result.trace);
+  return traced(source, allocator, { capacity });
 }
 
 /**

@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson, type TraceView } from "../engine/traceView";
+import { kindOf, type TraceView } from "../engine/traceView";
+import { traced } from "../test/runs";
 import { blocksAt } from "./blocks";
 import { bumpPointerAt, chunkAliveAt, chunksAt, chunkViewsAt, currentChunkAt, noChunkYet, statsAt } from "./chunks";
 import { describeStep } from "./describe";
 
 function trace(source: string, allocator: string, capacity?: number, target: "64" | "wasm32" = "64"): TraceView {
-  const result = loadEngineSync().trace({ source, allocator, target, capacity });
-  if (!result.ok) throw new Error(`${result.error.line}:${result.error.column} ${result.error.message}`);
-  return fromJson(result.trace);
+  return traced(source, allocator, { target, capacity: capacity ?? null });
 }
 
 /** Chunk ids alive after each step 0..ops.length. */
@@ -107,7 +105,7 @@ describe("bump-scope: eager first chunk with a header", () => {
 
   it("after a restore the checkpoint's chunk is current and the kept chunk is empty", () => {
     const t = trace("a = alloc 8\ncheckpoint s\nrepeat 10 { x = alloc 64 }\nrestore s\nb = alloc 500", "bump-scope-up");
-    const restore = t.json!.ops.findIndex((o) => o.kind === "restore");
+    const restore = Array.from({ length: t.length }, (_, i) => kindOf(t, i)).indexOf("restore");
     expect(rows(t, restore)).toEqual([
       [0, 464, 456, false],
       [1, 976, 192, true],

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { fromJson, type TraceView } from "../engine/traceView";
-import type { AllocatorInfo, TraceResult } from "../engine/types";
-import { loadEngineSync } from "../engine/node";
+import type { TraceView, ViewResult } from "../engine/traceView";
+import type { AllocatorInfo } from "../engine/types";
+import { loadTraceModuleSync } from "../engine/node";
+import { measured, viewResult } from "../test/runs";
 import {
   addColumn,
   bestTotals,
@@ -32,25 +33,15 @@ import { chunksAt } from "./chunks";
 //   fitzgen-down, same program: a at 0x1010f (offset 0xff), b at 0x10100
 //     (offset 0xf0, 7 bytes padding); 22 instructions, 2 branches each.
 
-const engine = loadEngineSync();
-const allocators = engine.allocators();
+const allocators = loadTraceModuleSync().allocators();
 
-function run(config: CompareConfig, source: string): TraceResult {
-  return engine.trace({
-    source,
-    allocator: config.allocator,
-    target: config.target,
-    minAlign: config.minAlign ?? undefined,
-    capacity: config.capacity ?? undefined,
-  });
+function run(config: CompareConfig, source: string): ViewResult {
+  return viewResult({ ...config, source });
 }
 
+/** Each column's run with its costs, as compare mode shows it. */
 function traces(configs: readonly CompareConfig[], source: string): TraceView[] {
-  return configs.map((c) => {
-    const r = run(c, source);
-    if (!r.ok) throw new Error(`${c.allocator}: ${r.error.message}`);
-    return fromJson(r.trace);
-  });
+  return configs.map((c) => measured(source, c.allocator, c));
 }
 
 const cfg = (allocator: string, over: Partial<CompareConfig> = {}): CompareConfig => ({
@@ -303,12 +294,12 @@ describe("compare: rows from the columns", () => {
       "checkpoint s\nrepeat 3 {\n  a = alloc 200\n  b = realloc a 400\n}\nrestore s\nq = alloc 5000\n",
     ];
     let compared = 0;
-    for (const a of engine.allocators()) {
+    for (const a of allocators) {
       for (const target of ["64", "wasm32"] as const) {
         for (const source of programs) {
-          const r = engine.trace({ source, allocator: a.name, target });
+          const r = viewResult({ source, allocator: a.name, target, capacity: null, minAlign: null });
           if (!r.ok) continue;
-          const t = fromJson(r.trace);
+          const t = r.trace;
           for (let i = 0; i < t.length; i++) {
             expect(placementAt(t, i), `${a.name} ${target} op ${i}`).toEqual(placementOf(t.op(i)));
             compared++;

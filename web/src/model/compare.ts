@@ -14,7 +14,6 @@ import {
   blockNameOf,
   chunkOf,
   failed,
-  fromJson,
   kindOf,
   lineOf,
   META_FAILED,
@@ -25,21 +24,21 @@ import {
   type TraceView,
   type ViewResult,
 } from "../engine/traceView";
-import type { AllocatorInfo, Cost, Op, OpKind, Target, TraceResult } from "../engine/types";
+import type { RunSettings } from "../engine/config";
+import type { AllocatorInfo, Cost, Op, OpKind, Target } from "../engine/types";
 import { clampStep } from "./blocks";
 import { statsAt } from "./chunks";
 import { costOf, type CostMetric } from "./costs";
 import { bytes, hex } from "./format";
 import { MAX_COMPARE, MIN_COMPARE } from "./limits";
 
-/** One column of compare mode: a preset and its settings. */
-export interface CompareConfig {
-  allocator: string;
-  target: Target;
-  /** One of the preset's minimum alignments; null: its default. */
-  minAlign: number | null;
-  /** The preset's size knob; null: its default. */
-  capacity: number | null;
+/** One column of compare mode: a preset and its settings (the columns share the program). */
+export type CompareConfig = RunSettings;
+
+/** A column as compare mode draws it: its settings and its run (or the program's error there). */
+export interface CompareColumn {
+  config: CompareConfig;
+  result: ViewResult;
 }
 
 /** Compare mode shows at least two and at most four columns. */
@@ -120,10 +119,8 @@ export function removeColumn(configs: readonly CompareConfig[], index: number): 
 }
 
 /** The trace of a column whose program ran, else null. */
-export function traceOf(result: ViewResult | TraceResult | null | undefined): TraceView | null {
-  if (!result?.ok) return null;
-  const t = result.trace;
-  return "cols" in t ? t : fromJson(t);
+export function traceOf(result: ViewResult | null | undefined): TraceView | null {
+  return result?.ok ? result.trace : null;
 }
 
 // ---- Placements -----------------------------------------------------------------

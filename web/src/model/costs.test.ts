@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson, withCosts } from "../engine/traceView";
+import { withCosts } from "../engine/traceView";
+import { config, jsonTrace, viewOf } from "../test/runs";
 import type { Cost, Trace } from "../engine/types";
 import { countTick } from "../views/costView";
 import {
@@ -22,9 +22,7 @@ import {
 } from "./costs";
 
 function traced(source: string, allocator = "bumpalo", target: "64" | "wasm32" = "64"): Trace {
-  const result = loadEngineSync().trace({ source, allocator, target });
-  if (!result.ok) throw new Error(`${result.error.line}:${result.error.column} ${result.error.message}`);
-  return result.trace;
+  return jsonTrace(config(source, allocator, { target }));
 }
 
 /** The model's trace alone, as an engine without the real crate and the baseline writes it. */
@@ -88,12 +86,12 @@ describe("fast and slow parts", () => {
     const op7 = t.ops[7];
     const op6 = t.ops[6];
     if (!op7 || !op6) throw new Error("ten ops");
-    expect(slowReason(fromJson(t), op7)).toBe("new chunk");
-    expect(slowReason(fromJson(t), op6)).toBeNull();
+    expect(slowReason(viewOf(t), op7)).toBe("new chunk");
+    expect(slowReason(viewOf(t), op6)).toBeNull();
     const big = trace("a = alloc 8\nb = alloc 100000");
     const op1 = big.ops[1];
     if (!op1) throw new Error("two ops");
-    expect(slowReason(fromJson(big), op1)).toBe("new oversized chunk");
+    expect(slowReason(viewOf(big), op1)).toBe("new oversized chunk");
   });
 });
 
@@ -105,14 +103,14 @@ describe("running totals", () => {
 
   it("each bar carries the total through its op, and the last one the whole program's", () => {
     const t = trace(TEN);
-    const bars = costBars(fromJson(t), "instructions");
+    const bars = costBars(viewOf(t), "instructions");
     let sum = 0;
     for (const [i, bar] of bars.bars.entries()) {
       sum += cost(t, i).wasm_instructions;
       expect(bar.cumulative).toBe(sum);
     }
     expect(bars.total).toBe(sum);
-    const branches = costBars(fromJson(t), "branches");
+    const branches = costBars(viewOf(t), "branches");
     expect(branches.total).toBe(t.ops.reduce((n, o) => n + (o.cost?.wasm_branches ?? 0), 0));
   });
 });
@@ -125,7 +123,7 @@ describe("bars and bins", () => {
 
   it("a short program: one bar per op, keyed and picked by its op", () => {
     const t = trace(TEN);
-    const bars = costBars(fromJson(t), "instructions");
+    const bars = costBars(viewOf(t), "instructions");
     expect(bars.binned).toBe(false);
     expect(bars.bars.map((b) => [b.key, b.first, b.last, b.pick])).toEqual(t.ops.map((_, i) => [i, i, i, i]));
     const b7 = bars.bars[7];
@@ -135,12 +133,12 @@ describe("bars and bins", () => {
     expect(barIndexOf(bars, 7)).toBe(7);
     expect(barIndexOf(bars, 10)).toBeUndefined();
     // Memoised per trace and metric.
-    expect(costBars(fromJson(t), "instructions")).toBe(bars);
+    expect(costBars(viewOf(t), "instructions")).toBe(bars);
   });
 
   it("a long program: bins cover every op once, show the costliest op and the mean", () => {
     const t = trace("repeat 1200 { x = alloc 64 }");
-    const bars = costBars(fromJson(t), "instructions");
+    const bars = costBars(viewOf(t), "instructions");
     expect(bars).toMatchObject({ binned: true, binSize: 6 });
     expect(bars.bars).toHaveLength(200);
     expect(bars.bars[0]?.first).toBe(0);
@@ -169,58 +167,58 @@ describe("tooltip text", () => {
 
   it("names the op from 1, its parts and the other count", () => {
     const c = cost(t, 1);
-    expect(opTooltip(fromJson(t), 1, "instructions")).toBe(
+    expect(opTooltip(viewOf(t), 1, "instructions")).toBe(
       `op 2 · alloc x · ${c.wasm_instructions} wasm instructions (fast ${c.wasm_instructions}, slow 0) · ${c.wasm_branches} branches`,
     );
     const s = cost(t, 7);
-    expect(opTooltip(fromJson(t), 7, "instructions")).toBe(
+    expect(opTooltip(viewOf(t), 7, "instructions")).toBe(
       `op 8 · alloc x · ${s.wasm_instructions} wasm instructions (fast ${s.wasm_instructions - s.slow_instructions}, slow ${s.slow_instructions}) · ${s.wasm_branches} branches`,
     );
-    expect(opTooltip(fromJson(t), 7, "branches")).toBe(
+    expect(opTooltip(viewOf(t), 7, "branches")).toBe(
       `op 8 · alloc x · ${s.wasm_branches} wasm branches (fast ${s.wasm_branches - s.slow_branches}, slow ${s.slow_branches}) · ${s.wasm_instructions} instructions`,
     );
-    expect(costBars(fromJson(t), "instructions").bars[7]?.label).toBe(opTooltip(fromJson(t), 7, "instructions"));
+    expect(costBars(viewOf(t), "instructions").bars[7]?.label).toBe(opTooltip(viewOf(t), 7, "instructions"));
   });
 
   it("adds the real crate's and the global allocator's counts when present", () => {
     const r = withReal(t);
     const c = cost(t, 1);
-    expect(opTooltip(fromJson(r), 1, "instructions")).toBe(
+    expect(opTooltip(viewOf(r), 1, "instructions")).toBe(
       `op 2 · alloc x · ${c.wasm_instructions} wasm instructions (fast ${c.wasm_instructions}, slow 0) · ${c.wasm_branches} branches · real bumpalo 3.20.4: ${2 * c.wasm_instructions} · global allocator: ${3 * c.wasm_instructions}`,
     );
-    expect(opTooltip(fromJson(r), 1, "branches")).toContain(`real bumpalo 3.20.4: ${2 * c.wasm_branches} · global allocator: ${3 * c.wasm_branches}`);
-    const bars = costBars(fromJson(r), "instructions");
+    expect(opTooltip(viewOf(r), 1, "branches")).toContain(`real bumpalo 3.20.4: ${2 * c.wasm_branches} · global allocator: ${3 * c.wasm_branches}`);
+    const bars = costBars(viewOf(r), "instructions");
     expect(bars.bars[1]).toMatchObject({ real: 2 * c.wasm_instructions, baseline: 3 * c.wasm_instructions });
     // The y scale makes room for the real crate, not for the global allocator (drawn clipped).
     const modelMax = Math.max(...t.ops.map((o) => o.cost?.wasm_instructions ?? 0));
     expect([bars.max, bars.baselineMax]).toEqual([2 * modelMax, 3 * modelMax]);
     const sum = t.ops.reduce((n, o) => n + (o.cost?.wasm_instructions ?? 0), 0);
     expect([bars.total, bars.realTotal, bars.baselineTotal]).toEqual([sum, 2 * sum, 3 * sum]);
-    expect(costBars(fromJson(t), "instructions")).toMatchObject({ realTotal: undefined, baselineTotal: undefined });
+    expect(costBars(viewOf(t), "instructions")).toMatchObject({ realTotal: undefined, baselineTotal: undefined });
   });
 
   it("without costs: not measured, and nothing to chart", () => {
     const bare: Trace = { ...t, ops: t.ops.map(({ cost: _, ...op }) => op) };
-    expect(hasCosts(fromJson(bare))).toBe(false);
-    expect(hasCosts(fromJson(t))).toBe(true);
-    expect(opTooltip(fromJson(bare), 0, "instructions")).toBe("op 1 · alloc x · not measured");
+    expect(hasCosts(viewOf(bare))).toBe(false);
+    expect(hasCosts(viewOf(t))).toBe(true);
+    expect(opTooltip(viewOf(bare), 0, "instructions")).toBe("op 1 · alloc x · not measured");
     const op = bare.ops[0];
     if (!op) throw new Error("an op");
-    expect(opCostSummary(fromJson(bare), op)).toBeNull();
-    expect(costBars(fromJson(bare), "instructions").bars).toEqual([]);
+    expect(opCostSummary(viewOf(bare), op)).toBeNull();
+    expect(costBars(viewOf(bare), "instructions").bars).toEqual([]);
   });
 
   it("costs given apart from the ops (the metered module beside the lean one) chart and read the same", () => {
     const bare: Trace = { ...t, ops: t.ops.map(({ cost: _, ...op }) => op) };
-    const apart = withCosts(fromJson(bare), { costs: t.ops.map((o) => o.cost) });
+    const apart = withCosts(viewOf(bare), { costs: t.ops.map((o) => o.cost) });
     expect(hasCosts(apart)).toBe(true);
-    expect(costBars(apart, "instructions")).toEqual(costBars(fromJson(t), "instructions"));
-    expect(opTooltip(apart, 3, "branches")).toBe(opTooltip(fromJson(t), 3, "branches"));
+    expect(costBars(apart, "instructions")).toEqual(costBars(viewOf(t), "instructions"));
+    expect(opTooltip(apart, 3, "branches")).toBe(opTooltip(viewOf(t), 3, "branches"));
     const op = bare.ops[1];
     const full = t.ops[1];
     if (!op || !full) throw new Error("two ops");
-    expect(opCostSummary(apart, op)).toEqual(opCostSummary(fromJson(t), full));
-    const none = withCosts(fromJson(bare), { unavailable: "the program runs over 100,000 ops" });
+    expect(opCostSummary(apart, op)).toEqual(opCostSummary(viewOf(t), full));
+    const none = withCosts(viewOf(bare), { unavailable: "the program runs over 100,000 ops" });
     expect(hasCosts(none)).toBe(false);
     expect(none.costsUnavailable).toBe("the program runs over 100,000 ops");
   });
@@ -231,25 +229,25 @@ describe("the real crate: mismatches and the step summary", () => {
   const r = withReal(t);
 
   it("finds mismatches by op", () => {
-    expect(mismatchOps(fromJson(r))).toEqual([3, 5]);
-    expect(mismatchesFor(fromJson(r), 3).map(mismatchText)).toEqual(["offset model 24 real 32", "chunk capacity model 448 real 464"]);
-    expect(mismatchesFor(fromJson(r), 5).map(mismatchText)).toEqual(["moved model false real true"]);
-    expect(mismatchesFor(fromJson(r), 4)).toEqual([]);
-    expect(mismatchOps(fromJson(t))).toEqual([]);
+    expect(mismatchOps(viewOf(r))).toEqual([3, 5]);
+    expect(mismatchesFor(viewOf(r), 3).map(mismatchText)).toEqual(["offset model 24 real 32", "chunk capacity model 448 real 464"]);
+    expect(mismatchesFor(viewOf(r), 5).map(mismatchText)).toEqual(["moved model false real true"]);
+    expect(mismatchesFor(viewOf(r), 4)).toEqual([]);
+    expect(mismatchOps(viewOf(t))).toEqual([]);
     expect(mismatchText({ op: 0, field: "chunk", model: 1, real: null })).toBe("chunk model 1 real none");
   });
 
   it("absent and unavailable runs are not runs", () => {
-    expect(realRan(fromJson(t))).toBeUndefined();
-    expect(realRan(fromJson(r))?.ops).toHaveLength(t.ops.length);
+    expect(realRan(viewOf(t))).toBeUndefined();
+    expect(realRan(viewOf(r))?.ops).toHaveLength(t.ops.length);
     const off: Trace = { ...t, real: { crate: "bumpalo", version: "3.20.4", unavailable: "only wasm32 traces run the real crate" } };
-    expect(realRan(fromJson(off))).toBeUndefined();
-    expect(mismatchOps(fromJson(off))).toEqual([]);
+    expect(realRan(viewOf(off))).toBeUndefined();
+    expect(mismatchOps(viewOf(off))).toEqual([]);
     expect(crateLabel(off.real!)).toBe("bumpalo 3.20.4");
     expect(crateLabel({ crate: "bumpalo 3.20.4", version: "3.20.4", unavailable: "" })).toBe("bumpalo 3.20.4");
     const op = off.ops[1];
     if (!op) throw new Error("an op");
-    expect(opCostSummary(fromJson(off), op)).toMatchObject({
+    expect(opCostSummary(viewOf(off), op)).toMatchObject({
       real: null,
       baseline: null,
       verdict: null,
@@ -261,7 +259,7 @@ describe("the real crate: mismatches and the step summary", () => {
     const [op1, op7] = [t.ops[1], t.ops[7]];
     if (!op1 || !op7) throw new Error("ten ops");
     const c = cost(t, 1);
-    expect(opCostSummary(fromJson(t), op1)).toEqual({
+    expect(opCostSummary(viewOf(t), op1)).toEqual({
       text: `${c.wasm_instructions} wasm instructions · ${c.wasm_branches} conditional branches (fast path)`,
       slow: false,
       real: null,
@@ -271,17 +269,17 @@ describe("the real crate: mismatches and the step summary", () => {
       notes: [],
     });
     const s = cost(t, 7);
-    expect(opCostSummary(fromJson(t), op7)?.text).toBe(
+    expect(opCostSummary(viewOf(t), op7)?.text).toBe(
       `${s.wasm_instructions} wasm instructions (${s.slow_instructions} in the slow path: new chunk) · ${s.wasm_branches} conditional branches`,
     );
-    expect(opCostSummary(fromJson(t), op7)?.slow).toBe(true);
+    expect(opCostSummary(viewOf(t), op7)?.slow).toBe(true);
   });
 
   it("the step summary with the real crate: counts beside the model's, a verdict per op", () => {
     const [op1, op3, op5] = [r.ops[1], r.ops[3], r.ops[5]];
     if (!op1 || !op3 || !op5) throw new Error("ten ops");
     const c = cost(t, 1);
-    expect(opCostSummary(fromJson(r), op1)).toMatchObject({
+    expect(opCostSummary(viewOf(r), op1)).toMatchObject({
       real: `real bumpalo 3.20.4: ${2 * c.wasm_instructions} wasm instructions`,
       // Where the counts differ the summary says why: here a fast-path bump.
       realWhy: `Model ${c.wasm_instructions} instructions fewer than the crate: it holds the current chunk's bump pointer and bounds in the allocator itself, where bumpalo 3.20.4 reaches them through a pointer to the chunk's footer: a load more on every bump.`,
@@ -289,19 +287,19 @@ describe("the real crate: mismatches and the step summary", () => {
       verdict: { ok: true, text: "✓ matches bumpalo 3.20.4 placement" },
       notes: [],
     });
-    expect(opCostSummary(fromJson(r), op3)?.verdict).toEqual({
+    expect(opCostSummary(viewOf(r), op3)?.verdict).toEqual({
       ok: false,
       text: "✗ differs from bumpalo 3.20.4: offset model 24 real 32; chunk capacity model 448 real 464",
     });
-    expect(opCostSummary(fromJson(r), op5)?.verdict).toMatchObject({ ok: false, text: "✗ differs from bumpalo 3.20.4: moved model false real true" });
-    expect(costBars(fromJson(r), "instructions").bars.map((b) => b.mismatch)).toEqual(t.ops.map((_, i) => i === 3 || i === 5));
+    expect(opCostSummary(viewOf(r), op5)?.verdict).toMatchObject({ ok: false, text: "✗ differs from bumpalo 3.20.4: moved model false real true" });
+    expect(costBars(viewOf(r), "instructions").bars.map((b) => b.mismatch)).toEqual(t.ops.map((_, i) => i === 3 || i === 5));
   });
 
   it("a free places nothing: no placement verdict, counts still shown", () => {
     const f = withReal(trace("a = alloc 8\nfree a"));
     const free = f.ops[1];
     if (!free) throw new Error("two ops");
-    const summary = opCostSummary(fromJson(f), free);
+    const summary = opCostSummary(viewOf(f), free);
     expect(summary?.verdict).toBeNull();
     expect(summary?.real).toMatch(/^real bumpalo 3\.20\.4: \d+ wasm instructions?$/);
   });
@@ -313,27 +311,27 @@ describe("the real crate: mismatches and the step summary", () => {
     };
     const op = skipped.ops[2];
     if (!op) throw new Error("ten ops");
-    expect(opCostSummary(fromJson(skipped), op)).toMatchObject({ verdict: null, real: null, notes: ["bumpalo 3.20.4: not compared after a restore"] });
+    expect(opCostSummary(viewOf(skipped), op)).toMatchObject({ verdict: null, real: null, notes: ["bumpalo 3.20.4: not compared after a restore"] });
   });
 });
 
 describe("the engine's own real-crate run and baseline", () => {
   it("wasm32 bumpalo: the real crate ran every op, placements match, counts sit beside the model's", () => {
     const w = traced(TEN, "bumpalo", "wasm32");
-    const ran = realRan(fromJson(w));
+    const ran = realRan(viewOf(w));
     if (!ran) throw new Error("wasm32 bumpalo traces carry the real crate's run");
     expect(crateLabel(ran)).toBe("bumpalo 3.20.4");
     expect(ran.ops).toHaveLength(w.ops.length);
-    expect(mismatchOps(fromJson(w))).toEqual([]);
+    expect(mismatchOps(viewOf(w))).toEqual([]);
     const rc = ran.ops[1]?.cost;
     const bc = w.baseline?.ops[1]?.cost;
     if (!rc || !bc) throw new Error("op 1 is counted on both");
-    expect(opTooltip(fromJson(w), 1, "instructions")).toMatch(
+    expect(opTooltip(viewOf(w), 1, "instructions")).toMatch(
       new RegExp(` · \\d+ branches · real bumpalo 3\\.20\\.4: ${rc.wasm_instructions} · global allocator: ${bc.wasm_instructions}$`),
     );
     const op1 = w.ops[1];
     if (!op1) throw new Error("ten ops");
-    expect(opCostSummary(fromJson(w), op1)).toMatchObject({
+    expect(opCostSummary(viewOf(w), op1)).toMatchObject({
       real: `real bumpalo 3.20.4: ${rc.wasm_instructions} wasm instructions`,
       baseline: `global allocator (dlmalloc, wasm32): ${bc.wasm_instructions} instructions`,
       verdict: { ok: true, text: "✓ matches bumpalo 3.20.4 placement" },
@@ -343,13 +341,13 @@ describe("the engine's own real-crate run and baseline", () => {
 
   it("64-bit bumpalo: the real crate is not compared, and the summary says why", () => {
     const t = traced(TEN);
-    expect(realRan(fromJson(t))).toBeUndefined();
+    expect(realRan(viewOf(t))).toBeUndefined();
     const op = t.ops[0];
     if (!op) throw new Error("ten ops");
-    const summary = opCostSummary(fromJson(t), op);
+    const summary = opCostSummary(viewOf(t), op);
     expect(summary?.verdict).toBeNull();
     expect(summary?.notes).toEqual([expect.stringMatching(/^bumpalo 3\.20\.4 not compared: .*64-bit/)]);
-    expect(baselineLabel(fromJson(t))).toBe("global allocator (dlmalloc, wasm32)");
+    expect(baselineLabel(viewOf(t))).toBe("global allocator (dlmalloc, wasm32)");
   });
 
   it("a preset without a real crate has no real run", () => {
@@ -357,7 +355,7 @@ describe("the engine's own real-crate run and baseline", () => {
     expect(t.real).toBeUndefined();
     const op = t.ops[0];
     if (!op) throw new Error("one op");
-    expect(opCostSummary(fromJson(t), op)).toMatchObject({ verdict: null, real: null, notes: [] });
+    expect(opCostSummary(viewOf(t), op)).toMatchObject({ verdict: null, real: null, notes: [] });
   });
 });
 

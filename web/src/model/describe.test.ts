@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
+import { opAt } from "../engine/traceView";
+import { traced } from "../test/runs";
 import { describeMicro, microIndex, microSteps } from "./describe";
 
 // fitzgen-down, 256-byte chunk at 0x10010: `b = alloc u64` runs the bump-down
 // algorithm's four recorded micro-steps; `free b` one, in fixed.rs (nothing to
 // reclaim).
-const r = loadEngineSync().trace({ source: "a = alloc 1\nb = alloc u64\nfree b", allocator: "fitzgen-down", target: "64" });
-if (!r.ok) throw new Error(r.error.message);
-const [, b, free] = r.trace.ops;
+const t = traced("a = alloc 1\nb = alloc u64\nfree b");
+const [b, free] = [opAt(t, 1), opAt(t, 2)];
 
 describe("micro-steps", () => {
   it("flattens an op's events' steps in order", () => {

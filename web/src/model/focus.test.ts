@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson, type TraceView } from "../engine/traceView";
+import type { TraceView } from "../engine/traceView";
+import { traced } from "../test/runs";
 import { chunkViewsAt, statsAt } from "./chunks";
 import { currentOp } from "./describe";
 import { codeFocus, focusOf, highlighted, statsSeries } from "./focus";
@@ -9,9 +9,7 @@ import { narrationAt, parseNarration } from "./narration";
 const SOURCE = ["a = alloc 8", "b = alloc 16", "#> look at a", "#> !highlight a", "free b", "c = alloc 8"].join("\n");
 
 function trace(): TraceView {
-  const r = loadEngineSync().trace({ source: SOURCE, allocator: "fitzgen-down", target: "64" });
-  if (!r.ok) throw new Error(r.error.message);
-  return fromJson(r.trace);
+  return traced(SOURCE);
 }
 
 describe("focusOf", () => {
@@ -66,9 +64,7 @@ describe("statsSeries", () => {
   });
 
   it("the sampled steps of a long program: step 0, every statsEvery-th op and the last", () => {
-    const r = loadEngineSync().trace({ source: "repeat 5000 {\n  a = alloc 8\n  free a\n}\nb = alloc 1", allocator: "bumpalo", target: "64" });
-    if (!r.ok) throw new Error(r.error.message);
-    const t = fromJson(r.trace);
+    const t = traced("repeat 5000 {\n  a = alloc 8\n  free a\n}\nb = alloc 1", "bumpalo");
     const series = statsSeries(t);
     expect(t.statsEvery).toBe(3);
     expect(series.steps.slice(0, 4)).toEqual([0, 1, 4, 7]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import type { Trace } from "../engine/types";
+import { loadTraceModuleSync } from "../engine/node";
+import { failed as opFailed, kindOf, type TraceView } from "../engine/traceView";
+import { config, opsOf, viewResult } from "../test/runs";
 import {
   EXAMPLES,
   GENERATORS,
@@ -16,21 +17,22 @@ import {
 const FIXED_CHUNK = ["fitzgen-down", "hinckley-up-naive", "hinckley-up", "up-min-align", "down-min-align"];
 
 /** Runs `source` on a preset at its default settings; a program error fails the test. */
-function run(source: string, allocator: string): Trace {
-  const r = loadEngineSync().trace({ source, allocator, target: "64" });
+function run(source: string, allocator: string): TraceView {
+  const r = viewResult(config(source, allocator));
   if (!r.ok) throw new Error(`${allocator}: ${r.error.line}:${r.error.column}: ${r.error.message}\n${source}`);
   return r.trace;
 }
 
-const failed = (trace: Trace): number => trace.ops.filter((op) => op.failed).length;
-const kinds = (trace: Trace): string[] => trace.ops.map((op) => op.kind);
-const allocators = (): string[] => loadEngineSync().allocators().map((a) => a.name);
+const ops = (trace: TraceView): number[] => Array.from({ length: trace.length }, (_, i) => i);
+const failed = (trace: TraceView): number => ops(trace).filter((i) => opFailed(trace, i)).length;
+const kinds = (trace: TraceView): string[] => ops(trace).map((i) => kindOf(trace, i));
+const allocators = (): string[] => loadTraceModuleSync().allocators().map((a) => a.name);
 
 describe("every menu program", () => {
   it("traces without error on every preset", () => {
     for (const entry of [...EXAMPLES, ...GENERATORS]) {
       for (const allocator of allocators()) {
-        expect(run(entry.source(), allocator).ops.length, `${entry.id} on ${allocator}`).toBeGreaterThan(0);
+        expect(opsOf(run(entry.source(), allocator)).length, `${entry.id} on ${allocator}`).toBeGreaterThan(0);
       }
     }
   });
@@ -45,26 +47,26 @@ describe("vecPush", () => {
   it("doubles the capacity by realloc: 4, 8, 16, 32 u32s", () => {
     const trace = run(vecPush(), "hinckley-up");
     expect(kinds(trace)).toEqual(["alloc", "realloc", "realloc", "realloc"]);
-    expect(trace.ops.map((op) => op.size)).toEqual([16, 32, 64, 128]);
+    expect(opsOf(trace).map((op) => op.size)).toEqual([16, 32, 64, 128]);
     // Bumping down, every growth moves: the whole history fits the 256-byte chunk.
     expect(failed(run(vecPush(), "fitzgen-down"))).toBe(0);
   });
 
   it("starts bytes at capacity 8 and stops growing once the pushes fit", () => {
-    expect(run(vecPush({ elements: 9, element: "u8" }), "bumpalo").ops.map((op) => op.size)).toEqual([8, 16]);
-    expect(run(vecPush({ elements: 4, element: "u64" }), "bumpalo").ops.map((op) => op.size)).toEqual([32]);
+    expect(opsOf(run(vecPush({ elements: 9, element: "u8" }), "bumpalo")).map((op) => op.size)).toEqual([8, 16]);
+    expect(opsOf(run(vecPush({ elements: 4, element: "u64" }), "bumpalo")).map((op) => op.size)).toEqual([32]);
   });
 });
 
 describe("stringBuilding", () => {
   it("reallocs to the exact length after each word", () => {
     const trace = run(stringBuilding(["ab", "cde", "f"]), "hinckley-up");
-    expect(trace.ops.map((op) => `${op.kind} ${op.size}`)).toEqual(["alloc 2", "realloc 6", "realloc 8"]);
+    expect(opsOf(trace).map((op) => `${op.kind} ${op.size}`)).toEqual(["alloc 2", "realloc 6", "realloc 8"]);
   });
 
   it("fits the default words in every fixed chunk", () => {
     for (const allocator of FIXED_CHUNK) expect(failed(run(stringBuilding(), allocator)), allocator).toBe(0);
-    expect(run(stringBuilding(), "fitzgen-down").ops.length).toBe(8);
+    expect(opsOf(run(stringBuilding(), "fitzgen-down")).length).toBe(8);
   });
 });
 
@@ -76,13 +78,13 @@ describe("parserNodes", () => {
 
   it("allocates small nodes, plus an index vector per call, and frees nothing", () => {
     const trace = run(parserNodes({ nodes: 30, seed: 5 }), "cpp-arena");
-    const nodes = trace.ops.filter((op) => /^n\d+$/.test(op.block ?? ""));
-    const vectors = trace.ops.filter((op) => /args$/.test(op.block ?? ""));
+    const nodes = opsOf(trace).filter((op) => /^n\d+$/.test(op.block ?? ""));
+    const vectors = opsOf(trace).filter((op) => /args$/.test(op.block ?? ""));
     expect(nodes.length).toBe(30);
     expect(nodes.every((op) => op.size === 16 || op.size === 24)).toBe(true);
     expect(vectors.length).toBeGreaterThan(0);
     expect(vectors.every((op) => op.align === 4 && (op.size ?? 0) <= 16)).toBe(true);
-    expect(trace.ops.length).toBe(nodes.length + vectors.length);
+    expect(opsOf(trace).length).toBe(nodes.length + vectors.length);
     expect(failed(trace)).toBe(0);
   });
 });
@@ -97,8 +99,8 @@ describe("randomMix", () => {
 
   it("writes the number of ops asked for, in the ranges asked for", () => {
     const trace = run(randomMix(options), "bumpalo");
-    expect(trace.ops.length).toBe(120);
-    const allocs = trace.ops.filter((op) => op.kind === "alloc");
+    expect(opsOf(trace).length).toBe(120);
+    const allocs = opsOf(trace).filter((op) => op.kind === "alloc");
     expect(allocs.every((op) => (op.size ?? 0) >= 1 && (op.size ?? 0) <= 48)).toBe(true);
     expect(new Set(allocs.map((op) => op.align))).toEqual(new Set([1, 2, 4, 8, 16, 32]));
     expect(new Set(kinds(trace))).toEqual(new Set(["alloc", "realloc", "free", "reset"]));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson, type TraceView } from "../engine/traceView";
-import type { ChunkInfo, Trace } from "../engine/types";
+import type { TraceView } from "../engine/traceView";
+import type { ChunkInfo } from "../engine/types";
+import { traced as run } from "../test/runs";
 import { binBlocks } from "../views/mapBins";
 import { blockAt, blocksAt, type Block } from "./blocks";
 import { bumpPointerAt, chunkViewsAt, currentChunkAt } from "./chunks";
@@ -87,9 +87,7 @@ function oraclePointer(t: TraceView, step: number): { ptr: number | undefined; c
 }
 
 function traced(source: string, allocator: string, capacity?: number): TraceView {
-  const result = loadEngineSync().trace({ source, allocator, target: "64", capacity });
-  if (!result.ok) throw new Error(`${result.error.line}:${result.error.column} ${result.error.message}`);
-  return fromJson(result.trace);
+  return run(source, allocator, { capacity: capacity ?? null });
 }
 
 const PROGRAMS: [string, string, number?][] = [
@@ -192,14 +190,7 @@ describe("heldAt", () => {
   });
 
   it("a 10,000-op trace: each row by address, 2 blocks held per 4 ops", () => {
-    const result = loadEngineSync().trace({
-      source: "repeat 2500 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}",
-      allocator: "bump-scope-up",
-      target: "64",
-    });
-    if (!result.ok) throw new Error(result.error.message);
-    const json: Trace = result.trace;
-    const t = fromJson(json);
+    const t = traced("repeat 2500 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}", "bump-scope-up");
     const h = heldAt(t, t.length);
     expect(h.total).toBe(5_000);
     for (const id of h.chunkIds()) {

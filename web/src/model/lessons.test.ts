@@ -1,25 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson } from "../engine/traceView";
+import { loadTraceModuleSync } from "../engine/node";
 import type { Op, Trace } from "../engine/types";
+import { jsonTrace, viewOf } from "../test/runs";
 import { chunkViewsAt } from "./chunks";
 import { baselineCost, realCost } from "./costs";
 import { LESSONS, lessonById, type Lesson } from "./lessons";
 import { parseNarration } from "./narration";
 import { predictionAt } from "./predict";
 
-function traceLesson(lesson: Lesson, allocator = lesson.allocator): Trace {
-  const engine = loadEngineSync();
-  const r = engine.trace({
-    source: lesson.source,
-    allocator,
-    target: lesson.target ?? "64",
-    capacity: lesson.capacity,
-    // Another preset may not take the lesson's minimum alignment: it keeps its own default.
-    minAlign: allocator === lesson.allocator ? lesson.minAlign : undefined,
-  });
-  if (!r.ok) throw new Error(`${lesson.id} on ${allocator}: ${r.error.line}:${r.error.column}: ${r.error.message}`);
-  return r.trace;
+/** The lesson's run with its costs (the cost module's JSON trace: op by op, costs included). */
+function traceLesson(lesson: Lesson, allocator = lesson.config.allocator): Trace {
+  const c = lesson.config;
+  // Another preset may not take the lesson's minimum alignment: it keeps its own default.
+  return jsonTrace({ ...c, allocator, minAlign: allocator === c.allocator ? c.minAlign : null });
 }
 
 function lesson(id: string): Lesson {
@@ -41,7 +34,7 @@ function only(trace: Trace, block: string, nth = 0): Op {
 
 /** The narration at the statement of `block`'s op. */
 function narrationOf(l: Lesson, trace: Trace, block: string): string {
-  return parseNarration(l.source).get(only(trace, block).line)?.text ?? "";
+  return parseNarration(l.config.source).get(only(trace, block).line)?.text ?? "";
 }
 
 /** Where a placing op put its block. */
@@ -55,16 +48,16 @@ const branches = (op: Op): number => op.cost?.wasm_branches ?? NaN;
 
 describe("every lesson", () => {
   it("has a unique id and an allocator the engine offers", () => {
-    const names = new Set(loadEngineSync().allocators().map((a) => a.name));
+    const names = new Set(loadTraceModuleSync().allocators().map((a) => a.name));
     expect(new Set(LESSONS.map((l) => l.id)).size).toBe(LESSONS.length);
-    for (const l of LESSONS) expect(names.has(l.allocator), l.id).toBe(true);
-    expect(LESSONS.map((l) => l.allocator)).toEqual(["fitzgen-down", "bump-scope-up", "up-min-align", "bumper-slab", "cpp-arena", "bumpalo"]);
+    for (const l of LESSONS) expect(names.has(l.config.allocator), l.id).toBe(true);
+    expect(LESSONS.map((l) => l.config.allocator)).toEqual(["fitzgen-down", "bump-scope-up", "up-min-align", "bumper-slab", "cpp-arena", "bumpalo"]);
   });
 
   for (const l of LESSONS) {
     describe(l.id, () => {
       const trace = traceLesson(l);
-      const narrations = parseNarration(l.source);
+      const narrations = parseNarration(l.config.source);
       const opLines = new Set(trace.ops.map((o) => o.line));
 
       it("traces with the real engine: 5 to 15 ops, none failed", () => {
@@ -84,7 +77,7 @@ describe("every lesson", () => {
         expect(asked.length).toBeGreaterThanOrEqual(1);
         const statements = new Set(asked.map((o) => o.line));
         expect(statements.size).toBeLessThanOrEqual(3);
-        for (const op of asked) expect(predictionAt(fromJson(trace), op.index), `op ${op.index}`).not.toBeNull();
+        for (const op of asked) expect(predictionAt(viewOf(trace), op.index), `op ${op.index}`).not.toBeNull();
       });
 
       it("names only addresses the trace has (a block, a bump pointer, a chunk start)", () => {
@@ -203,7 +196,7 @@ describe("the claims each lesson makes", () => {
       expect(y.cost?.slow_instructions ?? 0).toBeGreaterThan(0);
       expect(t.ops[y.index + 1]?.cost?.slow_instructions ?? 0).toBeGreaterThan(0);
     }
-    expect(chunkViewsAt(fromJson(t), t.ops.length).map((v) => v.chunk.id)).toEqual([0]);
+    expect(chunkViewsAt(viewOf(t), t.ops.length).map((v) => v.chunk.id)).toEqual([0]);
   });
 
   it("parser-arena: the pool sizes, the exact fit and a free that runs no instruction", () => {
@@ -243,12 +236,12 @@ describe("the claims each lesson makes", () => {
     const d = only(t, "d");
     for (const op of [b, c, d]) {
       expect(op.cost?.slow_instructions, `op ${op.index}`).toBe(0);
-      expect(realCost(fromJson(t), op.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(fromJson(t), op.index)?.wasm_instructions ?? 0);
+      expect(realCost(viewOf(t), op.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(viewOf(t), op.index)?.wasm_instructions ?? 0);
     }
     expect(addr(b) - addr(c)).toBe(40);
     // The 16-aligned u128 costs real bumpalo what a u64 costs; the global allocator, more.
-    expect(realCost(fromJson(t), d.index)?.wasm_instructions).toBe(realCost(fromJson(t), b.index)?.wasm_instructions);
-    expect(baselineCost(fromJson(t), d.index)?.wasm_instructions ?? 0).toBeGreaterThan(baselineCost(fromJson(t), b.index)?.wasm_instructions ?? Infinity);
+    expect(realCost(viewOf(t), d.index)?.wasm_instructions).toBe(realCost(viewOf(t), b.index)?.wasm_instructions);
+    expect(baselineCost(viewOf(t), d.index)?.wasm_instructions ?? 0).toBeGreaterThan(baselineCost(viewOf(t), b.index)?.wasm_instructions ?? Infinity);
     const frees = t.ops.filter((o) => o.kind === "free");
     expect(frees.map((o) => [o.block, (o.reclaimed ?? []).includes(o.target_op ?? -1)])).toEqual([
       ["c", true],
@@ -256,6 +249,6 @@ describe("the claims each lesson makes", () => {
     ]);
     const reset = t.ops[t.ops.length - 1] as Op;
     expect(reset.kind).toBe("reset");
-    expect(realCost(fromJson(t), reset.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(fromJson(t), reset.index)?.wasm_instructions ?? 0);
+    expect(realCost(viewOf(t), reset.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(viewOf(t), reset.index)?.wasm_instructions ?? 0);
   });
 });

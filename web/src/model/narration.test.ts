@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson, lineOf, type TraceView } from "../engine/traceView";
+import { lineOf, type TraceView } from "../engine/traceView";
+import { traced } from "../test/runs";
 import { inlineText, narrationAt, parseInline, parseNarration, parseParagraphs, pausesAt, predictsNext, safeHref } from "./narration";
 
 function trace(source: string, allocator = "fitzgen-down"): TraceView {
-  const r = loadEngineSync().trace({ source, allocator, target: "64", capacity: 256 });
-  if (!r.ok) throw new Error(`${r.error.line}:${r.error.column}: ${r.error.message}`);
-  return fromJson(r.trace);
+  return traced(source, allocator, { capacity: 256 });
 }
 
 describe("parseNarration", () => {

@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson, type TraceView } from "../engine/traceView";
+import type { TraceView } from "../engine/traceView";
 import type { Target } from "../engine/types";
+import { traced } from "../test/runs";
 import { clampAddress, cursorStart, cursorStep, predictionAt, scoreGuess, stripAt, toleranceFor } from "./predict";
 
 function trace(source: string, allocator: string, capacity?: number, target: Target = "wasm32"): TraceView {
-  const r = loadEngineSync().trace({ source, allocator, target, capacity });
-  if (!r.ok) throw new Error(`${r.error.line}:${r.error.column}: ${r.error.message}`);
-  return fromJson(r.trace);
+  return traced(source, allocator, { target, capacity: capacity ?? null });
 }
 
 describe("predictionAt", () => {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
+import { config, jsonTrace } from "../test/runs";
 import { narrationOf, RECORDED, recordedById, recordedFacts, type RecordedProgram } from "./recorded";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -84,9 +84,7 @@ describe("the recorded programs", () => {
       }, 180_000);
 
       it("narrates the facts of its trace", () => {
-        const result = loadEngineSync().trace({ source: text, allocator: r.allocator, target: "64" });
-        if (!result.ok) throw new Error(`${result.error.line}:${result.error.column}: ${result.error.message}`);
-        expect(recordedFacts(result.trace)).toEqual(r.facts);
+        expect(recordedFacts(jsonTrace(config(text, r.allocator)))).toEqual(r.facts);
         expect(r.facts.ops).toBe(headerOps(text));
         const story = narrationOf(r);
         expect(story).toContain(r.facts.instructionsPerOp.toString());

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
+import { loadTraceModuleSync } from "../engine/node";
 import type { Trace } from "../engine/types";
+import { jsonTrace, measured, viewResult } from "../test/runs";
 import { randomMix, RANDOM_MIX_DEFAULTS } from "./generators";
 import {
   defaultValues,
@@ -11,20 +12,23 @@ import {
   specOf,
   sweepCsv,
   sweepPoints,
+  type PointRunner,
   type SweepConfig,
   type SweepSpec,
 } from "./sweep";
 
-const engine = loadEngineSync();
-const allocators = engine.allocators();
+const allocators = loadTraceModuleSync().allocators();
+/** Each point run as the app runs it: on the trace module, with its costs. */
+const points: PointRunner = (c) => {
+  const r = viewResult(c);
+  return Promise.resolve({ result: r.ok ? { ok: true, trace: measured(c.source, c.allocator, c) } : r });
+};
 const MIX = randomMix(RANDOM_MIX_DEFAULTS);
 const BASE: SweepConfig = { source: MIX, allocator: "bumpalo", target: "64", capacity: null, minAlign: null };
 
 /** One ordinary trace of a configuration, as the main view runs it. */
 function traceOf(c: SweepConfig): Trace {
-  const r = engine.trace({ source: c.source, allocator: c.allocator, target: c.target, capacity: c.capacity ?? undefined, minAlign: c.minAlign ?? undefined });
-  if (!r.ok) throw new Error(r.error.message);
-  return r.trace;
+  return jsonTrace(c);
 }
 
 /** The figures summed straight from the trace's ops, without the sweep's code. */
@@ -111,7 +115,7 @@ describe("value lists", () => {
 });
 
 describe("running a sweep", () => {
-  it("gives each point the figures of an individual engine.trace run of its configuration", async () => {
+  it("gives each point the figures of an individual run of its configuration", async () => {
     const specs: SweepSpec[] = [
       { param: "minAlign", values: [1, 2, 4, 8, 16], base: BASE },
       { param: "target", values: ["64", "wasm32"], base: BASE },
@@ -120,7 +124,7 @@ describe("running a sweep", () => {
       { param: "generatorSize", values: [{ min: 1, max: 8 }, { min: 1, max: 256 }], base: BASE, generator: RANDOM_MIX_DEFAULTS },
     ];
     for (const spec of specs) {
-      const result = await runSweep(engine, spec);
+      const result = await runSweep(points, spec, allocators);
       expect(result.cancelled).toBe(false);
       expect(result.points).toHaveLength(spec.values.length);
       for (const p of result.points) {
@@ -131,7 +135,7 @@ describe("running a sweep", () => {
   });
 
   it("measures what the parameter changes: MIN_ALIGN on bumpalo changes instructions and padding", async () => {
-    const result = await runSweep(engine, { param: "minAlign", values: [1, 16], base: BASE });
+    const result = await runSweep(points, { param: "minAlign", values: [1, 16], base: BASE }, allocators);
     const [one, sixteen] = result.points;
     if (!one?.ok || !sixteen?.ok) throw new Error("both points run");
     expect(one.figures.instructions).toBeGreaterThan(0);
@@ -143,7 +147,7 @@ describe("running a sweep", () => {
   it("reports progress n of N and stops early when cancelled", async () => {
     const controller = new AbortController();
     const seen: string[] = [];
-    const result = await runSweep(engine, { param: "capacity", values: [64, 128, 256, 512, 1024], base: BASE }, {
+    const result = await runSweep(points, { param: "capacity", values: [64, 128, 256, 512, 1024], base: BASE }, allocators, {
       signal: controller.signal,
       onProgress: (done, total) => {
         seen.push(`${done}/${total}`);
@@ -157,13 +161,13 @@ describe("running a sweep", () => {
   });
 
   it("keeps going past a configuration whose program fails, with its error at that point", async () => {
-    const result = await runSweep(engine, { param: "minAlign", values: [1, 3, 8], base: BASE });
+    const result = await runSweep(points, { param: "minAlign", values: [1, 3, 8], base: BASE }, allocators);
     expect(result.points.map((p) => p.ok)).toEqual([true, false, true]);
     const failed = result.points[1];
     expect(failed?.ok === false && failed.error.message).toBe("minimum alignment 3 is not allowed for bumpalo: use one of 1, 2, 4, 8, 16");
     if (failed) expect(pointText(failed, "instructions")).toBe("MIN_ALIGN 3: error: minimum alignment 3 is not allowed for bumpalo: use one of 1, 2, 4, 8, 16");
     // A program error on the line it is on.
-    const bad = await runSweep(engine, { param: "target", values: ["64"], base: { ...BASE, source: "a = alloc 8\nb = alloc 8 align 3" } });
+    const bad = await runSweep(points, { param: "target", values: ["64"], base: { ...BASE, source: "a = alloc 8\nb = alloc 8 align 3" } }, allocators);
     expect(bad.points[0]).toMatchObject({ ok: false, error: { line: 2 } });
   });
 });
@@ -172,7 +176,7 @@ describe("CSV", () => {
   it("writes a header and one row per point, quoting an error that holds commas", async () => {
     const source = "a = alloc 1\nb = alloc u64\nfree b";
     const base: SweepConfig = { source, allocator: "bumpalo", target: "64", capacity: 256, minAlign: null };
-    const result = await runSweep(engine, { param: "minAlign", values: [1, 5], base });
+    const result = await runSweep(points, { param: "minAlign", values: [1, 5], base }, allocators);
     const t = expected(traceOf({ ...base, minAlign: 1 }));
     expect(sweepCsv(result)).toBe(
       [

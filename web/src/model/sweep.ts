@@ -5,13 +5,14 @@
 // so a long sweep leaves the page responsive, reports progress and stops when
 // its AbortSignal fires.
 //
-// The figures of a point are those of one ordinary `engine.trace` of its
-// configuration, summed by compare mode's `columnTotals`: a sweep point and
-// the main view opened on that configuration always agree.
+// The figures of a point are those of one ordinary run of its configuration
+// on the trace module with its costs, summed by compare mode's
+// `columnTotals`: a sweep point and the main view opened on that
+// configuration always agree.
 
-import type { Engine } from "../engine/facade";
-import { fromJson, type TraceView } from "../engine/traceView";
-import type { AllocatorInfo, ProgramError, Target, Trace } from "../engine/types";
+import type { RunConfig } from "../engine/config";
+import type { ViewResult, TraceView } from "../engine/traceView";
+import type { AllocatorInfo, ProgramError, Target } from "../engine/types";
 import { statsAt } from "./chunks";
 import { columnTotals, targetText } from "./compare";
 import { randomMix, RANDOM_MIX_DEFAULTS, RANDOM_MIX_LIMITS, type RandomMixOptions } from "./generators";
@@ -19,14 +20,8 @@ import { MAX_SWEEP_POINTS, type SweepParam } from "./limits";
 
 export { isSweepParam, MAX_SWEEP_POINTS, SWEEP_PARAMS, type SweepParam } from "./limits";
 
-/** One run of the engine: what `engine.trace` is given (null: the preset's default). */
-export interface SweepConfig {
-  source: string;
-  allocator: string;
-  target: Target;
-  capacity: number | null;
-  minAlign: number | null;
-}
+/** One configuration a sweep runs. */
+export type SweepConfig = RunConfig;
 
 /** An inclusive range of a random mix (sizes or alignments). */
 export interface SweepRange {
@@ -289,9 +284,8 @@ export function sweepPoints(spec: SweepSpec, allocators: readonly AllocatorInfo[
 
 // ---- Running ----------------------------------------------------------------------
 
-/** The figures of one trace at its end: compare mode's totals, and the leaked bytes. */
-export function figuresOf(json: Trace | TraceView): SweepFigures {
-  const trace = "cols" in json ? json : fromJson(json);
+/** The figures of one run at its end: compare mode's totals, and the leaked bytes. */
+export function figuresOf(trace: TraceView): SweepFigures {
   const t = columnTotals(trace);
   return {
     instructions: t.instructions,
@@ -306,18 +300,21 @@ export function figuresOf(json: Trace | TraceView): SweepFigures {
   };
 }
 
-/** Traces one configuration; an engine that throws is that point's error, not the sweep's. */
-export function runPoint(engine: Pick<Engine, "trace">, point: SweepPoint): SweepPointResult {
-  const c = point.config;
+/**
+ * Runs one configuration and gives its figures (from the run with its
+ * costs); `done` is called after, with the run no longer needed.
+ */
+export type PointRunner = (config: RunConfig) => Promise<{ result: ViewResult; done?: () => void }>;
+
+/** One configuration's figures; a runner that throws is that point's error, not the sweep's. */
+export async function runPoint(run: PointRunner, point: SweepPoint): Promise<SweepPointResult> {
   try {
-    const r = engine.trace({
-      source: c.source,
-      allocator: c.allocator,
-      target: c.target,
-      capacity: c.capacity ?? undefined,
-      minAlign: c.minAlign ?? undefined,
-    });
-    return r.ok ? { point, ok: true, figures: figuresOf(r.trace) } : { point, ok: false, error: r.error };
+    const { result, done } = await run(point.config);
+    try {
+      return result.ok ? { point, ok: true, figures: figuresOf(result.trace) } : { point, ok: false, error: result.error };
+    } finally {
+      done?.();
+    }
   } catch (error) {
     return { point, ok: false, error: { line: 1, column: 1, message: error instanceof Error ? error.message : String(error) } };
   }
@@ -348,8 +345,6 @@ export interface RunOptions {
   signal?: AbortSignal | undefined;
   /** After each configuration: how many of how many have run, and the latest. */
   onProgress?: ((done: number, total: number, latest: SweepPointResult) => void) | undefined;
-  /** Points computed from the engine's presets unless given. */
-  allocators?: readonly AllocatorInfo[] | undefined;
 }
 
 /**
@@ -357,13 +352,13 @@ export interface RunOptions {
  * draw progress and take a Cancel click between them. Cancelling stops before
  * the next configuration and resolves with the points run so far.
  */
-export async function runSweep(engine: Pick<Engine, "trace" | "allocators">, spec: SweepSpec, options: RunOptions = {}): Promise<SweepResult> {
-  const points = sweepPoints(spec, options.allocators ?? engine.allocators());
+export async function runSweep(run: PointRunner, spec: SweepSpec, allocators: readonly AllocatorInfo[], options: RunOptions = {}): Promise<SweepResult> {
+  const points = sweepPoints(spec, allocators);
   const results: SweepPointResult[] = [];
   for (const point of points) {
     await nextMacrotask();
     if (options.signal?.aborted) return { param: spec.param, points: results, total: points.length, cancelled: true };
-    const result = runPoint(engine, point);
+    const result = await runPoint(run, point);
     results.push(result);
     options.onProgress?.(results.length, points.length, result);
   }

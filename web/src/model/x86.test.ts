@@ -2,14 +2,12 @@
 // caseForOp names the case each op of a real trace performs.
 import { describe, expect, it } from "vitest";
 import raw from "../../../docs/bench/native-x86_64.json";
-import { fromJson, type TraceView } from "../engine/traceView";
-import { loadEngineSync } from "../engine/node";
+import type { TraceView } from "../engine/traceView";
+import { traced } from "../test/runs";
 import { caseForOp, countText, parseX86Bench, presetLibrary, X86_REFERENCE } from "./x86";
 
 function trace(source: string, allocator: string, minAlign?: number): TraceView {
-  const result = loadEngineSync().trace({ source, allocator, target: "64", minAlign });
-  if (!result.ok) throw new Error(result.error.message);
-  return fromJson(result.trace);
+  return traced(source, allocator, { minAlign: minAlign ?? null });
 }
 
 /** caseForOp for every step 1..n. */

@@ -8,9 +8,8 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { DEFAULT_PROGRAM } from "../state/reducer";
-import { stateDigests } from "./digest";
+import { DEFAULT_PROGRAM } from "../model/generators";
+import { stateDigests } from "../test/digest";
 import { decodeShare, encodeShare, type SharedState } from "./link";
 
 interface CorpusEntry {
@@ -94,13 +93,12 @@ describe("share-link corpus (v1)", () => {
   if (WRITE) {
     it("adds the missing entries", async () => {
       const corpus = readCorpus();
-      const engine = loadEngineSync();
       for (const c of CASES) {
         if (corpus.some((e) => e.name === c.name)) continue;
         const link = await encodeShare(c.state);
         const decoded = await decodeShare(link);
         if (!decoded.ok) throw new Error(decoded.error);
-        corpus.push({ name: c.name, link, state: decoded.state, digests: await stateDigests(engine, decoded.state) });
+        corpus.push({ name: c.name, link, state: decoded.state, digests: await stateDigests(decoded.state) });
       }
       writeFileSync(FILE, `${JSON.stringify(corpus, null, 2)}\n`);
     });
@@ -123,7 +121,7 @@ describe("share-link corpus (v1)", () => {
       const decoded = await decodeShare(entry.link);
       if (!decoded.ok) throw new Error(decoded.error);
       expect(decoded.state).toEqual(entry.state);
-      const digests = await stateDigests(loadEngineSync(), decoded.state);
+      const digests = await stateDigests(decoded.state);
       expect(digests).toEqual(entry.digests);
       for (const d of digests) expect(d, "every recorded configuration traces").toMatch(/^[0-9a-f]{64}$/);
     });

@@ -14,18 +14,15 @@
 // Long form: "v1z" + base64url(deflate-raw(the short form's query)). The
 // same parser reads both, so the two forms can never disagree.
 
+import type { RunConfig } from "../engine/config";
 import type { Target } from "../engine/types";
 import type { CompareConfig } from "../model/compare";
 import { isSweepParam, MAX_COMPARE, MAX_SWEEP_POINTS, MIN_COMPARE, type SweepParam } from "../model/limits";
 import { validateRandomMix, type RandomMixInput, type RandomMixOptions } from "../model/randomMixOptions";
 import type { SweepSetup } from "../model/sweep";
 
-export interface SharedState {
-  source: string;
-  allocator: string;
-  target: Target;
-  capacity: number | null;
-  minAlign: number | null;
+/** What a link carries: a run's configuration and what is shown of it. */
+export interface SharedState extends RunConfig {
   step: number;
   compare: CompareConfig[] | null;
   views?: string[];

@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson, type TraceView } from "../engine/traceView";
+import type { TraceView } from "../engine/traceView";
+import { traced } from "../test/runs";
 import type { CompareConfig } from "../model/compare";
 import { initialState, reducer, type Action, type AppState } from "./reducer";
 import { createStore } from "./store";
 
 function traceOf(source: string): TraceView {
-  const r = loadEngineSync().trace({ source, allocator: "fitzgen-down", target: "64", capacity: 256 });
-  if (!r.ok) throw new Error(r.error.message);
-  return fromJson(r.trace);
+  return traced(source, "fitzgen-down", { capacity: 256 });
 }
 
 const SIX = traceOf("a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\ne = alloc u128");
@@ -113,15 +111,17 @@ describe("store", () => {
 
 describe("reducer: run settings", () => {
   it("a new allocator starts at its default minimum alignment; capacity stays", () => {
-    const s = run(initialState(), { type: "selectCapacity", capacity: 1024 }, { type: "selectMinAlign", minAlign: 8 });
+    const s = run(initialState(), { type: "configure", config: { capacity: 1024 } }, { type: "configure", config: { minAlign: 8 } });
     expect(s).toMatchObject({ capacity: 1024, minAlign: 8 });
-    expect(run(s, { type: "selectAllocator", allocator: "bumpalo" })).toMatchObject({ allocator: "bumpalo", capacity: 1024, minAlign: null });
-    expect(reducer(s, { type: "selectMinAlign", minAlign: 8 })).toBe(s);
+    expect(run(s, { type: "configure", config: { allocator: "bumpalo" } })).toMatchObject({ allocator: "bumpalo", capacity: 1024, minAlign: null });
+    // Naming both keeps both.
+    expect(run(s, { type: "configure", config: { allocator: "bumpalo", minAlign: 16 } })).toMatchObject({ allocator: "bumpalo", minAlign: 16 });
+    expect(reducer(s, { type: "configure", config: { minAlign: 8 } })).toBe(s);
   });
 
   it("capacity null means the preset's default", () => {
     expect(initialState().capacity).toBeNull();
-    expect(run(initialState(), { type: "selectCapacity", capacity: 64 }, { type: "selectCapacity", capacity: null }).capacity).toBeNull();
+    expect(run(initialState(), { type: "configure", config: { capacity: 64 } }, { type: "configure", config: { capacity: null } }).capacity).toBeNull();
   });
 
   it("the cost chart counts instructions until branches are chosen; the step stays", () => {
@@ -224,11 +224,11 @@ describe("reducer: compare mode", () => {
 });
 
 describe("reducer: lessons", () => {
-  const lesson = { id: "padding", source: "a = alloc 1\nb = alloc u64", allocator: "hinckley-up", capacity: 128 };
+  const lesson = { id: "padding", config: { source: "a = alloc 1\nb = alloc u64", allocator: "hinckley-up", target: "64" as const, capacity: 128, minAlign: null } };
   it("starting a lesson loads its program and preset, opens at op 0 once traced", () => {
     let s = run(loaded(), { type: "enterCompare", configs: UP_DOWN }, { type: "startLesson", lesson });
-    expect(s).toMatchObject({ lesson: "padding", source: lesson.source, allocator: "hinckley-up", capacity: 128, minAlign: null, compare: null, step: 0 });
-    s = run(s, { type: "traced", trace: TWO, source: lesson.source });
+    expect(s).toMatchObject({ lesson: "padding", source: lesson.config.source, allocator: "hinckley-up", capacity: 128, minAlign: null, compare: null, step: 0 });
+    s = run(s, { type: "traced", trace: TWO, source: lesson.config.source });
     expect(s.step).toBe(0);
     // Later traces follow the usual rule again.
     expect(run(s, { type: "last" }, { type: "traced", trace: SIX, source: "six" }).step).toBe(6);
@@ -236,8 +236,8 @@ describe("reducer: lessons", () => {
 
   it("exiting keeps the program and puts its narration away until the next edit", () => {
     const s = run(loaded(), { type: "startLesson", lesson }, { type: "exitLesson" });
-    expect(s).toMatchObject({ lesson: null, source: lesson.source, narrationHidden: true });
-    expect(run(s, { type: "edit", source: "#> mine\na = alloc 1" }).narrationHidden).toBe(false);
+    expect(s).toMatchObject({ lesson: null, source: lesson.config.source, narrationHidden: true });
+    expect(run(s, { type: "configure", config: { source: "#> mine\na = alloc 1" } }).narrationHidden).toBe(false);
     expect(run(s, { type: "startLesson", lesson }).narrationHidden).toBe(false);
   });
 });
@@ -307,7 +307,7 @@ describe("reducer: sweeps", () => {
     const sweeping = run(loaded(), { type: "setSweep", setup: MIN_ALIGNS });
     expect(run(sweeping, { type: "enterCompare", configs: UP_DOWN }).sweep).toBeNull();
     expect(run(sweeping, { type: "togglePredict" }).sweep).toBeNull();
-    expect(run(sweeping, { type: "startLesson", lesson: { id: "x", source: "a = alloc 1", allocator: "bumpalo" } }).sweep).toBeNull();
+    expect(run(sweeping, { type: "startLesson", lesson: { id: "x", config: { source: "a = alloc 1", allocator: "bumpalo", target: "64", capacity: null, minAlign: null } } }).sweep).toBeNull();
   });
 
   it("a point opened shows its configuration in the single view at its last op", () => {

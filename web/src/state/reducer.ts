@@ -1,12 +1,15 @@
 // The app state and its pure reducer. Everything drawn is derived from
 // (trace, step) plus view settings; nothing derived is stored here.
 
+import { sameConfig, type RunConfig } from "../engine/config";
 import { opAt, type TraceView } from "../engine/traceView";
-import type { ProgramError, Target } from "../engine/types";
+import type { ProgramError } from "../engine/types";
 import type { CompareConfig } from "../model/compare";
 import { MAX_COMPARE, MIN_COMPARE } from "../model/limits";
 import type { CostMetric } from "../model/costs";
-import type { SweepConfig, SweepSetup } from "../model/sweep";
+import { DEFAULT_CONFIG } from "../model/generators";
+import type { SweepSetup } from "../model/sweep";
+import type { SharedState } from "../share/link";
 import { microSteps } from "../model/describe";
 
 /** Playback speeds offered, in ops per beat of the base interval. */
@@ -16,39 +19,14 @@ export type Speed = (typeof SPEEDS)[number];
 /** The theme chosen in the header; auto follows the system. */
 export type Theme = "auto" | "light" | "dark";
 
-/** What a lesson sets when it starts (its program and preset). */
+/** A lesson as it starts: its id and the run it was written for. */
 export interface LessonStart {
   id: string;
-  source: string;
-  allocator: string;
-  target?: Target | undefined;
-  minAlign?: number | null | undefined;
-  capacity?: number | null | undefined;
+  config: RunConfig;
 }
 
-/** A state decoded from a share link, applied over the current one. */
-export interface SharedApply {
-  source: string;
-  allocator: string;
-  target: Target;
-  capacity: number | null;
-  minAlign: number | null;
-  step: number;
-  compare: CompareConfig[] | null;
-  lesson?: string | null | undefined;
-  /** The link's sweep (absent in links made before sweeps). */
-  sweep?: SweepSetup | null | undefined;
-}
-
-export interface AppState {
-  /** Program text as typed. */
-  source: string;
-  allocator: string;
-  target: Target;
-  /** The preset's size knob; null: the preset's default. */
-  capacity: number | null;
-  /** One of the preset's minimum alignments; null: its default (the first). */
-  minAlign: number | null;
+/** The app's state: the run's configuration (its source as typed), and what is shown of it. */
+export interface AppState extends RunConfig {
   /** The last trace that ran without error: kept while the program has an error. */
   trace: TraceView | null;
   /**
@@ -95,11 +73,12 @@ export interface AppState {
 }
 
 export type Action =
-  | { type: "edit"; source: string }
-  | { type: "selectAllocator"; allocator: string }
-  | { type: "selectTarget"; target: Target }
-  | { type: "selectCapacity"; capacity: number | null }
-  | { type: "selectMinAlign"; minAlign: number | null }
+  /**
+   * A change to the run's configuration: the program typed, a preset or a
+   * setting chosen. Another preset starts at its default minimum alignment
+   * unless the change names one (each preset has its own).
+   */
+  | { type: "configure"; config: Partial<RunConfig> }
   | { type: "selectCostMetric"; metric: CostMetric }
   | { type: "traced"; trace: TraceView; source: string }
   | { type: "traceFailed"; error: ProgramError }
@@ -131,7 +110,7 @@ export type Action =
   | { type: "setSweep"; setup: SweepSetup }
   | { type: "closeSweep" }
   /** A sweep point chosen: that configuration in the single view, at its last op. */
-  | { type: "openConfig"; config: SweepConfig }
+  | { type: "openConfig"; config: RunConfig }
   | { type: "startLesson"; lesson: LessonStart }
   | { type: "exitLesson" }
   | { type: "togglePredict" }
@@ -139,24 +118,11 @@ export type Action =
   | { type: "reveal" }
   /** Predict mode's "next": step to the block just revealed. */
   | { type: "predictNext" }
-  | { type: "applyShared"; shared: SharedApply };
-
-export const DEFAULT_PROGRAM = [
-  "a = alloc 1",
-  "b = alloc u64",
-  "c = alloc 24 align 16",
-  "d = alloc [u32; 5]",
-  "free b",
-  "e = alloc u128",
-].join("\n");
+  | { type: "applyShared"; shared: SharedState };
 
 export function initialState(overrides: Partial<AppState> = {}): AppState {
   return {
-    source: DEFAULT_PROGRAM,
-    allocator: "fitzgen-down",
-    target: "64",
-    capacity: null,
-    minAlign: null,
+    ...DEFAULT_CONFIG,
     trace: null,
     tracedSource: "",
     tracing: null,
@@ -234,17 +200,14 @@ function compareConfigs(configs: readonly CompareConfig[]): CompareConfig[] | nu
 
 function base(state: AppState, action: Action): AppState {
   switch (action.type) {
-    case "edit":
-      return action.source === state.source ? state : { ...state, source: action.source, narrationHidden: false };
-    case "selectAllocator":
-      // Minimum alignments differ per preset: a new preset starts at its default.
-      return action.allocator === state.allocator ? state : { ...state, allocator: action.allocator, minAlign: null };
-    case "selectTarget":
-      return action.target === state.target ? state : { ...state, target: action.target };
-    case "selectCapacity":
-      return action.capacity === state.capacity ? state : { ...state, capacity: action.capacity };
-    case "selectMinAlign":
-      return action.minAlign === state.minAlign ? state : { ...state, minAlign: action.minAlign };
+    case "configure": {
+      const change = action.config;
+      const next: AppState = { ...state, ...change };
+      if (change.allocator !== undefined && change.allocator !== state.allocator && change.minAlign === undefined) next.minAlign = null;
+      if (sameConfig(next, state)) return state;
+      // An edited program's narration shows again.
+      return change.source !== undefined && change.source !== state.source ? { ...next, narrationHidden: false } : next;
+    }
     case "selectCostMetric":
       return action.metric === state.costMetric ? state : { ...state, costMetric: action.metric };
     case "traced": {
@@ -324,14 +287,9 @@ function base(state: AppState, action: Action): AppState {
     case "closeSweep":
       return state.sweep === null ? state : { ...state, sweep: null };
     case "openConfig": {
-      const c = action.config;
       return {
         ...state,
-        source: c.source,
-        allocator: c.allocator,
-        target: c.target,
-        capacity: c.capacity,
-        minAlign: c.minAlign,
+        ...action.config,
         sweep: null,
         compare: null,
         // Its figures are the whole program's: open it at the last op.
@@ -345,13 +303,9 @@ function base(state: AppState, action: Action): AppState {
       // A lesson is read from its first op.
       return {
         ...state,
+        ...l.config,
         lesson: l.id,
         narrationHidden: false,
-        source: l.source,
-        allocator: l.allocator,
-        target: l.target ?? state.target,
-        minAlign: l.minAlign ?? null,
-        capacity: l.capacity ?? null,
         compare: null,
         sweep: null,
         step: 0,
@@ -401,15 +355,7 @@ function base(state: AppState, action: Action): AppState {
       };
       // The same program and settings as the trace on screen: nothing will
       // be traced again to consume the pending step, so go there now.
-      const unchanged =
-        state.trace !== null &&
-        state.error === null &&
-        state.tracedSource === next.source &&
-        state.source === next.source &&
-        state.allocator === next.allocator &&
-        state.target === next.target &&
-        state.capacity === next.capacity &&
-        state.minAlign === next.minAlign;
+      const unchanged = state.trace !== null && state.error === null && state.tracedSource === next.source && sameConfig(state, next);
       return unchanged ? { ...seek(next, next.pendingStep ?? 0), pendingStep: null } : next;
     }
   }

@@ -27,6 +27,7 @@ import {
   traceOf,
   withAllocator,
   type ColumnTotals,
+  type CompareColumn,
   type CompareConfig,
   type OpComparison,
 } from "../model/compare";
@@ -35,10 +36,6 @@ import { groupAllocators } from "./editor";
 import { renderMemoryMap } from "./memoryMap";
 import "./compare.css";
 
-export interface CompareColumn {
-  config: CompareConfig;
-  result: ViewResult;
-}
 
 export interface CompareData {
   allocators: readonly AllocatorInfo[];

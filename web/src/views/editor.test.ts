@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
+import { loadTraceModuleSync } from "../engine/node";
 import type { AllocatorInfo } from "../engine/types";
 import { capacityHelp, formatError, groupAllocators, menuKeyIndex, typeaheadIndex } from "./editor";
 
@@ -7,7 +7,7 @@ const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: 
 
 describe("allocator chooser groups", () => {
   it("groups every preset the engine lists, seed algorithms first", () => {
-    const allocators = loadEngineSync().allocators();
+    const allocators = loadTraceModuleSync().allocators();
     const groups = groupAllocators(allocators);
     expect(groups.map((g) => g.label)).toEqual(["Seed algorithms (one fixed chunk)", "Libraries"]);
     expect(groups[0]?.items.map((a) => a.name)).toEqual(["fitzgen-down", "hinckley-up-naive", "hinckley-up", "up-min-align", "down-min-align"]);

@@ -4,7 +4,8 @@
 // behind it, with the same font and padding, draws the coloured tokens and
 // the error marker. The textarea keeps native editing, undo and its label.
 
-import type { AllocatorInfo, ProgramError, Target } from "../engine/types";
+import type { RunConfig } from "../engine/config";
+import type { AllocatorInfo, ProgramError } from "../engine/types";
 import {
   EXAMPLES,
   GENERATORS,
@@ -27,14 +28,9 @@ export interface LessonEntry {
 }
 
 export interface EditorData {
-  source: string;
+  /** The run as configured (its source as typed). */
+  config: RunConfig;
   allocators: readonly AllocatorInfo[];
-  allocator: string;
-  target: Target;
-  /** null: the preset's default. */
-  capacity: number | null;
-  /** null: the preset's default minimum alignment. */
-  minAlign: number | null;
   error: ProgramError | null;
   /** Program line of the op in view, marked in the gutter. */
   currentLine: number | null;
@@ -43,11 +39,8 @@ export interface EditorData {
 }
 
 export interface EditorHandlers {
-  onSource(source: string): void;
-  onAllocator(allocator: string): void;
-  onTarget(target: Target): void;
-  onCapacity(capacity: number | null): void;
-  onMinAlign(minAlign: number | null): void;
+  /** The program typed, or a preset or setting chosen. */
+  onConfigure(change: Partial<RunConfig>): void;
   /** A lesson was chosen in the Programs menu: load its program and preset. */
   onLesson?(id: string): void;
 }
@@ -404,7 +397,7 @@ function build(container: HTMLElement, handlers: EditorHandlers): Refs {
     const edited = document.execCommand("insertText", false, text);
     if (!edited || textarea.value !== text) {
       textarea.value = text;
-      handlers.onSource(text);
+      handlers.onConfigure({ source: text });
     }
     textarea.setSelectionRange(0, 0);
     textarea.scrollTop = 0;
@@ -539,13 +532,13 @@ function build(container: HTMLElement, handlers: EditorHandlers): Refs {
     // Paint now, not on the next render, so the coloured text never lags the caret.
     paintMirror(refs, textarea.value);
     paintGutter(refs, textarea.value);
-    handlers.onSource(textarea.value);
+    handlers.onConfigure({ source: textarea.value });
   });
   textarea.addEventListener("scroll", () => syncScroll(refs));
-  allocator.addEventListener("change", () => handlers.onAllocator(allocator.value));
-  target.addEventListener("change", () => handlers.onTarget(target.value === "wasm32" ? "wasm32" : "64"));
-  capacity.addEventListener("change", () => handlers.onCapacity(capacity.value === "" ? null : Number(capacity.value)));
-  minAlign.addEventListener("change", () => handlers.onMinAlign(minAlign.value === "" ? null : Number(minAlign.value)));
+  allocator.addEventListener("change", () => handlers.onConfigure({ allocator: allocator.value }));
+  target.addEventListener("change", () => handlers.onConfigure({ target: target.value === "wasm32" ? "wasm32" : "64" }));
+  capacity.addEventListener("change", () => handlers.onConfigure({ capacity: capacity.value === "" ? null : Number(capacity.value) }));
+  minAlign.addEventListener("change", () => handlers.onConfigure({ minAlign: minAlign.value === "" ? null : Number(minAlign.value) }));
 
   const syntax: [string, string][] = [
     ["a = alloc 24 align 8", "24 bytes, aligned to 8"],
@@ -607,7 +600,8 @@ export function renderEditor(container: HTMLElement, data: EditorData, handlers:
   }
   const { textarea, error, allocator, description, target, capacity, minAlign } = refs;
 
-  if (textarea.value !== data.source && document.activeElement !== textarea) textarea.value = data.source;
+  const { config } = data;
+  if (textarea.value !== config.source && document.activeElement !== textarea) textarea.value = config.source;
 
   // Mirror and gutter: the text in the textarea (what is on screen), the
   // error at its line and column, the op in view.
@@ -651,8 +645,8 @@ export function renderEditor(container: HTMLElement, data: EditorData, handlers:
       ),
     );
   }
-  if (allocator.value !== data.allocator) allocator.value = data.allocator;
-  const info = data.allocators.find((a) => a.name === data.allocator);
+  if (allocator.value !== config.allocator) allocator.value = config.allocator;
+  const info = data.allocators.find((a) => a.name === config.allocator);
   if (description.textContent !== (info?.description ?? "")) {
     description.textContent = info?.description ?? "";
     description.classList.add("is-clamped");
@@ -661,10 +655,10 @@ export function renderEditor(container: HTMLElement, data: EditorData, handlers:
   }
   // Offer the rest only when the clamp hides some of it.
   refs.more.hidden = description.classList.contains("is-clamped") && description.scrollHeight <= description.clientHeight + 1;
-  if (target.value !== data.target) target.value = data.target;
-  const cap = data.capacity === null ? "" : String(data.capacity);
+  if (target.value !== config.target) target.value = config.target;
+  const cap = config.capacity === null ? "" : String(config.capacity);
   if (capacity.value !== cap) capacity.value = cap;
-  setText(refs.capacityHelp, capacityHelp(data.allocator));
+  setText(refs.capacityHelp, capacityHelp(config.allocator));
 
   // Minimum alignment: only for presets that have the setting.
   const aligns = info?.minAligns ?? [];
@@ -676,6 +670,6 @@ export function renderEditor(container: HTMLElement, data: EditorData, handlers:
       ...aligns.map((a, i) => h("option", { value: a }, i === 0 ? `${a} (default)` : String(a))),
     );
   }
-  const align = String(data.minAlign ?? aligns[0] ?? "");
+  const align = String(config.minAlign ?? aligns[0] ?? "");
   if (aligns.length > 0 && minAlign.value !== align) minAlign.value = align;
 }

@@ -1,16 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson } from "../engine/traceView";
+import { traced } from "../test/runs";
 import { blocksAt } from "../model/blocks";
 import { binCard, blockCard, opText } from "./mapCard";
 
 const PROGRAM = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\nc = realloc c 48";
 
 function blocks() {
-  const result = loadEngineSync().trace({ source: PROGRAM, allocator: "fitzgen-down", target: "64", capacity: 256 });
-  if (!result.ok) throw new Error(result.error.message);
-  const start = result.trace.chunks[0]?.start ?? Number.NaN;
-  return { start, list: blocksAt(fromJson(result.trace), 6) };
+  const t = traced(PROGRAM, "fitzgen-down", { capacity: 256 });
+  return { start: t.chunks[0]?.start ?? Number.NaN, list: blocksAt(t, 6) };
 }
 
 describe("blockCard", () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadEngineSync } from "../engine/node";
-import { fromJson } from "../engine/traceView";
+import { traced } from "../test/runs";
 import { bumpPointerAt, chunkViewsAt } from "../model/chunks";
 import { syntheticMapData } from "./mapBench";
 import { zoomAbout } from "./mapScale";
@@ -13,9 +12,7 @@ const PLOT = WIDTH - 68;
 
 function defaultProgram(): MemoryMapData {
   const source = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\ne = alloc u128";
-  const result = loadEngineSync().trace({ source, allocator: "fitzgen-down", target: "64", capacity: 256 });
-  if (!result.ok) throw new Error(result.error.message);
-  const t = fromJson(result.trace);
+  const t = traced(source, "fitzgen-down", { capacity: 256 });
   return {
     direction: t.direction,
     rows: chunkViewsAt(t, 6),

@@ -6,7 +6,8 @@
 import "./sharePanel.css";
 import type { TraceView } from "../engine/traceView";
 import type { Trace } from "../engine/types";
-import { download, exportableTrace, exportFileName, parseTraceFile, standaloneSvg, svgFileText, svgToPng, traceJson } from "../share/export";
+import { download, exportFileName, standaloneSvg, svgFileText, svgToPng } from "../share/export";
+import { traceJson } from "../share/traceFile";
 import { encodeShare, type SharedState } from "../share/link";
 import { appBase, embedSnippets } from "../share/snippets";
 import { h, setText } from "./dom";
@@ -17,12 +18,10 @@ export interface SharePanelData {
 }
 
 export interface SharePanelHandlers {
-  onImportTrace(trace: Trace): void;
-  /**
-   * The JSON trace of a view that was not built from one (the lean module's
-   * run): traced again by the JSON path. A string says why there is none.
-   */
-  onExportTrace?(trace: TraceView): Trace | string | Promise<Trace | string>;
+  /** A trace file's text: its program replayed and shown, or refused. Resolves to what the panel says. */
+  onImportTrace(text: string): Promise<string>;
+  /** The JSON trace of the run on screen (the cost module writes it), or why there is none. */
+  onExportTrace(): Promise<Trace | string>;
 }
 
 async function copyText(text: string): Promise<boolean> {
@@ -121,9 +120,8 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     if (document.querySelector("#cost-view svg")) await exportFigure("#cost-view svg", "cost chart", true);
   });
   const trace = button("Export trace (JSON)", async () => {
-    const view = refs.data.trace;
-    if (!view) return say("There is no trace yet: the program has an error.");
-    const t = await exportableTrace(view, refs.handlers);
+    if (!refs.data.trace) return say("There is no trace yet: the program has an error.");
+    const t = await refs.handlers.onExportTrace();
     if (typeof t === "string") return say(t);
     download(new Blob([traceJson(t)], { type: "application/json" }), exportFileName("trace", t.allocator, null, "json"));
     say("Exported the trace.");
@@ -135,12 +133,7 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     file.value = "";
     if (!f) return;
     f.text()
-      .then((text) => {
-        const r = parseTraceFile(text);
-        if (!r.ok) return say(r.error);
-        refs.handlers.onImportTrace(r.trace);
-        say(`Imported a trace of ${r.trace.ops.length} ops on ${r.trace.allocator}.`);
-      })
+      .then((text) => refs.handlers.onImportTrace(text).then(say))
       .catch(() => say("The file could not be read."));
   });
   const importButton = button("Import trace", () => file.click());

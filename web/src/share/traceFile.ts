@@ -1,0 +1,116 @@
+// Trace files: "Export trace (JSON)" writes the cost module's full trace
+// (byte for byte what `bumplab trace` prints); "Import trace" reads one back
+// by running the program it records on this engine and checking that every
+// op lands where the file says. So an imported file is never shown as if
+// Bump Lab had traced it when it did not: a hand-edited file, or one made by
+// another version whose placements differ, is refused with the first
+// difference, and nothing on screen changes.
+
+import type { RunConfig } from "../engine/config";
+import { addressOf, blockNameOf, chunkOf, failed, kindOf, sizeOf, type TraceView } from "../engine/traceView";
+import { TRACE_VERSION, type AllocatorInfo, type Trace } from "../engine/types";
+
+/** Larger files are refused before parsing (a real trace of 100k ops is ~130 MB). */
+export const MAX_TRACE_FILE_BYTES = 256 * 1024 * 1024;
+
+/** What an import checks of each op against the replay. */
+export interface FileOp {
+  kind: string;
+  /** The block or checkpoint it names (absent for a reset). */
+  block: string | null;
+  failed: boolean;
+  address: number | null;
+  chunk: number | null;
+  size: number | null;
+}
+
+export type TraceFile = { ok: true; config: RunConfig; ops: FileOp[] } | { ok: false; error: string };
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const whole = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+const optionalWhole = (v: unknown): number | null | "bad" => (v === undefined || v === null ? null : whole(v) ? v : "bad");
+
+/** Reads a file's text: the run it records and its ops, or why it is not a trace this page can replay. */
+export function parseTraceFile(text: string, allocators: readonly AllocatorInfo[]): TraceFile {
+  const refuse = (why: string): TraceFile => ({ ok: false, error: `Not a Bump Lab trace: ${why}.` });
+  if (text.length > MAX_TRACE_FILE_BYTES) return { ok: false, error: `The file is larger than ${MAX_TRACE_FILE_BYTES / 1024 / 1024} MiB.` };
+  let t: unknown;
+  try {
+    t = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `The file is not JSON (${error instanceof Error ? error.message : String(error)}).` };
+  }
+  if (!isObj(t)) return refuse("the file must hold an object");
+  if (t["version"] !== TRACE_VERSION) {
+    return refuse(`it has ${typeof t["version"] === "number" ? `version ${t["version"]}` : "no version"}; this Bump Lab reads trace format version ${TRACE_VERSION}`);
+  }
+  const allocator = t["allocator"];
+  if (typeof allocator !== "string" || !allocators.some((a) => a.name === allocator)) {
+    return refuse(`trace.allocator must be one of this Bump Lab's allocators (${allocators.map((a) => a.name).join(", ")})`);
+  }
+  const target = t["target"];
+  if (target !== "64" && target !== "wasm32") return refuse('trace.target must be "64" or "wasm32"');
+  const program = t["program"];
+  if (!isObj(program) || typeof program["text"] !== "string") {
+    return refuse("it has no program to replay (trace.program.text): export it again with this version of Bump Lab or the CLI");
+  }
+  const capacity = optionalWhole(program["capacity"]);
+  const minAlign = optionalWhole(program["min_align"]);
+  if (capacity === "bad" || minAlign === "bad") return refuse("trace.program.capacity and min_align must be whole numbers");
+  if (!Array.isArray(t["ops"])) return refuse("trace.ops must be a list");
+  const ops: FileOp[] = [];
+  for (const [i, o] of (t["ops"] as unknown[]).entries()) {
+    if (!isObj(o) || typeof o["kind"] !== "string" || typeof o["failed"] !== "boolean") return refuse(`trace.ops[${i}] must have a kind and failed`);
+    if (o["block"] !== undefined && typeof o["block"] !== "string") return refuse(`trace.ops[${i}].block must be text`);
+    const [address, chunk, size] = [optionalWhole(o["address"]), optionalWhole(o["chunk"]), optionalWhole(o["size"])];
+    if (address === "bad" || chunk === "bad" || size === "bad") return refuse(`trace.ops[${i}]'s address, chunk and size must be whole numbers`);
+    ops.push({ kind: o["kind"], block: typeof o["block"] === "string" ? o["block"] : null, failed: o["failed"], address, chunk, size });
+  }
+  return { ok: true, config: { source: program["text"], allocator, target, capacity, minAlign }, ops };
+}
+
+/** The first op where the replay differs from the file, in words; null when every op matches. */
+export function replayDiffers(view: TraceView, ops: readonly FileOp[]): string | null {
+  if (view.length !== ops.length) return `the program runs ${view.length} ops here and the file lists ${ops.length}`;
+  const hex = (n: number | null): string => (n === null ? "none" : `0x${n.toString(16)}`);
+  const a = (word: string): string => `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;
+  for (const [i, op] of ops.entries()) {
+    const kind = kindOf(view, i);
+    const fails = failed(view, i);
+    // A free names the block it frees; only a placing op's address is its own.
+    const places = (kind === "alloc" || kind === "realloc") && !fails;
+    const address = addressOf(view, i) ?? null;
+    const chunk = chunkOf(view, i) ?? null;
+    const block = blockNameOf(view, i) ?? null;
+    const differences: [boolean, string][] = [
+      [op.kind !== kind, `it is ${a(kind)} here and ${a(op.kind)} in the file`],
+      [op.block !== block, `it names ${block ?? "nothing"} here and ${op.block ?? "nothing"} in the file`],
+      [op.failed !== fails, `it ${fails ? "fails" : "succeeds"} here and ${op.failed ? "fails" : "succeeds"} in the file`],
+      [places && op.address !== address, `its block is at ${hex(address)} here and at ${hex(op.address)} in the file`],
+      [places && op.chunk !== chunk, `its block is in chunk ${chunk ?? "none"} here and ${op.chunk ?? "none"} in the file`],
+      [places && op.size !== null && op.size !== sizeOf(view, i), `its size is ${sizeOf(view, i)} here and ${op.size ?? 0} in the file`],
+    ];
+    const what = differences.find(([differs]) => differs)?.[1];
+    if (what) return `op ${i + 1}: ${what} (the file was edited, or made by another version of Bump Lab)`;
+  }
+  return null;
+}
+
+/**
+ * A trace file's text, in the one canonical form that the page's "Export
+ * trace (JSON)" and the CLI's `bumplab trace` (web/cli/bumplab.mjs) both
+ * write, so the same program, preset, target, capacity and minimum alignment
+ * give byte-identical files (tests/e2e/determinism.spec.ts):
+ *
+ *   JSON.stringify(JSON.parse(engine output)) + "\n"
+ *
+ * that is the engine's JSON parsed and written back by ECMAScript's
+ * JSON.stringify: one line, no spaces, keys in the engine's order, numbers
+ * in their shortest round-trip form (the engine's f64 `1.0` is written `1`),
+ * then a newline. Compact rather than indented: a 100,000-op trace is about
+ * 130 MB on one line and twice that indented.
+ */
+export function traceJson(trace: Trace): string {
+  return `${JSON.stringify(trace)}\n`;
+}
