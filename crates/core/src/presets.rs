@@ -10,6 +10,7 @@ use crate::algorithms::min_align_down::MinAlignDown;
 use crate::algorithms::min_align_up::MinAlignUp;
 use crate::algorithms::Direction;
 use crate::model::Model;
+use crate::models::blink_alloc::BlinkAlloc;
 use crate::models::bump_scope::BumpScope;
 use crate::models::bumpalo::Bumpalo;
 use crate::models::bumper::{AllocBuffer, SlabBuffer};
@@ -43,10 +44,12 @@ pub enum PresetId {
     BumpScopeDown,
     /// bumpalo 3.20.4 (bumps down, footer at each chunk's end).
     Bumpalo,
+    /// blink-alloc 0.4.0's `BlinkAlloc` (bumps up, header at each chunk's start).
+    BlinkAlloc,
 }
 
 impl PresetId {
-    pub const ALL: [PresetId; 11] = [
+    pub const ALL: [PresetId; 12] = [
         PresetId::FitzgenDown,
         PresetId::HinckleyUpNaive,
         PresetId::HinckleyUp,
@@ -58,6 +61,7 @@ impl PresetId {
         PresetId::BumpScopeUp,
         PresetId::BumpScopeDown,
         PresetId::Bumpalo,
+        PresetId::BlinkAlloc,
     ];
 
     pub fn name(self) -> &'static str {
@@ -73,6 +77,7 @@ impl PresetId {
             PresetId::BumpScopeUp => "bump-scope-up",
             PresetId::BumpScopeDown => "bump-scope-down",
             PresetId::Bumpalo => "bumpalo",
+            PresetId::BlinkAlloc => "blink-alloc",
         }
     }
 
@@ -92,6 +97,7 @@ impl PresetId {
             PresetId::CppArena => Source::CppArena,
             PresetId::BumpScopeUp | PresetId::BumpScopeDown => Source::BumpScope,
             PresetId::Bumpalo => Source::Bumpalo,
+            PresetId::BlinkAlloc => Source::BlinkAlloc,
         }
     }
 
@@ -107,6 +113,7 @@ impl PresetId {
             PresetId::BumpScopeUp => Direction::Up,
             PresetId::BumpScopeDown => Direction::Down,
             PresetId::Bumpalo => Direction::Down,
+            PresetId::BlinkAlloc => Direction::Up,
         }
     }
 
@@ -121,6 +128,7 @@ impl PresetId {
             PresetId::BumperAllocBuffer | PresetId::BumperSlab | PresetId::CppArena => &[],
             PresetId::BumpScopeUp | PresetId::BumpScopeDown => &[1, 2, 4, 8, 16],
             PresetId::Bumpalo => &[1, 2, 4, 8, 16],
+            PresetId::BlinkAlloc => &[],
         }
     }
 
@@ -158,6 +166,9 @@ impl PresetId {
             }
             PresetId::Bumpalo => {
                 "bumpalo 3.20.4: bumps down, footer at each chunk's end (48 B on 64-bit, 32 on wasm32); Bump::new() owns no chunk until the first allocation (448 B usable, 464 on wasm32), each next chunk at least double; growing the last block moves it down with a copy, shrink moves only the last block and only if half comes back, free reclaims only the last block, reset keeps the current chunk. bumpalo has no checkpoints: checkpoint/restore here are the playground's emulation (restore frees the chunks made since and moves the saved bump pointer back)."
+            }
+            PresetId::BlinkAlloc => {
+                "blink-alloc 0.4.0 (BlinkAlloc): bumps up, a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32); no chunk until the first allocation, which gets 256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two; each next chunk is sized from the capacity of the chunks before the current one plus the request, a power of two below 16 KiB, a multiple of 16 KiB above; no minimum alignment; growing the last block is in place, shrinking never moves or gives back; deallocate compares the cursor with the block's start, so it gives nothing back; reset keeps the newest chunk. blink-alloc has no checkpoints: checkpoint/restore here are the playground's emulation."
             }
         }
     }
@@ -216,6 +227,7 @@ fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, min_align: u64, v: V)
         PresetId::Bumpalo => {
             by_min_align!(min_align, M => v.visit::<W, Bumpalo<W, M>>(), [1, 2, 4, 8, 16])
         }
+        PresetId::BlinkAlloc => v.visit::<W, BlinkAlloc<W>>(),
     }
 }
 

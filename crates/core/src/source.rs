@@ -19,10 +19,11 @@ pub enum Source {
     CppArena,
     BumpScope,
     Bumpalo,
+    BlinkAlloc,
 }
 
 impl Source {
-    pub const ALL: [Source; 10] = [
+    pub const ALL: [Source; 11] = [
         Source::BumpDown,
         Source::BumpUpNaive,
         Source::BumpUp,
@@ -33,6 +34,7 @@ impl Source {
         Source::MinAlignDown,
         Source::Bumper,
         Source::CppArena,
+        Source::BlinkAlloc,
     ];
 
     /// Path from the repository root.
@@ -48,6 +50,7 @@ impl Source {
             Source::CppArena => "crates/core/src/models/cpp_arena.rs",
             Source::BumpScope => "crates/core/src/models/bump_scope.rs",
             Source::Bumpalo => "crates/core/src/models/bumpalo.rs",
+            Source::BlinkAlloc => "crates/core/src/models/blink_alloc.rs",
         }
     }
 
@@ -63,6 +66,7 @@ impl Source {
             Source::CppArena => include_str!("models/cpp_arena.rs"),
             Source::BumpScope => include_str!("models/bump_scope.rs"),
             Source::Bumpalo => include_str!("models/bumpalo.rs"),
+            Source::BlinkAlloc => include_str!("models/blink_alloc.rs"),
         }
     }
 
@@ -79,6 +83,7 @@ impl Source {
             Source::CppArena => crate::models::cpp_arena::STEPS,
             Source::BumpScope => crate::models::bump_scope::STEPS,
             Source::Bumpalo => crate::models::bumpalo::STEPS,
+            Source::BlinkAlloc => crate::models::blink_alloc::STEPS,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Allocator models: chunk policies faithful to a reference, built on the
 //! bump algorithms.
 
+pub mod blink_alloc;
 pub mod bump_scope;
 pub mod bumpalo;
 pub mod bumper;
