@@ -16,6 +16,7 @@ use crate::models::bumpalo::Bumpalo;
 use crate::models::bumper::{AllocBuffer, SlabBuffer};
 use crate::models::cpp_arena::CppArena;
 use crate::models::fixed::Fixed;
+use crate::models::llvm_bump_ptr::LlvmBumpPtr;
 use crate::source::Source;
 use crate::word::{Target, Word};
 
@@ -46,10 +47,12 @@ pub enum PresetId {
     Bumpalo,
     /// blink-alloc 0.4.0's `BlinkAlloc` (bumps up, header at each chunk's start).
     BlinkAlloc,
+    /// LLVM 14's BumpPtrAllocator (slabs with outside bookkeeping, custom-sized slabs).
+    LlvmBumpPtr,
 }
 
 impl PresetId {
-    pub const ALL: [PresetId; 12] = [
+    pub const ALL: [PresetId; 13] = [
         PresetId::FitzgenDown,
         PresetId::HinckleyUpNaive,
         PresetId::HinckleyUp,
@@ -62,6 +65,7 @@ impl PresetId {
         PresetId::BumpScopeDown,
         PresetId::Bumpalo,
         PresetId::BlinkAlloc,
+        PresetId::LlvmBumpPtr,
     ];
 
     pub fn name(self) -> &'static str {
@@ -78,6 +82,7 @@ impl PresetId {
             PresetId::BumpScopeDown => "bump-scope-down",
             PresetId::Bumpalo => "bumpalo",
             PresetId::BlinkAlloc => "blink-alloc",
+            PresetId::LlvmBumpPtr => "llvm-bump-ptr",
         }
     }
 
@@ -98,6 +103,7 @@ impl PresetId {
             PresetId::BumpScopeUp | PresetId::BumpScopeDown => Source::BumpScope,
             PresetId::Bumpalo => Source::Bumpalo,
             PresetId::BlinkAlloc => Source::BlinkAlloc,
+            PresetId::LlvmBumpPtr => Source::LlvmBumpPtr,
         }
     }
 
@@ -114,6 +120,7 @@ impl PresetId {
             PresetId::BumpScopeDown => Direction::Down,
             PresetId::Bumpalo => Direction::Down,
             PresetId::BlinkAlloc => Direction::Up,
+            PresetId::LlvmBumpPtr => Direction::Up,
         }
     }
 
@@ -129,6 +136,7 @@ impl PresetId {
             PresetId::BumpScopeUp | PresetId::BumpScopeDown => &[1, 2, 4, 8, 16],
             PresetId::Bumpalo => &[1, 2, 4, 8, 16],
             PresetId::BlinkAlloc => &[],
+            PresetId::LlvmBumpPtr => &[],
         }
     }
 
@@ -169,6 +177,9 @@ impl PresetId {
             }
             PresetId::BlinkAlloc => {
                 "blink-alloc 0.4.0 (BlinkAlloc): bumps up, a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32); no chunk until the first allocation, which gets 256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two; each next chunk is sized from the capacity of the chunks before the current one plus the request, a power of two below 16 KiB, a multiple of 16 KiB above; no minimum alignment; growing the last block is in place, shrinking never moves or gives back; deallocate compares the cursor with the block's start, so it gives nothing back; reset keeps the newest chunk. blink-alloc has no checkpoints: checkpoint/restore here are the playground's emulation."
+            }
+            PresetId::LlvmBumpPtr => {
+                "LLVM 14's BumpPtrAllocator (llvm/Support/Allocator.h, Debian's llvm-14-dev): bumps up through slabs whose list lives outside them (no header); no slab until the first allocation; 4096-byte slabs (Capacity: SlabSize), doubling every 128 slabs; a request whose size + alignment - 1 exceeds the slab size gets a custom-sized slab that never becomes current; Deallocate does nothing; Reset frees the custom slabs and all slabs but the first. No realloc (allocate and copy) and no checkpoints (the playground's emulation)."
             }
         }
     }
@@ -228,6 +239,7 @@ fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, min_align: u64, v: V)
             by_min_align!(min_align, M => v.visit::<W, Bumpalo<W, M>>(), [1, 2, 4, 8, 16])
         }
         PresetId::BlinkAlloc => v.visit::<W, BlinkAlloc<W>>(),
+        PresetId::LlvmBumpPtr => v.visit::<W, LlvmBumpPtr<W>>(),
     }
 }
 

@@ -20,10 +20,11 @@ pub enum Source {
     BumpScope,
     Bumpalo,
     BlinkAlloc,
+    LlvmBumpPtr,
 }
 
 impl Source {
-    pub const ALL: [Source; 11] = [
+    pub const ALL: [Source; 12] = [
         Source::BumpDown,
         Source::BumpUpNaive,
         Source::BumpUp,
@@ -35,6 +36,7 @@ impl Source {
         Source::Bumper,
         Source::CppArena,
         Source::BlinkAlloc,
+        Source::LlvmBumpPtr,
     ];
 
     /// Path from the repository root.
@@ -51,6 +53,7 @@ impl Source {
             Source::BumpScope => "crates/core/src/models/bump_scope.rs",
             Source::Bumpalo => "crates/core/src/models/bumpalo.rs",
             Source::BlinkAlloc => "crates/core/src/models/blink_alloc.rs",
+            Source::LlvmBumpPtr => "crates/core/src/models/llvm_bump_ptr.rs",
         }
     }
 
@@ -67,6 +70,7 @@ impl Source {
             Source::BumpScope => include_str!("models/bump_scope.rs"),
             Source::Bumpalo => include_str!("models/bumpalo.rs"),
             Source::BlinkAlloc => include_str!("models/blink_alloc.rs"),
+            Source::LlvmBumpPtr => include_str!("models/llvm_bump_ptr.rs"),
         }
     }
 
@@ -84,6 +88,7 @@ impl Source {
             Source::BumpScope => crate::models::bump_scope::STEPS,
             Source::Bumpalo => crate::models::bumpalo::STEPS,
             Source::BlinkAlloc => crate::models::blink_alloc::STEPS,
+            Source::LlvmBumpPtr => crate::models::llvm_bump_ptr::STEPS,
         }
     }
 

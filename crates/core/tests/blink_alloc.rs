@@ -201,6 +201,7 @@ fn every_step_marker_is_on_a_code_line() {
 /// a page, and the starting size chosen at random in some.
 pub const MIX: Mix = Mix {
     weights: [10, 5, 4, 1, 0, 0],
+    min_ops: 1,
     max_ops: 60,
     sizes: &[(6, 0, 64), (3, 65, 600), (1, 601, 5000), (1, 5001, 40000)],
     aligns: &[1, 1, 2, 4, 8, 8, 16, 32, 64, 4096],

@@ -7,3 +7,4 @@ pub mod bumpalo;
 pub mod bumper;
 pub mod cpp_arena;
 pub mod fixed;
+pub mod llvm_bump_ptr;

@@ -158,7 +158,9 @@ impl Rng {
 pub struct Mix {
     /// Relative weights of alloc, realloc, free, reset, checkpoint, restore.
     pub weights: [u64; 6],
-    /// Ops per program: 1 to this many (ops naming no live block are skipped).
+    /// Ops per program: from `min_ops` to `max_ops` (ops naming no live
+    /// block are skipped).
+    pub min_ops: u64,
     pub max_ops: u64,
     /// Sizes: (weight, lo, hi) bands; 0 is in the first band when it starts at 0.
     pub sizes: &'static [(u64, u64, u64)],
@@ -183,7 +185,7 @@ impl Mix {
 pub fn program(seed: u64, mix: &Mix) -> (Vec<Step>, Option<u64>) {
     let mut rng = Rng(seed);
     let capacity = rng.pick(mix.capacities);
-    let n = rng.range(1, mix.max_ops);
+    let n = rng.range(mix.min_ops, mix.max_ops);
     let mut steps = Vec::new();
     // Live blocks: (name, size, index in `steps` when made).
     let mut live: Vec<(String, u64, usize)> = Vec::new();
