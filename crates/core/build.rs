@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// Each `Source` variant and its file, relative to `src/` (as `Source::path`
 /// and the `include_str!`s in `source.rs` name them).
-const FILES: [(&str, &str); 12] = [
+const FILES: [(&str, &str); 13] = [
     ("BumpDown", "algorithms/bump_down.rs"),
     ("BumpUpNaive", "algorithms/bump_up_naive.rs"),
     ("BumpUp", "algorithms/bump_up.rs"),
@@ -27,6 +27,7 @@ const FILES: [(&str, &str); 12] = [
     ("BumpScope", "models/bump_scope.rs"),
     ("Bumpalo", "models/bumpalo.rs"),
     ("BlinkAlloc", "models/blink_alloc.rs"),
+    ("PmrMonotonic", "models/pmr_monotonic.rs"),
     ("LlvmBumpPtr", "models/llvm_bump_ptr.rs"),
 ];
 

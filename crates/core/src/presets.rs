@@ -17,6 +17,7 @@ use crate::models::bumper::{AllocBuffer, SlabBuffer};
 use crate::models::cpp_arena::CppArena;
 use crate::models::fixed::Fixed;
 use crate::models::llvm_bump_ptr::LlvmBumpPtr;
+use crate::models::pmr_monotonic::PmrMonotonic;
 use crate::source::Source;
 use crate::word::{Target, Word};
 
@@ -49,10 +50,12 @@ pub enum PresetId {
     BlinkAlloc,
     /// LLVM 14's BumpPtrAllocator (slabs with outside bookkeeping, custom-sized slabs).
     LlvmBumpPtr,
+    /// libstdc++'s (GCC 12) std::pmr::monotonic_buffer_resource.
+    PmrMonotonic,
 }
 
 impl PresetId {
-    pub const ALL: [PresetId; 13] = [
+    pub const ALL: [PresetId; 14] = [
         PresetId::FitzgenDown,
         PresetId::HinckleyUpNaive,
         PresetId::HinckleyUp,
@@ -66,6 +69,7 @@ impl PresetId {
         PresetId::Bumpalo,
         PresetId::BlinkAlloc,
         PresetId::LlvmBumpPtr,
+        PresetId::PmrMonotonic,
     ];
 
     pub fn name(self) -> &'static str {
@@ -82,6 +86,7 @@ impl PresetId {
             PresetId::BumpScopeDown => "bump-scope-down",
             PresetId::Bumpalo => "bumpalo",
             PresetId::BlinkAlloc => "blink-alloc",
+            PresetId::PmrMonotonic => "pmr-monotonic",
             PresetId::LlvmBumpPtr => "llvm-bump-ptr",
         }
     }
@@ -103,6 +108,7 @@ impl PresetId {
             PresetId::BumpScopeUp | PresetId::BumpScopeDown => Source::BumpScope,
             PresetId::Bumpalo => Source::Bumpalo,
             PresetId::BlinkAlloc => Source::BlinkAlloc,
+            PresetId::PmrMonotonic => Source::PmrMonotonic,
             PresetId::LlvmBumpPtr => Source::LlvmBumpPtr,
         }
     }
@@ -120,6 +126,7 @@ impl PresetId {
             PresetId::BumpScopeDown => Direction::Down,
             PresetId::Bumpalo => Direction::Down,
             PresetId::BlinkAlloc => Direction::Up,
+            PresetId::PmrMonotonic => Direction::Up,
             PresetId::LlvmBumpPtr => Direction::Up,
         }
     }
@@ -136,6 +143,7 @@ impl PresetId {
             PresetId::BumpScopeUp | PresetId::BumpScopeDown => &[1, 2, 4, 8, 16],
             PresetId::Bumpalo => &[1, 2, 4, 8, 16],
             PresetId::BlinkAlloc => &[],
+            PresetId::PmrMonotonic => &[],
             PresetId::LlvmBumpPtr => &[],
         }
     }
@@ -177,6 +185,9 @@ impl PresetId {
             }
             PresetId::BlinkAlloc => {
                 "blink-alloc 0.4.0 (BlinkAlloc): bumps up, a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32); no chunk until the first allocation, which gets 256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two; each next chunk is sized from the capacity of the chunks before the current one plus the request, a power of two below 16 KiB, a multiple of 16 KiB above; no minimum alignment; growing the last block is in place, shrinking never moves or gives back; deallocate compares the cursor with the block's start, so it gives nothing back; reset keeps the newest chunk. blink-alloc has no checkpoints: checkpoint/restore here are the playground's emulation."
+            }
+            PresetId::PmrMonotonic => {
+                "libstdc++'s std::pmr::monotonic_buffer_resource (GCC 12, <memory_resource> and libstdc++.so): bumps up with std::align; no buffer until the first allocation; each buffer holds max(request, next size) plus a 16-byte record at its end (8 on 32-bit), rounded up to 64 and aligned to at least 16; the next size starts at 1024 (Capacity: initial_size) and grows by 1.5 in float; a request that does not fit abandons the rest of the current buffer; a zero-sized request takes one byte; deallocate does nothing; release() (reset) gives every buffer back and starts the sizes over. No realloc (allocate and copy) and no checkpoints (the playground's emulation)."
             }
             PresetId::LlvmBumpPtr => {
                 "LLVM 14's BumpPtrAllocator (llvm/Support/Allocator.h, Debian's llvm-14-dev): bumps up through slabs whose list lives outside them (no header); no slab until the first allocation; 4096-byte slabs (Capacity: SlabSize), doubling every 128 slabs; a request whose size + alignment - 1 exceeds the slab size gets a custom-sized slab that never becomes current; Deallocate does nothing; Reset frees the custom slabs and all slabs but the first. No realloc (allocate and copy) and no checkpoints (the playground's emulation)."
@@ -239,6 +250,7 @@ fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, min_align: u64, v: V)
             by_min_align!(min_align, M => v.visit::<W, Bumpalo<W, M>>(), [1, 2, 4, 8, 16])
         }
         PresetId::BlinkAlloc => v.visit::<W, BlinkAlloc<W>>(),
+        PresetId::PmrMonotonic => v.visit::<W, PmrMonotonic<W>>(),
         PresetId::LlvmBumpPtr => v.visit::<W, LlvmBumpPtr<W>>(),
     }
 }

@@ -21,10 +21,11 @@ pub enum Source {
     Bumpalo,
     BlinkAlloc,
     LlvmBumpPtr,
+    PmrMonotonic,
 }
 
 impl Source {
-    pub const ALL: [Source; 12] = [
+    pub const ALL: [Source; 13] = [
         Source::BumpDown,
         Source::BumpUpNaive,
         Source::BumpUp,
@@ -37,6 +38,7 @@ impl Source {
         Source::CppArena,
         Source::BlinkAlloc,
         Source::LlvmBumpPtr,
+        Source::PmrMonotonic,
     ];
 
     /// Path from the repository root.
@@ -53,6 +55,7 @@ impl Source {
             Source::BumpScope => "crates/core/src/models/bump_scope.rs",
             Source::Bumpalo => "crates/core/src/models/bumpalo.rs",
             Source::BlinkAlloc => "crates/core/src/models/blink_alloc.rs",
+            Source::PmrMonotonic => "crates/core/src/models/pmr_monotonic.rs",
             Source::LlvmBumpPtr => "crates/core/src/models/llvm_bump_ptr.rs",
         }
     }
@@ -70,6 +73,7 @@ impl Source {
             Source::BumpScope => include_str!("models/bump_scope.rs"),
             Source::Bumpalo => include_str!("models/bumpalo.rs"),
             Source::BlinkAlloc => include_str!("models/blink_alloc.rs"),
+            Source::PmrMonotonic => include_str!("models/pmr_monotonic.rs"),
             Source::LlvmBumpPtr => include_str!("models/llvm_bump_ptr.rs"),
         }
     }
@@ -88,6 +92,7 @@ impl Source {
             Source::BumpScope => crate::models::bump_scope::STEPS,
             Source::Bumpalo => crate::models::bumpalo::STEPS,
             Source::BlinkAlloc => crate::models::blink_alloc::STEPS,
+            Source::PmrMonotonic => crate::models::pmr_monotonic::STEPS,
             Source::LlvmBumpPtr => crate::models::llvm_bump_ptr::STEPS,
         }
     }

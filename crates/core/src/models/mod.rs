@@ -8,3 +8,4 @@ pub mod bumper;
 pub mod cpp_arena;
 pub mod fixed;
 pub mod llvm_bump_ptr;
+pub mod pmr_monotonic;
