@@ -22,10 +22,12 @@ pub enum Source {
     BlinkAlloc,
     LlvmBumpPtr,
     PmrMonotonic,
+    ZigArena,
+    ZigFixedBuffer,
 }
 
 impl Source {
-    pub const ALL: [Source; 13] = [
+    pub const ALL: [Source; 15] = [
         Source::BumpDown,
         Source::BumpUpNaive,
         Source::BumpUp,
@@ -39,6 +41,8 @@ impl Source {
         Source::BlinkAlloc,
         Source::LlvmBumpPtr,
         Source::PmrMonotonic,
+        Source::ZigArena,
+        Source::ZigFixedBuffer,
     ];
 
     /// Path from the repository root.
@@ -55,6 +59,8 @@ impl Source {
             Source::BumpScope => "crates/core/src/models/bump_scope.rs",
             Source::Bumpalo => "crates/core/src/models/bumpalo.rs",
             Source::BlinkAlloc => "crates/core/src/models/blink_alloc.rs",
+            Source::ZigFixedBuffer => "crates/core/src/models/zig_fixed_buffer.rs",
+            Source::ZigArena => "crates/core/src/models/zig_arena.rs",
             Source::PmrMonotonic => "crates/core/src/models/pmr_monotonic.rs",
             Source::LlvmBumpPtr => "crates/core/src/models/llvm_bump_ptr.rs",
         }
@@ -73,6 +79,8 @@ impl Source {
             Source::BumpScope => include_str!("models/bump_scope.rs"),
             Source::Bumpalo => include_str!("models/bumpalo.rs"),
             Source::BlinkAlloc => include_str!("models/blink_alloc.rs"),
+            Source::ZigFixedBuffer => include_str!("models/zig_fixed_buffer.rs"),
+            Source::ZigArena => include_str!("models/zig_arena.rs"),
             Source::PmrMonotonic => include_str!("models/pmr_monotonic.rs"),
             Source::LlvmBumpPtr => include_str!("models/llvm_bump_ptr.rs"),
         }
@@ -92,6 +100,8 @@ impl Source {
             Source::BumpScope => crate::models::bump_scope::STEPS,
             Source::Bumpalo => crate::models::bumpalo::STEPS,
             Source::BlinkAlloc => crate::models::blink_alloc::STEPS,
+            Source::ZigFixedBuffer => crate::models::zig_fixed_buffer::STEPS,
+            Source::ZigArena => crate::models::zig_arena::STEPS,
             Source::PmrMonotonic => crate::models::pmr_monotonic::STEPS,
             Source::LlvmBumpPtr => crate::models::llvm_bump_ptr::STEPS,
         }

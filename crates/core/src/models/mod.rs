@@ -9,3 +9,5 @@ pub mod cpp_arena;
 pub mod fixed;
 pub mod llvm_bump_ptr;
 pub mod pmr_monotonic;
+pub mod zig_arena;
+pub mod zig_fixed_buffer;

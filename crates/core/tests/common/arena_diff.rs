@@ -421,6 +421,39 @@ pub fn run_model(
     Ok((t, seen))
 }
 
+/// `steps` without the ops that name a block a failed request never made
+/// (a full fixed buffer): the generator cannot know which requests fail,
+/// the engine refuses a program that uses such a name. Dropping one op can
+/// change which later requests fail, so this runs until the engine takes
+/// the whole program.
+pub fn runnable(
+    preset: PresetId,
+    target: Target,
+    capacity: Option<u64>,
+    steps: &[Step],
+) -> Result<Vec<Step>, String> {
+    let mut steps = steps.to_vec();
+    let opts = Options {
+        target,
+        capacity,
+        min_align: None,
+    };
+    loop {
+        match run(&program_text(&steps), preset, &opts) {
+            Ok(_) => return Ok(steps),
+            Err(e) if e.message.starts_with("unknown block") => {
+                steps.remove(e.line as usize - 1);
+            }
+            Err(e) => {
+                return Err(format!(
+                    "the model refused it: {e}\n{}",
+                    program_text(&steps)
+                ))
+            }
+        }
+    }
+}
+
 /// Compares op by op; the error names the op and holds the program.
 pub fn compare(
     what: &str,

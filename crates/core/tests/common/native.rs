@@ -210,6 +210,9 @@ pub struct RawOp {
 /// A running harness.
 pub struct Harness {
     name: String,
+    /// A word the program line carries after the capacity, for harnesses
+    /// that run more than one allocator.
+    mode: String,
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -226,10 +229,17 @@ impl Harness {
         let stdout = BufReader::new(child.stdout.take().expect("piped"));
         Harness {
             name: name.to_string(),
+            mode: String::new(),
             child,
             stdin,
             stdout,
         }
+    }
+
+    /// The same harness, told which of its allocators to run.
+    pub fn with_mode(mut self, mode: &str) -> Harness {
+        self.mode = mode.to_string();
+        self
     }
 
     /// Runs one program and reads what each op left behind.
@@ -240,10 +250,8 @@ impl Harness {
             let n = ids.len();
             *ids.entry(name.to_string()).or_insert(n)
         };
-        let mut msg = match capacity {
-            Some(c) => format!("program {c}\n"),
-            None => "program -\n".to_string(),
-        };
+        let cap = capacity.map_or("-".to_string(), |c| c.to_string());
+        let mut msg = format!("program {cap} {}\n", self.mode);
         for st in steps {
             let line = match st {
                 Step::Alloc { name, size, align } => format!("a {} {size} {align}", id(name)),
