@@ -34,6 +34,11 @@ test("the chooser groups the presets", async ({ page }) => {
     /^bumper-alloc-buffer/,
     /^bumper-slab/,
     /^cpp-arena/,
+    /^blink-alloc/,
+    /^llvm-bump-ptr/,
+    /^pmr-monotonic/,
+    /^zig-arena/,
+    /^zig-fixed-buffer/,
   ]);
   await expect(page.getByRole("combobox", { name: "Capacity" })).toHaveValue("");
 });
