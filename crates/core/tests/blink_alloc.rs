@@ -12,7 +12,7 @@ mod sim_heap;
 
 use arena_diff::{
     base_seed, compare, larger_than_every_chunk, native_target, parse_steps, program, repeated,
-    run_model, seed_of, Coverage, Mix,
+    run_model, seed_of, Coverage,
 };
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
 use bumplab_core::model::ChunkReason;
@@ -196,27 +196,6 @@ fn every_step_marker_is_on_a_code_line() {
     ));
 }
 
-/// The random programs: alloc, realloc, free and reset (blink-alloc has no
-/// checkpoints), sizes up to 40,000 so chunks pass 16 KiB, alignments up to
-/// a page, and the starting size chosen at random in some.
-pub const MIX: Mix = Mix {
-    weights: [10, 5, 4, 1, 0, 0],
-    min_ops: 1,
-    max_ops: 60,
-    sizes: &[(6, 0, 64), (3, 65, 600), (1, 601, 5000), (1, 5001, 40000)],
-    aligns: &[1, 1, 2, 4, 8, 8, 16, 32, 64, 4096],
-    capacities: &[
-        None,
-        None,
-        Some(16),
-        Some(64),
-        Some(256),
-        Some(1024),
-        Some(4096),
-        Some(20000),
-    ],
-};
-
 /// Random programs compared per run.
 const PROGRAMS: u64 = 320;
 
@@ -226,7 +205,7 @@ fn random_programs_match_the_real_crate() {
     let mut cov = Coverage::default();
     for k in 0..PROGRAMS {
         let seed = seed_of(base, k);
-        let (steps, capacity) = program(seed, &MIX);
+        let (steps, capacity) = program(seed, &blink_diff::MIX);
         let (t, model) = run_model(PRESET, native_target(), capacity, &steps)
             .unwrap_or_else(|e| panic!("seed {seed:#x}: {e}"));
         let real = blink_diff::run_real(&steps, capacity);

@@ -18,11 +18,32 @@ use std::ptr::NonNull;
 use allocator_api2_04::alloc::{Allocator, Layout};
 use blink_alloc::BlinkAlloc;
 
-use super::arena_diff::{block_at, bump_at, ChunkAt, ChunkSeen, Seen, Step};
+use super::arena_diff::{block_at, bump_at, ChunkAt, ChunkSeen, Mix, Seen, Step};
 use super::sim_heap::SimHeap;
 
 /// What the header's four words take: cursor, end, prev, cumulative_size.
 pub const HEADER: u64 = 4 * std::mem::size_of::<usize>() as u64;
+/// The random programs: alloc, realloc, free and reset (blink-alloc has no
+/// checkpoints), sizes up to 40,000 so chunks pass 16 KiB, alignments up to
+/// a page, and the starting size chosen at random in some.
+pub const MIX: Mix = Mix {
+    weights: [10, 5, 4, 1, 0, 0],
+    min_ops: 1,
+    max_ops: 60,
+    sizes: &[(6, 0, 64), (3, 65, 600), (1, 601, 5000), (1, 5001, 40000)],
+    aligns: &[1, 1, 2, 4, 8, 8, 16, 32, 64, 4096],
+    capacities: &[
+        None,
+        None,
+        Some(16),
+        Some(64),
+        Some(256),
+        Some(1024),
+        Some(4096),
+        Some(20000),
+    ],
+};
+
 /// The buffer the simulated heap hands chunks from.
 const HEAP_BYTES: usize = 32 << 20;
 
