@@ -112,5 +112,8 @@ if (withBrowser) chromium();
 if (withNativeTools) {
   debianToolchain();
   ziglang();
+  const gxx = output("g++", ["-dumpfullversion"]);
+  const llvm = output("llvm-config", ["--version"]);
+  log(`differential tests build with g++ ${gxx}, LLVM ${llvm} (llvm-config) and Zig ${ZIGLANG} (~/.cache/bump-lab/ziglang-${ZIGLANG})`);
 }
 log("setup complete");
