@@ -16,12 +16,13 @@ use std::ptr::NonNull;
 
 use allocator_api2_04::alloc::{AllocError, Allocator, Layout};
 use bumplab_core::heap::{Heap, HEAP_BASE};
+use bumplab_core::word::Word as _;
 use bumplab_core::Target;
 
 #[cfg(target_pointer_width = "64")]
-type Word = u64;
+type W = u64;
 #[cfg(target_pointer_width = "32")]
-type Word = u32;
+type W = u32;
 
 #[cfg(target_pointer_width = "64")]
 const HERE: Target = Target::W64;
@@ -42,7 +43,7 @@ pub struct Allocation {
 }
 
 struct State {
-    heap: Heap<Word>,
+    heap: Heap<W>,
     live: Vec<Allocation>,
 }
 
@@ -101,15 +102,12 @@ impl Drop for SimHeap {
 unsafe impl Allocator for SimHeap {
     fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
         let mut st = self.state.borrow_mut();
-        let size = layout.size() as Word;
-        let (id, sim) = st
-            .heap
-            .alloc(size, layout.align() as Word)
-            .ok_or(AllocError)?;
-        let sim = u64::from(sim);
+        let size = layout.size() as W;
+        let (id, sim) = st.heap.alloc(size, layout.align() as W).ok_or(AllocError)?;
+        let sim = sim.to_u64();
         if sim - HEAP_BASE + layout.size() as u64 > self.len as u64 {
             // Give it back so the heap and the buffer stay in step.
-            st.heap.free(sim as Word, size);
+            st.heap.free(sim as W, size);
             return Err(AllocError);
         }
         st.live.push(Allocation {
@@ -135,6 +133,6 @@ unsafe impl Allocator for SimHeap {
             "freed with the size it was allocated with"
         );
         st.live.remove(i);
-        st.heap.free(sim as Word, layout.size() as Word);
+        st.heap.free(sim as W, layout.size() as W);
     }
 }
