@@ -303,8 +303,10 @@ fn every_preset_matches_wasmtime_fuel_call_by_call() {
                 checker.program(&tag, state as i32);
                 let slow_after: usize = checker.per_op.values().map(|v| v.1).sum();
                 // Models with chunks, slabs, pools or an out-of-memory path
-                // must have taken their slow path at least once.
-                if !["fitzgen", "hinckley", "min_align"]
+                // must have taken their slow path at least once. Zig's
+                // FixedBufferAllocator has none: a full buffer returns null
+                // inline, as the seed algorithms' fixed chunk fails inline.
+                if !["fitzgen", "hinckley", "min_align", "fixed_buffer"]
                     .iter()
                     .any(|fixed| name.contains(fixed))
                 {

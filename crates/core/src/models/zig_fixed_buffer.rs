@@ -66,23 +66,14 @@ impl<W: Word> ZigFixedBuffer<W> {
         if new_end > len {
             // step: fits
             probe!(p, FITS_FAIL, new_end, len);
-            return Err(self.full_slow(p));
+            // Zig returns null right here: no cold path to call.
+            event!(p, ModelEvent::Note("the buffer is full: FixedBufferAllocator never grows, the request fails with error.OutOfMemory"));
+            return Err(AllocError::Full);
         }
         probe!(p, FITS_PASS, new_end, len);
         self.end_index = new_end; // step: bump
         probe!(p, BUMP, adjusted, new_end);
         Ok(buf + adjusted)
-    }
-
-    /// The allocation fails: `error.OutOfMemory` for the caller.
-    #[cold]
-    #[inline(never)]
-    fn full_slow<P: Probe<W>>(&mut self, p: &mut P) -> AllocError {
-        event!(
-            p,
-            ModelEvent::Note("the buffer is full: FixedBufferAllocator never grows, the request fails with error.OutOfMemory")
-        );
-        AllocError::Full
     }
 
     /// `isLastAllocation`: the block ends at `end_index`.
