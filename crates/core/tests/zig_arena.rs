@@ -21,7 +21,7 @@ use bumplab_core::model::ChunkReason;
 use bumplab_core::models::zig_arena::{self as model, ZigArena};
 use bumplab_core::source::Source;
 use bumplab_core::trace::EventKind;
-use bumplab_core::{run, Options, PresetId, Target, Trace};
+use bumplab_core::{PresetId, Target, Trace};
 use native::Harness;
 
 const PRESET: PresetId = PresetId::ZigArena;
@@ -37,7 +37,8 @@ fn harness() -> &'static Mutex<Harness> {
 
 fn real(capacity: Option<u64>, steps: &[Step]) -> Result<Vec<arena_diff::Seen>, String> {
     let mut h = harness().lock().unwrap_or_else(|e| e.into_inner());
-    let raw = h.run(capacity, steps)?;
+    let mut raw = h.run(capacity, steps)?;
+    native::zig_dangling_as_shown(&mut raw, steps)?;
     Ok(native::seen(&raw, steps))
 }
 
@@ -125,25 +126,26 @@ fn reset_keeps_one_buffer_as_large_as_all_of_them() {
 
 #[test]
 fn a_zero_sized_request_never_reaches_the_arena() {
-    let t = both(
-        "a = alloc 0 align 8\nb = alloc 8\nc = realloc a 16\nd = realloc c 0\n",
-        None,
-    );
-    assert_eq!(
-        (t.ops[0].address, t.ops[0].chunk),
-        (Some(u64::MAX - 7), None)
-    );
+    let src = "a = alloc 0 align 8\nb = alloc 8\nc = realloc a 16\nd = realloc c 0\n";
+    let t = both(src, None);
+    // Shown at its alignment; Zig's own pointer is checked below.
+    assert_eq!((t.ops[0].address, t.ops[0].chunk), (Some(8), None));
+    assert!(t.ops[0]
+        .events
+        .iter()
+        .any(|e| e.kind == EventKind::Note && e.text.contains("maxInt(usize)")));
     assert_eq!(t.ops[1].offset, Some(0));
     // From zero size a realloc allocates; to zero size it frees.
     assert_eq!(t.ops[2].moved, Some(true));
-    assert_eq!(t.ops[3].address, Some(u64::MAX - 7));
+    assert_eq!(t.ops[3].address, Some(8));
     assert_eq!(t.ops[3].bump_ptr, t.ops[1].bump_ptr);
-    let opts = Options {
-        target: Target::Wasm32,
-        ..Options::default()
-    };
-    let t = run("a = alloc 0 align 4\n", PRESET, &opts).unwrap();
-    assert_eq!(t.ops[0].address, Some(u64::from(u32::MAX - 3)));
+    // What Zig itself hands out: maxInt(usize) rounded down to 8.
+    let steps = parse_steps(src);
+    let raw = harness().lock().unwrap().run(None, &steps).unwrap();
+    assert_eq!(raw[0].address, Some(u64::MAX - 7));
+    assert_eq!(raw[3].address, Some(u64::MAX - 7));
+    assert_eq!(model::zig_dangling(8u64), u64::MAX - 7);
+    assert_eq!(model::zig_dangling(4u32), u32::MAX - 3);
 }
 
 #[test]

@@ -26,7 +26,10 @@
 //!   the child cannot grow it in place, so that is a fresh allocation of the
 //!   total and the old buffer is freed after it.
 //! * A zero-sized request never reaches the arena: `std.mem.Allocator`
-//!   hands out `maxInt(usize)` rounded down to the alignment.
+//!   hands out `maxInt(usize)` rounded down to the alignment. The trace
+//!   shows that dangling pointer at its alignment, as it shows Rust's: the
+//!   page keeps addresses in JavaScript numbers, which cannot hold one that
+//!   high exactly (the differential test checks Zig's real value).
 //!
 //! The arena has no checkpoints: `checkpoint`/`restore` are the
 //! playground's emulation (free the buffers made since, move `end_index`
@@ -51,10 +54,20 @@ pub const SLACK: u64 = 16;
 
 /// The address `std.mem.Allocator` gives a zero-sized request:
 /// `maxInt(usize)` rounded down to the alignment.
-#[inline(always)]
-pub fn dangling<W: Word>(align: W) -> W {
+pub fn zig_dangling<W: Word>(align: W) -> W {
     W::MAX & !(align - W::ONE)
 }
+
+/// How the trace shows that pointer: at its alignment, as Rust's dangling
+/// pointers are shown. Zig's own value, up to 2^64 - 1 on 64-bit, does not
+/// survive the page's JavaScript numbers.
+#[inline(always)]
+pub fn dangling<W: Word>(align: W) -> W {
+    align
+}
+
+/// Says which pointer Zig really hands out, where a trace shows the other.
+pub(crate) const DANGLING_NOTE: &str = "a zero-sized request never reaches the allocator: std.mem.Allocator hands out maxInt(usize) rounded down to the alignment (0xffff...), shown here at the alignment because the page's numbers cannot hold that address exactly";
 
 /// `Alignment.forward`: `addr` rounded up to `align`, wrapping as the
 /// arena's own wrapping arithmetic does.
@@ -358,6 +371,7 @@ impl<W: Word> Model<W> for ZigArena<W> {
         if layout.size == W::ZERO {
             let addr = dangling(layout.align); // step: zero_size
             probe!(p, ZERO_SIZE, addr);
+            event!(p, ModelEvent::Note(DANGLING_NOTE));
             return F::ok(addr);
         }
         match self.alloc_bytes(heap, layout, p) {
@@ -390,6 +404,7 @@ impl<W: Word> Model<W> for ZigArena<W> {
             // step: realloc_to_zero
             probe!(p, REALLOC_TO_ZERO, addr);
             self.free_bytes(addr, old.size, p);
+            event!(p, ModelEvent::Note(DANGLING_NOTE));
             return Allocated::ok(dangling(old.align));
         }
         if self.resize(addr, old.size, new_size, p) {
@@ -544,7 +559,7 @@ pub const ZERO_SIZE: StepId = StepId::new(
     S,
     "zero_size",
     "",
-    "size 0: std.mem.Allocator hands out maxInt(usize) rounded down to the alignment; the arena is not called",
+    "size 0: std.mem.Allocator hands out a dangling pointer (maxInt(usize) rounded down to the alignment, shown at the alignment); the arena is not called",
 );
 pub const NO_BUFFER: StepId = StepId::new(
     S,

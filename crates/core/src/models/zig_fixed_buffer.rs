@@ -16,14 +16,15 @@
 //!   Capacity knob says otherwise: the allocator takes any buffer), aligned
 //!   to 16 as a heap allocation is.
 //! * A zero-sized request never reaches the allocator: `std.mem.Allocator`
-//!   hands out `maxInt(usize)` rounded down to the alignment.
+//!   hands out `maxInt(usize)` rounded down to the alignment, which the
+//!   trace shows at the alignment (see zig_arena.rs).
 
 use crate::algorithms::Direction;
 use crate::heap::Heap;
 use crate::model::{
     AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
 };
-use crate::models::zig_arena::dangling;
+use crate::models::zig_arena::{dangling, DANGLING_NOTE};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps::StepId;
@@ -175,6 +176,7 @@ impl<W: Word> Model<W> for ZigFixedBuffer<W> {
         if layout.size == W::ZERO {
             let addr = dangling(layout.align); // step: zero_size
             probe!(p, ZERO_SIZE, addr);
+            event!(p, ModelEvent::Note(DANGLING_NOTE));
             return F::ok(addr);
         }
         F::result(self.alloc_bytes(layout, p))
@@ -202,6 +204,7 @@ impl<W: Word> Model<W> for ZigFixedBuffer<W> {
             // step: realloc_to_zero
             probe!(p, REALLOC_TO_ZERO, addr);
             self.free_bytes(addr, old.size, p);
+            event!(p, ModelEvent::Note(DANGLING_NOTE));
             return Allocated::ok(dangling(old.align));
         }
         if self.resize(addr, old.size, new_size, p) {
@@ -256,7 +259,7 @@ pub const ZERO_SIZE: StepId = StepId::new(
     S,
     "zero_size",
     "",
-    "size 0: std.mem.Allocator hands out maxInt(usize) rounded down to the alignment",
+    "size 0: std.mem.Allocator hands out a dangling pointer (maxInt(usize) rounded down to the alignment, shown at the alignment)",
 );
 pub const ADJUST: StepId = StepId::new(
     S,

@@ -359,3 +359,41 @@ pub fn seen(raw: &[RawOp], steps: &[Step]) -> Vec<Seen> {
         })
         .collect()
 }
+
+/// Zig's zero-sized pointers as the trace shows them: each must be Zig's own
+/// value, `maxInt(usize)` rounded down to the block's alignment (checked
+/// here), and the trace shows it at the alignment (see
+/// `bumplab_core::models::zig_arena::dangling`), so it is replaced by that.
+pub fn zig_dangling_as_shown(raw: &mut [RawOp], steps: &[Step]) -> Result<(), String> {
+    let mut aligns: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    for (i, (r, st)) in raw.iter_mut().zip(steps).enumerate() {
+        let (size, align) = match st {
+            Step::Alloc { name, size, align } => {
+                aligns.insert(name, *align);
+                (*size, *align)
+            }
+            Step::Realloc { name, from, size } => {
+                let align = aligns.get(from.as_str()).copied().unwrap_or(1);
+                aligns.insert(name, align);
+                (*size, align)
+            }
+            _ => continue,
+        };
+        let Some(addr) = r.address else { continue };
+        let inside = r
+            .chunks
+            .iter()
+            .any(|c| c.start <= addr && addr <= c.start + c.seen.capacity);
+        if size > 0 || inside {
+            continue;
+        }
+        let zig = u64::MAX & !(align - 1);
+        if addr != zig {
+            return Err(format!(
+                "op {i}: Zig's zero-sized pointer is {addr:#x}, not maxInt(usize) rounded down to {align} ({zig:#x})"
+            ));
+        }
+        r.address = Some(align);
+    }
+    Ok(())
+}
