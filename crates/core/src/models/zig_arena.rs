@@ -83,6 +83,10 @@ struct Node<W> {
     desc: ChunkDesc<W>,
     /// `end_index`: bytes in use from `start`, possibly past the end.
     end_index: W,
+    /// Where its blocks end once a newer buffer took over. Zig leaves
+    /// `end_index` past the end after the request that did not fit; the
+    /// bytes between the last block and the end are abandoned, not used.
+    stop: W,
 }
 
 impl<W: Word> Node<W> {
@@ -153,6 +157,7 @@ impl<W: Word> ZigArena<W> {
         if new_end > len {
             // step: fits
             probe!(p, FITS_FAIL, new_end, len);
+            node.stop = buf + end_index.min(len);
             return Err(self.alloc_slow(heap, layout, p));
         }
         probe!(p, FITS_PASS, new_end, len);
@@ -252,7 +257,11 @@ impl<W: Word> ZigArena<W> {
                 requested: n,
             }
         );
-        let node = Node { desc, end_index };
+        let node = Node {
+            desc,
+            end_index,
+            stop: start,
+        };
         if let Some(old) = self.first.replace(node) {
             self.older.push(old);
         }
@@ -504,6 +513,7 @@ impl<W: Word> Model<W> for ZigArena<W> {
         self.first = Some(Node {
             desc,
             end_index: W::ZERO,
+            stop: desc.start,
         });
     }
 
@@ -544,9 +554,13 @@ impl<W: Word> Model<W> for ZigArena<W> {
     }
 
     fn used(&self, id: u32) -> Option<(W, W)> {
-        self.nodes()
+        if let Some(first) = self.first.filter(|n| n.desc.id == id) {
+            return Some((first.desc.start, first.used_end()));
+        }
+        self.older
+            .iter()
             .find(|n| n.desc.id == id)
-            .map(|n| (n.desc.start, n.used_end()))
+            .map(|n| (n.desc.start, n.stop))
     }
 
     fn bump_ptr(&self) -> Option<W> {
