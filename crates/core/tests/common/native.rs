@@ -387,7 +387,7 @@ pub fn zig_dangling_as_shown(raw: &mut [RawOp], steps: &[Step]) -> Result<(), St
         if size > 0 || inside {
             continue;
         }
-        let zig = u64::MAX & !(align - 1);
+        let zig = bumplab_core::models::zig_arena::zig_dangling(align);
         if addr != zig {
             return Err(format!(
                 "op {i}: Zig's zero-sized pointer is {addr:#x}, not maxInt(usize) rounded down to {align} ({zig:#x})"
