@@ -88,6 +88,7 @@ export const LIBS = [
   { id: "bumpalo", name: "bumpalo", kind: "real", what: "bumpalo 3.20.4, `Bump<MIN_ALIGN>` (allocator-api2 0.2 impl)" },
   { id: "bump_scope_up", name: "bump-scope (up)", kind: "real", what: "bump-scope 2.4.1, `Bump<Global, BumpSettings<MIN_ALIGN, true>>`" },
   { id: "bump_scope_down", name: "bump-scope (down)", kind: "real", what: "bump-scope 2.4.1, `Bump<Global, BumpSettings<MIN_ALIGN, false>>`" },
+  { id: "blink_alloc", name: "blink-alloc", kind: "real", what: "blink-alloc 0.4.0, `Blink` over `BlinkAlloc<Global>` (`put_no_drop`, `copy_slice`; allocator-api2 0.4 impl), as bump-scope's benches drive it" },
   { id: "fitzgen_down", name: "fitzgen-down", kind: "algorithm", what: "`Fixed<u64, BumpDown<u64>>` (seed 000, 2019 bump down)" },
   { id: "hinckley_up_naive", name: "hinckley-up-naive", kind: "algorithm", what: "`Fixed<u64, BumpUpNaive<u64>>` (seed 000, first bump up)" },
   { id: "hinckley_up", name: "hinckley-up", kind: "algorithm", what: "`Fixed<u64, BumpUp<u64>>` (seed 000, one-branch bump up)" },
@@ -98,6 +99,10 @@ export const LIBS = [
   { id: "model_bump_scope_down", name: "model bump-scope-down", kind: "model", what: "`models::bump_scope::BumpScope<u64, false, MIN_ALIGN>`" },
 ];
 const REAL = LIBS.filter((l) => l.kind === "real");
+/** The crates seed 002's table gives 10 / 1 for `alloc_u8`: the anchor. */
+const ANCHORED = ["bumpalo", "bump_scope_up", "bump_scope_down"];
+/** Seed 002's own blink-alloc figure for `alloc_u8`, from its bench's blink-alloc version. */
+const SEED_BLINK_ALLOC_U8 = { ir: 14, bc: 3 };
 const OURS = LIBS.filter((l) => l.kind !== "real");
 
 /** Seed 002's groups, in its order. */
@@ -152,9 +157,13 @@ export const UNSUPPORTED = {
   larger_align: {
     text: "`Model::realloc` keeps the block's alignment (the playground's realloc op does), so a grow or shrink that raises it has no counterpart in the models.",
   },
+  blink_no_min_align: {
+    text: "blink-alloc has no minimum-alignment setting (as in seed 002's table), so the `_aligned`/`_overaligned` cases do not apply.",
+  },
 };
 
 function unsupportedReason(caseName, lib) {
+  if (lib.id === "blink_alloc" && /_(over)?aligned$/.test(caseName)) return "blink_no_min_align";
   if (lib.kind === "algorithm") {
     const allocation = caseName.startsWith("alloc_") || caseName === "allocate" || caseName === "black_box_allocate";
     if (!allocation) return "single_chunk";
@@ -188,6 +197,8 @@ export const NOTE_TEXT = {
     "Not like for like: `Model::realloc` keeps the block's alignment, so ours serves the align-2 request at the old align 4 (valid for it). For bumpalo's shrink that matters: rounded to 4, the bytes given back are 0 and the model keeps the block in place, where bumpalo rounds to 2, moves the block up 2 bytes and copies.",
   shrink_static: (r) =>
     `Ours best is the bumpalo model, faithful to bumpalo's shrink; with the layout known, bumpalo's at-least-half test folds away in both. The model is under bumpalo (${cell(r.bumpalo)}) by the copy it does not make (2 instructions) and its inline footer.`,
+  blink_shrink: (r) =>
+    `The best reference is blink-alloc's shrink (${cell(r.blink_alloc)}), which does nothing: when the alignment is kept it hands the block back where it is and gives no byte back (seed 002's footnote says as much). Ours best, the bumpalo model, shrinks as bumpalo does (the last block moves up when at least half of it comes back), so it does more than blink-alloc and less than bumpalo (${cell(r.bumpalo)}).`,
   warm_up_heap: (r) =>
     `Simulated-memory overhead: ours gets its first chunk from the simulated base allocator (\`heap::Heap::alloc\`, a first fit over a \`Vec\` free list: ${cell(fnCost(r.model_bump_scope_down, /Heap.*::alloc$/))}), where the real crates make one malloc call (${cell(fnCost(r.bump_scope_down, LIBC_ALLOC))} in libc). Ours best is the bump-scope-down model; the entry returns the whole allocator by value (model and simulated heap, a memcpy of 144 bytes: ${cell(fnCost(r.model_bump_scope_down, COPY_FN))}) where the crate returns one pointer. The bumpalo model (${cell(r.model_bumpalo)}) allocates its first chunk lazily in the first \`alloc\`, as bumpalo does (${cell(r.bumpalo)}).`,
   reset_models: (r) =>
@@ -207,7 +218,7 @@ export const CASE_NOTES = {
   black_box_allocate: ["fitzgen_branches"],
   grow_same_align: ["grow_models"],
   grow_smaller_align: ["grow_models", "smaller_align_kept"],
-  shrink_same_align: ["shrink_static"],
+  shrink_same_align: ["shrink_static", "blink_shrink"],
   shrink_smaller_align: ["smaller_align_kept", "bumpalo_model"],
   black_box_grow_same_align: ["realloc_one_method"],
   black_box_grow_smaller_align: ["realloc_one_method", "smaller_align_kept"],
@@ -391,14 +402,14 @@ function markdown(report) {
       .join(", ");
 
   const out = [];
-  out.push("# Native x86-64 costs: ours vs bumpalo and bump-scope");
+  out.push("# Native x86-64 costs: ours vs bumpalo, bump-scope and blink-alloc");
   out.push("");
   out.push(`Generated by \`${COMMAND}\` (scripts/bench-native.mjs, entry functions in crates/bench) on ${meta.date}.`);
   out.push(`Do not edit by hand: regenerate with \`${COMMAND}\`.`);
   out.push("");
   out.push(`- Compiler: \`${meta.rustc.version}\` on \`${meta.rustc.host}\` using \`LLVM version ${meta.rustc.llvm}\`; release profile (opt-level 3, fat LTO, codegen-units 1, panic = abort).`);
   out.push(`- Counter: \`${meta.valgrind}\`, \`valgrind ${CALLGRIND.join(" ")} --toggle-collect=<entry>\`.`);
-  out.push(`- Real crates: bumpalo 3.20.4, bump-scope 2.4.1. Ours: bumplab-core with \`W = u64\` and \`NoProbe\`.`);
+  out.push(`- Real crates: bumpalo 3.20.4, bump-scope 2.4.1, blink-alloc 0.4.0, measured in the same run. Ours: bumplab-core with \`W = u64\` and \`NoProbe\`.`);
   out.push("");
   out.push("## Convention");
   out.push("");
@@ -414,10 +425,11 @@ function markdown(report) {
   const a = report.anchor;
   out.push(
     `Anchor: \`alloc_u8\` is ${a.observed.map((o) => `${LIBS.find((l) => l.id === o.lib).name} ${cell(o)}`).join(", ")} ` +
-      `(expected 10 / 1 for each: the figure in bump-scope's own benchmark table for these versions): ${a.ok ? "**matches**" : "**DOES NOT MATCH**"}.`,
+      `(expected 10 / 1 for each: the figure in bump-scope's own benchmark table for these versions): ${a.ok ? "**matches**" : "**DOES NOT MATCH**"}. ` +
+      `blink-alloc 0.4.0 measures ${cell(a.blink_alloc)}; seed 002's table gives ${cell(SEED_BLINK_ALLOC_U8)} for the blink-alloc its bench pinned (not necessarily 0.4.0), so that figure is shown for comparison, not as an anchor.`,
   );
   out.push("");
-  out.push("How to read the summary: *best reference* is the lowest of the three real columns; *ours best* the lowest of our " +
+  out.push("How to read the summary: *best reference* is the lowest of the real columns; *ours best* the lowest of our " +
     "algorithms and models that support the case (fewer instructions first, then fewer branches). A note explains every " +
     "row where ours is worse, and every row where the comparison is not like for like.");
 
@@ -431,7 +443,10 @@ function markdown(report) {
     for (const name of g.cases) {
       const c = report.cases.find((x) => x.name === name);
       const row = [name];
-      for (const l of REAL) row.push(cell(c.results[l.id]) ?? "—");
+      for (const l of REAL) {
+        const why = c.unsupported[l.id];
+        row.push(cell(c.results[l.id]) ?? (why ? unsupported(why) : "—"));
+      }
       row.push(c.real_best ? cell(c.real_best) : "—");
       row.push(c.ours_best ? `${cell(c.ours_best)} (${libName(c.ours_best.lib)})` : "—");
       row.push(c.verdict);
@@ -584,12 +599,15 @@ async function main() {
     }
   }
   const anchorCase = cases.find((c) => c.name === "alloc_u8");
-  const observed = REAL.map((l) => ({ lib: l.id, ...anchorCase.results[l.id] }));
+  const observed = ANCHORED.map((lib) => ({ lib, ...anchorCase.results[lib] }));
+  const blink = anchorCase.results.blink_alloc;
   const anchor = {
     case: "alloc_u8",
     expected: { ir: 10, bc: 1 },
     observed: observed.map(({ lib, ir, bc }) => ({ lib, ir, bc })),
     ok: observed.every((o) => o.ir === 10 && o.bc === 1),
+    blink_alloc: blink ? { ir: blink.ir, bc: blink.bc } : null,
+    blink_alloc_seed: SEED_BLINK_ALLOC_U8,
   };
   const report = { meta, anchor, libraries: LIBS, unsupported_reasons: UNSUPPORTED, cases };
 

@@ -1,13 +1,18 @@
 // Installs whatever is missing, and nothing that is already there:
 // npm packages, the wasm32 target, wasm-pack and the pinned wasm-bindgen CLI,
-// and (with --with-browser) Debian's Chromium for the browser tests.
+// (with --with-browser) Debian's Chromium for the browser tests, and (with
+// --with-native-tools) what the differential tests against the C++ and Zig
+// allocators build with: Debian's g++ and LLVM development package, and the
+// Zig toolchain from PyPI's ziglang wheel, kept under ~/.cache/bump-lab/.
 // A second run only checks versions and takes a few seconds.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { hashTree, log, output, root, run } from "./lib.mjs";
-import { CHROMIUM, WASM_BINDGEN, WASM_PACK } from "./versions.mjs";
+import { CHROMIUM, WASM_BINDGEN, WASM_PACK, ZIGLANG } from "./versions.mjs";
 
 const withBrowser = process.argv.includes("--with-browser");
+const withNativeTools = process.argv.includes("--with-native-tools");
 const stamps = join(root, ".stamps");
 mkdirSync(stamps, { recursive: true });
 
@@ -43,14 +48,59 @@ function cargoTool(bin, crate, version, minutes) {
   run("cargo", ["install", crate, "--version", version, "--force"]);
 }
 
+function apt(args) {
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  if (process.getuid?.() === 0) run("apt-get", args, { env });
+  else run("sudo", ["-E", "apt-get", ...args], { env });
+}
+
 function chromium() {
   if (existsSync(CHROMIUM)) return;
   log("installing Debian's Chromium for the browser tests (once)");
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const apt = (args) =>
-    process.getuid?.() === 0 ? run("apt-get", args, { env }) : run("sudo", ["-E", "apt-get", ...args], { env });
   apt(["update", "-q"]);
   apt(["install", "-y", "-q", "--no-install-recommends", "chromium", "fonts-dejavu-core"]);
+}
+
+// g++ builds the llvm-bump-ptr and pmr-monotonic harnesses against the
+// installed headers; llvm-dev is LLVM's llvm/Support/Allocator.h and libLLVM
+// (LLVM 14 on Debian bookworm; llvm-config finds them).
+function debianToolchain() {
+  const missing = [];
+  if (!output("g++", ["--version"])) missing.push("g++");
+  if (!output("llvm-config", ["--version"])) missing.push("llvm-dev");
+  if (!output("python3", ["-m", "pip", "--version"])) missing.push("python3-pip");
+  if (missing.length === 0) return;
+  log(`installing Debian's ${missing.join(", ")} for the differential tests against the C++ and Zig allocators (once)`);
+  apt(["update", "-q"]);
+  apt(["install", "-y", "-q", "--no-install-recommends", ...missing]);
+}
+
+// The Zig compiler and its standard library (ArenaAllocator.zig,
+// FixedBufferAllocator.zig) from PyPI's ziglang wheel, which is a zip:
+// downloaded once with pip, unpacked under ~/.cache/bump-lab/ziglang-<version>
+// (where crates/core/tests/common/native.rs looks for it).
+function ziglang() {
+  const dir = join(homedir(), ".cache", "bump-lab", `ziglang-${ZIGLANG}`);
+  const zig = join(dir, "ziglang", "zig");
+  if (output(zig, ["version"]) === ZIGLANG) return;
+  log(`installing the Zig toolchain (PyPI's ziglang ${ZIGLANG}, about 100 MB) under ${dir} (once)`);
+  const wheels = join(dir, "wheel");
+  mkdirSync(wheels, { recursive: true });
+  run("python3", ["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--dest", wheels, `ziglang==${ZIGLANG}`]);
+  const wheel = readdirSync(wheels).find((f) => f.startsWith(`ziglang-${ZIGLANG}-`) && f.endsWith(".whl"));
+  if (!wheel) {
+    console.error(`[bump-lab] pip did not leave a ziglang ${ZIGLANG} wheel in ${wheels}`);
+    process.exit(1);
+  }
+  run("python3", ["-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])", join(wheels, wheel), dir]);
+  chmodSync(zig, 0o755);
+  // The unpacked toolchain is what is kept; the wheel is 100 MB more.
+  rmSync(wheels, { recursive: true, force: true });
+  const version = output(zig, ["version"]);
+  if (version !== ZIGLANG) {
+    console.error(`[bump-lab] ${zig} reports "${version}", expected ${ZIGLANG}`);
+    process.exit(1);
+  }
 }
 
 checkPins();
@@ -59,4 +109,11 @@ rustTarget();
 cargoTool("wasm-bindgen", "wasm-bindgen-cli", WASM_BINDGEN, "about 5-10 minutes");
 cargoTool("wasm-pack", "wasm-pack", WASM_PACK, "about 4 minutes");
 if (withBrowser) chromium();
+if (withNativeTools) {
+  debianToolchain();
+  ziglang();
+  const gxx = output("g++", ["-dumpfullversion"]);
+  const llvm = output("llvm-config", ["--version"]);
+  log(`differential tests build with g++ ${gxx}, LLVM ${llvm} (llvm-config) and Zig ${ZIGLANG} (~/.cache/bump-lab/ziglang-${ZIGLANG})`);
+}
 log("setup complete");

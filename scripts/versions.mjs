@@ -6,3 +6,8 @@ export const CHROMIUM = "/usr/bin/chromium";
 // wasm-opt for the lean module: npm's binaryen (a devDependency pinned to
 // this major in package.json); Debian's 108 breaks Rust 1.95's output.
 export const BINARYEN = "132";
+// The Zig toolchain the zig-arena and zig-fixed-buffer presets follow: PyPI's
+// `ziglang` wheel (the compiler and its standard library), unpacked by
+// setup.mjs under ~/.cache/bump-lab/ziglang-<version>; the Rust tests read
+// this line to find it.
+export const ZIGLANG = "0.17.1";

@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// Each `Source` variant and its file, relative to `src/` (as `Source::path`
 /// and the `include_str!`s in `source.rs` name them).
-const FILES: [(&str, &str); 10] = [
+const FILES: [(&str, &str); 15] = [
     ("BumpDown", "algorithms/bump_down.rs"),
     ("BumpUpNaive", "algorithms/bump_up_naive.rs"),
     ("BumpUp", "algorithms/bump_up.rs"),
@@ -26,6 +26,11 @@ const FILES: [(&str, &str); 10] = [
     ("CppArena", "models/cpp_arena.rs"),
     ("BumpScope", "models/bump_scope.rs"),
     ("Bumpalo", "models/bumpalo.rs"),
+    ("BlinkAlloc", "models/blink_alloc.rs"),
+    ("ZigFixedBuffer", "models/zig_fixed_buffer.rs"),
+    ("ZigArena", "models/zig_arena.rs"),
+    ("PmrMonotonic", "models/pmr_monotonic.rs"),
+    ("LlvmBumpPtr", "models/llvm_bump_ptr.rs"),
 ];
 
 const NEEDLE: &str = "// step: ";

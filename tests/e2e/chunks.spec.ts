@@ -34,6 +34,11 @@ test("the chooser groups the presets", async ({ page }) => {
     /^bumper-alloc-buffer/,
     /^bumper-slab/,
     /^cpp-arena/,
+    /^blink-alloc/,
+    /^llvm-bump-ptr/,
+    /^pmr-monotonic/,
+    /^zig-arena/,
+    /^zig-fixed-buffer/,
   ]);
   await expect(page.getByRole("combobox", { name: "Capacity" })).toHaveValue("");
 });
@@ -151,4 +156,40 @@ test("notes are asides in the step panel", async ({ page }) => {
   await run(page, "bumper-alloc-buffer", "a = alloc 2000000", 1);
   await expect(page.locator(".op-details aside.event-note")).toBeVisible();
   await expect(page.locator(".op-details .event-out_of_memory .badge")).toHaveText("out of memory");
+});
+
+test("the arenas checked against blink-alloc, LLVM, libstdc++ and Zig: their chunks, metadata and code", async ({ page }) => {
+  const path = page.locator(".code-path");
+  // blink-alloc: a 4-word header at each chunk's start; 256 + 32 rounds to 512.
+  await run(page, "blink-alloc", "a = alloc 8\nb = alloc 500", 2);
+  await expect(rows(page)).toHaveCount(2);
+  await expect(row(page, 0)).toHaveAttribute("data-capacity", "480");
+  await expect(row(page, 0).locator('[data-meta="header"] .meta-label')).toHaveText("header 32 B");
+  await expect(path).toHaveText("crates/core/src/models/blink_alloc.rs");
+  // LLVM: no metadata in the slabs; a large request gets a custom slab of its own.
+  await run(page, "llvm-bump-ptr", "a = alloc 100\nbig = alloc 10000\nb = alloc 100", 3);
+  await expect(rows(page)).toHaveCount(2);
+  await expect(row(page, 0)).toHaveAttribute("data-capacity", "4096");
+  await expect(row(page, 1)).toHaveAttribute("data-capacity", "10000");
+  await expect(row(page, 1).locator(".row-title")).toContainText("custom slab");
+  await expect(row(page, 0).locator("[data-meta]")).toHaveCount(0);
+  await expect(path).toHaveText("crates/core/src/models/llvm_bump_ptr.rs");
+  // libstdc++: a 16-byte record at each buffer's end.
+  await run(page, "pmr-monotonic", "a = alloc 1000\nb = alloc 100", 2);
+  await expect(rows(page)).toHaveCount(2);
+  await expect(row(page, 0)).toHaveAttribute("data-capacity", "1072");
+  await expect(row(page, 0).locator('[data-meta="footer"] .meta-label')).toHaveText("footer 16 B");
+  await expect(path).toHaveText("crates/core/src/models/pmr_monotonic.rs");
+  // Zig's arena: a 3-word node at each buffer's start.
+  await run(page, "zig-arena", "a = alloc 8\nb = alloc 100 align 16", 2);
+  await expect(rows(page)).toHaveCount(2);
+  await expect(row(page, 0)).toHaveAttribute("data-capacity", "50");
+  await expect(row(page, 0).locator('[data-meta="header"] .meta-label')).toHaveText("header 24 B");
+  await expect(path).toHaveText("crates/core/src/models/zig_arena.rs");
+  // Zig's fixed buffer: 4096 bytes, and a request past the end fails.
+  await run(page, "zig-fixed-buffer", "a = alloc 4000\nb = alloc 200", 2);
+  await expect(rows(page)).toHaveCount(1);
+  await expect(row(page, 0)).toHaveAttribute("data-capacity", "4096");
+  await expect(page.locator(".op-details .event-out_of_memory .badge")).toHaveText("out of memory");
+  await expect(path).toHaveText("crates/core/src/models/zig_fixed_buffer.rs");
 });

@@ -68,6 +68,11 @@ const PRESETS: [string, "up" | "down"][] = [
   ["bumper-alloc-buffer", "up"],
   ["bumper-slab", "up"],
   ["cpp-arena", "up"],
+  ["blink-alloc", "up"],
+  ["llvm-bump-ptr", "up"],
+  ["pmr-monotonic", "up"],
+  ["zig-arena", "up"],
+  ["zig-fixed-buffer", "up"],
 ];
 
 let dir = "";

@@ -39,6 +39,7 @@ macro_rules! lib_ty {
     (bumpalo, $m:literal) => { crate::libs::Bumpalo<$m> };
     (bump_scope_up, $m:literal) => { crate::libs::BumpScope<$m, true> };
     (bump_scope_down, $m:literal) => { crate::libs::BumpScope<$m, false> };
+    (blink_alloc, 1) => { crate::libs::Blink };
     (fitzgen_down, 1) => {
         crate::libs::Ours<bumplab_core::models::fixed::Fixed<u64,
             bumplab_core::algorithms::bump_down::BumpDown<u64>>>
@@ -130,7 +131,7 @@ macro_rules! benches {
 benches! {
     // --- Allocation (the typed, infallible API) ----------------------------
 
-    alloc_u8 [bumpalo, bump_scope_up, bump_scope_down,
+    alloc_u8 [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
@@ -144,7 +145,7 @@ benches! {
         setup(run) { let bump = Bump::with_capacity(1024); run(&bump, 42u8); }
         entry<'a>(bump: &'a Bump, value: u8) -> impl Sized + 'a { bump.alloc(value) }
     }
-    alloc_u32 [bumpalo, bump_scope_up, bump_scope_down,
+    alloc_u32 [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
@@ -165,7 +166,7 @@ benches! {
         setup(run) { let bump = Bump::with_capacity(1024); run(&bump, 42u32); }
         entry<'a>(bump: &'a Bump, value: u32) -> impl Sized + 'a { bump.alloc(value) }
     }
-    alloc_big_struct [bumpalo, bump_scope_up, bump_scope_down,
+    alloc_big_struct [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
@@ -186,7 +187,7 @@ benches! {
         setup(run) { let bump = Bump::with_capacity(1024); run(&bump, BigStruct::new()); }
         entry<'a>(bump: &'a Bump, value: BigStruct) -> impl Sized + 'a { bump.alloc(value) }
     }
-    alloc_u8_slice [bumpalo, bump_scope_up, bump_scope_down,
+    alloc_u8_slice [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
@@ -200,7 +201,7 @@ benches! {
         setup(run) { let bump = Bump::with_capacity(1024); run(&bump, U8_SLICE); }
         entry<'a>(bump: &'a Bump, value: &'a [u8]) -> impl Sized + 'a { bump.alloc_slice_copy(value) }
     }
-    alloc_u32_slice [bumpalo, bump_scope_up, bump_scope_down,
+    alloc_u32_slice [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
@@ -224,14 +225,14 @@ benches! {
 
     // --- Allocator API, layout known at compile time -------------------------
 
-    allocate [bumpalo, bump_scope_up, bump_scope_down,
+    allocate [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) { let bump = Bump::with_capacity(1024); run(&bump); }
         entry<'a>(bump: &'a Bump) -> impl Sized + 'a { bump.allocate(Layout::new::<u32>()) }
     }
-    grow_same_align [bumpalo, bump_scope_up, bump_scope_down,
+    grow_same_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -243,7 +244,7 @@ benches! {
             unsafe { bump.grow(ptr, Layout::new::<u32>(), Layout::new::<[u32; 2]>()) }
         }
     }
-    grow_smaller_align [bumpalo, bump_scope_up, bump_scope_down,
+    grow_smaller_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -255,7 +256,7 @@ benches! {
             unsafe { bump.grow(ptr, Layout::new::<u32>(), Layout::new::<[u16; 4]>()) }
         }
     }
-    grow_larger_align [bumpalo, bump_scope_up, bump_scope_down] {
+    grow_larger_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc] {
         min_align: 1;
         setup(run) {
             let bump = Bump::with_capacity(1024);
@@ -266,7 +267,7 @@ benches! {
             unsafe { bump.grow(ptr, Layout::new::<u32>(), Layout::new::<u64>()) }
         }
     }
-    shrink_same_align [bumpalo, bump_scope_up, bump_scope_down,
+    shrink_same_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -278,7 +279,7 @@ benches! {
             unsafe { bump.shrink(ptr, Layout::new::<[u32; 2]>(), Layout::new::<u32>()) }
         }
     }
-    shrink_smaller_align [bumpalo, bump_scope_up, bump_scope_down,
+    shrink_smaller_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -290,7 +291,7 @@ benches! {
             unsafe { bump.shrink(ptr, Layout::new::<u32>(), Layout::new::<u16>()) }
         }
     }
-    shrink_larger_align [bumpalo, bump_scope_up, bump_scope_down] {
+    shrink_larger_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc] {
         min_align: 1;
         setup(run) {
             let bump = Bump::with_capacity(1024);
@@ -301,7 +302,7 @@ benches! {
             unsafe { bump.shrink(ptr, Layout::new::<[u16; 4]>(), Layout::new::<u32>()) }
         }
     }
-    deallocate [bumpalo, bump_scope_up, bump_scope_down,
+    deallocate [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -313,7 +314,7 @@ benches! {
             unsafe { bump.deallocate(ptr, Layout::new::<u32>()) }
         }
     }
-    deallocate_non_last [bumpalo, bump_scope_up, bump_scope_down,
+    deallocate_non_last [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -329,14 +330,14 @@ benches! {
 
     // --- Allocator API, layout only known at run time ------------------------
 
-    black_box_allocate [bumpalo, bump_scope_up, bump_scope_down,
+    black_box_allocate [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) { let bump = Bump::with_capacity(1024); run(&bump, Layout::new::<u32>()); }
         entry<'a>(bump: &'a Bump, layout: Layout) -> impl Sized + 'a { bump.allocate(layout) }
     }
-    black_box_grow_same_align [bumpalo, bump_scope_up, bump_scope_down,
+    black_box_grow_same_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -348,7 +349,7 @@ benches! {
             unsafe { bump.grow(ptr, old, new) }
         }
     }
-    black_box_grow_smaller_align [bumpalo, bump_scope_up, bump_scope_down,
+    black_box_grow_smaller_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -360,7 +361,7 @@ benches! {
             unsafe { bump.grow(ptr, old, new) }
         }
     }
-    black_box_grow_larger_align [bumpalo, bump_scope_up, bump_scope_down] {
+    black_box_grow_larger_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc] {
         min_align: 1;
         setup(run) {
             let bump = Bump::with_capacity(1024);
@@ -371,7 +372,7 @@ benches! {
             unsafe { bump.grow(ptr, old, new) }
         }
     }
-    black_box_shrink_same_align [bumpalo, bump_scope_up, bump_scope_down,
+    black_box_shrink_same_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -383,7 +384,7 @@ benches! {
             unsafe { bump.shrink(ptr, old, new) }
         }
     }
-    black_box_shrink_smaller_align [bumpalo, bump_scope_up, bump_scope_down,
+    black_box_shrink_smaller_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -395,7 +396,7 @@ benches! {
             unsafe { bump.shrink(ptr, old, new) }
         }
     }
-    black_box_shrink_larger_align [bumpalo, bump_scope_up, bump_scope_down] {
+    black_box_shrink_larger_align [bumpalo, bump_scope_up, bump_scope_down, blink_alloc] {
         min_align: 1;
         setup(run) {
             let bump = Bump::with_capacity(1024);
@@ -406,7 +407,7 @@ benches! {
             unsafe { bump.shrink(ptr, old, new) }
         }
     }
-    black_box_deallocate [bumpalo, bump_scope_up, bump_scope_down,
+    black_box_deallocate [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -418,7 +419,7 @@ benches! {
             unsafe { bump.deallocate(ptr, layout) }
         }
     }
-    black_box_deallocate_non_last [bumpalo, bump_scope_up, bump_scope_down,
+    black_box_deallocate_non_last [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {
@@ -434,7 +435,7 @@ benches! {
 
     // --- Miscellaneous -------------------------------------------------------
 
-    warm_up [bumpalo, bump_scope_up, bump_scope_down,
+    warm_up [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) { run(Bump::base()); }
@@ -444,7 +445,7 @@ benches! {
             bump
         }
     }
-    reset [bumpalo, bump_scope_up, bump_scope_down,
+    reset [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
         setup(run) {

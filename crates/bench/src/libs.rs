@@ -1,6 +1,6 @@
 //! The libraries (table columns) behind one duck-typed interface, so each
-//! case is written once: the real crates as bump-scope's own callgrind
-//! benches wrap them, and ours (a core model or a seed algorithm over the
+//! case is written once: the real crates (bumpalo, bump-scope, blink-alloc)
+//! as bump-scope's own callgrind benches wrap them, and ours (a core model or a seed algorithm over the
 //! fixed chunk) driven through the `Model` trait with `W = u64` and
 //! `NoProbe`.
 //!
@@ -166,6 +166,67 @@ where
     #[inline(always)]
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
         bump_scope::alloc::Allocator::deallocate(&self.0, ptr, layout)
+    }
+    #[inline(always)]
+    fn reset(&mut self) {
+        self.0.reset();
+    }
+}
+
+/// blink-alloc 0.4.0 as bump-scope's callgrind benches drive it: its `Blink`
+/// front (`put_no_drop`, `copy_slice`) over `BlinkAlloc<Global>`, whose
+/// allocator-api2 0.4 `Allocator` impl the allocator-API cases call. It has
+/// no minimum-alignment setting, so it only has entries with MIN_ALIGN 1.
+pub struct Blink(blink_alloc::Blink);
+
+impl Lib for Blink {
+    type Base = ();
+    type Ptr = NonNull<u8>;
+
+    fn base() {}
+    #[inline(always)]
+    fn new_in((): ()) -> Self {
+        Self(blink_alloc::Blink::new())
+    }
+    #[inline(always)]
+    fn with_capacity(capacity: usize) -> Self {
+        let blink = blink_alloc::Blink::with_chunk_size(capacity);
+        // `Blink` makes no chunk until the first allocation; the other
+        // crates' `with_capacity` does: one allocation puts it on a par.
+        let _ = allocator_api2_04::alloc::Allocator::allocate(
+            blink.allocator(),
+            Layout::new::<[u64; 2]>(),
+        );
+        Self(blink)
+    }
+    #[inline(always)]
+    fn alloc<T: 'static>(&self, value: T) -> impl Sized {
+        self.0.put_no_drop(value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<'a, T: Copy>(&'a self, src: &'a [T]) -> impl Sized + 'a {
+        self.0.copy_slice(src)
+    }
+    #[inline(always)]
+    fn allocate(&self, layout: Layout) -> impl Sized {
+        allocator_api2_04::alloc::Allocator::allocate(self.0.allocator(), layout)
+    }
+    fn allocate_ptr(&self, layout: Layout) -> NonNull<u8> {
+        allocator_api2_04::alloc::Allocator::allocate(self.0.allocator(), layout)
+            .expect("setup allocation")
+            .cast()
+    }
+    #[inline(always)]
+    unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> impl Sized {
+        allocator_api2_04::alloc::Allocator::grow(self.0.allocator(), ptr, old, new)
+    }
+    #[inline(always)]
+    unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> impl Sized {
+        allocator_api2_04::alloc::Allocator::shrink(self.0.allocator(), ptr, old, new)
+    }
+    #[inline(always)]
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        allocator_api2_04::alloc::Allocator::deallocate(self.0.allocator(), ptr, layout)
     }
     #[inline(always)]
     fn reset(&mut self) {

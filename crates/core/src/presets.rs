@@ -10,11 +10,16 @@ use crate::algorithms::min_align_down::MinAlignDown;
 use crate::algorithms::min_align_up::MinAlignUp;
 use crate::algorithms::Direction;
 use crate::model::Model;
+use crate::models::blink_alloc::BlinkAlloc;
 use crate::models::bump_scope::BumpScope;
 use crate::models::bumpalo::Bumpalo;
 use crate::models::bumper::{AllocBuffer, SlabBuffer};
 use crate::models::cpp_arena::CppArena;
 use crate::models::fixed::Fixed;
+use crate::models::llvm_bump_ptr::LlvmBumpPtr;
+use crate::models::pmr_monotonic::PmrMonotonic;
+use crate::models::zig_arena::ZigArena;
+use crate::models::zig_fixed_buffer::ZigFixedBuffer;
 use crate::source::Source;
 use crate::word::{Target, Word};
 
@@ -43,10 +48,20 @@ pub enum PresetId {
     BumpScopeDown,
     /// bumpalo 3.20.4 (bumps down, footer at each chunk's end).
     Bumpalo,
+    /// blink-alloc 0.4.0's `BlinkAlloc` (bumps up, header at each chunk's start).
+    BlinkAlloc,
+    /// LLVM 14's BumpPtrAllocator (slabs with outside bookkeeping, custom-sized slabs).
+    LlvmBumpPtr,
+    /// libstdc++'s (GCC 12) std::pmr::monotonic_buffer_resource.
+    PmrMonotonic,
+    /// Zig 0.17.1's std.heap.ArenaAllocator over the simulated heap.
+    ZigArena,
+    /// Zig 0.17.1's std.heap.FixedBufferAllocator over one buffer.
+    ZigFixedBuffer,
 }
 
 impl PresetId {
-    pub const ALL: [PresetId; 11] = [
+    pub const ALL: [PresetId; 16] = [
         PresetId::FitzgenDown,
         PresetId::HinckleyUpNaive,
         PresetId::HinckleyUp,
@@ -58,6 +73,11 @@ impl PresetId {
         PresetId::BumpScopeUp,
         PresetId::BumpScopeDown,
         PresetId::Bumpalo,
+        PresetId::BlinkAlloc,
+        PresetId::LlvmBumpPtr,
+        PresetId::PmrMonotonic,
+        PresetId::ZigArena,
+        PresetId::ZigFixedBuffer,
     ];
 
     pub fn name(self) -> &'static str {
@@ -73,6 +93,11 @@ impl PresetId {
             PresetId::BumpScopeUp => "bump-scope-up",
             PresetId::BumpScopeDown => "bump-scope-down",
             PresetId::Bumpalo => "bumpalo",
+            PresetId::BlinkAlloc => "blink-alloc",
+            PresetId::ZigFixedBuffer => "zig-fixed-buffer",
+            PresetId::ZigArena => "zig-arena",
+            PresetId::PmrMonotonic => "pmr-monotonic",
+            PresetId::LlvmBumpPtr => "llvm-bump-ptr",
         }
     }
 
@@ -92,6 +117,11 @@ impl PresetId {
             PresetId::CppArena => Source::CppArena,
             PresetId::BumpScopeUp | PresetId::BumpScopeDown => Source::BumpScope,
             PresetId::Bumpalo => Source::Bumpalo,
+            PresetId::BlinkAlloc => Source::BlinkAlloc,
+            PresetId::ZigFixedBuffer => Source::ZigFixedBuffer,
+            PresetId::ZigArena => Source::ZigArena,
+            PresetId::PmrMonotonic => Source::PmrMonotonic,
+            PresetId::LlvmBumpPtr => Source::LlvmBumpPtr,
         }
     }
 
@@ -107,6 +137,11 @@ impl PresetId {
             PresetId::BumpScopeUp => Direction::Up,
             PresetId::BumpScopeDown => Direction::Down,
             PresetId::Bumpalo => Direction::Down,
+            PresetId::BlinkAlloc => Direction::Up,
+            PresetId::ZigFixedBuffer => Direction::Up,
+            PresetId::ZigArena => Direction::Up,
+            PresetId::PmrMonotonic => Direction::Up,
+            PresetId::LlvmBumpPtr => Direction::Up,
         }
     }
 
@@ -121,6 +156,11 @@ impl PresetId {
             PresetId::BumperAllocBuffer | PresetId::BumperSlab | PresetId::CppArena => &[],
             PresetId::BumpScopeUp | PresetId::BumpScopeDown => &[1, 2, 4, 8, 16],
             PresetId::Bumpalo => &[1, 2, 4, 8, 16],
+            PresetId::BlinkAlloc => &[],
+            PresetId::ZigFixedBuffer => &[],
+            PresetId::ZigArena => &[],
+            PresetId::PmrMonotonic => &[],
+            PresetId::LlvmBumpPtr => &[],
         }
     }
 
@@ -158,6 +198,21 @@ impl PresetId {
             }
             PresetId::Bumpalo => {
                 "bumpalo 3.20.4: bumps down, footer at each chunk's end (48 B on 64-bit, 32 on wasm32); Bump::new() owns no chunk until the first allocation (448 B usable, 464 on wasm32), each next chunk at least double; growing the last block moves it down with a copy, shrink moves only the last block and only if half comes back, free reclaims only the last block, reset keeps the current chunk. bumpalo has no checkpoints: checkpoint/restore here are the playground's emulation (restore frees the chunks made since and moves the saved bump pointer back)."
+            }
+            PresetId::BlinkAlloc => {
+                "blink-alloc 0.4.0 (BlinkAlloc): bumps up, a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32); no chunk until the first allocation, which gets 256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two; each next chunk is sized from the capacity of the chunks before the current one plus the request, a power of two below 16 KiB, a multiple of 16 KiB above; no minimum alignment; growing the last block is in place, shrinking never moves or gives back; deallocate compares the cursor with the block's start, so it gives nothing back; reset keeps the newest chunk. blink-alloc has no checkpoints: checkpoint/restore here are the playground's emulation."
+            }
+            PresetId::ZigFixedBuffer => {
+                "Zig 0.17.1's std.heap.FixedBufferAllocator (lib/std/heap/FixedBufferAllocator.zig in PyPI's ziglang wheel): bumps end_index up through one buffer of 4096 bytes (Capacity: the buffer's size) from the base allocator, aligning each request's address; a request past the end fails with error.OutOfMemory; only the last allocation can be resized or freed; reset sets end_index to 0; checkpoint/restore save and store back end_index, the Zig idiom for scoping a fixed buffer; zero-sized requests get a dangling pointer (Zig's maxInt(usize) rounded down to the alignment, shown at the alignment)."
+            }
+            PresetId::ZigArena => {
+                "Zig 0.17.1's std.heap.ArenaAllocator (lib/std/heap/ArenaAllocator.zig in PyPI's ziglang wheel) over the simulated heap as its child allocator: bumps up through buffers that open with a 3-word node (24 B on 64-bit, 12 on wasm32); no buffer until the first allocation; a request that does not fit leaves end_index past the buffer's end, the arena asks the child to grow the buffer in place (the simulated heap never resizes in place, as Allocator.noResize) and makes a new buffer of 1.5 x (old buffer + node + alignment + request + 16), rounded up to even; only the newest buffer's last allocation can be resized or freed; reset is .retain_capacity (Capacity: .retain_with_limit), which keeps one empty buffer as large as all of them were; zero-sized requests get a dangling pointer (Zig's maxInt(usize) rounded down to the alignment, shown at the alignment). No checkpoints (the playground's emulation)."
+            }
+            PresetId::PmrMonotonic => {
+                "libstdc++'s std::pmr::monotonic_buffer_resource (GCC 12.2.0: <memory_resource> and libstdc++.so): bumps up with std::align; no buffer until the first allocation; each buffer holds max(request, next size) plus a 16-byte record at its end (8 on wasm32), rounded up to 64 and aligned to at least 16; the next size starts at 1024 (Capacity: initial_size) and grows by 1.5 in float; a request that does not fit abandons the rest of the current buffer; a zero-sized request takes one byte; deallocate does nothing; release() (reset) gives every buffer back and starts the sizes over. No realloc (allocate and copy) and no checkpoints (the playground's emulation)."
+            }
+            PresetId::LlvmBumpPtr => {
+                "LLVM 14.0.6's BumpPtrAllocator (llvm/Support/Allocator.h from Debian's LLVM development package): bumps up through slabs whose list lives outside them (no header); no slab until the first allocation; 4096-byte slabs (Capacity: SlabSize), doubling every 128 slabs; a request whose size + alignment - 1 exceeds the slab size gets a custom-sized slab that never becomes current; Deallocate does nothing; Reset frees the custom slabs and all slabs but the first. No realloc (allocate and copy) and no checkpoints (the playground's emulation)."
             }
         }
     }
@@ -216,6 +271,11 @@ fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, min_align: u64, v: V)
         PresetId::Bumpalo => {
             by_min_align!(min_align, M => v.visit::<W, Bumpalo<W, M>>(), [1, 2, 4, 8, 16])
         }
+        PresetId::BlinkAlloc => v.visit::<W, BlinkAlloc<W>>(),
+        PresetId::ZigFixedBuffer => v.visit::<W, ZigFixedBuffer<W>>(),
+        PresetId::ZigArena => v.visit::<W, ZigArena<W>>(),
+        PresetId::PmrMonotonic => v.visit::<W, PmrMonotonic<W>>(),
+        PresetId::LlvmBumpPtr => v.visit::<W, LlvmBumpPtr<W>>(),
     }
 }
 

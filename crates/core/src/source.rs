@@ -19,10 +19,15 @@ pub enum Source {
     CppArena,
     BumpScope,
     Bumpalo,
+    BlinkAlloc,
+    LlvmBumpPtr,
+    PmrMonotonic,
+    ZigArena,
+    ZigFixedBuffer,
 }
 
 impl Source {
-    pub const ALL: [Source; 10] = [
+    pub const ALL: [Source; 15] = [
         Source::BumpDown,
         Source::BumpUpNaive,
         Source::BumpUp,
@@ -33,6 +38,11 @@ impl Source {
         Source::MinAlignDown,
         Source::Bumper,
         Source::CppArena,
+        Source::BlinkAlloc,
+        Source::LlvmBumpPtr,
+        Source::PmrMonotonic,
+        Source::ZigArena,
+        Source::ZigFixedBuffer,
     ];
 
     /// Path from the repository root.
@@ -48,6 +58,11 @@ impl Source {
             Source::CppArena => "crates/core/src/models/cpp_arena.rs",
             Source::BumpScope => "crates/core/src/models/bump_scope.rs",
             Source::Bumpalo => "crates/core/src/models/bumpalo.rs",
+            Source::BlinkAlloc => "crates/core/src/models/blink_alloc.rs",
+            Source::ZigFixedBuffer => "crates/core/src/models/zig_fixed_buffer.rs",
+            Source::ZigArena => "crates/core/src/models/zig_arena.rs",
+            Source::PmrMonotonic => "crates/core/src/models/pmr_monotonic.rs",
+            Source::LlvmBumpPtr => "crates/core/src/models/llvm_bump_ptr.rs",
         }
     }
 
@@ -63,6 +78,11 @@ impl Source {
             Source::CppArena => include_str!("models/cpp_arena.rs"),
             Source::BumpScope => include_str!("models/bump_scope.rs"),
             Source::Bumpalo => include_str!("models/bumpalo.rs"),
+            Source::BlinkAlloc => include_str!("models/blink_alloc.rs"),
+            Source::ZigFixedBuffer => include_str!("models/zig_fixed_buffer.rs"),
+            Source::ZigArena => include_str!("models/zig_arena.rs"),
+            Source::PmrMonotonic => include_str!("models/pmr_monotonic.rs"),
+            Source::LlvmBumpPtr => include_str!("models/llvm_bump_ptr.rs"),
         }
     }
 
@@ -79,6 +99,11 @@ impl Source {
             Source::CppArena => crate::models::cpp_arena::STEPS,
             Source::BumpScope => crate::models::bump_scope::STEPS,
             Source::Bumpalo => crate::models::bumpalo::STEPS,
+            Source::BlinkAlloc => crate::models::blink_alloc::STEPS,
+            Source::ZigFixedBuffer => crate::models::zig_fixed_buffer::STEPS,
+            Source::ZigArena => crate::models::zig_arena::STEPS,
+            Source::PmrMonotonic => crate::models::pmr_monotonic::STEPS,
+            Source::LlvmBumpPtr => crate::models::llvm_bump_ptr::STEPS,
         }
     }
 

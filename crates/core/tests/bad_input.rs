@@ -181,13 +181,14 @@ fn answer(src: &str, preset: PresetId, target: Target) -> Answer {
 /// overflow, and never host memory proportional to the request.
 #[test]
 fn sizes_beyond_the_address_space_fail_cleanly_on_every_preset() {
-    const FIXED: [PresetId; 6] = [
+    const FIXED: [PresetId; 7] = [
         PresetId::FitzgenDown,
         PresetId::HinckleyUpNaive,
         PresetId::HinckleyUp,
         PresetId::UpMinAlign,
         PresetId::DownMinAlign,
         PresetId::BumperAllocBuffer,
+        PresetId::ZigFixedBuffer,
     ];
     let no_room = |line: u32| {
         Answer::Error(format!("{line}:1: the simulated base allocator has no room for the chunk this needs (its heap is 0x100000000 bytes)"))

@@ -113,7 +113,7 @@ fn bad_input_makes_a_failed_run_with_a_json_error() {
 #[wasm_bindgen_test]
 fn the_lists_the_page_needs_are_there() {
     let list = json(&list_allocators());
-    assert_eq!(list.as_array().unwrap().len(), 11);
+    assert_eq!(list.as_array().unwrap().len(), 16);
     // The texts themselves are not in this module (the page fetches them).
     assert_eq!(
         source_path("bump-scope").as_deref(),

@@ -104,6 +104,11 @@ fn lists_allocators_and_their_sources() {
         "bump-scope-down",
         "bumper-slab",
         "cpp-arena",
+        "blink-alloc",
+        "llvm-bump-ptr",
+        "pmr-monotonic",
+        "zig-arena",
+        "zig-fixed-buffer",
     ] {
         assert_eq!(names.iter().filter(|n| *n == name).count(), 1, "{name}");
     }

@@ -1,7 +1,10 @@
-//! The bumpalo and bump-scope models against the REAL bumpalo 3.20.4 and
-//! bump-scope 2.4.1 compiled for wasm32, run under Node by
-//! `wasm-pack test --node`: the real chunks come from this module's global
-//! allocator, and the model simulates `Target::Wasm32`.
+//! The bumpalo, bump-scope and blink-alloc models against the REAL bumpalo
+//! 3.20.4, bump-scope 2.4.1 and blink-alloc 0.4.0 compiled for wasm32, run
+//! under Node by `wasm-pack test --node`: the real chunks come from this
+//! module's global allocator (bumpalo, bump-scope) or from the simulated
+//! heap's algorithm run over this module's memory (blink-alloc, see
+//! crates/core/tests/common/sim_heap.rs), and the model simulates
+//! `Target::Wasm32`.
 //!
 //! The harnesses are the native differential tests' own
 //! (crates/core/tests/common/); only the program generator differs: proptest
@@ -14,10 +17,16 @@
 //! Natively the `#[wasm_bindgen_test]` functions compile but do not run
 //! (comparing a wasm32 model with a 64-bit real crate would be meaningless).
 
+#[path = "../../core/tests/common/arena_diff.rs"]
+mod arena_diff;
+#[path = "../../core/tests/common/blink_diff.rs"]
+mod blink_diff;
 #[path = "../../core/tests/common/bump_scope_diff.rs"]
 mod bump_scope_diff;
 #[path = "../../core/tests/common/bumpalo_diff.rs"]
 mod bumpalo_diff;
+#[path = "../../core/tests/common/sim_heap.rs"]
+mod sim_heap;
 
 use bump_scope::settings::BumpSettings;
 use bump_scope_diff::{compare, preset, run_real_dyn, AOp, Real};
@@ -253,4 +262,71 @@ fn bump_scope_first_chunk_holds_480_on_wasm32() {
         let caps = &real.last().unwrap().capacities;
         assert_eq!(caps, &[480, 992, 2016, 4064, 8160, 16352], "up={up}");
     }
+}
+
+/// blink-alloc programs compared per run (the native suite's op mix).
+const BLINK_PROGRAMS: u64 = 320;
+
+#[wasm_bindgen_test]
+fn blink_alloc_random_programs_match_the_real_crate_on_wasm32() {
+    let base = arena_diff::base_seed();
+    let mut cov = arena_diff::Coverage::default();
+    for k in 0..BLINK_PROGRAMS {
+        let seed = arena_diff::seed_of(base, k);
+        let (steps, capacity) = arena_diff::program(seed, &blink_diff::MIX);
+        let (t, model) = arena_diff::run_model(
+            bumplab_core::PresetId::BlinkAlloc,
+            Target::Wasm32,
+            capacity,
+            &steps,
+        )
+        .unwrap_or_else(|e| panic!("seed {seed:#x}: {e}"));
+        let real = blink_diff::run_real(&steps, capacity);
+        if let Err(e) = arena_diff::compare(
+            "blink-alloc (wasm32)",
+            seed,
+            capacity,
+            &steps,
+            &model,
+            &real,
+        ) {
+            panic!("{e}");
+        }
+        cov.add(&t, &steps, capacity, arena_diff::larger_than_every_chunk);
+    }
+    cov.require(
+        "blink-alloc (wasm32)",
+        &[
+            ("new chunk", cov.new_chunks),
+            ("oversized request", cov.oversized),
+            ("moved realloc", cov.realloc_moved),
+            ("in-place realloc", cov.realloc_in_place),
+            ("shrink", cov.shrinks),
+            ("free", cov.frees),
+            ("reset", cov.resets),
+            ("zero-sized request", cov.zero_sized),
+            ("alignment above 16", cov.big_aligns),
+            ("chosen capacity", cov.capacities),
+        ],
+    );
+}
+
+#[wasm_bindgen_test]
+fn blink_alloc_header_is_16_bytes_on_wasm32() {
+    // Four 4-byte words; 256 + 16 = 272 rounds up to a 512-byte first chunk.
+    assert_eq!(blink_diff::HEADER, 16);
+    let steps = arena_diff::parse_steps("a = alloc 8\nb = alloc 500\n");
+    let real = blink_diff::run_real(&steps, None);
+    let first = real[0].chunks[0];
+    assert_eq!((first.size, first.capacity), (512, 496));
+    // Then 256 + 500 + 16 = 772 -> 1024.
+    assert_eq!(real[1].chunks[1].size, 1024);
+    let (_, model) = arena_diff::run_model(
+        bumplab_core::PresetId::BlinkAlloc,
+        Target::Wasm32,
+        None,
+        &steps,
+    )
+    .unwrap();
+    assert_eq!(model, real);
 }

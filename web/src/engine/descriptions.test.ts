@@ -11,12 +11,17 @@ interface RawOp {
   kind: string;
   failed: boolean;
   chunk?: number;
+  bump_ptr?: number;
   cost?: { wasm_instructions: number; wasm_branches: number; slow_instructions: number; slow_branches: number };
 }
 interface RawChunk {
+  start: number;
+  base: number;
+  size: number;
   capacity: number;
   header: number;
   footer: number;
+  reason: string;
 }
 interface RawTrace {
   ops: RawOp[];
@@ -151,6 +156,97 @@ describe("sizes the descriptions state", () => {
   });
 });
 
+describe("sizes the descriptions of the arenas checked against their real code state", () => {
+  const word = (target: TargetName): number => (target === "64" ? 8 : 4);
+  const nextPow2 = (n: number): number => 2 ** Math.ceil(Math.log2(n));
+
+  it("blink-alloc: a 4-word header (32 B, 16 on wasm32); 256 B plus the header to a power of two; 16 KiB", () => {
+    const d = description("blink-alloc");
+    expect(d).toContain("a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32)");
+    expect(d).toContain("256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two");
+    expect(d).toContain("a power of two below 16 KiB, a multiple of 16 KiB above");
+    for (const target of TARGETS) {
+      const c = trace("a = alloc 8\n", "blink-alloc", target).chunks[0]!;
+      expect(c.header).toBe(target === "64" ? 32 : 16);
+      expect(c.header / word(target)).toBe(4);
+      expect(c.size).toBe(nextPow2(256 + c.header));
+      // Under 16 KiB a power of two, from it a multiple of 16 KiB.
+      const t = trace("a = alloc 10000\nb = alloc 20000\n", "blink-alloc", target);
+      expect(t.chunks[0]!.size).toBe(16384);
+      expect(t.chunks[1]!.size % 16384).toBe(0);
+      expect(t.chunks[1]!.size).toBeGreaterThan(16384);
+    }
+  });
+
+  it("llvm-bump-ptr: 4096-byte slabs doubling every 128; size + alignment - 1 above a slab is custom", () => {
+    const d = description("llvm-bump-ptr");
+    expect(d).toContain("4096-byte slabs (Capacity: SlabSize), doubling every 128 slabs");
+    expect(d).toContain("a request whose size + alignment - 1 exceeds the slab size gets a custom-sized slab");
+    for (const target of TARGETS) {
+      expect(trace("a = alloc 8\n", "llvm-bump-ptr", target).chunks[0]!.capacity).toBe(4096);
+      const grown = trace("repeat 130 { x = alloc 16 }\n", "llvm-bump-ptr", target, 16).chunks;
+      expect(grown.slice(0, 128).every((c) => c.capacity === 16)).toBe(true);
+      expect(grown[128]!.capacity).toBe(32);
+      // 4000 + 128 - 1 > 4096: custom; 4096 + 1 - 1 = 4096: a slab.
+      const t = trace("a = alloc 8\nb = alloc 4000 align 128\nc = alloc 4096\n", "llvm-bump-ptr", target);
+      expect(t.chunks[t.ops[1]!.chunk!]!.reason).toBe("custom_slab");
+      expect(t.chunks[t.ops[2]!.chunk!]!.reason).toBe("full");
+    }
+  });
+
+  it("pmr-monotonic: a 16-byte record (8 on wasm32), sizes rounded to 64, aligned to 16, 1024 growing by 1.5", () => {
+    const d = description("pmr-monotonic");
+    expect(d).toContain("a 16-byte record at its end (8 on wasm32), rounded up to 64 and aligned to at least 16");
+    expect(d).toContain("the next size starts at 1024 (Capacity: initial_size) and grows by 1.5");
+    const round64 = (n: number): number => Math.ceil(n / 64) * 64;
+    for (const target of TARGETS) {
+      const t = trace("repeat 10 { x = alloc 400 }\ny = alloc 8 align 64\n", "pmr-monotonic", target);
+      const record = target === "64" ? 16 : 8;
+      const first = target === "64" ? 1024 : 512; // 128 pointers
+      expect(t.chunks.map((c) => c.size)).toEqual(t.chunks.map((_, k) => round64(first * 1.5 ** k + record)));
+      for (const c of t.chunks) {
+        expect(c.footer).toBe(record);
+        expect(c.size % 64).toBe(0);
+        expect(c.base % 16).toBe(0);
+      }
+      expect(t.chunks.length).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it("zig-arena: a 3-word node (24 B, 12 on wasm32), new buffers of 1.5 x (old + node + alignment + request + 16)", () => {
+    const d = description("zig-arena");
+    expect(d).toContain("a 3-word node (24 B on 64-bit, 12 on wasm32)");
+    expect(d).toContain("1.5 x (old buffer + node + alignment + request + 16), rounded up to even");
+    for (const target of TARGETS) {
+      const t = trace("a = alloc 8\nb = alloc 100 align 16\nc = alloc 1000 align 4\n", "zig-arena", target);
+      const node = target === "64" ? 24 : 12;
+      let old = 0;
+      const requests: [number, number][] = [[8, 1], [100, 16], [1000, 4]];
+      for (const [i, c] of t.chunks.entries()) {
+        expect(c.header).toBe(node);
+        expect(c.header / word(target)).toBe(3);
+        const [n, align] = requests[i]!;
+        const big = old + node + align + n + 16;
+        const size = big + Math.floor(big / 2);
+        expect(c.size, `${target} buffer ${i}`).toBe(size + (size % 2));
+        old = c.capacity;
+      }
+      expect(t.chunks.length).toBe(3);
+    }
+  });
+
+  it("zig-fixed-buffer: 4096 bytes, and reset sets end_index to 0", () => {
+    expect(description("zig-fixed-buffer")).toContain("one buffer of 4096 bytes");
+    expect(description("zig-fixed-buffer")).toContain("reset sets end_index to 0");
+    for (const target of TARGETS) {
+      const t = trace("a = alloc 100\nreset\n", "zig-fixed-buffer", target);
+      const c = t.chunks[0]!;
+      expect(c.capacity).toBe(4096);
+      expect(t.ops[1]!.bump_ptr! - c.start).toBe(0);
+    }
+  });
+});
+
 describe("no number in a description goes unchecked", () => {
   // What the tests above check, per allocator; years and versions cite a source.
   const checked: Record<string, readonly string[]> = {
@@ -165,6 +261,11 @@ describe("no number in a description goes unchecked", () => {
     "bump-scope-up": ["464", "480"],
     "bump-scope-down": ["464", "480"],
     bumpalo: ["48", "32", "448", "464"],
+    "blink-alloc": ["4", "32", "16", "256", "16", "16"],
+    "llvm-bump-ptr": ["4096", "128", "1"],
+    "pmr-monotonic": ["16", "8", "64", "16", "1024", "1", "5"],
+    "zig-arena": ["3", "24", "12", "1", "5", "16"],
+    "zig-fixed-buffer": ["4096", "0"],
   };
   it("every number is a citation (a year or a version) or checked above", () => {
     for (const info of loadTraceModuleSync().allocators()) {

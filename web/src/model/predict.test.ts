@@ -61,7 +61,9 @@ describe("predictionAt", () => {
   it("every reason names the address it predicts, across presets", () => {
     const src = "a = alloc u8\nb = alloc u64\nb = realloc b 24\nc = alloc u128\nrepeat 40 {\n  x = alloc [u8; 13]\n}\nd = alloc 3";
     let checked = 0;
-    for (const allocator of ["fitzgen-down", "hinckley-up-naive", "hinckley-up", "up-min-align", "down-min-align", "bumper-slab", "cpp-arena", "bump-scope-up", "bump-scope-down", "bumpalo"]) {
+    const allocators = ["fitzgen-down", "hinckley-up-naive", "hinckley-up", "up-min-align", "down-min-align", "bumper-slab", "cpp-arena", "bump-scope-up", "bump-scope-down", "bumpalo"];
+    allocators.push("blink-alloc", "llvm-bump-ptr", "pmr-monotonic", "zig-arena", "zig-fixed-buffer");
+    for (const allocator of allocators) {
       const t = trace(src, allocator, allocator === "bumper-slab" ? 256 : undefined);
       for (let s = 0; s < t.length; s++) {
         const p = predictionAt(t, s);

@@ -41,6 +41,11 @@ describe("parseX86Bench", () => {
     expect(presetLibrary(bench, "bumpalo")?.id).toBe("model_bumpalo");
     expect(presetLibrary(bench, "fitzgen-down")?.id).toBe("fitzgen_down");
     expect(presetLibrary(bench, "cpp-arena")).toBeUndefined();
+    // blink-alloc is the fourth real column; it has no minimum-alignment setting.
+    expect(bench.libraries.filter((l) => l.kind === "real").map((l) => l.id)).toEqual(["bumpalo", "bump_scope_up", "bump_scope_down", "blink_alloc"]);
+    expect(u8?.results["blink_alloc"]).not.toBeNull();
+    expect(over?.unsupported["blink_alloc"]).toBe("blink_no_min_align");
+    expect(presetLibrary(bench, "blink-alloc")).toBeUndefined();
   });
 
   it("rejects malformed input, naming the field", () => {

@@ -18,7 +18,7 @@ export interface X86Count {
 export interface X86Library {
   id: string;
   name: string;
-  /** "real" (bumpalo, bump-scope), "algorithm" or "model" (ours). */
+  /** "real" (bumpalo, bump-scope, blink-alloc), "algorithm" or "model" (ours). */
   kind: string;
   what: string;
 }
@@ -45,7 +45,7 @@ export interface X86Bench {
 }
 
 /** The real crates' columns, in table order. */
-export const REAL_COLUMNS = ["bumpalo", "bump_scope_up", "bump_scope_down"] as const;
+export const REAL_COLUMNS = ["bumpalo", "bump_scope_up", "bump_scope_down", "blink_alloc"] as const;
 
 type Obj = Record<string, unknown>;
 

@@ -11,7 +11,19 @@ describe("allocator chooser groups", () => {
     const groups = groupAllocators(allocators);
     expect(groups.map((g) => g.label)).toEqual(["Seed algorithms (one fixed chunk)", "Libraries"]);
     expect(groups[0]?.items.map((a) => a.name)).toEqual(["fitzgen-down", "hinckley-up-naive", "hinckley-up", "up-min-align", "down-min-align"]);
-    expect(groups[1]?.items.map((a) => a.name)).toEqual(["bumpalo", "bump-scope-up", "bump-scope-down", "bumper-alloc-buffer", "bumper-slab", "cpp-arena"]);
+    expect(groups[1]?.items.map((a) => a.name)).toEqual([
+      "bumpalo",
+      "bump-scope-up",
+      "bump-scope-down",
+      "bumper-alloc-buffer",
+      "bumper-slab",
+      "cpp-arena",
+      "blink-alloc",
+      "llvm-bump-ptr",
+      "pmr-monotonic",
+      "zig-arena",
+      "zig-fixed-buffer",
+    ]);
     expect(groups.flatMap((g) => g.items).length).toBe(allocators.length);
   });
 
@@ -29,6 +41,11 @@ describe("allocator chooser groups", () => {
     expect(capacityHelp("bumper-slab")).toMatch(/slab/);
     expect(capacityHelp("cpp-arena")).toMatch(/pool/);
     expect(capacityHelp("bumpalo")).toMatch(/first chunk/);
+    expect(capacityHelp("blink-alloc")).toMatch(/with_chunk_size/);
+    expect(capacityHelp("llvm-bump-ptr")).toMatch(/SlabSize/);
+    expect(capacityHelp("pmr-monotonic")).toMatch(/initial_size/);
+    expect(capacityHelp("zig-arena")).toMatch(/retain_with_limit/);
+    expect(capacityHelp("zig-fixed-buffer")).toMatch(/buffer/);
     expect(capacityHelp("unknown")).toMatch(/default/);
   });
 });

@@ -56,7 +56,19 @@ export const ALLOCATOR_GROUPS: readonly { label: string; names: readonly string[
   },
   {
     label: "Libraries",
-    names: ["bumpalo", "bump-scope-up", "bump-scope-down", "bumper-alloc-buffer", "bumper-slab", "cpp-arena"],
+    names: [
+      "bumpalo",
+      "bump-scope-up",
+      "bump-scope-down",
+      "bumper-alloc-buffer",
+      "bumper-slab",
+      "cpp-arena",
+      "blink-alloc",
+      "llvm-bump-ptr",
+      "pmr-monotonic",
+      "zig-arena",
+      "zig-fixed-buffer",
+    ],
   },
 ];
 
@@ -73,6 +85,11 @@ const CAPACITY_HELP: Record<string, string> = {
   "bumper-alloc-buffer": "Capacity: the buffer's size (default 1 MiB).",
   "bumper-slab": "Capacity: each slab's size (default 1 MiB).",
   "cpp-arena": "Capacity: the arena's pool size cap; a pool is at least twice it (default 1024).",
+  "blink-alloc": "Capacity: with_chunk_size, the size chunks start from (default 256).",
+  "llvm-bump-ptr": "Capacity: SlabSize, each slab's size and the custom-slab threshold (default 4096).",
+  "pmr-monotonic": "Capacity: initial_size, the first buffer's size; each next one is 1.5 times the last (default 1024).",
+  "zig-arena": "Capacity: reset's limit, .retain_with_limit (default: .retain_capacity, no limit).",
+  "zig-fixed-buffer": "Capacity: the buffer's size (default 4096).",
 };
 
 export function capacityHelp(allocator: string): string {

@@ -25,10 +25,19 @@ pub fn replay(text: &str, preset: PresetId) -> Result<Replay, String> {
             | PresetId::UpMinAlign
             | PresetId::DownMinAlign
             | PresetId::BumperAllocBuffer
+            | PresetId::ZigFixedBuffer
     );
+    // LLVM's slabs stay 4 KiB for 128 slabs at a time: a recording that
+    // holds megabytes keeps over a thousand slabs live, more than the engine
+    // simulates (it refuses, asking for larger slabs), so these replays use
+    // 16 MiB ones.
+    let capacity = match preset {
+        PresetId::LlvmBumpPtr => Some(16 << 20),
+        _ => fixed.then_some(MAX_CAPACITY),
+    };
     let opts = Options {
         target: Target::W64,
-        capacity: fixed.then_some(MAX_CAPACITY),
+        capacity,
         min_align: None,
     };
     let mut run = Run::new(text, preset, &opts).map_err(|e| format!("{}: {e}", preset.name()))?;

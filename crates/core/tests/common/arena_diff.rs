@@ -1,0 +1,644 @@
+//! What the differential tests of the arenas that take their chunks from a
+//! base allocator share (blink-alloc, LLVM's BumpPtrAllocator, libstdc++'s
+//! monotonic_buffer_resource, Zig's ArenaAllocator and FixedBufferAllocator):
+//! random programs, their text, what an op leaves behind as both sides can
+//! observe it, and a count of what the programs covered.
+//!
+//! Both sides get their chunks from the same base allocator: the model from
+//! the simulated heap (`bumplab_core::heap::Heap`), the real arena from that
+//! heap's algorithm run over a real buffer (`common/sim_heap.rs`, and its
+//! C++ and Zig ports in `tests/native/`). So chunk ids (the n-th request to
+//! the base allocator), base addresses and every block's address agree
+//! exactly, alignments above 16 included.
+//!
+//! No proptest here, so the file can be included (with `#[path]`) by the
+//! wasm32 suite too: programs come from a seeded splitmix64, and a failure
+//! names the seed that reproduces it.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+
+use bumplab_core::trace::{EventKind, OpKind};
+use bumplab_core::{run, Options, PresetId, Target, Trace};
+
+// ---------------------------------------------------------------------------
+// Programs.
+
+/// One straight-line op, with the block names the program text uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Alloc {
+        name: String,
+        size: u64,
+        align: u64,
+    },
+    Realloc {
+        name: String,
+        from: String,
+        size: u64,
+    },
+    Free {
+        name: String,
+    },
+    Reset,
+    Checkpoint {
+        slot: u8,
+    },
+    Restore {
+        slot: u8,
+    },
+}
+
+/// The program text the engine runs.
+pub fn program_text(steps: &[Step]) -> String {
+    let mut s = String::new();
+    for st in steps {
+        let line = match st {
+            Step::Alloc { name, size, align } => format!("{name} = alloc {size} align {align}"),
+            Step::Realloc { name, from, size } => format!("{name} = realloc {from} {size}"),
+            Step::Free { name } => format!("free {name}"),
+            Step::Reset => "reset".to_string(),
+            Step::Checkpoint { slot } => format!("checkpoint c{slot}"),
+            Step::Restore { slot } => format!("restore c{slot}"),
+        };
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s
+}
+
+/// Parses lines of `name = alloc N [align A]`, `name = realloc old N`,
+/// `free name`, `reset`, `checkpoint cN` and `restore cN`.
+pub fn parse_steps(src: &str) -> Vec<Step> {
+    src.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let slot = |c: &str| c.trim_start_matches('c').parse().unwrap();
+            match w.as_slice() {
+                ["reset"] => Step::Reset,
+                ["free", name] => Step::Free {
+                    name: name.to_string(),
+                },
+                ["checkpoint", c] => Step::Checkpoint { slot: slot(c) },
+                ["restore", c] => Step::Restore { slot: slot(c) },
+                [name, "=", "alloc", size] => Step::Alloc {
+                    name: name.to_string(),
+                    size: size.parse().unwrap(),
+                    align: 1,
+                },
+                [name, "=", "alloc", size, "align", align] => Step::Alloc {
+                    name: name.to_string(),
+                    size: size.parse().unwrap(),
+                    align: align.parse().unwrap(),
+                },
+                [name, "=", "realloc", from, size] => Step::Realloc {
+                    name: name.to_string(),
+                    from: from.to_string(),
+                    size: size.parse().unwrap(),
+                },
+                _ => panic!("not a harness line: {l}"),
+            }
+        })
+        .collect()
+}
+
+/// `n` lines `xK = alloc <what>`.
+pub fn repeated(what: &str, n: usize) -> String {
+    (0..n).map(|i| format!("x{i} = alloc {what}\n")).collect()
+}
+
+/// The simulated target of the machine the tests run on.
+pub fn native_target() -> Target {
+    if cfg!(target_pointer_width = "64") {
+        Target::W64
+    } else {
+        Target::Wasm32
+    }
+}
+
+/// splitmix64: small, fast, and every seed gives a different stream.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `lo..=hi` (the slight modulo bias does not matter here).
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo + 1)
+    }
+
+    /// An index into `weights`, each chosen in proportion to its weight.
+    pub fn weighted(&mut self, weights: &[u64]) -> usize {
+        let mut r = self.next() % weights.iter().sum::<u64>();
+        for (i, &w) in weights.iter().enumerate() {
+            if r < w {
+                return i;
+            }
+            r -= w;
+        }
+        unreachable!()
+    }
+
+    pub fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[self.range(0, from.len() as u64 - 1) as usize]
+    }
+}
+
+/// How a preset's programs are drawn.
+#[derive(Clone, Debug)]
+pub struct Mix {
+    /// Relative weights of alloc, realloc, free, reset, checkpoint, restore.
+    pub weights: [u64; 6],
+    /// Ops per program: from `min_ops` to `max_ops` (ops naming no live
+    /// block are skipped).
+    pub min_ops: u64,
+    pub max_ops: u64,
+    /// Sizes: (weight, lo, hi) bands; 0 is in the first band when it starts at 0.
+    pub sizes: &'static [(u64, u64, u64)],
+    /// Alignments to draw from (several 1s make small ones likelier).
+    pub aligns: &'static [u64],
+    /// Values of the Capacity knob to draw from (`None`: the default).
+    pub capacities: &'static [Option<u64>],
+}
+
+impl Mix {
+    fn size(&self, rng: &mut Rng) -> u64 {
+        let weights: Vec<u64> = self.sizes.iter().map(|b| b.0).collect();
+        let (_, lo, hi) = self.sizes[rng.weighted(&weights)];
+        rng.range(lo, hi)
+    }
+}
+
+/// A random program for `mix` and the capacity it runs with. Realloc and
+/// free pick mostly the newest live block (where the interesting paths
+/// are), sometimes an older one; a restore drops the blocks made since its
+/// checkpoint and the checkpoints saved after it, as the engine does.
+pub fn program(seed: u64, mix: &Mix) -> (Vec<Step>, Option<u64>) {
+    let mut rng = Rng(seed);
+    let capacity = rng.pick(mix.capacities);
+    let n = rng.range(mix.min_ops, mix.max_ops);
+    let mut steps = Vec::new();
+    // Live blocks: (name, size, index in `steps` when made).
+    let mut live: Vec<(String, u64, usize)> = Vec::new();
+    let mut saved: Vec<(u8, usize)> = Vec::new();
+    let mut names = 0;
+    for _ in 0..n {
+        let pick = |rng: &mut Rng, len: usize| match rng.weighted(&[3, 1]) {
+            0 => len - 1,
+            _ => rng.range(0, len as u64 - 1) as usize,
+        };
+        match rng.weighted(&mix.weights) {
+            0 => {
+                names += 1;
+                let name = format!("b{names}");
+                let size = mix.size(&mut rng);
+                let align = rng.pick(mix.aligns);
+                live.push((name.clone(), size, steps.len()));
+                steps.push(Step::Alloc { name, size, align });
+            }
+            1 if !live.is_empty() => {
+                let i = pick(&mut rng, live.len());
+                let (from, old, _) = live.remove(i);
+                // Half grow, half shrink (or keep): both paths matter.
+                let size = if rng.next() % 2 == 0 {
+                    mix.size(&mut rng).max(old)
+                } else {
+                    rng.range(0, old)
+                };
+                names += 1;
+                let name = format!("b{names}");
+                live.push((name.clone(), size, steps.len()));
+                steps.push(Step::Realloc { name, from, size });
+            }
+            2 if !live.is_empty() => {
+                let i = pick(&mut rng, live.len());
+                let (name, _, _) = live.remove(i);
+                steps.push(Step::Free { name });
+            }
+            3 => {
+                live.clear();
+                saved.clear();
+                steps.push(Step::Reset);
+            }
+            4 => {
+                let slot = rng.range(0, 1) as u8;
+                saved.retain(|s| s.0 != slot);
+                saved.push((slot, steps.len()));
+                steps.push(Step::Checkpoint { slot });
+            }
+            5 if !saved.is_empty() => {
+                let i = rng.range(0, saved.len() as u64 - 1) as usize;
+                let (slot, at) = saved[i];
+                saved.truncate(i + 1);
+                live.retain(|b| b.2 < at);
+                steps.push(Step::Restore { slot });
+            }
+            _ => {}
+        }
+    }
+    (steps, capacity)
+}
+
+/// The seed programs of one run derive from: `BUMPLAB_SEED` if set (to
+/// replay a failure), else a fresh one per run.
+pub fn base_seed() -> u64 {
+    if let Some(s) = std::env::var("BUMPLAB_SEED")
+        .ok()
+        .and_then(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok())
+    {
+        return s;
+    }
+    fresh_seed()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
+/// wasm32 has no clock or entropy without imports: a fixed seed.
+#[cfg(target_arch = "wasm32")]
+fn fresh_seed() -> u64 {
+    0x5eed_b1a4_0000_0000
+}
+
+/// The seed of program `k` of a run.
+pub fn seed_of(base: u64, k: u64) -> u64 {
+    base ^ k.wrapping_mul(0x2545_f491_4f6c_dd1d)
+}
+
+// ---------------------------------------------------------------------------
+// What an op leaves behind.
+
+/// Where a block landed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// In the chunk made by the base allocator's `chunk`-th request (0
+    /// first), of `capacity` usable bytes, `offset` bytes from its first
+    /// usable byte, at `address` (the simulated heap's address space).
+    In {
+        chunk: u32,
+        capacity: u64,
+        offset: u64,
+        address: u64,
+    },
+    /// In no chunk: a zero-sized request's dangling pointer, this value.
+    Outside(u64),
+}
+
+/// A live chunk: the base allocator's request index, the bytes it got, and
+/// the usable bytes the arena sees in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkSeen {
+    pub id: u32,
+    pub size: u64,
+    pub capacity: u64,
+}
+
+/// The observable outcome of one op, read the same way from the real
+/// arena and from a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// For an alloc or realloc that succeeded.
+    pub block: Option<Block>,
+    /// For a realloc: whether the block moved.
+    pub moved: Option<bool>,
+    /// The request failed (the fixed buffer is full).
+    pub failed: bool,
+    /// Live chunks after the op, oldest request first.
+    pub chunks: Vec<ChunkSeen>,
+    /// The bump pointer after the op: the chunk it is in and its offset
+    /// from that chunk's first usable byte (`None`: no current chunk, or
+    /// the arena does not show it).
+    pub bump: Option<(u32, u64)>,
+}
+
+/// A live chunk as a side knows it: where it starts and ends too.
+#[derive(Clone, Copy, Debug)]
+pub struct ChunkAt {
+    pub seen: ChunkSeen,
+    /// First usable byte.
+    pub start: u64,
+}
+
+/// The block at `address` of `size` bytes among `chunks`, or `Outside`.
+pub fn block_at(chunks: &[ChunkAt], address: u64, size: u64) -> Block {
+    chunks
+        .iter()
+        .find(|c| c.start <= address && address.saturating_add(size) <= c.start + c.seen.capacity)
+        .map_or(Block::Outside(address), |c| Block::In {
+            chunk: c.seen.id,
+            capacity: c.seen.capacity,
+            offset: address - c.start,
+            address,
+        })
+}
+
+/// The bump pointer `ptr` as (chunk, offset from its first usable byte).
+pub fn bump_at(chunks: &[ChunkAt], ptr: u64) -> Option<(u32, u64)> {
+    chunks
+        .iter()
+        .find(|c| c.start <= ptr && ptr <= c.start + c.seen.capacity)
+        .map(|c| (c.seen.id, ptr - c.start))
+}
+
+/// Runs `steps` on the model of `preset` simulating `target` and reads
+/// what each op left behind from the trace.
+pub fn run_model(
+    preset: PresetId,
+    target: Target,
+    capacity: Option<u64>,
+    steps: &[Step],
+) -> Result<(Trace, Vec<Seen>), String> {
+    let opts = Options {
+        target,
+        capacity,
+        min_align: None,
+    };
+    let src = program_text(steps);
+    let t = run(&src, preset, &opts).map_err(|e| format!("the model refused it: {e}"))?;
+    if t.ops.len() != steps.len() {
+        return Err(format!(
+            "{} ops in the trace for {} steps",
+            t.ops.len(),
+            steps.len()
+        ));
+    }
+    let mut seen = Vec::new();
+    for (i, op) in t.ops.iter().enumerate() {
+        let at = i as u32;
+        let live: Vec<ChunkAt> = t
+            .chunks
+            .iter()
+            .filter(|c| c.created_by.is_none_or(|o| o <= at) && c.freed_by.is_none_or(|o| o > at))
+            .map(|c| ChunkAt {
+                seen: ChunkSeen {
+                    id: c.id,
+                    size: c.size,
+                    capacity: c.capacity,
+                },
+                start: c.start,
+            })
+            .collect();
+        let placed = matches!(op.kind, OpKind::Alloc | OpKind::Realloc) && !op.failed;
+        let block = match (placed, op.chunk, op.address) {
+            (true, Some(id), Some(address)) => {
+                let c = &t.chunks[id as usize];
+                Some(Block::In {
+                    chunk: id,
+                    capacity: c.capacity,
+                    offset: op.offset.unwrap_or(u64::MAX),
+                    address,
+                })
+            }
+            (true, None, Some(address)) => Some(Block::Outside(address)),
+            _ => None,
+        };
+        seen.push(Seen {
+            block,
+            moved: op.moved,
+            failed: op.failed,
+            chunks: live.iter().map(|c| c.seen).collect(),
+            bump: op.bump_ptr.and_then(|p| bump_at(&live, p)),
+        });
+    }
+    Ok((t, seen))
+}
+
+/// `steps` without the ops that name a block a failed request never made
+/// (a full fixed buffer): the generator cannot know which requests fail,
+/// the engine refuses a program that uses such a name. Dropping one op can
+/// change which later requests fail, so this runs until the engine takes
+/// the whole program.
+pub fn runnable(
+    preset: PresetId,
+    target: Target,
+    capacity: Option<u64>,
+    steps: &[Step],
+) -> Result<Vec<Step>, String> {
+    let mut steps = steps.to_vec();
+    let opts = Options {
+        target,
+        capacity,
+        min_align: None,
+    };
+    loop {
+        match run(&program_text(&steps), preset, &opts) {
+            Ok(_) => return Ok(steps),
+            Err(e) if e.message.starts_with("unknown block") => {
+                steps.remove(e.line as usize - 1);
+            }
+            Err(e) => {
+                return Err(format!(
+                    "the model refused it: {e}\n{}",
+                    program_text(&steps)
+                ))
+            }
+        }
+    }
+}
+
+/// Compares op by op; the error names the op and holds the program.
+pub fn compare(
+    what: &str,
+    seed: u64,
+    capacity: Option<u64>,
+    steps: &[Step],
+    model: &[Seen],
+    real: &[Seen],
+) -> Result<(), String> {
+    let head = || {
+        format!(
+            "{what}, seed {seed:#x} (BUMPLAB_SEED={:x} replays the run), capacity {capacity:?}",
+            seed
+        )
+    };
+    if model.len() != real.len() {
+        return Err(format!(
+            "{}: {} ops in the model, {} on the real one\n{}",
+            head(),
+            model.len(),
+            real.len(),
+            program_text(steps)
+        ));
+    }
+    for (i, (m, r)) in model.iter().zip(real).enumerate() {
+        if m != r {
+            return Err(format!(
+                "{}: op {i} ({:?}) differs\nmodel: {m:?}\nreal:  {r:?}\n--- program ---\n{}",
+                head(),
+                steps[i],
+                program_text(steps)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether op `i` asked for more than the largest chunk live before it
+/// holds: an oversized request, whatever the arena then does with it.
+pub fn larger_than_every_chunk(t: &Trace, i: usize) -> bool {
+    let at = i as u32;
+    let size = t.ops[i].size.unwrap_or(0);
+    t.chunks
+        .iter()
+        .filter(|c| c.created_by.is_none_or(|o| o < at) && c.freed_by.is_none_or(|o| o >= at))
+        .map(|c| c.capacity)
+        .max()
+        .is_some_and(|largest| size > largest)
+}
+
+// ---------------------------------------------------------------------------
+// Coverage: what the programs of a run exercised, read from the model's
+// traces (which the comparison has shown equal to the real arena's).
+
+#[derive(Clone, Debug, Default)]
+pub struct Coverage {
+    pub programs: u64,
+    pub ops: u64,
+    /// Chunks made after the first one of a run.
+    pub new_chunks: u64,
+    /// Chunks made for one request larger than a normal next chunk (the
+    /// preset says what counts: see `oversized`).
+    pub oversized: u64,
+    pub realloc_moved: u64,
+    pub realloc_in_place: u64,
+    /// Reallocs to a smaller size.
+    pub shrinks: u64,
+    pub resets: u64,
+    pub checkpoints: u64,
+    pub restores: u64,
+    pub zero_sized: u64,
+    pub frees: u64,
+    /// Requests aligned above 16.
+    pub big_aligns: u64,
+    /// Programs run with a capacity other than the default.
+    pub capacities: u64,
+    /// Requests that failed (a full fixed buffer).
+    pub failed: u64,
+    /// Anything else a preset counts, by name.
+    pub extra: HashMap<&'static str, u64>,
+}
+
+impl Coverage {
+    /// Counts what `steps` (run with `capacity`) did, from its trace.
+    /// `oversized` says whether op `i`'s new chunk was made for one request
+    /// larger than a normal next chunk.
+    pub fn add(
+        &mut self,
+        t: &Trace,
+        steps: &[Step],
+        capacity: Option<u64>,
+        oversized: impl Fn(&Trace, usize) -> bool,
+    ) {
+        self.programs += 1;
+        self.ops += steps.len() as u64;
+        if capacity.is_some() {
+            self.capacities += 1;
+        }
+        // Every chunk but the first: what a full or too small chunk made.
+        self.new_chunks += t
+            .chunks
+            .iter()
+            .filter(|c| c.created_by.is_some() && c.id > 0)
+            .count() as u64;
+        let mut sizes: HashMap<&str, u64> = HashMap::new();
+        for (i, (op, st)) in t.ops.iter().zip(steps).enumerate() {
+            let made = op
+                .events
+                .iter()
+                .filter(|e| e.kind == EventKind::NewChunk)
+                .count() as u64;
+            if made > 0 && oversized(t, i) {
+                self.oversized += 1;
+            }
+            if op.failed {
+                self.failed += 1;
+            }
+            match st {
+                Step::Alloc { name, size, align } => {
+                    sizes.insert(name, *size);
+                    self.zero_sized += u64::from(*size == 0);
+                    self.big_aligns += u64::from(*align > 16);
+                }
+                Step::Realloc { name, from, size } => {
+                    let old = sizes.get(from.as_str()).copied().unwrap_or(0);
+                    sizes.insert(name, *size);
+                    self.zero_sized += u64::from(*size == 0);
+                    self.shrinks += u64::from(*size < old);
+                    match op.moved {
+                        Some(true) => self.realloc_moved += 1,
+                        Some(false) => self.realloc_in_place += 1,
+                        None => {}
+                    }
+                }
+                Step::Free { .. } => self.frees += 1,
+                Step::Reset => self.resets += 1,
+                Step::Checkpoint { .. } => self.checkpoints += 1,
+                Step::Restore { .. } => self.restores += 1,
+            }
+        }
+    }
+
+    pub fn bump(&mut self, what: &'static str) {
+        *self.extra.entry(what).or_default() += 1;
+    }
+
+    /// Panics, saying what is missing, unless every `(name, count)` is at
+    /// least 1.
+    pub fn require(&self, what: &str, needs: &[(&str, u64)]) {
+        let missing: Vec<&str> = needs.iter().filter(|n| n.1 == 0).map(|n| n.0).collect();
+        assert!(
+            missing.is_empty(),
+            "{what}: the random programs of this run covered no {}: the generator must be fixed \
+             (coverage: {self:?})",
+            missing.join(", no ")
+        );
+    }
+
+    /// One line for the test's output: what was compared.
+    pub fn summary(&self, what: &str) -> String {
+        format!(
+            "{what}: {} programs, {} ops compared op by op; {} new chunks ({} oversized), \
+             {} moved and {} in-place reallocs ({} shrinks), {} frees, {} resets, \
+             {} checkpoints / {} restores, {} zero-sized, {} aligned above 16, \
+             {} with a chosen capacity, {} failed{}",
+            self.programs,
+            self.ops,
+            self.new_chunks,
+            self.oversized,
+            self.realloc_moved,
+            self.realloc_in_place,
+            self.shrinks,
+            self.frees,
+            self.resets,
+            self.checkpoints,
+            self.restores,
+            self.zero_sized,
+            self.big_aligns,
+            self.capacities,
+            self.failed,
+            if self.extra.is_empty() {
+                String::new()
+            } else {
+                format!("; {:?}", self.extra)
+            }
+        )
+    }
+}

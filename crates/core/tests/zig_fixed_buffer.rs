@@ -1,0 +1,182 @@
+//! The zig-fixed-buffer preset against Zig's real std.heap.FixedBufferAllocator
+//! (the standard library of PyPI's ziglang 0.17.1), built by that Zig into a
+//! harness (tests/native/zig_heaps.zig) that takes the buffer from the
+//! simulated heap's algorithm: cases with the numbers the source gives, and
+//! random programs compared op by op, checkpoints (saving and storing back
+//! `end_index`) included.
+
+#[path = "common/arena_diff.rs"]
+mod arena_diff;
+#[path = "common/native.rs"]
+mod native;
+
+use std::sync::{Mutex, OnceLock};
+
+use arena_diff::{
+    base_seed, compare, parse_steps, program, run_model, runnable, seed_of, Coverage, Mix, Step,
+};
+use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
+use bumplab_core::models::zig_fixed_buffer as model;
+use bumplab_core::source::Source;
+use bumplab_core::trace::EventKind;
+use bumplab_core::{PresetId, Target, Trace};
+use native::Harness;
+
+const PRESET: PresetId = PresetId::ZigFixedBuffer;
+
+/// The harness, built once per test binary and shared by the tests.
+fn harness() -> &'static Mutex<Harness> {
+    static H: OnceLock<Mutex<Harness>> = OnceLock::new();
+    H.get_or_init(|| {
+        let bin = native::build_zig("zig_heaps", "zig_heaps.zig");
+        Mutex::new(Harness::spawn("zig_heaps", &bin).with_mode("fba"))
+    })
+}
+
+fn real(capacity: Option<u64>, steps: &[Step]) -> Result<Vec<arena_diff::Seen>, String> {
+    let mut h = harness().lock().unwrap_or_else(|e| e.into_inner());
+    let mut raw = h.run(capacity, steps)?;
+    native::zig_dangling_as_shown(&mut raw, steps)?;
+    Ok(native::seen(&raw, steps))
+}
+
+/// Runs `src` on the model and on Zig's allocator, asserts they agree op by
+/// op, and returns the model's trace.
+fn both(src: &str, capacity: Option<u64>) -> Trace {
+    let steps = parse_steps(src);
+    let (t, model) = run_model(PRESET, Target::W64, capacity, &steps).unwrap();
+    let real = real(capacity, &steps).unwrap_or_else(|e| panic!("{e}"));
+    compare("zig-fixed-buffer", 0, capacity, &steps, &model, &real)
+        .unwrap_or_else(|e| panic!("{e}"));
+    t
+}
+
+#[test]
+fn one_buffer_bumped_until_it_is_full() {
+    let t = both(
+        "a = alloc 1\nb = alloc 8 align 8\nc = alloc 40\nd = alloc 8\ne = alloc 0\n",
+        Some(64),
+    );
+    let c = &t.chunks[0];
+    assert_eq!((c.size, c.capacity, c.header, c.footer), (64, 64, 0, 0));
+    assert_eq!(c.base, HEAP_BASE + MALLOC_HEADER);
+    assert_eq!(c.created_by, None);
+    // 1, then 8 aligned to 8 (7 bytes of padding), then 40: 56 used.
+    assert_eq!(
+        (t.ops[0].offset, t.ops[1].offset, t.ops[2].offset),
+        (Some(0), Some(8), Some(16))
+    );
+    // 56 + 8 = 64 fits exactly; nothing more does.
+    assert_eq!(t.ops[3].offset, Some(56));
+    // A zero-sized request never reaches the allocator, so it never fails
+    // (Zig's pointer, maxInt(usize), is shown at the alignment).
+    assert_eq!((t.ops[4].address, t.ops[4].failed), (Some(1), false));
+    let t = both("a = alloc 60\nb = alloc 8\n", Some(64));
+    assert!(t.ops[1].failed);
+    assert!(t.ops[1]
+        .events
+        .iter()
+        .any(|e| e.kind == EventKind::OutOfMemory));
+    // The default buffer is 4096 bytes.
+    let t = both("a = alloc 4096\nb = alloc 1\n", None);
+    assert_eq!(t.chunks[0].capacity, 4096);
+    assert!(t.ops[1].failed);
+}
+
+#[test]
+fn only_the_last_allocation_resizes_or_frees() {
+    let t = both(
+        "a = alloc 16\nb = alloc 16\nc = realloc a 8\nd = realloc b 32\nfree d\ne = realloc c 64\n",
+        Some(256),
+    );
+    assert_eq!(t.ops[2].moved, Some(false));
+    assert_eq!(t.ops[2].bump_ptr, t.ops[1].bump_ptr);
+    assert_eq!(t.ops[3].moved, Some(false));
+    assert_eq!(t.ops[4].bump_ptr, Some(t.chunks[0].start + 16));
+    // c (at 0) is not last: grown by a copy to the end, then freed (a no-op).
+    assert_eq!((t.ops[5].moved, t.ops[5].offset), (Some(true), Some(16)));
+}
+
+#[test]
+fn saving_and_storing_back_end_index_scopes_the_buffer() {
+    let t = both(
+        "a = alloc 16\ncheckpoint c0\nb = alloc 100\nc = alloc 100\nrestore c0\nd = alloc 8\nreset\ne = alloc 8\n",
+        Some(256),
+    );
+    assert_eq!(t.ops[4].bump_ptr, t.ops[0].bump_ptr);
+    assert_eq!(t.ops[5].offset, Some(16));
+    assert_eq!(t.ops[7].offset, Some(0));
+}
+
+#[test]
+fn every_step_marker_is_on_a_code_line() {
+    let text = Source::ZigFixedBuffer.text();
+    for s in model::STEPS {
+        let line = s.line() as usize;
+        assert!(line > 0, "{s:?}");
+        let code = text.lines().nth(line - 1).unwrap().trim();
+        assert!(!code.starts_with("//"), "{s:?}: {code}");
+    }
+}
+
+/// Every op the allocator has, checkpoints included; buffers small enough
+/// to fill up (failed requests are part of what is compared).
+const MIX: Mix = Mix {
+    weights: [10, 5, 4, 1, 2, 2],
+    min_ops: 1,
+    max_ops: 60,
+    sizes: &[(6, 0, 64), (3, 65, 600), (1, 601, 5000)],
+    aligns: &[1, 1, 2, 4, 8, 8, 16, 32, 64, 4096],
+    capacities: &[
+        None,
+        None,
+        Some(64),
+        Some(256),
+        Some(1024),
+        Some(8192),
+        Some(65536),
+    ],
+};
+
+/// Random programs compared per run.
+const PROGRAMS: u64 = 320;
+
+#[test]
+fn random_programs_match_zig() {
+    let base = base_seed();
+    let mut cov = Coverage::default();
+    for k in 0..PROGRAMS {
+        let seed = seed_of(base, k);
+        let (steps, capacity) = program(seed, &MIX);
+        let steps = runnable(PRESET, Target::W64, capacity, &steps)
+            .unwrap_or_else(|e| panic!("seed {seed:#x}: {e}"));
+        let (t, model) = run_model(PRESET, Target::W64, capacity, &steps)
+            .unwrap_or_else(|e| panic!("seed {seed:#x}: {e}"));
+        let real = real(capacity, &steps).unwrap_or_else(|e| panic!("seed {seed:#x}: {e}"));
+        if let Err(e) = compare("zig-fixed-buffer", seed, capacity, &steps, &model, &real) {
+            panic!("{e}");
+        }
+        cov.add(&t, &steps, capacity, |_, _| false);
+    }
+    println!(
+        "{}",
+        cov.summary("Zig 0.17.1 FixedBufferAllocator (64-bit)")
+    );
+    cov.require(
+        "zig-fixed-buffer",
+        &[
+            ("moved realloc", cov.realloc_moved),
+            ("in-place realloc", cov.realloc_in_place),
+            ("shrink", cov.shrinks),
+            ("free", cov.frees),
+            ("reset", cov.resets),
+            ("checkpoint", cov.checkpoints),
+            ("restore", cov.restores),
+            ("zero-sized request", cov.zero_sized),
+            ("alignment above 16", cov.big_aligns),
+            ("chosen buffer size", cov.capacities),
+            ("full buffer (a failed request)", cov.failed),
+        ],
+    );
+    assert!(cov.programs >= 256);
+}
