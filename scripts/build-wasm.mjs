@@ -87,8 +87,8 @@ async function buildIfChanged(name, dir, inputs, fn) {
   rmSync(scratch, { recursive: true, force: true });
 }
 
-/** wasm-pack build of `crate` into `outDir` as `outName`, with the pinned CLI and no downloads. */
-function wasmPack(module, crate, outDir, outName, env = {}) {
+/** wasm-pack build of `crate` into `outDir` as `outName`, with the pinned CLI and no downloads; `cargoArgs` go to cargo. */
+function wasmPack(module, crate, outDir, outName, env = {}, cargoArgs = []) {
   run(
     "wasm-pack",
     [
@@ -105,12 +105,22 @@ function wasmPack(module, crate, outDir, outName, env = {}) {
       // Never let wasm-pack download anything: setup.mjs installed the pinned CLI.
       "--mode",
       "no-install",
+      ...(cargoArgs.length ? ["--", ...cargoArgs] : []),
     ],
     { env: { ...process.env, ...env }, hint: `the ${module} wasm module (${crate}): wasm-pack failed; its output is above` },
   );
 }
 
 // --- Lean ----------------------------------------------------------------------
+// The trace module in two builds of crates/trace-wasm, one per preset family
+// (bumplab_core::presets::Family): web/pkg-trace runs the core presets and is
+// what every page fetches first; web/pkg-trace-more runs the other arenas and
+// is fetched only when one of them is shown.
+const LEAN_BUILDS = [
+  { name: "lean", dir: "pkg-trace", features: "core-presets" },
+  { name: "lean (more arenas)", dir: "pkg-trace-more", features: "more-arenas" },
+];
+
 async function buildLean() {
   const crate = join(root, "crates", "trace-wasm");
   if (!existsSync(join(crate, "Cargo.toml"))) {
@@ -118,19 +128,21 @@ async function buildLean() {
     return;
   }
   const opt = wasmOpt();
-  const dir = join(root, "web", "pkg-trace");
-  const inputs = hashTree([...SHARED, "crates/trace-wasm"], skipTarget) + `\n${opt.version}`;
-  await buildIfChanged("lean", dir, inputs, async (tmp) => {
-    wasmPack("lean", "crates/trace-wasm", tmp, "bumplab_trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" });
-    const wasm = join(tmp, "bumplab_trace_bg.wasm");
-    const before = sizes(wasm);
-    // The module's target_features section tells wasm-opt which features it uses.
-    run(opt.bin, ["-Oz", "--strip-debug", "--strip-producers", wasm, "-o", wasm], {
-      hint: `the lean wasm module: wasm-opt -Oz failed on ${wasm}`,
+  for (const build of LEAN_BUILDS) {
+    const dir = join(root, "web", build.dir);
+    const inputs = hashTree([...SHARED, "crates/trace-wasm"], skipTarget) + `\n${opt.version}\n${build.features}`;
+    await buildIfChanged(build.dir, dir, inputs, async (tmp) => {
+      wasmPack(build.name, "crates/trace-wasm", tmp, "bumplab_trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" }, ["--no-default-features", "--features", build.features]);
+      const wasm = join(tmp, "bumplab_trace_bg.wasm");
+      const before = sizes(wasm);
+      // The module's target_features section tells wasm-opt which features it uses.
+      run(opt.bin, ["-Oz", "--strip-debug", "--strip-producers", wasm, "-o", wasm], {
+        hint: `the ${build.name} wasm module: wasm-opt -Oz failed on ${wasm}`,
+      });
+      await loads(build.name, tmp, "bumplab_trace");
+      log(`${build.name} wasm built: web/${build.dir}/bumplab_trace_bg.wasm: ${sizes(wasm)} (before wasm-opt: ${before})`);
     });
-    await loads("lean", tmp, "bumplab_trace");
-    log(`lean wasm built: web/pkg-trace/bumplab_trace_bg.wasm: ${sizes(wasm)} (before wasm-opt: ${before})`);
-  });
+  }
 }
 
 /**

@@ -33,37 +33,37 @@ test("keyboard only: Tab to the controls, step ops and micro-steps, play and pau
   await page.keyboard.press("Enter");
   await expect(counter(page)).toHaveText("op 0 / 6");
 
-  // ←/→ go op by op, ending on the op's last micro-step (the bump, line 81).
+  // ←/→ go op by op, ending on the op's last micro-step (the bump, line 47).
   await page.keyboard.press("ArrowRight");
   await expect(counter(page)).toHaveText("op 1 / 6");
-  await expect(codeLine(page)).toHaveAttribute("data-line", "81");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "47");
 
   // Shift+→ enters op 2 at its first micro-step, then walks its lines.
   await page.keyboard.press("Shift+ArrowRight");
   await expect(counter(page)).toHaveText("op 2 / 6");
-  await expect(codeLine(page)).toHaveAttribute("data-line", "62");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "28");
   await expect(page.locator(".op-micro")).toHaveText("Micro-step 1 of 4: subtract the size from the bump pointer");
   await page.keyboard.press("Shift+ArrowRight");
-  await expect(codeLine(page)).toHaveAttribute("data-line", "70");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "36");
   await expect(page.locator(".op-micro")).toHaveText("Micro-step 2 of 4: round down to the alignment (one mask)");
   // The values the step recorded, under its line, addresses in hex.
   const values = page.locator("#code-view .code-values");
   await expect(values).toContainText(`new_ptr = ${hex(START + 0xf0)}`);
   await expect(values).toContainText("align = 0x8");
   await page.keyboard.press("Shift+ArrowRight");
-  await expect(codeLine(page)).toHaveAttribute("data-line", "74");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "40");
   await page.keyboard.press("Shift+ArrowRight");
-  await expect(codeLine(page)).toHaveAttribute("data-line", "81");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "47");
   await expect(page.locator(".op-micro")).toHaveText("Micro-step 4 of 4: move the bump pointer down to the block");
   await expect(counter(page)).toHaveText("op 2 / 6");
   // Shift+← goes back a micro-step; at the op's first, into the previous op's end.
   await page.keyboard.press("Shift+ArrowLeft");
-  await expect(codeLine(page)).toHaveAttribute("data-line", "74");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "40");
   await page.keyboard.press("Shift+ArrowLeft");
   await page.keyboard.press("Shift+ArrowLeft");
   await page.keyboard.press("Shift+ArrowLeft");
   await expect(counter(page)).toHaveText("op 1 / 6");
-  await expect(codeLine(page)).toHaveAttribute("data-line", "81");
+  await expect(codeLine(page)).toHaveAttribute("data-line", "47");
   // Plain ← stays op by op.
   await page.keyboard.press("ArrowLeft");
   await expect(counter(page)).toHaveText("op 0 / 6");

@@ -105,6 +105,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
   const importTrace = async (text: string): Promise<string> => {
     const file = parseTraceFile(text, allocators);
     if (!file.ok) return file.error;
+    await module.ready(file.config.allocator);
     const replay = traceNow(module, file.config);
     if (!replay.ok) return `The file's program does not run here: ${replay.error.line}:${replay.error.column}: ${replay.error.message}.`;
     const differs = replayDiffers(replay.view, file.ops);

@@ -159,6 +159,17 @@ impl PresetVisitor for Build<'_> {
     fn visit<W: Word, M: Model<W>>(self) -> Self::Out {
         Ok(Box::new(Engine::<W>::new::<M>(self.preset, self.opts)?))
     }
+    fn not_built(self, preset: PresetId) -> Self::Out {
+        Err(ProgramError {
+            line: 1,
+            column: 1,
+            message: format!(
+                "{} runs in the other build of the trace module ({:?}): this one was built without it",
+                preset.name(),
+                preset.family()
+            ),
+        })
+    }
 }
 
 /// The engine with its target word erased: what [`crate::run::Run`]
@@ -1072,9 +1083,10 @@ impl<W: Word> Engine<W> {
                         file: m.step.source,
                         line: m.step.line(),
                         values: m
-                            .values
+                            .names
                             .iter()
-                            .map(|&(name, value)| NamedValue { name, value })
+                            .zip(m.values)
+                            .map(|(&name, value)| NamedValue { name, value })
                             .collect(),
                     });
                     // A failed check ends its run: it is an event of its own,

@@ -3,22 +3,37 @@
 
 use serde::Serialize;
 
+#[cfg(feature = "core-presets")]
 use crate::algorithms::bump_down::BumpDown;
+#[cfg(feature = "core-presets")]
 use crate::algorithms::bump_up::BumpUp;
+#[cfg(feature = "core-presets")]
 use crate::algorithms::bump_up_naive::BumpUpNaive;
+#[cfg(feature = "core-presets")]
 use crate::algorithms::min_align_down::MinAlignDown;
+#[cfg(feature = "core-presets")]
 use crate::algorithms::min_align_up::MinAlignUp;
 use crate::algorithms::Direction;
 use crate::model::Model;
+#[cfg(feature = "more-arenas")]
 use crate::models::blink_alloc::BlinkAlloc;
+#[cfg(feature = "core-presets")]
 use crate::models::bump_scope::BumpScope;
+#[cfg(feature = "core-presets")]
 use crate::models::bumpalo::Bumpalo;
+#[cfg(feature = "core-presets")]
 use crate::models::bumper::{AllocBuffer, SlabBuffer};
+#[cfg(feature = "core-presets")]
 use crate::models::cpp_arena::CppArena;
+#[cfg(feature = "core-presets")]
 use crate::models::fixed::Fixed;
+#[cfg(feature = "more-arenas")]
 use crate::models::llvm_bump_ptr::LlvmBumpPtr;
+#[cfg(feature = "more-arenas")]
 use crate::models::pmr_monotonic::PmrMonotonic;
+#[cfg(feature = "more-arenas")]
 use crate::models::zig_arena::ZigArena;
+#[cfg(feature = "more-arenas")]
 use crate::models::zig_fixed_buffer::ZigFixedBuffer;
 use crate::source::Source;
 use crate::word::{Target, Word};
@@ -103,6 +118,18 @@ impl PresetId {
 
     pub fn parse(name: &str) -> Option<PresetId> {
         PresetId::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Which build of the trace module runs it (see [`Family`]).
+    pub fn family(self) -> Family {
+        match self {
+            PresetId::BlinkAlloc
+            | PresetId::ZigFixedBuffer
+            | PresetId::ZigArena
+            | PresetId::PmrMonotonic
+            | PresetId::LlvmBumpPtr => Family::MoreArenas,
+            _ => Family::Core,
+        }
     }
 
     /// The file whose code does the bumping, shown first in the code view.
@@ -218,10 +245,26 @@ impl PresetId {
     }
 }
 
+/// Which build of the trace module runs a preset. The page loads the
+/// first, for the source documents' algorithms and the two Rust crates, before
+/// its first map; the second, for the other arenas, only when one is shown,
+/// so each preset added there leaves the first map's download as it was.
+/// (The cost module and native code have every preset.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    /// The `core-presets` feature.
+    Core,
+    /// The `more-arenas` feature.
+    MoreArenas,
+}
+
 /// Code generic over a model, run for a preset chosen at run time.
 pub trait PresetVisitor {
     type Out;
     fn visit<W: Word, M: Model<W>>(self) -> Self::Out;
+    /// `preset`'s family is not compiled into this build.
+    fn not_built(self, preset: PresetId) -> Self::Out;
 }
 
 /// Calls `v.visit::<W, M>()` with the word and model types of `preset` on
@@ -248,7 +291,16 @@ macro_rules! by_min_align {
 }
 
 fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, min_align: u64, v: V) -> V::Out {
-    let _ = min_align;
+    match preset.family() {
+        Family::Core => visit_core::<W, V>(preset, min_align, v),
+        Family::MoreArenas => visit_more_arenas::<W, V>(preset, v),
+    }
+}
+
+// A family left out of a build (its feature off) leaves out its models too.
+
+#[cfg(feature = "core-presets")]
+fn visit_core<W: Word, V: PresetVisitor>(preset: PresetId, min_align: u64, v: V) -> V::Out {
     match preset {
         PresetId::FitzgenDown => v.visit::<W, Fixed<W, BumpDown<W>>>(),
         PresetId::HinckleyUpNaive => v.visit::<W, Fixed<W, BumpUpNaive<W>>>(),
@@ -271,12 +323,30 @@ fn visit_word<W: Word, V: PresetVisitor>(preset: PresetId, min_align: u64, v: V)
         PresetId::Bumpalo => {
             by_min_align!(min_align, M => v.visit::<W, Bumpalo<W, M>>(), [1, 2, 4, 8, 16])
         }
+        other => unreachable!("{} is not in the core family", other.name()),
+    }
+}
+
+#[cfg(not(feature = "core-presets"))]
+fn visit_core<W: Word, V: PresetVisitor>(preset: PresetId, _min_align: u64, v: V) -> V::Out {
+    v.not_built(preset)
+}
+
+#[cfg(feature = "more-arenas")]
+fn visit_more_arenas<W: Word, V: PresetVisitor>(preset: PresetId, v: V) -> V::Out {
+    match preset {
         PresetId::BlinkAlloc => v.visit::<W, BlinkAlloc<W>>(),
         PresetId::ZigFixedBuffer => v.visit::<W, ZigFixedBuffer<W>>(),
         PresetId::ZigArena => v.visit::<W, ZigArena<W>>(),
         PresetId::PmrMonotonic => v.visit::<W, PmrMonotonic<W>>(),
         PresetId::LlvmBumpPtr => v.visit::<W, LlvmBumpPtr<W>>(),
+        other => unreachable!("{} is not in the more-arenas family", other.name()),
     }
+}
+
+#[cfg(not(feature = "more-arenas"))]
+fn visit_more_arenas<W: Word, V: PresetVisitor>(preset: PresetId, v: V) -> V::Out {
+    v.not_built(preset)
 }
 
 /// What `bumplab list` and the allocator chooser show.
@@ -288,6 +358,8 @@ pub struct PresetInfo {
     pub description: &'static str,
     /// Minimum alignments it can be built with, default first (empty: no such setting).
     pub min_aligns: &'static [u64],
+    /// Which build of the trace module runs it.
+    pub family: Family,
 }
 
 pub fn list() -> Vec<PresetInfo> {
@@ -299,6 +371,7 @@ pub fn list() -> Vec<PresetInfo> {
             source: p.source(),
             description: p.description(),
             min_aligns: p.min_aligns(),
+            family: p.family(),
         })
         .collect()
 }

@@ -18,8 +18,11 @@ pub trait Probe<W: Word> {
     const STEPS: bool;
     /// `false` lets the compiler remove every `event!`.
     const EVENTS: bool;
-    /// One micro-step, with the named values it computed or compared.
-    fn record(&mut self, step: StepId, values: &[(&'static str, W)]);
+    /// One micro-step, with the values it computed or compared and their
+    /// names. Both the step and the names are static, so a call site only
+    /// stores its values (the recording build holds one per model, target
+    /// and minimum alignment: call sites add up).
+    fn record(&mut self, step: &'static StepId, names: &'static [&'static str], values: &[W]);
     fn event(&mut self, event: ModelEvent<W>);
 }
 
@@ -31,7 +34,7 @@ impl<W: Word> Probe<W> for NoProbe {
     const STEPS: bool = false;
     const EVENTS: bool = false;
     #[inline(always)]
-    fn record(&mut self, _step: StepId, _values: &[(&'static str, W)]) {}
+    fn record(&mut self, _step: &'static StepId, _names: &'static [&'static str], _values: &[W]) {}
     #[inline(always)]
     fn event(&mut self, _event: ModelEvent<W>) {}
 }
@@ -39,9 +42,11 @@ impl<W: Word> Probe<W> for NoProbe {
 /// One recorded micro-step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MicroStep {
-    pub step: StepId,
-    /// Values at this step, widened to `u64`, in the order the code named them.
-    pub values: Vec<(&'static str, u64)>,
+    pub step: &'static StepId,
+    /// The values' names, in the order the code named them.
+    pub names: &'static [&'static str],
+    /// Values at this step, widened to `u64`.
+    pub values: Vec<u64>,
 }
 
 /// What a [`Recorder`] saw, in order.
@@ -64,13 +69,14 @@ pub struct Recorder {
 impl<W: Word> Probe<W> for Recorder {
     const STEPS: bool = true;
     const EVENTS: bool = true;
-    fn record(&mut self, step: StepId, values: &[(&'static str, W)]) {
+    fn record(&mut self, step: &'static StepId, names: &'static [&'static str], values: &[W]) {
         if self.events_only {
             return;
         }
         self.log.push(Recorded::Step(MicroStep {
             step,
-            values: values.iter().map(|&(n, v)| (n, v.to_u64())).collect(),
+            names,
+            values: values.iter().map(|v| v.to_u64()).collect(),
         }));
     }
     fn event(&mut self, event: ModelEvent<W>) {
@@ -84,7 +90,7 @@ impl<W: Word> Probe<W> for Recorder {
 macro_rules! probe {
     ($p:expr, $step:expr $(, $name:ident)* $(,)?) => {
         if P::STEPS {
-            $p.record($step, &[$((stringify!($name), $name)),*]);
+            $p.record(&$step, &[$(stringify!($name)),*], &[$($name),*]);
         }
     };
 }

@@ -76,3 +76,30 @@ pub fn line_of(source: &str, marker: &str) -> Option<u32> {
     let line = if own_line && i > 0 { i - 1 } else { i };
     Some(line as u32 + 1)
 }
+
+/// Declares a file's micro-steps and its `STEPS` table in one place, so the
+/// table cannot miss a step:
+///
+/// ```ignore
+/// steps! {
+///     Source::BumpUp;
+///     ROUND = "round": "round the pointer up to the alignment";
+///     CHECK_FAIL = "check" / "fail": "past the end of the chunk: does not fit";
+/// }
+/// ```
+///
+/// Each line becomes `pub const NAME: StepId`, with the marker, the optional
+/// outcome after `/`, and the label; `STEPS` lists them in this order.
+#[macro_export]
+macro_rules! steps {
+    ($source:expr; $($name:ident = $marker:literal $(/ $outcome:literal)? : $label:literal;)*) => {
+        $(
+            pub const $name: $crate::steps::StepId =
+                $crate::steps::StepId::new($source, $marker, $crate::steps!(@outcome $($outcome)?), $label);
+        )*
+        /// Every micro-step this file records, in the order the step list shows them.
+        pub const STEPS: &[$crate::steps::StepId] = &[$($name),*];
+    };
+    (@outcome) => { "" };
+    (@outcome $outcome:literal) => { $outcome };
+}

@@ -204,3 +204,19 @@ pub fn column_layout() -> Vec<u32> {
 pub fn max_costed_ops() -> u32 {
     bumplab_core::engine::MAX_FULL_TRACE_OPS as u32
 }
+
+/// The preset families this build runs (`bumplab_core::presets::Family`, in
+/// their JSON spelling): the page fetches the build for the family of the
+/// preset it shows, and the other one only when a preset of that family is
+/// shown too.
+#[wasm_bindgen(js_name = builtFamilies)]
+pub fn built_families() -> Vec<String> {
+    let mut out = Vec::new();
+    if cfg!(feature = "core-presets") {
+        out.push("core".to_string());
+    }
+    if cfg!(feature = "more-arenas") {
+        out.push("more-arenas".to_string());
+    }
+    out
+}

@@ -62,6 +62,12 @@ impl PresetVisitor for Replay<'_> {
     fn visit<W: Word, M: Model<W>>(self) -> Self::Out {
         replay::<W, M>(self.trace, self.capacity)
     }
+    fn not_built(self, preset: PresetId) -> Self::Out {
+        Err(Diverged(format!(
+            "{} is not built into this module",
+            preset.name()
+        )))
+    }
 }
 
 /// Each op of `trace` on a fresh `M`, counted. In a module that was not

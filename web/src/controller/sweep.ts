@@ -40,6 +40,7 @@ export function sweepRunner(module: TraceModule, measure: Measure, onChange: () 
   let last: SweepSetup | null = null;
 
   const point: PointRunner = async (config) => {
+    await module.ready(config.allocator);
     const traced = traceNow(module, config);
     if (!traced.ok) return { result: traced };
     const costs = await costsFor(traced.view.length, config, measure, module.maxCostedOps);

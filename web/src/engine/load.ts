@@ -1,10 +1,10 @@
-// The browser's loaders: each wasm module instantiated once. The trace module
-// is what every page needs first (its glue is a static import; its .wasm is
-// fetched by the first `loadTraceModule()`). The cost module is a dynamic
-// import, so Vite puts its glue in a chunk of its own and neither its JS nor
-// its .wasm is fetched until something shown reads costs. Vite emits each
-// .wasm as a hashed asset and rewrites the glue's `new URL("…_bg.wasm",
-// import.meta.url)`.
+// The browser's loaders: each wasm module instantiated once. The trace
+// module's core build is what every page needs first (its glue is a static
+// import; its .wasm is fetched by the first `loadTraceModule()`); its build
+// for the other arenas and the cost module are dynamic imports, so Vite puts
+// their glue in chunks of their own and nothing of them is fetched until a
+// page shows such an arena or reads costs. Vite emits each .wasm as a hashed
+// asset and rewrites the glue's `new URL("…_bg.wasm", import.meta.url)`.
 
 import initTrace, * as traceGlue from "../../pkg-trace/bumplab_trace.js";
 import { adaptCostModule, type CostModule } from "./costModule";
@@ -20,7 +20,15 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
     }));
 }
 
-export const loadTraceModule: () => Promise<TraceModule> = once(() => initTrace().then(() => adaptTraceModule(traceGlue)));
+export const loadTraceModule: () => Promise<TraceModule> = once(() =>
+  initTrace().then(() =>
+    adaptTraceModule([traceGlue], async () => {
+      const more = await import("../../pkg-trace-more/bumplab_trace.js");
+      await more.default();
+      return more;
+    }),
+  ),
+);
 
 export const loadCostModule: () => Promise<CostModule> = once(async () => {
   const glue = await import("../../pkg/bumplab.js");

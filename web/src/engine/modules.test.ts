@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import * as costGlue from "../../pkg/bumplab.js";
 import * as traceGlue from "../../pkg-trace/bumplab_trace.js";
+import * as moreGlue from "../../pkg-trace-more/bumplab_trace.js";
 import { config, traced, viewResult } from "../test/runs";
 import { adaptCostModule, parseTraceResult } from "./costModule";
 import { loadCostModuleSync, loadTraceModuleSync, sourceTextSync } from "./node";
@@ -12,6 +13,27 @@ import { opAt } from "./traceView";
 const module = loadTraceModuleSync();
 
 describe("the trace module", () => {
+  it("runs a preset once the build of its family is here, and fetches that build once", async () => {
+    let fetched = 0;
+    const core = adaptTraceModule([traceGlue], (family) => {
+      fetched++;
+      expect(family).toBe("more-arenas");
+      return Promise.resolve(moreGlue);
+    });
+    const zig = config("a = alloc 8", "zig-arena");
+    expect(() => core.startRun(zig)).toThrow(/more-arenas build is not loaded: call ready\("zig-arena"\) first/);
+    await core.ready("fitzgen-down");
+    expect(fetched).toBe(0);
+    await Promise.all([core.ready("zig-arena"), core.ready("llvm-bump-ptr")]);
+    expect(fetched).toBe(1);
+    const run = core.startRun(zig);
+    expect(run.advance(100)).toBe(true);
+    expect(run.executed()).toBe(1);
+    run.free();
+    // Each build lists every preset, with its family.
+    expect(core.allocators().filter((a) => a.family === "more-arenas").map((a) => a.name)).toEqual(["blink-alloc", "llvm-bump-ptr", "pmr-monotonic", "zig-arena", "zig-fixed-buffer"]);
+  });
+
   it("lists the allocators with their direction, the seed algorithms first, each once", () => {
     const names = module.allocators().map((a) => `${a.name}:${a.direction}:${a.source}`);
     expect(names.slice(0, 3)).toEqual(["fitzgen-down:down:bump-down", "hinckley-up-naive:up:bump-up-naive", "hinckley-up:up:bump-up"]);
@@ -68,9 +90,9 @@ describe("the trace module", () => {
   });
 
   it("names the export a stale build lacks, and refuses a module that packs its columns otherwise", () => {
-    expect(() => adaptTraceModule({})).toThrow(/does not export TraceRun: rebuild it/);
+    expect(() => adaptTraceModule([{}])).toThrow(/does not export listAllocators: rebuild it/);
     const glue = traceGlue as unknown as Record<string, unknown>;
-    expect(() => adaptTraceModule({ ...glue, columnLayout: () => new Uint32Array([7, 8, 16, 32, 6, 11, 0xffffffff]) })).toThrow(
+    expect(() => adaptTraceModule([{ ...glue, columnLayout: () => new Uint32Array([7, 8, 16, 32, 6, 11, 0xffffffff]) }])).toThrow(
       /packs its columns as \[7, 8, 16, 32, 6, 11, 4294967295\], this page reads \[7, 8, 16, 32, 6, 10, 4294967295\]/,
     );
   });

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import * as costGlue from "../../pkg/bumplab.js";
 import * as traceGlue from "../../pkg-trace/bumplab_trace.js";
+import * as moreGlue from "../../pkg-trace-more/bumplab_trace.js";
 import { adaptCostModule, type CostModule } from "./costModule";
 import { adaptTraceModule, type TraceModule } from "./traceModule";
 
@@ -14,7 +15,9 @@ let cost: CostModule | undefined;
 export function loadTraceModuleSync(): TraceModule {
   if (!trace) {
     traceGlue.initSync({ module: readFileSync(new URL("../../pkg-trace/bumplab_trace_bg.wasm", import.meta.url)) });
-    trace = adaptTraceModule(traceGlue);
+    moreGlue.initSync({ module: readFileSync(new URL("../../pkg-trace-more/bumplab_trace_bg.wasm", import.meta.url)) });
+    // Both builds at once: nothing in Node waits for a fetch.
+    trace = adaptTraceModule([traceGlue, moreGlue]);
   }
   return trace;
 }

@@ -18,6 +18,13 @@ export type TraceOutcome = { kind: "done"; view: TraceView; run: TraceRunHandle 
  * replaced (failed and cancelled runs are freed here).
  */
 export async function traceInSlices(module: TraceModule, config: RunConfig, options: SliceOptions = {}): Promise<TraceOutcome> {
+  try {
+    await module.ready(config.allocator);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    return { kind: "failed", error: { line: 1, column: 1, message: `the engine that runs ${config.allocator} did not load (${why}): try again` } };
+  }
+  if (options.signal?.aborted) return { kind: "cancelled" };
   let run: TraceRunHandle;
   try {
     run = module.startRun(config);
@@ -39,7 +46,10 @@ export async function traceInSlices(module: TraceModule, config: RunConfig, opti
 
 export type TracedNow = { ok: true; view: TraceView; run: TraceRunHandle } | { ok: false; error: ProgramError };
 
-/** Runs `config` to its end in one go (free `run` when done with the view). */
+/**
+ * Runs `config` to its end in one go (free `run` when done with the view).
+ * The build that runs its allocator must be here (`module.ready`).
+ */
 export function traceNow(module: TraceModule, config: RunConfig): TracedNow {
   let run: TraceRunHandle | undefined;
   try {

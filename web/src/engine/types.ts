@@ -206,17 +206,6 @@ export interface AllocatorInfo {
   description: string;
   /** Minimum alignments the preset accepts, its default first; empty: no such setting. */
   minAligns: readonly number[];
-}
-
-export interface TraceRequest {
-  source: string;
-  allocator: string;
-  target: Target;
-  /**
-   * The preset's size knob (fixed chunk, buffer, slab, first pool or first
-   * chunk, depending on the preset); undefined: the preset's default.
-   */
-  capacity?: number | undefined;
-  /** One of the preset's `minAligns`; undefined: its default. */
-  minAlign?: number | undefined;
+  /** Which build of the trace module runs it (bumplab_core::presets::Family). */
+  family: "core" | "more-arenas";
 }

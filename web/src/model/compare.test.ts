@@ -233,6 +233,7 @@ describe("compare: configurations", () => {
     source: "bump-up",
     description: "",
     minAligns,
+    family: "core",
   });
   const list = [fake("a"), fake("b", [8, 1, 16]), fake("c")];
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { opAt } from "../engine/traceView";
 import { traced } from "../test/runs";
@@ -11,7 +12,17 @@ const [b, free] = [opAt(t, 1), opAt(t, 2)];
 
 describe("micro-steps", () => {
   it("flattens an op's events' steps in order", () => {
-    expect(microSteps(b).map((s) => s.line)).toEqual([62, 70, 74, 81]);
+    const steps = microSteps(b);
+    expect(steps.map((s) => s.id)).toEqual(["checked_sub", "round_down", "check_start:pass", "bump"]);
+    // Each step's line is the one its `// step:` comment marks in bump_down.rs.
+    const source = readFileSync("crates/core/src/algorithms/bump_down.rs", "utf8").split("\n");
+    for (const s of steps) {
+      expect(s.file).toBe("bump-down");
+      const marked = source[s.line - 1] ?? "";
+      const below = source[s.line] ?? "";
+      const marker = `// step: ${s.id.split(":")[0] ?? ""}`;
+      expect(marked.trimEnd().endsWith(marker) || below.trim() === marker).toBe(true);
+    }
     expect(microSteps(free).map((s) => [s.file, s.id])).toEqual([["fixed", "free"]]);
     expect(microSteps(undefined)).toEqual([]);
   });

@@ -2,7 +2,8 @@
 // names (the claims themselves are checked in crates/core/tests/gallery.rs).
 import { describe, expect, it } from "vitest";
 import raw from "./gallery.json";
-import { loadEngineSync } from "../engine/node";
+import { loadTraceModuleSync } from "../engine/node";
+import { viewResult } from "../test/runs";
 import { GALLERY, galleryById, parseGallery } from "./gallery";
 
 describe("gallery", () => {
@@ -27,12 +28,11 @@ describe("gallery", () => {
   });
 
   it("runs every program on every allocator it names", () => {
-    const engine = loadEngineSync();
-    const names = new Set(engine.allocators().map((a) => a.name));
+    const names = new Set(loadTraceModuleSync().allocators().map((a) => a.name));
     for (const e of GALLERY) {
       for (const r of e.allocators) {
         expect(names.has(r.allocator), `${e.id}: ${r.allocator}`).toBe(true);
-        const t = engine.trace({ source: e.program, allocator: r.allocator, target: r.target ?? "64", capacity: r.capacity });
+        const t = viewResult({ ...r, source: e.program });
         expect(t.ok, `${e.id} on ${r.allocator}`).toBe(true);
       }
     }

@@ -4,21 +4,16 @@
 // tests can check them: crates/core/tests/gallery.rs runs each program on its
 // allocators and checks every number its claim states against the trace.
 
+import type { RunSettings } from "../engine/config";
 import raw from "./gallery.json";
-import type { Target } from "../engine/types";
 
 export interface GallerySource {
   title: string;
   url?: string;
 }
 
-/** One allocator to run the program on, with its settings. */
-export interface GalleryRun {
-  allocator: string;
-  target?: Target;
-  /** The preset's Capacity knob. */
-  capacity?: number;
-}
+/** One allocator to run the program on, with its settings (absent in the data: the preset's default, 64-bit). */
+export type GalleryRun = RunSettings;
 
 export interface GalleryEntry {
   id: string;
@@ -46,7 +41,7 @@ function text(o: Obj, key: string, where: string): string {
 
 function run(v: unknown, where: string): GalleryRun {
   if (!isObj(v)) fail(where, "not an object");
-  const r: GalleryRun = { allocator: text(v, "allocator", where) };
+  const r: GalleryRun = { allocator: text(v, "allocator", where), target: "64", capacity: null, minAlign: null };
   const target = v["target"];
   if (target !== undefined) {
     if (target !== "64" && target !== "wasm32") fail(where, '"target" is not "64" or "wasm32"');

@@ -3,7 +3,7 @@ import { loadTraceModuleSync } from "../engine/node";
 import type { AllocatorInfo } from "../engine/types";
 import { capacityHelp, formatError, groupAllocators, menuKeyIndex, typeaheadIndex } from "./editor";
 
-const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: "", description: "", minAligns: [] });
+const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: "", description: "", minAligns: [], family: "core" });
 
 describe("allocator chooser groups", () => {
   it("groups every preset the engine lists, seed algorithms first", () => {

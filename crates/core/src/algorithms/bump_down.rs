@@ -7,42 +7,8 @@
 use crate::probe;
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
-
-const S: Source = Source::BumpDown;
-pub const SUB: StepId = StepId::new(
-    S,
-    "checked_sub",
-    "",
-    "subtract the size from the bump pointer",
-);
-pub const SUB_OVERFLOW: StepId = StepId::new(
-    S,
-    "checked_sub",
-    "overflow",
-    "subtracting the size wrapped below zero: no room",
-);
-pub const ROUND: StepId = StepId::new(
-    S,
-    "round_down",
-    "",
-    "round down to the alignment (one mask)",
-);
-pub const CHECK_PASS: StepId = StepId::new(
-    S,
-    "check_start",
-    "pass",
-    "still at or above the chunk start: fits",
-);
-pub const CHECK_FAIL: StepId = StepId::new(
-    S,
-    "check_start",
-    "fail",
-    "below the chunk start: does not fit",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "move the bump pointer down to the block");
-pub const STEPS: &[StepId] = &[SUB, SUB_OVERFLOW, ROUND, CHECK_PASS, CHECK_FAIL, BUMP];
 
 /// A chunk `[start, end)` bumped downwards; `ptr` is the lowest byte in use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,4 +48,16 @@ impl<W: Word> BumpDown<W> {
         probe!(p, BUMP, new_ptr);
         Some(new_ptr)
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::BumpDown;
+    SUB = "checked_sub": "subtract the size from the bump pointer";
+    SUB_OVERFLOW = "checked_sub" / "overflow": "subtracting the size wrapped below zero: no room";
+    ROUND = "round_down": "round down to the alignment (one mask)";
+    CHECK_PASS = "check_start" / "pass": "still at or above the chunk start: fits";
+    CHECK_FAIL = "check_start" / "fail": "below the chunk start: does not fit";
+    BUMP = "bump": "move the bump pointer down to the block";
 }

@@ -7,36 +7,8 @@
 use crate::probe;
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
-
-const S: Source = Source::BumpUp;
-pub const OFFSET: StepId = StepId::new(
-    S,
-    "align_offset",
-    "",
-    "padding needed to reach the alignment",
-);
-pub const TOTAL: StepId = StepId::new(
-    S,
-    "total_size",
-    "",
-    "padding plus size (cannot overflow: the Layout bound)",
-);
-pub const CHECK_PASS: StepId = StepId::new(
-    S,
-    "check_room",
-    "pass",
-    "fits in the room left before the end",
-);
-pub const CHECK_FAIL: StepId = StepId::new(
-    S,
-    "check_room",
-    "fail",
-    "more than the room left: does not fit",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "move the bump pointer up past the block");
-pub const STEPS: &[StepId] = &[OFFSET, TOTAL, CHECK_PASS, CHECK_FAIL, BUMP];
 
 /// A chunk `[start, end)` bumped upwards; `ptr` is the first free byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,4 +49,15 @@ impl<W: Word> BumpUp<W> {
         probe!(p, BUMP, aligned, new_ptr);
         Some(aligned)
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::BumpUp;
+    OFFSET = "align_offset": "padding needed to reach the alignment";
+    TOTAL = "total_size": "padding plus size (cannot overflow: the Layout bound)";
+    CHECK_PASS = "check_room" / "pass": "fits in the room left before the end";
+    CHECK_FAIL = "check_room" / "fail": "more than the room left: does not fit";
+    BUMP = "bump": "move the bump pointer up past the block";
 }

@@ -5,51 +5,8 @@
 use crate::probe;
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
-
-const S: Source = Source::BumpUpNaive;
-pub const ROUND: StepId = StepId::new(
-    S,
-    "round_up",
-    "",
-    "round the bump pointer up to the alignment (checked add, mask)",
-);
-pub const ROUND_OVERFLOW: StepId = StepId::new(
-    S,
-    "round_up",
-    "overflow",
-    "rounding up wrapped past the top: no room",
-);
-pub const ADD: StepId = StepId::new(S, "add_size", "", "add the size (checked)");
-pub const ADD_OVERFLOW: StepId = StepId::new(
-    S,
-    "add_size",
-    "overflow",
-    "adding the size wrapped past the top: no room",
-);
-pub const CHECK_PASS: StepId = StepId::new(
-    S,
-    "check_end",
-    "pass",
-    "new pointer within the chunk end: fits",
-);
-pub const CHECK_FAIL: StepId = StepId::new(
-    S,
-    "check_end",
-    "fail",
-    "new pointer past the chunk end: does not fit",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "move the bump pointer up past the block");
-pub const STEPS: &[StepId] = &[
-    ROUND,
-    ROUND_OVERFLOW,
-    ADD,
-    ADD_OVERFLOW,
-    CHECK_PASS,
-    CHECK_FAIL,
-    BUMP,
-];
 
 /// A chunk `[start, end)` bumped upwards; `ptr` is the first free byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,4 +50,17 @@ impl<W: Word> BumpUpNaive<W> {
         probe!(p, BUMP, new_ptr);
         Some(aligned)
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::BumpUpNaive;
+    ROUND = "round_up": "round the bump pointer up to the alignment (checked add, mask)";
+    ROUND_OVERFLOW = "round_up" / "overflow": "rounding up wrapped past the top: no room";
+    ADD = "add_size": "add the size (checked)";
+    ADD_OVERFLOW = "add_size" / "overflow": "adding the size wrapped past the top: no room";
+    CHECK_PASS = "check_end" / "pass": "new pointer within the chunk end: fits";
+    CHECK_FAIL = "check_end" / "fail": "new pointer past the chunk end: does not fit";
+    BUMP = "bump": "move the bump pointer up past the block";
 }

@@ -28,51 +28,8 @@
 use crate::probe;
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
-
-const S: Source = Source::MinAlignDown;
-pub const WRAP_PASS: StepId = StepId::new(
-    S,
-    "check_wrap",
-    "pass",
-    "the pointer is at least the size: subtracting cannot wrap",
-);
-pub const WRAP_FAIL: StepId = StepId::new(
-    S,
-    "check_wrap",
-    "overflow",
-    "the size is above the address: subtracting would wrap below zero",
-);
-pub const ROUND_SIZE: StepId = StepId::new(
-    S,
-    "round_size",
-    "",
-    "round the size up to MIN_ALIGN so the pointer stays aligned",
-);
-pub const SUB: StepId = StepId::new(S, "sub_size", "", "subtract the rounded size");
-pub const ROUND_DOWN: StepId = StepId::new(
-    S,
-    "round_down",
-    "",
-    "align is above MIN_ALIGN: round down to it (one mask)",
-);
-pub const CHECK_PASS: StepId = StepId::new(
-    S,
-    "check_start",
-    "pass",
-    "still at or above the chunk start: fits",
-);
-pub const CHECK_FAIL: StepId = StepId::new(
-    S,
-    "check_start",
-    "fail",
-    "below the chunk start: does not fit",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "move the bump pointer down to the block");
-pub const STEPS: &[StepId] = &[
-    WRAP_PASS, WRAP_FAIL, ROUND_SIZE, SUB, ROUND_DOWN, CHECK_PASS, CHECK_FAIL, BUMP,
-];
 
 /// A chunk `[start, ptr)` free below the bump pointer; `ptr` (the lowest
 /// byte in use) is a multiple of `MIN_ALIGN`, a power of two from 1 to 4096.
@@ -141,4 +98,18 @@ impl<W: Word, const MIN_ALIGN: u64> MinAlignDown<W, MIN_ALIGN> {
         probe!(p, BUMP, new_ptr);
         Some(new_ptr)
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::MinAlignDown;
+    WRAP_PASS = "check_wrap" / "pass": "the pointer is at least the size: subtracting cannot wrap";
+    WRAP_FAIL = "check_wrap" / "overflow": "the size is above the address: subtracting would wrap below zero";
+    ROUND_SIZE = "round_size": "round the size up to MIN_ALIGN so the pointer stays aligned";
+    SUB = "sub_size": "subtract the rounded size";
+    ROUND_DOWN = "round_down": "align is above MIN_ALIGN: round down to it (one mask)";
+    CHECK_PASS = "check_start" / "pass": "still at or above the chunk start: fits";
+    CHECK_FAIL = "check_start" / "fail": "below the chunk start: does not fit";
+    BUMP = "bump": "move the bump pointer down to the block";
 }

@@ -20,42 +20,8 @@
 use crate::probe;
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
-
-const S: Source = Source::MinAlignUp;
-pub const OFFSET: StepId = StepId::new(
-    S,
-    "align_offset",
-    "",
-    "align is above MIN_ALIGN: padding needed to reach it",
-);
-pub const TOTAL: StepId = StepId::new(
-    S,
-    "total_size",
-    "",
-    "size plus padding (cannot overflow: the Layout bound)",
-);
-pub const CHECK_PASS: StepId = StepId::new(
-    S,
-    "check_room",
-    "pass",
-    "the bytes left before the end cover it: fits",
-);
-pub const CHECK_FAIL: StepId = StepId::new(
-    S,
-    "check_room",
-    "fail",
-    "fewer bytes left than it needs: does not fit",
-);
-pub const END_OFFSET: StepId = StepId::new(
-    S,
-    "end_offset",
-    "",
-    "round the block's end up to MIN_ALIGN so the pointer stays aligned",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "move the bump pointer up past the block");
-pub const STEPS: &[StepId] = &[OFFSET, TOTAL, CHECK_PASS, CHECK_FAIL, END_OFFSET, BUMP];
 
 /// A chunk `[ptr, end)` bumped upwards, both edges multiples of `MIN_ALIGN`
 /// (a power of two from 1 to 4096); `ptr` is the first free byte.
@@ -126,4 +92,16 @@ impl<W: Word, const MIN_ALIGN: u64> MinAlignUp<W, MIN_ALIGN> {
             None
         }
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::MinAlignUp;
+    OFFSET = "align_offset": "align is above MIN_ALIGN: padding needed to reach it";
+    TOTAL = "total_size": "size plus padding (cannot overflow: the Layout bound)";
+    CHECK_PASS = "check_room" / "pass": "the bytes left before the end cover it: fits";
+    CHECK_FAIL = "check_room" / "fail": "fewer bytes left than it needs: does not fit";
+    END_OFFSET = "end_offset": "round the block's end up to MIN_ALIGN so the pointer stays aligned";
+    BUMP = "bump": "move the bump pointer up past the block";
 }

@@ -38,7 +38,7 @@ use crate::model::{
 };
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
@@ -484,194 +484,39 @@ impl<W: Word> Model<W> for BlinkAlloc<W> {
     }
 }
 
-const S: Source = Source::BlinkAlloc;
-pub const NO_CHUNK: StepId = StepId::new(
-    S,
-    "no_chunk",
-    "",
-    "no chunk yet: the first allocation makes one",
-);
-pub const LAYOUT_SUM: StepId = StepId::new(
-    S,
-    "layout_sum",
-    "",
-    "size plus the alignment's mask: the most the block can need",
-);
-pub const UNALIGNED: StepId = StepId::new(S, "unaligned", "", "cursor plus that sum (checked)");
-pub const UNALIGNED_OVERFLOW: StepId = StepId::new(
-    S,
-    "unaligned",
-    "overflow",
-    "cursor plus that sum overflowed: no room",
-);
-pub const ALIGN_DOWN: StepId = StepId::new(
-    S,
-    "align_down",
-    "",
-    "take the size off and round down: the cursor rounded up to the alignment",
-);
-pub const FITS_PASS: StepId = StepId::new(
-    S,
-    "fits",
-    "pass",
-    "the block ends at or before the chunk's end",
-);
-pub const FITS_FAIL: StepId = StepId::new(
-    S,
-    "fits",
-    "fail",
-    "the block would end past the chunk's end: no room",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "move the cursor to the block's end");
-pub const SIZE_FIRST: StepId = StepId::new(
-    S,
-    "size_first",
-    "",
-    "first chunk: the starting size, or the request if larger",
-);
-pub const SIZE_FROM_TOTAL: StepId = StepId::new(
-    S,
-    "size_from_total",
-    "",
-    "next chunk: the chunks so far (at least the starting size) plus the request (at least 64)",
-);
-pub const ADD_ALIGN: StepId = StepId::new(
-    S,
-    "add_align",
-    "",
-    "aligned above a word: add the alignment, room to round up the first byte",
-);
-pub const ADD_HEADER: StepId = StepId::new(S, "add_header", "", "add the header's bytes");
-pub const ROUND_POW2: StepId = StepId::new(
-    S,
-    "round_pow2",
-    "",
-    "under 16 KiB: round up to a power of two",
-);
-pub const ROUND_16K: StepId = StepId::new(
-    S,
-    "round_16k",
-    "",
-    "16 KiB or more: round up to a multiple of 16 KiB",
-);
-pub const HEAP_ALLOC: StepId =
-    StepId::new(S, "heap_alloc", "", "ask the base allocator for the chunk");
-pub const HEAP_REFUSED: StepId = StepId::new(
-    S,
-    "heap_alloc",
-    "refused",
-    "the base allocator has no room for this chunk",
-);
-pub const INIT_CHUNK: StepId = StepId::new(
-    S,
-    "init_chunk",
-    "",
-    "header at the start, cursor right after it; it counts the capacities before it",
-);
-pub const SHRINK: StepId = StepId::new(
-    S,
-    "shrink",
-    "",
-    "not larger: the block stays, with all its bytes",
-);
-pub const GROW_LAST_YES: StepId = StepId::new(
-    S,
-    "grow_is_last",
-    "yes",
-    "the cursor is at the block's end: try to extend it in place",
-);
-pub const GROW_LAST_NO: StepId = StepId::new(
-    S,
-    "grow_is_last",
-    "no",
-    "not the last block: allocate a new one and copy",
-);
-pub const GROW_FITS: StepId = StepId::new(
-    S,
-    "grow_next",
-    "pass",
-    "the grown block still ends within the chunk",
-);
-pub const GROW_NO_ROOM: StepId = StepId::new(
-    S,
-    "grow_next",
-    "fail",
-    "the grown block would pass the chunk's end: a new chunk",
-);
-pub const GROW_BUMP: StepId = StepId::new(
-    S,
-    "grow_bump",
-    "",
-    "move the cursor to the grown block's end",
-);
-pub const COPY: StepId = StepId::new(
-    S,
-    "copy",
-    "",
-    "copy the old bytes to the new block; the old one stays",
-);
-pub const DEALLOC_YES: StepId = StepId::new(
-    S,
-    "dealloc_check",
-    "yes",
-    "the cursor equals the block's start (a zero-sized block)",
-);
-pub const DEALLOC_NO: StepId = StepId::new(
-    S,
-    "dealloc_check",
-    "no",
-    "the cursor is not at the block's start: nothing changes",
-);
-pub const DEALLOC: StepId = StepId::new(S, "dealloc", "", "move the cursor to the block's end");
-pub const RESET_EMPTY: StepId = StepId::new(S, "reset_empty", "", "no chunk yet: nothing to reset");
-pub const RESET: StepId = StepId::new(
-    S,
-    "reset",
-    "",
-    "empty the current chunk and zero its count of earlier capacity",
-);
-pub const FREE_CHUNK: StepId = StepId::new(
-    S,
-    "free_chunk",
-    "",
-    "give an older chunk back to the base allocator",
-);
-pub const RESTORE: StepId = StepId::new(
-    S,
-    "restore",
-    "",
-    "move the saved chunk's cursor back to where it was",
-);
-pub const STEPS: &[StepId] = &[
-    NO_CHUNK,
-    LAYOUT_SUM,
-    UNALIGNED,
-    UNALIGNED_OVERFLOW,
-    ALIGN_DOWN,
-    FITS_PASS,
-    FITS_FAIL,
-    BUMP,
-    SIZE_FIRST,
-    SIZE_FROM_TOTAL,
-    ADD_ALIGN,
-    ADD_HEADER,
-    ROUND_POW2,
-    ROUND_16K,
-    HEAP_ALLOC,
-    HEAP_REFUSED,
-    INIT_CHUNK,
-    SHRINK,
-    GROW_LAST_YES,
-    GROW_LAST_NO,
-    GROW_FITS,
-    GROW_NO_ROOM,
-    GROW_BUMP,
-    COPY,
-    DEALLOC_YES,
-    DEALLOC_NO,
-    DEALLOC,
-    RESET_EMPTY,
-    RESET,
-    FREE_CHUNK,
-    RESTORE,
-];
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::BlinkAlloc;
+    NO_CHUNK = "no_chunk": "no chunk yet: the first allocation makes one";
+    LAYOUT_SUM = "layout_sum": "size plus the alignment's mask: the most the block can need";
+    UNALIGNED = "unaligned": "cursor plus that sum (checked)";
+    UNALIGNED_OVERFLOW = "unaligned" / "overflow": "cursor plus that sum overflowed: no room";
+    ALIGN_DOWN = "align_down": "take the size off and round down: the cursor rounded up to the alignment";
+    FITS_PASS = "fits" / "pass": "the block ends at or before the chunk's end";
+    FITS_FAIL = "fits" / "fail": "the block would end past the chunk's end: no room";
+    BUMP = "bump": "move the cursor to the block's end";
+    SIZE_FIRST = "size_first": "first chunk: the starting size, or the request if larger";
+    SIZE_FROM_TOTAL = "size_from_total": "next chunk: the chunks so far (at least the starting size) plus the request (at least 64)";
+    ADD_ALIGN = "add_align": "aligned above a word: add the alignment, room to round up the first byte";
+    ADD_HEADER = "add_header": "add the header's bytes";
+    ROUND_POW2 = "round_pow2": "under 16 KiB: round up to a power of two";
+    ROUND_16K = "round_16k": "16 KiB or more: round up to a multiple of 16 KiB";
+    HEAP_ALLOC = "heap_alloc": "ask the base allocator for the chunk";
+    HEAP_REFUSED = "heap_alloc" / "refused": "the base allocator has no room for this chunk";
+    INIT_CHUNK = "init_chunk": "header at the start, cursor right after it; it counts the capacities before it";
+    SHRINK = "shrink": "not larger: the block stays, with all its bytes";
+    GROW_LAST_YES = "grow_is_last" / "yes": "the cursor is at the block's end: try to extend it in place";
+    GROW_LAST_NO = "grow_is_last" / "no": "not the last block: allocate a new one and copy";
+    GROW_FITS = "grow_next" / "pass": "the grown block still ends within the chunk";
+    GROW_NO_ROOM = "grow_next" / "fail": "the grown block would pass the chunk's end: a new chunk";
+    GROW_BUMP = "grow_bump": "move the cursor to the grown block's end";
+    COPY = "copy": "copy the old bytes to the new block; the old one stays";
+    DEALLOC_YES = "dealloc_check" / "yes": "the cursor equals the block's start (a zero-sized block)";
+    DEALLOC_NO = "dealloc_check" / "no": "the cursor is not at the block's start: nothing changes";
+    DEALLOC = "dealloc": "move the cursor to the block's end";
+    RESET_EMPTY = "reset_empty": "no chunk yet: nothing to reset";
+    RESET = "reset": "empty the current chunk and zero its count of earlier capacity";
+    FREE_CHUNK = "free_chunk": "give an older chunk back to the base allocator";
+    RESTORE = "restore": "move the saved chunk's cursor back to where it was";
+}

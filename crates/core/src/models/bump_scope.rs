@@ -30,7 +30,7 @@ use crate::model::{
 };
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
@@ -55,236 +55,6 @@ pub fn header_size<W: Word>() -> u64 {
 pub fn malloc_overhead<W: Word>() -> u64 {
     2 * (W::BITS as u64 / 8)
 }
-
-const S: Source = Source::BumpScope;
-pub const UP_ALIGN_DOWN: StepId = StepId::new(
-    S,
-    "up_align_down",
-    "",
-    "round pos - 1 down to the alignment: one alignment below the block's start",
-);
-pub const UP_BLOCK_END: StepId = StepId::new(
-    S,
-    "up_block_end",
-    "",
-    "add alignment and size (saturating: an overflow reads as usize::MAX and fails)",
-);
-pub const UP_CHECK_PASS: StepId = StepId::new(
-    S,
-    "up_check_end",
-    "pass",
-    "the block ends at or before the chunk's end: fits",
-);
-pub const UP_CHECK_FAIL: StepId = StepId::new(
-    S,
-    "up_check_end",
-    "fail",
-    "the block would end past the chunk's end: no room",
-);
-pub const UP_BLOCK_START: StepId = StepId::new(
-    S,
-    "up_block_start",
-    "",
-    "the block starts one alignment above the rounded-down pointer",
-);
-pub const UP_ROUND_MIN: StepId = StepId::new(
-    S,
-    "up_round_min_align",
-    "",
-    "round the new bump pointer up to MIN_ALIGN",
-);
-pub const DOWN_SUB: StepId = StepId::new(
-    S,
-    "down_sub_size",
-    "",
-    "subtract the size from the bump pointer (saturating at 0)",
-);
-pub const DOWN_ALIGN: StepId = StepId::new(
-    S,
-    "down_align",
-    "",
-    "round down to the larger of the alignment and MIN_ALIGN",
-);
-pub const DOWN_CHECK_PASS: StepId = StepId::new(
-    S,
-    "down_check_start",
-    "pass",
-    "still at or above the chunk's content start: fits",
-);
-pub const DOWN_CHECK_FAIL: StepId = StepId::new(
-    S,
-    "down_check_start",
-    "fail",
-    "below the chunk's content start: no room",
-);
-pub const BUMP: StepId = StepId::new(
-    S,
-    "bump",
-    "",
-    "store the new bump pointer in the chunk header",
-);
-pub const REUSE_KEPT: StepId = StepId::new(
-    S,
-    "reuse_kept",
-    "",
-    "move into the next chunk, kept from before a reset_to, and empty it",
-);
-pub const REQUIRED_SIZE: StepId = StepId::new(
-    S,
-    "required_size",
-    "",
-    "chunk size hint that fits the request: overhead + header + size + worst padding + 16",
-);
-pub const GROWN_SIZE: StepId = StepId::new(
-    S,
-    "grown_size",
-    "",
-    "chunk size hint for growth: twice the last chunk's size",
-);
-pub const SIZE_ROUND: StepId = StepId::new(
-    S,
-    "size_round",
-    "",
-    "round the hint to a power of two (below 4 KiB) or to whole pages",
-);
-pub const SIZE_OVERHEAD: StepId = StepId::new(
-    S,
-    "size_minus_overhead",
-    "",
-    "leave malloc its assumed two words, keeping the size a multiple of 16",
-);
-pub const IS_LAST_YES: StepId = StepId::new(
-    S,
-    "is_last",
-    "last",
-    "the block touches the bump pointer: it is the last one",
-);
-pub const IS_LAST_NO: StepId = StepId::new(
-    S,
-    "is_last",
-    "not_last",
-    "the block is not next to the bump pointer",
-);
-pub const GROW_ROOM_PASS: StepId = StepId::new(
-    S,
-    "grow_room",
-    "pass",
-    "the grown block still ends inside the chunk",
-);
-pub const GROW_ROOM_FAIL: StepId = StepId::new(
-    S,
-    "grow_room",
-    "fail",
-    "the grown block would pass the chunk's end: no room",
-);
-pub const GROW_IN_PLACE: StepId = StepId::new(
-    S,
-    "grow_in_place",
-    "",
-    "grow in place: move the bump pointer to the new end (rounded to MIN_ALIGN)",
-);
-pub const GROW_DOWN_ADDR: StepId = StepId::new(
-    S,
-    "grow_down_addr",
-    "",
-    "the grown block's start: the old start minus the extra bytes, rounded down",
-);
-pub const GROW_DOWN_PASS: StepId = StepId::new(
-    S,
-    "grow_down_room",
-    "pass",
-    "still inside the chunk: reuse the block's own space",
-);
-pub const GROW_DOWN_FAIL: StepId = StepId::new(
-    S,
-    "grow_down_room",
-    "fail",
-    "below the chunk's content start: no room",
-);
-pub const GROW_DOWN_MOVE: StepId = StepId::new(
-    S,
-    "grow_down_move",
-    "",
-    "the bump pointer moves down to the grown block's start",
-);
-pub const COPY: StepId = StepId::new(S, "copy", "", "copy the block's bytes to its new place");
-pub const SHRINK_UP: StepId = StepId::new(
-    S,
-    "shrink_up",
-    "",
-    "shrink in place: move the bump pointer back to the new end (rounded to MIN_ALIGN)",
-);
-pub const SHRINK_DOWN_ADDR: StepId = StepId::new(
-    S,
-    "shrink_down_addr",
-    "",
-    "the shrunk block's start: the old end minus the new size, rounded down",
-);
-pub const SHRINK_DOWN_MOVE: StepId = StepId::new(
-    S,
-    "shrink_down_move",
-    "",
-    "the bump pointer moves up to the shrunk block's start",
-);
-pub const FREE_LAST: StepId = StepId::new(
-    S,
-    "free_last",
-    "",
-    "the last block: move the bump pointer back over it (rounded to MIN_ALIGN)",
-);
-pub const FREE_CHUNK: StepId = StepId::new(
-    S,
-    "free_chunk",
-    "",
-    "give a chunk back to the base allocator",
-);
-pub const RESET_POS: StepId = StepId::new(
-    S,
-    "reset_pos",
-    "",
-    "empty the kept chunk: bump pointer back to its content edge",
-);
-pub const RESTORE: StepId = StepId::new(
-    S,
-    "restore",
-    "",
-    "the checkpoint's chunk becomes current with the saved bump pointer",
-);
-pub const STEPS: &[StepId] = &[
-    UP_ALIGN_DOWN,
-    UP_BLOCK_END,
-    UP_CHECK_PASS,
-    UP_CHECK_FAIL,
-    UP_BLOCK_START,
-    UP_ROUND_MIN,
-    DOWN_SUB,
-    DOWN_ALIGN,
-    DOWN_CHECK_PASS,
-    DOWN_CHECK_FAIL,
-    BUMP,
-    REUSE_KEPT,
-    REQUIRED_SIZE,
-    GROWN_SIZE,
-    SIZE_ROUND,
-    SIZE_OVERHEAD,
-    IS_LAST_YES,
-    IS_LAST_NO,
-    GROW_ROOM_PASS,
-    GROW_ROOM_FAIL,
-    GROW_IN_PLACE,
-    GROW_DOWN_ADDR,
-    GROW_DOWN_PASS,
-    GROW_DOWN_FAIL,
-    GROW_DOWN_MOVE,
-    COPY,
-    SHRINK_UP,
-    SHRINK_DOWN_ADDR,
-    SHRINK_DOWN_MOVE,
-    FREE_LAST,
-    FREE_CHUNK,
-    RESET_POS,
-    RESTORE,
-];
 
 /// A small constant as a target word (every one used here fits both targets).
 #[inline(always)]
@@ -922,4 +692,43 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
     fn bump_ptr(&self) -> Option<W> {
         Some(self.current.pos)
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::BumpScope;
+    UP_ALIGN_DOWN = "up_align_down": "round pos - 1 down to the alignment: one alignment below the block's start";
+    UP_BLOCK_END = "up_block_end": "add alignment and size (saturating: an overflow reads as usize::MAX and fails)";
+    UP_CHECK_PASS = "up_check_end" / "pass": "the block ends at or before the chunk's end: fits";
+    UP_CHECK_FAIL = "up_check_end" / "fail": "the block would end past the chunk's end: no room";
+    UP_BLOCK_START = "up_block_start": "the block starts one alignment above the rounded-down pointer";
+    UP_ROUND_MIN = "up_round_min_align": "round the new bump pointer up to MIN_ALIGN";
+    DOWN_SUB = "down_sub_size": "subtract the size from the bump pointer (saturating at 0)";
+    DOWN_ALIGN = "down_align": "round down to the larger of the alignment and MIN_ALIGN";
+    DOWN_CHECK_PASS = "down_check_start" / "pass": "still at or above the chunk's content start: fits";
+    DOWN_CHECK_FAIL = "down_check_start" / "fail": "below the chunk's content start: no room";
+    BUMP = "bump": "store the new bump pointer in the chunk header";
+    REUSE_KEPT = "reuse_kept": "move into the next chunk, kept from before a reset_to, and empty it";
+    REQUIRED_SIZE = "required_size": "chunk size hint that fits the request: overhead + header + size + worst padding + 16";
+    GROWN_SIZE = "grown_size": "chunk size hint for growth: twice the last chunk's size";
+    SIZE_ROUND = "size_round": "round the hint to a power of two (below 4 KiB) or to whole pages";
+    SIZE_OVERHEAD = "size_minus_overhead": "leave malloc its assumed two words, keeping the size a multiple of 16";
+    IS_LAST_YES = "is_last" / "last": "the block touches the bump pointer: it is the last one";
+    IS_LAST_NO = "is_last" / "not_last": "the block is not next to the bump pointer";
+    GROW_ROOM_PASS = "grow_room" / "pass": "the grown block still ends inside the chunk";
+    GROW_ROOM_FAIL = "grow_room" / "fail": "the grown block would pass the chunk's end: no room";
+    GROW_IN_PLACE = "grow_in_place": "grow in place: move the bump pointer to the new end (rounded to MIN_ALIGN)";
+    GROW_DOWN_ADDR = "grow_down_addr": "the grown block's start: the old start minus the extra bytes, rounded down";
+    GROW_DOWN_PASS = "grow_down_room" / "pass": "still inside the chunk: reuse the block's own space";
+    GROW_DOWN_FAIL = "grow_down_room" / "fail": "below the chunk's content start: no room";
+    GROW_DOWN_MOVE = "grow_down_move": "the bump pointer moves down to the grown block's start";
+    COPY = "copy": "copy the block's bytes to its new place";
+    SHRINK_UP = "shrink_up": "shrink in place: move the bump pointer back to the new end (rounded to MIN_ALIGN)";
+    SHRINK_DOWN_ADDR = "shrink_down_addr": "the shrunk block's start: the old end minus the new size, rounded down";
+    SHRINK_DOWN_MOVE = "shrink_down_move": "the bump pointer moves up to the shrunk block's start";
+    FREE_LAST = "free_last": "the last block: move the bump pointer back over it (rounded to MIN_ALIGN)";
+    FREE_CHUNK = "free_chunk": "give a chunk back to the base allocator";
+    RESET_POS = "reset_pos": "empty the kept chunk: bump pointer back to its content edge";
+    RESTORE = "restore": "the checkpoint's chunk becomes current with the saved bump pointer";
 }

@@ -36,7 +36,7 @@ use crate::model::{
 };
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
@@ -74,318 +74,6 @@ pub const fn overhead(usize_bytes: u64) -> u64 {
 pub const fn default_chunk_capacity(usize_bytes: u64) -> u64 {
     FIRST_ALLOCATION_GOAL - overhead(usize_bytes)
 }
-
-const S: Source = Source::Bumpalo;
-pub const ZERO_SIZE: StepId = StepId::new(
-    S,
-    "zero_size",
-    "",
-    "size 0: hand out the alignment as a dangling pointer; no chunk is touched",
-);
-pub const ROUND_MIN: StepId = StepId::new(
-    S,
-    "round_size_min",
-    "",
-    "align below MIN_ALIGN: round the size up to MIN_ALIGN, no pointer rounding",
-);
-pub const ROUND_MIN_OVERFLOW: StepId = StepId::new(
-    S,
-    "round_size_min",
-    "overflow",
-    "rounding the size up to MIN_ALIGN overflowed",
-);
-pub const ROOM_MIN_PASS: StepId = StepId::new(
-    S,
-    "room_min",
-    "pass",
-    "the rounded size fits between the chunk start and the bump pointer",
-);
-pub const ROOM_MIN_FAIL: StepId = StepId::new(
-    S,
-    "room_min",
-    "fail",
-    "the rounded size is more than the room left: no room",
-);
-pub const ROUND_EQ: StepId = StepId::new(
-    S,
-    "round_size_eq",
-    "",
-    "align equals MIN_ALIGN: round the size up to it, the pointer is already aligned",
-);
-pub const ROOM_EQ_PASS: StepId = StepId::new(
-    S,
-    "room_eq",
-    "pass",
-    "the rounded size fits between the chunk start and the bump pointer",
-);
-pub const ROOM_EQ_FAIL: StepId = StepId::new(
-    S,
-    "room_eq",
-    "fail",
-    "the rounded size is more than the room left: no room",
-);
-pub const ROUND_SIZE: StepId = StepId::new(
-    S,
-    "round_size",
-    "",
-    "align above MIN_ALIGN: round the size up to the align",
-);
-pub const ROUND_PTR: StepId = StepId::new(
-    S,
-    "round_ptr",
-    "",
-    "round the bump pointer down to the align (one mask)",
-);
-pub const ROOM_PASS: StepId = StepId::new(
-    S,
-    "room",
-    "pass",
-    "the aligned pointer is in the chunk and the size fits below it",
-);
-pub const ROOM_FAIL: StepId = StepId::new(
-    S,
-    "room",
-    "fail",
-    "below the chunk start, or the size does not fit: no room",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "move the bump pointer down to the block");
-pub const CHUNK_SIZE: StepId = StepId::new(
-    S,
-    "chunk_size",
-    "",
-    "next chunk: the largest of twice the current one, the request and the default",
-);
-pub const HALVE: StepId = StepId::new(
-    S,
-    "halve",
-    "",
-    "keep half of it in reserve, for when the base allocator refuses",
-);
-pub const GIVE_UP: StepId = StepId::new(
-    S,
-    "give_up",
-    "fail",
-    "halved below what the request needs: the allocation fails",
-);
-pub const CHUNK_ALIGN_STEP: StepId = StepId::new(
-    S,
-    "chunk_align",
-    "",
-    "chunk alignment: 16, MIN_ALIGN or the request's, whichever is largest",
-);
-pub const REQUEST_SIZE: StepId = StepId::new(
-    S,
-    "request_size",
-    "",
-    "at least the request rounded up to the chunk alignment",
-);
-pub const ROUND_POW2: StepId = StepId::new(
-    S,
-    "round_pow2",
-    "",
-    "under a page: grow so capacity + overhead is a power of two",
-);
-pub const ROUND_PAGE: StepId = StepId::new(
-    S,
-    "round_page",
-    "",
-    "a page or more: grow so capacity + overhead is a whole number of pages",
-);
-pub const HEAP_ALLOC: StepId = StepId::new(
-    S,
-    "heap_alloc",
-    "",
-    "ask the base allocator for capacity + footer bytes",
-);
-pub const HEAP_REFUSED: StepId = StepId::new(
-    S,
-    "heap_alloc",
-    "refused",
-    "the base allocator has no room for this chunk",
-);
-pub const CHUNK_PTR: StepId = StepId::new(
-    S,
-    "chunk_ptr",
-    "",
-    "the footer goes at the end; the bump pointer starts right below it",
-);
-pub const REALLOC_FROM_ZERO: StepId = StepId::new(
-    S,
-    "realloc_zero",
-    "",
-    "the old block is empty: just allocate the new one",
-);
-pub const GROW_ROUND: StepId =
-    StepId::new(S, "grow_round", "", "round the new size up to MIN_ALIGN");
-pub const GROW_LAST_YES: StepId = StepId::new(
-    S,
-    "grow_is_last",
-    "yes",
-    "the block is the last one allocated: try to extend it downwards",
-);
-pub const GROW_LAST_NO: StepId = StepId::new(
-    S,
-    "grow_is_last",
-    "no",
-    "not the last block: allocate a new one and copy",
-);
-pub const GROW_DELTA: StepId = StepId::new(
-    S,
-    "grow_delta",
-    "",
-    "the extra bytes needed, allocated right below the block",
-);
-pub const COPY_WITHIN: StepId = StepId::new(
-    S,
-    "copy_within",
-    "",
-    "move the old bytes down to the new start (the ranges overlap)",
-);
-pub const GROW_COPY: StepId = StepId::new(
-    S,
-    "grow_copy",
-    "",
-    "copy the old bytes to the new block; the old one stays behind",
-);
-pub const SHRINK_ALIGN_KEEP: StepId = StepId::new(
-    S,
-    "shrink_align",
-    "aligned",
-    "a larger alignment the block already meets: keep it",
-);
-pub const SHRINK_ALIGN_MOVE: StepId = StepId::new(
-    S,
-    "shrink_align",
-    "realloc",
-    "a larger alignment the block does not meet: allocate a new block",
-);
-pub const SHRINK_REALIGN_COPY: StepId = StepId::new(
-    S,
-    "shrink_realign_copy",
-    "",
-    "copy the kept bytes to the realigned block",
-);
-pub const SHRINK_DELTA: StepId = StepId::new(
-    S,
-    "shrink_delta",
-    "",
-    "bytes a shrink would give back, rounded down to the alignment",
-);
-pub const SHRINK_PASS: StepId = StepId::new(
-    S,
-    "shrink_check",
-    "pass",
-    "last block and at least half of it comes back: move it up",
-);
-pub const SHRINK_KEEP: StepId = StepId::new(
-    S,
-    "shrink_check",
-    "keep",
-    "not the last block, or less than half would come back: stay in place",
-);
-pub const SHRINK_BUMP: StepId = StepId::new(
-    S,
-    "shrink_bump",
-    "",
-    "move the bump pointer up by the bytes given back",
-);
-pub const SHRINK_COPY: StepId = StepId::new(
-    S,
-    "shrink_copy",
-    "",
-    "copy the kept bytes up to the new start (the ranges do not overlap)",
-);
-pub const DEALLOC_LAST_YES: StepId = StepId::new(
-    S,
-    "dealloc_is_last",
-    "yes",
-    "the block is at the bump pointer: its bytes can come back",
-);
-pub const DEALLOC_LAST_NO: StepId = StepId::new(
-    S,
-    "dealloc_is_last",
-    "no",
-    "not the last block: its bytes stay until a reset",
-);
-pub const DEALLOC: StepId = StepId::new(
-    S,
-    "dealloc",
-    "",
-    "move the bump pointer up past the block, rounded up to MIN_ALIGN",
-);
-pub const RESET_EMPTY: StepId = StepId::new(S, "reset_empty", "", "no chunk yet: nothing to reset");
-pub const RESET_FREE: StepId = StepId::new(
-    S,
-    "reset_free",
-    "",
-    "give an older chunk back to the base allocator",
-);
-pub const RESET: StepId = StepId::new(
-    S,
-    "reset",
-    "",
-    "move the current chunk's bump pointer back to its footer",
-);
-pub const RESTORE_FREE: StepId = StepId::new(
-    S,
-    "restore_free",
-    "",
-    "give back a chunk made after the checkpoint",
-);
-pub const RESTORE: StepId = StepId::new(
-    S,
-    "restore",
-    "",
-    "move the saved chunk's bump pointer back up to where it was",
-);
-pub const STEPS: &[StepId] = &[
-    ZERO_SIZE,
-    ROUND_MIN,
-    ROUND_MIN_OVERFLOW,
-    ROOM_MIN_PASS,
-    ROOM_MIN_FAIL,
-    ROUND_EQ,
-    ROOM_EQ_PASS,
-    ROOM_EQ_FAIL,
-    ROUND_SIZE,
-    ROUND_PTR,
-    ROOM_PASS,
-    ROOM_FAIL,
-    BUMP,
-    CHUNK_SIZE,
-    HALVE,
-    GIVE_UP,
-    CHUNK_ALIGN_STEP,
-    REQUEST_SIZE,
-    ROUND_POW2,
-    ROUND_PAGE,
-    HEAP_ALLOC,
-    HEAP_REFUSED,
-    CHUNK_PTR,
-    REALLOC_FROM_ZERO,
-    GROW_ROUND,
-    GROW_LAST_YES,
-    GROW_LAST_NO,
-    GROW_DELTA,
-    COPY_WITHIN,
-    GROW_COPY,
-    SHRINK_ALIGN_KEEP,
-    SHRINK_ALIGN_MOVE,
-    SHRINK_REALIGN_COPY,
-    SHRINK_DELTA,
-    SHRINK_PASS,
-    SHRINK_KEEP,
-    SHRINK_BUMP,
-    SHRINK_COPY,
-    DEALLOC_LAST_YES,
-    DEALLOC_LAST_NO,
-    DEALLOC,
-    RESET_EMPTY,
-    RESET_FREE,
-    RESET,
-    RESTORE_FREE,
-    RESTORE,
-];
 
 /// The id the shared empty chunk goes by; the base allocator never hands
 /// it out.
@@ -1079,4 +767,56 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
     fn bump_ptr(&self) -> Option<W> {
         (self.current.id != EMPTY).then_some(self.current.ptr)
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::Bumpalo;
+    ZERO_SIZE = "zero_size": "size 0: hand out the alignment as a dangling pointer; no chunk is touched";
+    ROUND_MIN = "round_size_min": "align below MIN_ALIGN: round the size up to MIN_ALIGN, no pointer rounding";
+    ROUND_MIN_OVERFLOW = "round_size_min" / "overflow": "rounding the size up to MIN_ALIGN overflowed";
+    ROOM_MIN_PASS = "room_min" / "pass": "the rounded size fits between the chunk start and the bump pointer";
+    ROOM_MIN_FAIL = "room_min" / "fail": "the rounded size is more than the room left: no room";
+    ROUND_EQ = "round_size_eq": "align equals MIN_ALIGN: round the size up to it, the pointer is already aligned";
+    ROOM_EQ_PASS = "room_eq" / "pass": "the rounded size fits between the chunk start and the bump pointer";
+    ROOM_EQ_FAIL = "room_eq" / "fail": "the rounded size is more than the room left: no room";
+    ROUND_SIZE = "round_size": "align above MIN_ALIGN: round the size up to the align";
+    ROUND_PTR = "round_ptr": "round the bump pointer down to the align (one mask)";
+    ROOM_PASS = "room" / "pass": "the aligned pointer is in the chunk and the size fits below it";
+    ROOM_FAIL = "room" / "fail": "below the chunk start, or the size does not fit: no room";
+    BUMP = "bump": "move the bump pointer down to the block";
+    CHUNK_SIZE = "chunk_size": "next chunk: the largest of twice the current one, the request and the default";
+    HALVE = "halve": "keep half of it in reserve, for when the base allocator refuses";
+    GIVE_UP = "give_up" / "fail": "halved below what the request needs: the allocation fails";
+    CHUNK_ALIGN_STEP = "chunk_align": "chunk alignment: 16, MIN_ALIGN or the request's, whichever is largest";
+    REQUEST_SIZE = "request_size": "at least the request rounded up to the chunk alignment";
+    ROUND_POW2 = "round_pow2": "under a page: grow so capacity + overhead is a power of two";
+    ROUND_PAGE = "round_page": "a page or more: grow so capacity + overhead is a whole number of pages";
+    HEAP_ALLOC = "heap_alloc": "ask the base allocator for capacity + footer bytes";
+    HEAP_REFUSED = "heap_alloc" / "refused": "the base allocator has no room for this chunk";
+    CHUNK_PTR = "chunk_ptr": "the footer goes at the end; the bump pointer starts right below it";
+    REALLOC_FROM_ZERO = "realloc_zero": "the old block is empty: just allocate the new one";
+    GROW_ROUND = "grow_round": "round the new size up to MIN_ALIGN";
+    GROW_LAST_YES = "grow_is_last" / "yes": "the block is the last one allocated: try to extend it downwards";
+    GROW_LAST_NO = "grow_is_last" / "no": "not the last block: allocate a new one and copy";
+    GROW_DELTA = "grow_delta": "the extra bytes needed, allocated right below the block";
+    COPY_WITHIN = "copy_within": "move the old bytes down to the new start (the ranges overlap)";
+    GROW_COPY = "grow_copy": "copy the old bytes to the new block; the old one stays behind";
+    SHRINK_ALIGN_KEEP = "shrink_align" / "aligned": "a larger alignment the block already meets: keep it";
+    SHRINK_ALIGN_MOVE = "shrink_align" / "realloc": "a larger alignment the block does not meet: allocate a new block";
+    SHRINK_REALIGN_COPY = "shrink_realign_copy": "copy the kept bytes to the realigned block";
+    SHRINK_DELTA = "shrink_delta": "bytes a shrink would give back, rounded down to the alignment";
+    SHRINK_PASS = "shrink_check" / "pass": "last block and at least half of it comes back: move it up";
+    SHRINK_KEEP = "shrink_check" / "keep": "not the last block, or less than half would come back: stay in place";
+    SHRINK_BUMP = "shrink_bump": "move the bump pointer up by the bytes given back";
+    SHRINK_COPY = "shrink_copy": "copy the kept bytes up to the new start (the ranges do not overlap)";
+    DEALLOC_LAST_YES = "dealloc_is_last" / "yes": "the block is at the bump pointer: its bytes can come back";
+    DEALLOC_LAST_NO = "dealloc_is_last" / "no": "not the last block: its bytes stay until a reset";
+    DEALLOC = "dealloc": "move the bump pointer up past the block, rounded up to MIN_ALIGN";
+    RESET_EMPTY = "reset_empty": "no chunk yet: nothing to reset";
+    RESET_FREE = "reset_free": "give an older chunk back to the base allocator";
+    RESET = "reset": "move the current chunk's bump pointer back to its footer";
+    RESTORE_FREE = "restore_free": "give back a chunk made after the checkpoint";
+    RESTORE = "restore": "move the saved chunk's bump pointer back up to where it was";
 }

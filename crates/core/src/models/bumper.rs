@@ -29,7 +29,7 @@ use crate::model::{
 };
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
@@ -37,109 +37,6 @@ use crate::{event, probe};
 pub const DEFAULT_BUFFER_SIZE: u64 = 1_048_576;
 /// `SlabBuffer()`'s slab size: 1 MiB.
 pub const DEFAULT_SLAB_SIZE: u64 = 1_048_576;
-
-const S: Source = Source::Bumper;
-pub const POSITION: StepId = StepId::new(
-    S,
-    "position",
-    "",
-    "the block starts at the current position, aligned or not",
-);
-pub const ADVANCE: StepId = StepId::new(
-    S,
-    "advance",
-    "",
-    "move the offset by the byte count, before any check",
-);
-pub const OFFSET_PASS: StepId = StepId::new(
-    S,
-    "check_offset",
-    "pass",
-    "the offset is still within the buffer",
-);
-pub const OFFSET_FAIL: StepId = StepId::new(
-    S,
-    "check_offset",
-    "fail",
-    "the offset passed the end: out of memory, and it stays past the end",
-);
-pub const HAND_OUT: StepId = StepId::new(
-    S,
-    "bump",
-    "",
-    "hand out the position the request started from",
-);
-pub const NEXT: StepId = StepId::new(S, "next", "", "where the block would end in this slab");
-pub const SLAB_PASS: StepId =
-    StepId::new(S, "check_slab_end", "pass", "ends within the slab: fits");
-pub const SLAB_FAIL: StepId = StepId::new(
-    S,
-    "check_slab_end",
-    "fail",
-    "ends past the slab: does not fit",
-);
-pub const SLAB_BUMP: StepId =
-    StepId::new(S, "slab_bump", "", "move the position up past the block");
-pub const CUSTOM: StepId = StepId::new(
-    S,
-    "slab_kind",
-    "custom",
-    "at least half a slab: it gets a custom slab of its own size",
-);
-pub const NEW_SLAB: StepId = StepId::new(
-    S,
-    "slab_kind",
-    "slab",
-    "less than half a slab: start a fresh slab",
-);
-pub const NEW_SLAB_BUMP: StepId = StepId::new(
-    S,
-    "new_slab_bump",
-    "",
-    "the block opens the fresh slab; the position moves past it",
-);
-pub const FREE: StepId = StepId::new(S, "free", "", "nothing to do: Bumper has no free");
-pub const COPY: StepId = StepId::new(S, "copy", "", "copy the old bytes to the new block");
-pub const RESET: StepId = StepId::new(S, "reset", "", "move the position back to the start");
-pub const SLAB_RESET: StepId =
-    StepId::new(S, "slab_reset", "", "back to the start of the first slab");
-pub const RESTORE: StepId = StepId::new(S, "restore", "", "move the offset back to the saved one");
-pub const SLAB_RESTORE: StepId = StepId::new(
-    S,
-    "slab_restore",
-    "",
-    "back to the saved position and slab end",
-);
-pub const FREE_SLAB: StepId =
-    StepId::new(S, "free_slab", "", "free a slab made since the checkpoint");
-pub const FREE_CUSTOM: StepId = StepId::new(
-    S,
-    "free_custom",
-    "",
-    "free a custom slab made since the checkpoint",
-);
-pub const STEPS: &[StepId] = &[
-    POSITION,
-    ADVANCE,
-    OFFSET_PASS,
-    OFFSET_FAIL,
-    HAND_OUT,
-    NEXT,
-    SLAB_PASS,
-    SLAB_FAIL,
-    SLAB_BUMP,
-    CUSTOM,
-    NEW_SLAB,
-    NEW_SLAB_BUMP,
-    FREE,
-    COPY,
-    RESET,
-    SLAB_RESET,
-    RESTORE,
-    SLAB_RESTORE,
-    FREE_SLAB,
-    FREE_CUSTOM,
-];
 
 const NO_ALIGN: &str = "Bumper does not align: the block starts where the previous one ended, so this request's alignment is not met";
 const NO_FREE: &str =
@@ -656,4 +553,30 @@ impl<W: Word> Model<W> for SlabBuffer<W> {
     fn bump_ptr(&self) -> Option<W> {
         Some(self.current)
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::Bumper;
+    POSITION = "position": "the block starts at the current position, aligned or not";
+    ADVANCE = "advance": "move the offset by the byte count, before any check";
+    OFFSET_PASS = "check_offset" / "pass": "the offset is still within the buffer";
+    OFFSET_FAIL = "check_offset" / "fail": "the offset passed the end: out of memory, and it stays past the end";
+    HAND_OUT = "bump": "hand out the position the request started from";
+    NEXT = "next": "where the block would end in this slab";
+    SLAB_PASS = "check_slab_end" / "pass": "ends within the slab: fits";
+    SLAB_FAIL = "check_slab_end" / "fail": "ends past the slab: does not fit";
+    SLAB_BUMP = "slab_bump": "move the position up past the block";
+    CUSTOM = "slab_kind" / "custom": "at least half a slab: it gets a custom slab of its own size";
+    NEW_SLAB = "slab_kind" / "slab": "less than half a slab: start a fresh slab";
+    NEW_SLAB_BUMP = "new_slab_bump": "the block opens the fresh slab; the position moves past it";
+    FREE = "free": "nothing to do: Bumper has no free";
+    COPY = "copy": "copy the old bytes to the new block";
+    RESET = "reset": "move the position back to the start";
+    SLAB_RESET = "slab_reset": "back to the start of the first slab";
+    RESTORE = "restore": "move the offset back to the saved one";
+    SLAB_RESTORE = "slab_restore": "back to the saved position and slab end";
+    FREE_SLAB = "free_slab": "free a slab made since the checkpoint";
+    FREE_CUSTOM = "free_custom": "free a custom slab made since the checkpoint";
 }

@@ -31,7 +31,7 @@ use crate::model::{
 };
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
@@ -41,95 +41,6 @@ pub const DEFAULT_INITIAL_CAPACITY: u64 = 1024;
 pub const HEADER_WORDS: u64 = 3;
 /// `new std::byte[]` alignment (`__STDCPP_DEFAULT_NEW_ALIGNMENT__`).
 const NEW_ALIGN: u64 = 16;
-
-const S: Source = Source::CppArena;
-pub const FIRST: StepId = StepId::new(
-    S,
-    "first_pool",
-    "",
-    "no pool yet: the first allocation makes one",
-);
-pub const REMAINING_PASS: StepId = StepId::new(
-    S,
-    "check_remaining",
-    "pass",
-    "remaining > n: use the last pool (padding not counted)",
-);
-pub const REMAINING_FAIL: StepId = StepId::new(
-    S,
-    "check_remaining",
-    "fail",
-    "remaining <= n: make a new pool (even for an exact fit)",
-);
-pub const POOL_SIZE: StepId = StepId::new(
-    S,
-    "pool_size",
-    "",
-    "new pool size: max(cap * 2, (n / cap) * 2 * cap)",
-);
-pub const POSITION: StepId = StepId::new(
-    S,
-    "position",
-    "",
-    "first free byte: pool start + (total - remaining)",
-);
-pub const SPACE_PASS: StepId = StepId::new(
-    S,
-    "align_space",
-    "pass",
-    "std::align: n is within the space left",
-);
-pub const SPACE_FAIL: StepId = StepId::new(
-    S,
-    "align_space",
-    "fail",
-    "std::align: n is more than the space left",
-);
-pub const OFFSET: StepId = StepId::new(
-    S,
-    "align_offset",
-    "",
-    "std::align: padding up to the alignment",
-);
-pub const FIT_PASS: StepId = StepId::new(
-    S,
-    "align_fit",
-    "pass",
-    "std::align: padding fits; it comes off the remaining capacity",
-);
-pub const FIT_FAIL: StepId = StepId::new(
-    S,
-    "align_fit",
-    "fail",
-    "std::align: padding + n does not fit: std::bad_alloc",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "take n off the remaining capacity");
-pub const FREE: StepId = StepId::new(S, "free", "", "deallocate is a no-op");
-pub const COPY: StepId = StepId::new(S, "copy", "", "copy the old bytes to the new block");
-pub const FREE_POOL: StepId = StepId::new(S, "free_pool", "", "delete[] a pool's byte array");
-pub const RESTORE: StepId = StepId::new(
-    S,
-    "restore",
-    "",
-    "put the last pool's remaining capacity back",
-);
-pub const STEPS: &[StepId] = &[
-    FIRST,
-    REMAINING_PASS,
-    REMAINING_FAIL,
-    POOL_SIZE,
-    POSITION,
-    SPACE_PASS,
-    SPACE_FAIL,
-    OFFSET,
-    FIT_PASS,
-    FIT_FAIL,
-    BUMP,
-    FREE,
-    COPY,
-    FREE_POOL,
-    RESTORE,
-];
 
 /// One pool: its byte array, header first, and the header's remaining
 /// capacity (the total capacity is the chunk's capacity; the next pointer
@@ -455,4 +366,25 @@ impl<W: Word> Model<W> for CppArena<W> {
     fn bump_ptr(&self) -> Option<W> {
         self.pools.last().map(Pool::position)
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::CppArena;
+    FIRST = "first_pool": "no pool yet: the first allocation makes one";
+    REMAINING_PASS = "check_remaining" / "pass": "remaining > n: use the last pool (padding not counted)";
+    REMAINING_FAIL = "check_remaining" / "fail": "remaining <= n: make a new pool (even for an exact fit)";
+    POOL_SIZE = "pool_size": "new pool size: max(cap * 2, (n / cap) * 2 * cap)";
+    POSITION = "position": "first free byte: pool start + (total - remaining)";
+    SPACE_PASS = "align_space" / "pass": "std::align: n is within the space left";
+    SPACE_FAIL = "align_space" / "fail": "std::align: n is more than the space left";
+    OFFSET = "align_offset": "std::align: padding up to the alignment";
+    FIT_PASS = "align_fit" / "pass": "std::align: padding fits; it comes off the remaining capacity";
+    FIT_FAIL = "align_fit" / "fail": "std::align: padding + n does not fit: std::bad_alloc";
+    BUMP = "bump": "take n off the remaining capacity";
+    FREE = "free": "deallocate is a no-op";
+    COPY = "copy": "copy the old bytes to the new block";
+    FREE_POOL = "free_pool": "delete[] a pool's byte array";
+    RESTORE = "restore": "put the last pool's remaining capacity back";
 }

@@ -11,35 +11,13 @@ use crate::model::{
 };
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
 /// Usable bytes of the chunk when the user chose none: small enough to read
 /// every block on the map.
 pub const DEFAULT_CAPACITY: u64 = 256;
-
-const S: Source = Source::Fixed;
-pub const FREE: StepId = StepId::new(
-    S,
-    "free",
-    "",
-    "nothing to do: a plain bump allocator cannot reuse a freed block",
-);
-pub const COPY: StepId = StepId::new(S, "copy", "", "copy the old bytes to the new block");
-pub const RESET: StepId = StepId::new(
-    S,
-    "reset",
-    "",
-    "move the bump pointer back to the chunk's edge",
-);
-pub const RESTORE: StepId = StepId::new(
-    S,
-    "restore",
-    "",
-    "move the bump pointer back to the saved one",
-);
-pub const STEPS: &[StepId] = &[FREE, COPY, RESET, RESTORE];
 
 #[derive(Clone, Copy, Debug)]
 pub struct Fixed<W, A> {
@@ -180,4 +158,14 @@ impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
     fn bump_ptr(&self) -> Option<W> {
         Some(self.bump.ptr())
     }
+}
+
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::Fixed;
+    FREE = "free": "nothing to do: a plain bump allocator cannot reuse a freed block";
+    COPY = "copy": "copy the old bytes to the new block";
+    RESET = "reset": "move the bump pointer back to the chunk's edge";
+    RESTORE = "restore": "move the bump pointer back to the saved one";
 }

@@ -30,7 +30,7 @@ use crate::model::{
 };
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
@@ -397,103 +397,26 @@ impl<W: Word> Model<W> for LlvmBumpPtr<W> {
     }
 }
 
-const S: Source = Source::LlvmBumpPtr;
-pub const ADJUSTMENT: StepId = StepId::new(
-    S,
-    "adjustment",
-    "",
-    "offsetToAlignedAddr: padding from CurPtr up to the alignment",
-);
-pub const FITS_PASS: StepId = StepId::new(
-    S,
-    "fits",
-    "pass",
-    "padding + size fit between CurPtr and End",
-);
-pub const FITS_FAIL: StepId = StepId::new(
-    S,
-    "fits",
-    "fail",
-    "padding + size do not fit the current slab (or there is none)",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "CurPtr moves past the block");
-pub const PADDED: StepId = StepId::new(
-    S,
-    "padded",
-    "",
-    "size + alignment - 1: the most the block can need in a fresh slab",
-);
-pub const CUSTOM: StepId = StepId::new(
-    S,
-    "threshold",
-    "custom",
-    "above the size threshold: a custom-sized slab of its own",
-);
-pub const SLAB: StepId = StepId::new(
-    S,
-    "threshold",
-    "slab",
-    "within the threshold: start a new slab",
-);
-pub const CUSTOM_ALIGN: StepId = StepId::new(
-    S,
-    "custom_align",
-    "",
-    "the block at the custom slab's start, rounded up to its alignment",
-);
-pub const SLAB_SIZE: StepId = StepId::new(
-    S,
-    "slab_size",
-    "",
-    "computeSlabSize: SlabSize doubled once per 128 slabs so far",
-);
-pub const START_NEW_SLAB: StepId = StepId::new(
-    S,
-    "start_new_slab",
-    "",
-    "StartNewSlab: the new slab is current; the rest of the old one is abandoned",
-);
-pub const NEW_SLAB_BUMP: StepId = StepId::new(
-    S,
-    "new_slab_bump",
-    "",
-    "the block at the new slab's start, CurPtr past it",
-);
-pub const COPY: StepId = StepId::new(
-    S,
-    "copy",
-    "",
-    "copy the old bytes to the new block; the old ones stay",
-);
-pub const DEALLOCATE: StepId = StepId::new(S, "deallocate", "", "Deallocate is a no-op");
-pub const FREE_CUSTOM: StepId = StepId::new(S, "free_custom", "", "free a custom-sized slab");
-pub const FREE_SLAB: StepId = StepId::new(S, "free_slab", "", "free a slab");
-pub const RESET_EMPTY: StepId =
-    StepId::new(S, "reset_empty", "", "no slab yet: nothing else to do");
-pub const RESET: StepId = StepId::new(
-    S,
-    "reset",
-    "",
-    "back to the first slab's start; the other slabs go",
-);
-pub const RESTORE: StepId = StepId::new(S, "restore", "", "CurPtr and End back to the saved ones");
-pub const STEPS: &[StepId] = &[
-    ADJUSTMENT,
-    FITS_PASS,
-    FITS_FAIL,
-    BUMP,
-    PADDED,
-    CUSTOM,
-    SLAB,
-    CUSTOM_ALIGN,
-    SLAB_SIZE,
-    START_NEW_SLAB,
-    NEW_SLAB_BUMP,
-    COPY,
-    DEALLOCATE,
-    FREE_CUSTOM,
-    FREE_SLAB,
-    RESET_EMPTY,
-    RESET,
-    RESTORE,
-];
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::LlvmBumpPtr;
+    ADJUSTMENT = "adjustment": "offsetToAlignedAddr: padding from CurPtr up to the alignment";
+    FITS_PASS = "fits" / "pass": "padding + size fit between CurPtr and End";
+    FITS_FAIL = "fits" / "fail": "padding + size do not fit the current slab (or there is none)";
+    BUMP = "bump": "CurPtr moves past the block";
+    PADDED = "padded": "size + alignment - 1: the most the block can need in a fresh slab";
+    CUSTOM = "threshold" / "custom": "above the size threshold: a custom-sized slab of its own";
+    SLAB = "threshold" / "slab": "within the threshold: start a new slab";
+    CUSTOM_ALIGN = "custom_align": "the block at the custom slab's start, rounded up to its alignment";
+    SLAB_SIZE = "slab_size": "computeSlabSize: SlabSize doubled once per 128 slabs so far";
+    START_NEW_SLAB = "start_new_slab": "StartNewSlab: the new slab is current; the rest of the old one is abandoned";
+    NEW_SLAB_BUMP = "new_slab_bump": "the block at the new slab's start, CurPtr past it";
+    COPY = "copy": "copy the old bytes to the new block; the old ones stay";
+    DEALLOCATE = "deallocate": "Deallocate is a no-op";
+    FREE_CUSTOM = "free_custom": "free a custom-sized slab";
+    FREE_SLAB = "free_slab": "free a slab";
+    RESET_EMPTY = "reset_empty": "no slab yet: nothing else to do";
+    RESET = "reset": "back to the first slab's start; the other slabs go";
+    RESTORE = "restore": "CurPtr and End back to the saved ones";
+}

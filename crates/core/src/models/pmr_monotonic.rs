@@ -32,7 +32,7 @@ use crate::model::{
 };
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
@@ -363,134 +363,27 @@ impl<W: Word> Model<W> for PmrMonotonic<W> {
     }
 }
 
-const S: Source = Source::PmrMonotonic;
-pub const AT_LEAST_ONE: StepId = StepId::new(
-    S,
-    "at_least_one",
-    "",
-    "a zero-sized request takes one byte, so no pointer is handed out twice",
-);
-pub const SPACE_PASS: StepId = StepId::new(
-    S,
-    "space",
-    "pass",
-    "std::align: at least as many bytes left as the request",
-);
-pub const SPACE_FAIL: StepId = StepId::new(
-    S,
-    "space",
-    "fail",
-    "std::align: fewer bytes left than the request (none before the first buffer): a new buffer",
-);
-pub const ALIGN: StepId = StepId::new(
-    S,
-    "align",
-    "",
-    "std::align: round the current pointer up to the alignment",
-);
-pub const FITS_PASS: StepId = StepId::new(
-    S,
-    "align_fits",
-    "pass",
-    "std::align: padding + bytes fit what is left",
-);
-pub const FITS_FAIL: StepId = StepId::new(
-    S,
-    "align_fits",
-    "fail",
-    "std::align: padding + bytes do not fit: a new buffer",
-);
-pub const BUMP: StepId = StepId::new(
-    S,
-    "bump",
-    "",
-    "the current pointer moves past the block, the space left shrinks",
-);
-pub const BUFFER_BYTES: StepId = StepId::new(
-    S,
-    "buffer_bytes",
-    "",
-    "new buffer: the request or the next buffer size, whichever is larger",
-);
-pub const BUFFER_ALIGN: StepId = StepId::new(
-    S,
-    "buffer_align",
-    "",
-    "aligned to the request's alignment, at least max_align_t's 16",
-);
-pub const BUFFER_SIZE: StepId = StepId::new(
-    S,
-    "buffer_size",
-    "",
-    "plus the record at its end, rounded up to 64 bytes",
-);
-pub const UPSTREAM: StepId = StepId::new(
-    S,
-    "upstream",
-    "",
-    "ask the upstream resource for the buffer",
-);
-pub const UPSTREAM_REFUSED: StepId = StepId::new(
-    S,
-    "upstream",
-    "refused",
-    "the upstream resource has no room for it",
-);
-pub const GROW: StepId = StepId::new(
-    S,
-    "grow",
-    "",
-    "the next buffer size times 1.5, computed in float",
-);
-pub const NEW_BUFFER_BUMP: StepId = StepId::new(
-    S,
-    "new_buffer_bump",
-    "",
-    "the block at the new buffer's start; the old buffer's rest is abandoned",
-);
-pub const COPY: StepId = StepId::new(
-    S,
-    "copy",
-    "",
-    "copy the old bytes to the new block; the old ones stay",
-);
-pub const DEALLOCATE: StepId = StepId::new(S, "deallocate", "", "do_deallocate is empty");
-pub const FREE_BUFFER: StepId = StepId::new(
-    S,
-    "free_buffer",
-    "",
-    "give a buffer back to the upstream resource",
-);
-pub const RELEASE: StepId = StepId::new(
-    S,
-    "release",
-    "",
-    "no buffer; the next one gets the initial size again",
-);
-pub const RESTORE: StepId = StepId::new(
-    S,
-    "restore",
-    "",
-    "the saved position, space left and next size come back",
-);
-pub const STEPS: &[StepId] = &[
-    AT_LEAST_ONE,
-    SPACE_PASS,
-    SPACE_FAIL,
-    ALIGN,
-    FITS_PASS,
-    FITS_FAIL,
-    BUMP,
-    BUFFER_BYTES,
-    BUFFER_ALIGN,
-    BUFFER_SIZE,
-    UPSTREAM,
-    UPSTREAM_REFUSED,
-    GROW,
-    NEW_BUFFER_BUMP,
-    COPY,
-    DEALLOCATE,
-    FREE_BUFFER,
-    RELEASE,
-    RESTORE,
-];
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::PmrMonotonic;
+    AT_LEAST_ONE = "at_least_one": "a zero-sized request takes one byte, so no pointer is handed out twice";
+    SPACE_PASS = "space" / "pass": "std::align: at least as many bytes left as the request";
+    SPACE_FAIL = "space" / "fail": "std::align: fewer bytes left than the request (none before the first buffer): a new buffer";
+    ALIGN = "align": "std::align: round the current pointer up to the alignment";
+    FITS_PASS = "align_fits" / "pass": "std::align: padding + bytes fit what is left";
+    FITS_FAIL = "align_fits" / "fail": "std::align: padding + bytes do not fit: a new buffer";
+    BUMP = "bump": "the current pointer moves past the block, the space left shrinks";
+    BUFFER_BYTES = "buffer_bytes": "new buffer: the request or the next buffer size, whichever is larger";
+    BUFFER_ALIGN = "buffer_align": "aligned to the request's alignment, at least max_align_t's 16";
+    BUFFER_SIZE = "buffer_size": "plus the record at its end, rounded up to 64 bytes";
+    UPSTREAM = "upstream": "ask the upstream resource for the buffer";
+    UPSTREAM_REFUSED = "upstream" / "refused": "the upstream resource has no room for it";
+    GROW = "grow": "the next buffer size times 1.5, computed in float";
+    NEW_BUFFER_BUMP = "new_buffer_bump": "the block at the new buffer's start; the old buffer's rest is abandoned";
+    COPY = "copy": "copy the old bytes to the new block; the old ones stay";
+    DEALLOCATE = "deallocate": "do_deallocate is empty";
+    FREE_BUFFER = "free_buffer": "give a buffer back to the upstream resource";
+    RELEASE = "release": "no buffer; the next one gets the initial size again";
+    RESTORE = "restore": "the saved position, space left and next size come back";
+}

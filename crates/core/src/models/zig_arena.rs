@@ -43,7 +43,7 @@ use crate::model::{
 };
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
@@ -568,190 +568,39 @@ impl<W: Word> Model<W> for ZigArena<W> {
     }
 }
 
-const S: Source = Source::ZigArena;
-pub const ZERO_SIZE: StepId = StepId::new(
-    S,
-    "zero_size",
-    "",
-    "size 0: std.mem.Allocator hands out a dangling pointer (maxInt(usize) rounded down to the alignment, shown at the alignment); the arena is not called",
-);
-pub const NO_BUFFER: StepId = StepId::new(
-    S,
-    "no_buffer",
-    "",
-    "no buffer yet: the first allocation makes one",
-);
-pub const ALIGNED_INDEX: StepId = StepId::new(
-    S,
-    "aligned_index",
-    "",
-    "end_index rounded up to the alignment (as an address)",
-);
-pub const SETTLE: StepId = StepId::new(
-    S,
-    "settle",
-    "",
-    "end_index settles at the block's end, before anything checks that it fits",
-);
-pub const FITS_PASS: StepId = StepId::new(S, "fits", "pass", "the block ends within the buffer");
-pub const FITS_FAIL: StepId = StepId::new(
-    S,
-    "fits",
-    "fail",
-    "the block ends past the buffer; end_index stays past it",
-);
-pub const HAND_OUT: StepId = StepId::new(S, "hand_out", "", "the block, in the first buffer");
-pub const CHILD_RESIZE: StepId = StepId::new(
-    S,
-    "child_resize",
-    "refused",
-    "ask the child to grow the buffer in place: the simulated heap refuses",
-);
-pub const BIG_ENOUGH: StepId = StepId::new(
-    S,
-    "big_enough",
-    "",
-    "old buffer's bytes + node + alignment + request + 16",
-);
-pub const BUFFER_SIZE: StepId = StepId::new(
-    S,
-    "buffer_size",
-    "",
-    "half as much again, rounded up to even",
-);
-pub const CHILD_ALLOC: StepId = StepId::new(
-    S,
-    "child_alloc",
-    "",
-    "the child allocates the new buffer; its node goes first in the list",
-);
-pub const CHILD_REFUSED: StepId =
-    StepId::new(S, "child_alloc", "refused", "the child has no room for it");
-pub const NEW_INDEX: StepId = StepId::new(
-    S,
-    "new_index",
-    "",
-    "the block at the new buffer's start, rounded up to its alignment",
-);
-pub const RESIZE_LAST: StepId = StepId::new(
-    S,
-    "resize_last",
-    "yes",
-    "the block ends at end_index: it can change size",
-);
-pub const RESIZE_NOT_LAST: StepId = StepId::new(
-    S,
-    "resize_last",
-    "no",
-    "not the last allocation: only a smaller size is accepted, in place",
-);
-pub const RESIZE_SHRINK: StepId =
-    StepId::new(S, "resize_shrink", "", "smaller: end_index moves back");
-pub const RESIZE_GROW: StepId = StepId::new(
-    S,
-    "resize_grow",
-    "pass",
-    "larger, and the buffer has the room: end_index moves on",
-);
-pub const RESIZE_NO_ROOM: StepId = StepId::new(
-    S,
-    "resize_grow",
-    "fail",
-    "larger than the buffer's room: realloc allocates anew and copies",
-);
-pub const REALLOC_FROM_ZERO: StepId = StepId::new(
-    S,
-    "realloc_from_zero",
-    "",
-    "the old block is empty: a plain allocation",
-);
-pub const REALLOC_TO_ZERO: StepId = StepId::new(
-    S,
-    "realloc_to_zero",
-    "",
-    "to size 0: free the old block, hand out the zero-size pointer",
-);
-pub const COPY: StepId = StepId::new(
-    S,
-    "copy",
-    "",
-    "copy the old bytes to the new block, then free the old one",
-);
-pub const FREE_LAST: StepId = StepId::new(
-    S,
-    "free_last",
-    "yes",
-    "the block ends at end_index: its bytes come back",
-);
-pub const FREE_NOT_LAST: StepId = StepId::new(
-    S,
-    "free_last",
-    "no",
-    "not the most recent allocation: nothing happens",
-);
-pub const FREE: StepId = StepId::new(S, "free", "", "end_index moves back to the block's start");
-pub const USED_CAPACITY: StepId = StepId::new(
-    S,
-    "used_capacity",
-    "",
-    "reset: every buffer's bytes together (at most the limit)",
-);
-pub const RESET_EMPTY: StepId = StepId::new(S, "reset_empty", "", "no buffer: nothing to reset");
-pub const FREE_NODE: StepId = StepId::new(
-    S,
-    "free_node",
-    "",
-    "give a buffer back to the child allocator",
-);
-pub const RETAINED_SIZE: StepId = StepId::new(
-    S,
-    "retained_size",
-    "",
-    "the one buffer kept: node + those bytes, rounded down to even",
-);
-pub const KEEP_NODE: StepId = StepId::new(
-    S,
-    "keep_node",
-    "",
-    "the oldest buffer already has that size: emptied and kept",
-);
-pub const RETAIN_ALLOC: StepId = StepId::new(
-    S,
-    "retain_alloc",
-    "",
-    "a new buffer of that size (the child cannot resize), the old one freed",
-);
-pub const RESTORE: StepId = StepId::new(S, "restore", "", "end_index back to the saved one");
-pub const STEPS: &[StepId] = &[
-    ZERO_SIZE,
-    NO_BUFFER,
-    ALIGNED_INDEX,
-    SETTLE,
-    FITS_PASS,
-    FITS_FAIL,
-    HAND_OUT,
-    CHILD_RESIZE,
-    BIG_ENOUGH,
-    BUFFER_SIZE,
-    CHILD_ALLOC,
-    CHILD_REFUSED,
-    NEW_INDEX,
-    RESIZE_LAST,
-    RESIZE_NOT_LAST,
-    RESIZE_SHRINK,
-    RESIZE_GROW,
-    RESIZE_NO_ROOM,
-    REALLOC_FROM_ZERO,
-    REALLOC_TO_ZERO,
-    COPY,
-    FREE_LAST,
-    FREE_NOT_LAST,
-    FREE,
-    USED_CAPACITY,
-    RESET_EMPTY,
-    FREE_NODE,
-    RETAINED_SIZE,
-    KEEP_NODE,
-    RETAIN_ALLOC,
-    RESTORE,
-];
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::ZigArena;
+    ZERO_SIZE = "zero_size": "size 0: std.mem.Allocator hands out a dangling pointer (maxInt(usize) rounded down to the alignment, shown at the alignment); the arena is not called";
+    NO_BUFFER = "no_buffer": "no buffer yet: the first allocation makes one";
+    ALIGNED_INDEX = "aligned_index": "end_index rounded up to the alignment (as an address)";
+    SETTLE = "settle": "end_index settles at the block's end, before anything checks that it fits";
+    FITS_PASS = "fits" / "pass": "the block ends within the buffer";
+    FITS_FAIL = "fits" / "fail": "the block ends past the buffer; end_index stays past it";
+    HAND_OUT = "hand_out": "the block, in the first buffer";
+    CHILD_RESIZE = "child_resize" / "refused": "ask the child to grow the buffer in place: the simulated heap refuses";
+    BIG_ENOUGH = "big_enough": "old buffer's bytes + node + alignment + request + 16";
+    BUFFER_SIZE = "buffer_size": "half as much again, rounded up to even";
+    CHILD_ALLOC = "child_alloc": "the child allocates the new buffer; its node goes first in the list";
+    CHILD_REFUSED = "child_alloc" / "refused": "the child has no room for it";
+    NEW_INDEX = "new_index": "the block at the new buffer's start, rounded up to its alignment";
+    RESIZE_LAST = "resize_last" / "yes": "the block ends at end_index: it can change size";
+    RESIZE_NOT_LAST = "resize_last" / "no": "not the last allocation: only a smaller size is accepted, in place";
+    RESIZE_SHRINK = "resize_shrink": "smaller: end_index moves back";
+    RESIZE_GROW = "resize_grow" / "pass": "larger, and the buffer has the room: end_index moves on";
+    RESIZE_NO_ROOM = "resize_grow" / "fail": "larger than the buffer's room: realloc allocates anew and copies";
+    REALLOC_FROM_ZERO = "realloc_from_zero": "the old block is empty: a plain allocation";
+    REALLOC_TO_ZERO = "realloc_to_zero": "to size 0: free the old block, hand out the zero-size pointer";
+    COPY = "copy": "copy the old bytes to the new block, then free the old one";
+    FREE_LAST = "free_last" / "yes": "the block ends at end_index: its bytes come back";
+    FREE_NOT_LAST = "free_last" / "no": "not the most recent allocation: nothing happens";
+    FREE = "free": "end_index moves back to the block's start";
+    USED_CAPACITY = "used_capacity": "reset: every buffer's bytes together (at most the limit)";
+    RESET_EMPTY = "reset_empty": "no buffer: nothing to reset";
+    FREE_NODE = "free_node": "give a buffer back to the child allocator";
+    RETAINED_SIZE = "retained_size": "the one buffer kept: node + those bytes, rounded down to even";
+    KEEP_NODE = "keep_node": "the oldest buffer already has that size: emptied and kept";
+    RETAIN_ALLOC = "retain_alloc": "a new buffer of that size (the child cannot resize), the old one freed";
+    RESTORE = "restore": "end_index back to the saved one";
+}

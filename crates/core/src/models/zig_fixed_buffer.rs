@@ -27,7 +27,7 @@ use crate::model::{
 use crate::models::zig_arena::{dangling, DANGLING_NOTE};
 use crate::probe::Probe;
 use crate::source::Source;
-use crate::steps::StepId;
+use crate::steps;
 use crate::word::Word;
 use crate::{event, probe};
 
@@ -254,112 +254,28 @@ impl<W: Word> Model<W> for ZigFixedBuffer<W> {
     }
 }
 
-const S: Source = Source::ZigFixedBuffer;
-pub const ZERO_SIZE: StepId = StepId::new(
-    S,
-    "zero_size",
-    "",
-    "size 0: std.mem.Allocator hands out a dangling pointer (maxInt(usize) rounded down to the alignment, shown at the alignment)",
-);
-pub const ADJUST: StepId = StepId::new(
-    S,
-    "adjust",
-    "",
-    "alignPointerOffset: padding from end_index's address up to the alignment",
-);
-pub const ADJUST_OVERFLOW: StepId = StepId::new(
-    S,
-    "adjust",
-    "overflow",
-    "rounding the address up overflowed: no room",
-);
-pub const NEW_END: StepId = StepId::new(S, "new_end", "", "where the block would end");
-pub const FITS_PASS: StepId = StepId::new(S, "fits", "pass", "the block ends within the buffer");
-pub const FITS_FAIL: StepId = StepId::new(
-    S,
-    "fits",
-    "fail",
-    "past the buffer's end: error.OutOfMemory",
-);
-pub const BUMP: StepId = StepId::new(S, "bump", "", "end_index moves to the block's end");
-pub const RESIZE_LAST: StepId = StepId::new(
-    S,
-    "resize_last",
-    "yes",
-    "the block ends at end_index: it can change size",
-);
-pub const RESIZE_NOT_LAST: StepId = StepId::new(
-    S,
-    "resize_last",
-    "no",
-    "not the last allocation: only a smaller size is accepted, in place",
-);
-pub const RESIZE_SHRINK: StepId =
-    StepId::new(S, "resize_shrink", "", "smaller: end_index moves back");
-pub const RESIZE_GROW: StepId = StepId::new(
-    S,
-    "resize_grow",
-    "pass",
-    "larger, and the buffer has the room: end_index moves on",
-);
-pub const RESIZE_NO_ROOM: StepId = StepId::new(
-    S,
-    "resize_grow",
-    "fail",
-    "larger than the room left: realloc allocates anew and copies",
-);
-pub const REALLOC_FROM_ZERO: StepId = StepId::new(
-    S,
-    "realloc_from_zero",
-    "",
-    "the old block is empty: a plain allocation",
-);
-pub const REALLOC_TO_ZERO: StepId = StepId::new(
-    S,
-    "realloc_to_zero",
-    "",
-    "to size 0: free the old block, hand out the zero-size pointer",
-);
-pub const COPY: StepId = StepId::new(
-    S,
-    "copy",
-    "",
-    "copy the old bytes to the new block, then free the old one",
-);
-pub const FREE_LAST: StepId = StepId::new(
-    S,
-    "free_last",
-    "yes",
-    "the block ends at end_index: its bytes come back",
-);
-pub const FREE_NOT_LAST: StepId = StepId::new(
-    S,
-    "free_last",
-    "no",
-    "not the last allocation: nothing happens",
-);
-pub const FREE: StepId = StepId::new(S, "free", "", "end_index moves back to the block's start");
-pub const RESET: StepId = StepId::new(S, "reset", "", "end_index back to 0");
-pub const RESTORE: StepId = StepId::new(S, "restore", "", "end_index back to the saved one");
-pub const STEPS: &[StepId] = &[
-    ZERO_SIZE,
-    ADJUST,
-    ADJUST_OVERFLOW,
-    NEW_END,
-    FITS_PASS,
-    FITS_FAIL,
-    BUMP,
-    RESIZE_LAST,
-    RESIZE_NOT_LAST,
-    RESIZE_SHRINK,
-    RESIZE_GROW,
-    RESIZE_NO_ROOM,
-    REALLOC_FROM_ZERO,
-    REALLOC_TO_ZERO,
-    COPY,
-    FREE_LAST,
-    FREE_NOT_LAST,
-    FREE,
-    RESET,
-    RESTORE,
-];
+// The micro-steps this file records, each on the line marked `// step:
+// <marker>` (a test checks every one has its line).
+steps! {
+    Source::ZigFixedBuffer;
+    ZERO_SIZE = "zero_size": "size 0: std.mem.Allocator hands out a dangling pointer (maxInt(usize) rounded down to the alignment, shown at the alignment)";
+    ADJUST = "adjust": "alignPointerOffset: padding from end_index's address up to the alignment";
+    ADJUST_OVERFLOW = "adjust" / "overflow": "rounding the address up overflowed: no room";
+    NEW_END = "new_end": "where the block would end";
+    FITS_PASS = "fits" / "pass": "the block ends within the buffer";
+    FITS_FAIL = "fits" / "fail": "past the buffer's end: error.OutOfMemory";
+    BUMP = "bump": "end_index moves to the block's end";
+    RESIZE_LAST = "resize_last" / "yes": "the block ends at end_index: it can change size";
+    RESIZE_NOT_LAST = "resize_last" / "no": "not the last allocation: only a smaller size is accepted, in place";
+    RESIZE_SHRINK = "resize_shrink": "smaller: end_index moves back";
+    RESIZE_GROW = "resize_grow" / "pass": "larger, and the buffer has the room: end_index moves on";
+    RESIZE_NO_ROOM = "resize_grow" / "fail": "larger than the room left: realloc allocates anew and copies";
+    REALLOC_FROM_ZERO = "realloc_from_zero": "the old block is empty: a plain allocation";
+    REALLOC_TO_ZERO = "realloc_to_zero": "to size 0: free the old block, hand out the zero-size pointer";
+    COPY = "copy": "copy the old bytes to the new block, then free the old one";
+    FREE_LAST = "free_last" / "yes": "the block ends at end_index: its bytes come back";
+    FREE_NOT_LAST = "free_last" / "no": "not the last allocation: nothing happens";
+    FREE = "free": "end_index moves back to the block's start";
+    RESET = "reset": "end_index back to 0";
+    RESTORE = "restore": "end_index back to the saved one";
+}
