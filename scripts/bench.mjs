@@ -1,4 +1,4 @@
-// `npm run bench` (issue 7): how fast the engine traces, natively and as the
+// `npm run bench`: how fast the engine traces, natively and as the
 // page's wasm in headless Chromium, how large the trace is, how long scrubbing
 // and drawing take, and what the embed route weighs and how soon it shows a map.
 //
@@ -16,7 +16,7 @@
 // map's benchmark hooks), then `vite preview` of a build in --out (default
 // /tmp/dist-bench) for the embed route's payload and first map. The wasm in
 // web/pkg-trace (the trace module: the TraceRun the page traces with) and
-// web/pkg (the cost module) is used as built.
+// web/pkg-cost (the cost module) is used as built.
 // A benchmark, not a test: `npm test` does not run it (its pure parts are
 // tested in scripts/bench.test.mjs).
 import { spawn, spawnSync } from "node:child_process";
@@ -280,27 +280,27 @@ async function openApp(browser, origin) {
 }
 
 /**
- * In the page: the lean module's TraceRun of `ops` ops, `runs` times, each
+ * In the page: the trace module's TraceRun of `ops` ops, `runs` times, each
  * created and advanced to its end (one advance call: the slicer's pauses are
  * the page's, not the engine's). With `breakdown`, once more for what the page
  * reads from it (columns, stats samples, header and chunks JSON), the time of
  * an op's detail at op 100 and at the last op, and the wasm memory the run
- * holds. `{ unavailable }` when the lean module cannot load (not built yet,
+ * holds. `{ unavailable }` when the trace module cannot load (not built yet,
  * or without TraceRun).
  */
-async function leanTrace(page, source, preset, runs, breakdown) {
+async function traceModuleRun(page, source, preset, runs, breakdown) {
   return page.evaluate(
     async ({ source, preset, runs, breakdown }) => {
-      let lean;
+      let traceModule;
       let wasm;
       try {
         const loaders = await import("/src/engine/load.ts");
         if (typeof loaders.loadTraceModule !== "function") return { unavailable: "load.ts has no loadTraceModule" };
-        lean = await loaders.loadTraceModule();
+        traceModule = await loaders.loadTraceModule();
         // The same instance: the glue's init returns the exports it made (memory among them).
-        wasm = await (await import("/pkg-trace/bumplab_trace.js")).default();
+        wasm = await (await import("/pkg-trace/trace.js")).default();
       } catch (e) {
-        return { unavailable: `the lean module did not load: ${String(e?.message ?? e).split("\n")[0]}` };
+        return { unavailable: `the trace module did not load: ${String(e?.message ?? e).split("\n")[0]}` };
       }
       const out = { total: [], ops: 0, error: null, parts: null, memBytes: NaN, detailFirstMs: NaN, detailLastMs: NaN };
       const request = { source, allocator: preset, target: "64", capacity: null, minAlign: null };
@@ -314,7 +314,7 @@ async function leanTrace(page, source, preset, runs, breakdown) {
         globalThis.gc?.();
         const mem0 = wasm.memory.buffer.byteLength;
         const t0 = performance.now();
-        const run = lean.startRun(request);
+        const run = traceModule.startRun(request);
         advance(run);
         const ms = performance.now() - t0;
         const error = run.error();
@@ -579,14 +579,14 @@ async function main() {
     say(`dev server ${origin}`);
     let app = await openApp(browser, origin);
 
-    // Wasm tracing: the lean module's TraceRun (the JSON engine while it is
+    // Wasm tracing: the trace module's TraceRun (the JSON engine while it is
     // missing), one run a size while the next is predicted within the budget.
-    let leanWhy = null;
-    const probe = await leanTrace(app.page, program(4), opts.preset, 1, false);
-    if (probe.unavailable || probe.error) leanWhy = probe.unavailable ?? `the lean run failed: ${probe.error}`;
-    const lean = leanWhy === null;
-    if (!lean) say(`wasm: ${leanWhy}; measuring the metered module's JSON trace instead`);
-    const measure = (ops, runs, breakdown) => (lean ? leanTrace : jsonTrace)(app.page, program(ops), opts.preset, runs, breakdown);
+    let traceWhy = null;
+    const probe = await traceModuleRun(app.page, program(4), opts.preset, 1, false);
+    if (probe.unavailable || probe.error) traceWhy = probe.unavailable ?? `the trace module's run failed: ${probe.error}`;
+    const hasTraceModule = traceWhy === null;
+    if (!hasTraceModule) say(`wasm: ${traceWhy}; measuring the cost module's JSON trace instead`);
+    const measure = (ops, runs, breakdown) => (hasTraceModule ? traceModuleRun : jsonTrace)(app.page, program(ops), opts.preset, runs, breakdown);
     let failure = null;
     const wasmMs = new Map();
     for (const ops of ascending(opts.ops)) {
@@ -605,16 +605,16 @@ async function main() {
         break;
       }
     }
-    const what = lean ? "TraceRun created and advanced to its end" : `the metered module's JSON trace (engine.trace), as ${leanWhy}`;
+    const what = hasTraceModule ? "TraceRun created and advanced to its end" : `the cost module's JSON trace (engine.trace), as ${traceWhy}`;
     if (wasmTop) {
-      say(`wasm: ${count(wasmTop.ops)} ops × ${opts.runs} (and once more for the breakdown${lean ? ", in a fresh page" : ""})`);
-      let r = await measure(wasmTop.ops, opts.runs, !lean);
+      say(`wasm: ${count(wasmTop.ops)} ops × ${opts.runs} (and once more for the breakdown${hasTraceModule ? ", in a fresh page" : ""})`);
+      let r = await measure(wasmTop.ops, opts.runs, !hasTraceModule);
       if (r.error || r.unavailable) throw new Error(`wasm ${count(wasmTop.ops)} ops: ${r.error ?? r.unavailable}`);
-      if (lean) {
+      if (hasTraceModule) {
         // A fresh page, so the memory the run takes is not memory a run before it freed.
         const fresh = await openApp(browser, origin);
         try {
-          const b = await leanTrace(fresh.page, program(wasmTop.ops), opts.preset, 0, true);
+          const b = await traceModuleRun(fresh.page, program(wasmTop.ops), opts.preset, 0, true);
           if (b.error || b.unavailable) throw new Error(`wasm breakdown: ${b.error ?? b.unavailable}`);
           r = { ...r, parts: b.parts, memBytes: b.memBytes, detailFirstMs: b.detailFirstMs, detailLastMs: b.detailLastMs, freshMs: b.runMs };
         } finally {
@@ -642,7 +642,7 @@ async function main() {
           note: `at ${count(r.ops)} ops: native ${formatValue(same.opsPerS)} ops/s (columnar run) over the page's ${formatValue(opsPerS)} ops/s`,
         }),
       );
-      if (lean) {
+      if (hasTraceModule) {
         const bytes = traceBytes(r.parts);
         bytesPerOp = bytes / r.ops;
         const kb = (n) => `${formatValue(n / 1024)} kB`;
@@ -666,7 +666,7 @@ async function main() {
         bytesPerOp = r.jsonChars / r.ops;
         emit(
           formatLine("trace_bytes_per_op", bytesPerOp, "B/op", {
-            note: `the metered module's JSON (the lean module is missing): ${formatValue(r.jsonChars / 1e6)} MB for ${count(r.ops)} ops`,
+            note: `the cost module's JSON (the trace module is missing): ${formatValue(r.jsonChars / 1e6)} MB for ${count(r.ops)} ops`,
           }),
         );
       }

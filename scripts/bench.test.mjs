@@ -121,10 +121,10 @@ describe("the two-module design's figures", () => {
   test("the payload is what the page fetched up to its first map; later fetches are apart", () => {
     const entries = [
       { url: "http://x/assets/embed.js", end: 40 },
-      { url: "http://x/assets/bumplab_trace_bg.wasm", end: 120 },
-      { url: "http://x/assets/bumplab.js", end: 400 },
+      { url: "http://x/assets/trace_bg.wasm", end: 120 },
+      { url: "http://x/assets/cost.js", end: 400 },
     ];
-    expect(splitFetches(entries, 120)).toEqual({ before: ["http://x/assets/embed.js", "http://x/assets/bumplab_trace_bg.wasm"], after: ["http://x/assets/bumplab.js"] });
+    expect(splitFetches(entries, 120)).toEqual({ before: ["http://x/assets/embed.js", "http://x/assets/trace_bg.wasm"], after: ["http://x/assets/cost.js"] });
     expect(splitFetches([], 10)).toEqual({ before: [], after: [] });
   });
   test("trace bytes are the columns, the stats samples and the header and chunks JSON", () => {

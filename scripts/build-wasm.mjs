@@ -1,13 +1,14 @@
-// Builds the two wasm modules the page and the CLI load (issue 7):
+// Builds the two wasm modules the page and the CLI load, each named once:
+// the crate crates/<name>, the folder web/pkg-<name>, the files <name>*.
 //
-// - lean, web/pkg-trace/bumplab_trace*: crates/trace-wasm (the resumable
-//   columnar run the map, stepper, embed and <bump-lab> load first). Never
-//   metered, so it is built for size: opt-level "z" for every crate in it
-//   (CARGO_PROFILE_RELEASE_OPT_LEVEL: with LTO the dependencies' level counts,
+// - trace, web/pkg-trace/trace*: crates/trace (the resumable columnar run
+//   the map, stepper, embed and <bump-lab> load first), in two builds (one
+//   per preset family, below). Never metered, so it is built for size:
+//   opt-level "z" for every crate in it (CARGO_PROFILE_RELEASE_OPT_LEVEL: with LTO the dependencies' level counts,
 //   a package override for the cdylib alone saves almost nothing), then
 //   wasm-opt -Oz from npm's binaryen (Debian's is too old for Rust 1.95's
 //   output: the module it writes fails to load).
-// - metered, web/pkg/bumplab*: crates/wasm, loaded only when costs are
+// - cost, web/pkg-cost/cost*: crates/cost, loaded only when costs are
 //   shown: cargo (release, wasm32, LTO) -> wasm-bindgen (via wasm-pack) ->
 //   bumplab-meter, which adds the executed-instruction counters LAST, so the
 //   counted code is the code that ships. No wasm-opt: its inliner ignores
@@ -16,12 +17,11 @@
 //   would no longer be the code the sources describe.
 //
 // Each module is skipped when none of its inputs changed since its last
-// build (a stamp in its output folder); --force rebuilds both, --only lean|metered
+// build (a stamp in its output folder); --force rebuilds both, --only trace|cost
 // builds one. A module is built in web/.pkg-build/ and moved into place only
 // once it loads, so a failed build never leaves a half-made module (an
-// unmetered one, say) where the page and tests look. Until crates/trace-wasm
-// exists the lean module is skipped with a warning; once it exists, any
-// failure stops the build and says which step.
+// unmetered one, say) where the page and tests look. Any failure stops
+// the build and says which step.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,8 +33,8 @@ import { BINARYEN } from "./versions.mjs";
 const force = process.argv.includes("--force");
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : null;
-if (only !== null && only !== "lean" && only !== "metered") {
-  console.error("[bump-lab] --only takes lean or metered");
+if (only !== null && only !== "trace" && only !== "cost") {
+  console.error("[bump-lab] --only takes trace or cost");
   process.exit(2);
 }
 
@@ -47,7 +47,7 @@ function wasmOpt() {
   const version = existsSync(bin) ? output(bin, ["--version"]) : null;
   if (!version || !version.includes(`version ${BINARYEN}`)) {
     fail(
-      "lean",
+      "trace",
       `wasm-opt ${BINARYEN} from npm's binaryen is needed (${version ? `found "${version}"` : `${bin} is missing`}): ` +
         "run `node scripts/setup.mjs` (npm ci installs binaryen, a devDependency)",
     );
@@ -111,36 +111,31 @@ function wasmPack(module, crate, outDir, outName, env = {}, cargoArgs = []) {
   );
 }
 
-// --- Lean ----------------------------------------------------------------------
-// The trace module in two builds of crates/trace-wasm, one per preset family
+// --- Trace ---------------------------------------------------------------------
+// The trace module in two builds of crates/trace, one per preset family
 // (bumplab_core::presets::Family): web/pkg-trace runs the core presets and is
 // what every page fetches first; web/pkg-trace-more runs the other arenas and
 // is fetched only when one of them is shown.
-const LEAN_BUILDS = [
-  { name: "lean", dir: "pkg-trace", features: "core-presets" },
-  { name: "lean (more arenas)", dir: "pkg-trace-more", features: "more-arenas" },
+const TRACE_BUILDS = [
+  { name: "trace", dir: "pkg-trace", features: "core-presets" },
+  { name: "trace (more arenas)", dir: "pkg-trace-more", features: "more-arenas" },
 ];
 
-async function buildLean() {
-  const crate = join(root, "crates", "trace-wasm");
-  if (!existsSync(join(crate, "Cargo.toml"))) {
-    console.warn("[bump-lab] warning: crates/trace-wasm does not exist yet: the lean module (web/pkg-trace) is not built");
-    return;
-  }
+async function buildTrace() {
   const opt = wasmOpt();
-  for (const build of LEAN_BUILDS) {
+  for (const build of TRACE_BUILDS) {
     const dir = join(root, "web", build.dir);
-    const inputs = hashTree([...SHARED, "crates/trace-wasm"], skipTarget) + `\n${opt.version}\n${build.features}`;
+    const inputs = hashTree([...SHARED, "crates/trace"], skipTarget) + `\n${opt.version}\n${build.features}`;
     await buildIfChanged(build.dir, dir, inputs, async (tmp) => {
-      wasmPack(build.name, "crates/trace-wasm", tmp, "bumplab_trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" }, ["--no-default-features", "--features", build.features]);
-      const wasm = join(tmp, "bumplab_trace_bg.wasm");
+      wasmPack(build.name, "crates/trace", tmp, "trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" }, ["--no-default-features", "--features", build.features]);
+      const wasm = join(tmp, "trace_bg.wasm");
       const before = sizes(wasm);
       // The module's target_features section tells wasm-opt which features it uses.
       run(opt.bin, ["-Oz", "--strip-debug", "--strip-producers", wasm, "-o", wasm], {
         hint: `the ${build.name} wasm module: wasm-opt -Oz failed on ${wasm}`,
       });
-      await loads(build.name, tmp, "bumplab_trace");
-      log(`${build.name} wasm built: web/${build.dir}/bumplab_trace_bg.wasm: ${sizes(wasm)} (before wasm-opt: ${before})`);
+      await loads(build.name, tmp, "trace");
+      log(`${build.name} wasm built: web/${build.dir}/trace_bg.wasm: ${sizes(wasm)} (before wasm-opt: ${before})`);
     });
   }
 }
@@ -162,24 +157,24 @@ async function loads(module, dir, name) {
   if (r.status !== 0) fail(module, `${wasm} does not load: ${(r.stderr || r.stdout).trim().split("\n").slice(-3).join(" | ")}`);
 }
 
-// --- Metered -------------------------------------------------------------------
-async function buildMetered() {
-  const dir = join(root, "web", "pkg");
-  const inputs = hashTree([...SHARED, "crates/wasm", "crates/meter"], skipTarget);
-  await buildIfChanged("metered", dir, inputs, async (tmp) => {
-    wasmPack("metered", "crates/wasm", tmp, "bumplab");
-    const wasm = join(tmp, "bumplab_bg.wasm");
+// --- Cost ----------------------------------------------------------------------
+async function buildCost() {
+  const dir = join(root, "web", "pkg-cost");
+  const inputs = hashTree([...SHARED, "crates/cost", "crates/meter"], skipTarget);
+  await buildIfChanged("pkg-cost", dir, inputs, async (tmp) => {
+    wasmPack("cost", "crates/cost", tmp, "cost");
+    const wasm = join(tmp, "cost_bg.wasm");
     // The meter's input, kept beside its output: crates/meter/tests/shipped.rs
     // counts the same calls on it with wasmtime's fuel. The page never loads it.
-    copyFileSync(wasm, join(tmp, "bumplab_bg.unmetered.wasm"));
-    run("cargo", ["build", "--release", "--quiet", "-p", "bumplab-meter"], { hint: "the metered wasm module: bumplab-meter did not build" });
+    copyFileSync(wasm, join(tmp, "cost_bg.unmetered.wasm"));
+    run("cargo", ["build", "--release", "--quiet", "-p", "bumplab-meter"], { hint: "the cost wasm module: bumplab-meter did not build" });
     run(join(root, "target", "release", "bumplab-meter"), [wasm, "-o", wasm], {
-      hint: "the metered wasm module: bumplab-meter could not instrument it",
+      hint: "the cost wasm module: bumplab-meter could not instrument it",
     });
-    await loads("metered", tmp, "bumplab");
-    log(`metered wasm built: web/pkg/bumplab_bg.wasm: ${sizes(wasm)}`);
+    await loads("cost", tmp, "cost");
+    log(`cost wasm built (metered): web/pkg-cost/cost_bg.wasm: ${sizes(wasm)}`);
   });
 }
 
-if (only !== "metered") await buildLean();
-if (only !== "lean") await buildMetered();
+if (only !== "cost") await buildTrace();
+if (only !== "trace") await buildCost();

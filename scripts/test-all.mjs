@@ -14,14 +14,14 @@ const layers = [
   {
     name: "wasm-pack test --node",
     cmd: "wasm-pack",
-    args: ["test", "--node", "--mode", "no-install", "crates/wasm"],
+    args: ["test", "--node", "--mode", "no-install", "crates/cost"],
     count: cargoCount,
   },
   {
-    // The lean module's binding (crates/trace-wasm), compiled to wasm32.
-    name: "wasm-pack test --node lean",
+    // The trace module's binding (crates/trace), compiled to wasm32.
+    name: "wasm-pack test --node trace",
     cmd: "wasm-pack",
-    args: ["test", "--node", "--mode", "no-install", "crates/trace-wasm"],
+    args: ["test", "--node", "--mode", "no-install", "crates/trace"],
     count: cargoCount,
     skip: () => !existsSync(join(root, "crates", "trace-wasm", "tests")),
   },

@@ -3,7 +3,7 @@
 export const WASM_BINDGEN = "0.2.130";
 export const WASM_PACK = "0.15.1";
 export const CHROMIUM = "/usr/bin/chromium";
-// wasm-opt for the lean module: npm's binaryen (a devDependency pinned to
+// wasm-opt for the trace module: npm's binaryen (a devDependency pinned to
 // this major in package.json); Debian's 108 breaks Rust 1.95's output.
 export const BINARYEN = "132";
 // The Zig toolchain the zig-arena and zig-fixed-buffer presets follow: PyPI's

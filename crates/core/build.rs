@@ -3,9 +3,9 @@
 //!
 //! Recording a micro-step needs its line; looking it up in the file's text
 //! at run time kept every source file's text in each module that traces
-//! (about 29 kB of the lean wasm module's gzip). With the lines computed
-//! here, only `Source::text()` refers to the texts, so a module that never
-//! serves them (the lean one: the page fetches them lazily) leaves them out.
+//! (about 29 kB of the trace module's gzip). With the lines computed here,
+//! only `catalogue::text` refers to the texts, so a module that never serves
+//! them (the trace module: the page fetches them lazily) leaves them out.
 //! A test checks this table against a run-time scan of the texts.
 
 use std::env;
@@ -14,7 +14,7 @@ use std::fs;
 use std::path::Path;
 
 /// Each `Source` variant and its file, relative to `src/` (as `Source::path`
-/// and the `include_str!`s in `source.rs` name them).
+/// and the `include_str!`s in `catalogue.rs` name them).
 const FILES: [(&str, &str); 15] = [
     ("BumpDown", "algorithms/bump_down.rs"),
     ("BumpUpNaive", "algorithms/bump_up_naive.rs"),

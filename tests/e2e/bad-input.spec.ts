@@ -216,7 +216,7 @@ test("editor: HTML as a block name is a syntax error shown as text; no element i
   await openAtFour(page);
   const line = '<img src=x onerror="window.__xss=1"> = alloc 8';
   await program(page).fill(`a = alloc 8\n${line}`);
-  // Needs a wasm built from afab388 or later (web/pkg/.stamp older gives only "unexpected character '<'").
+  // Needs a wasm built from afab388 or later (web/pkg-cost/.stamp older gives only "unexpected character '<'").
   await expect(programError(page)).toHaveText(`2:1: unexpected character '<'${STRAY}`);
   await expectKept(page);
   // The mirror draws the line literally; nothing was parsed as HTML.

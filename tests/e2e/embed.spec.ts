@@ -100,9 +100,9 @@ test("the iframe and both elements draw the blocks the app draws for the same st
 // ---- What the embed fetches (issue 7) ----------------------------------------------------
 
 /** The lean module's wasm (web/pkg-trace), as Vite names it in dist/ and bump-lab.js's copy. */
-const LEAN_WASM = /\/(?:assets\/|bump-lab-)bumplab_trace_bg-[\w-]+\.wasm$/;
-/** The metered module: its wasm (web/pkg) or its glue's chunk (assets/bumplab-<hash>.js). */
-const METERED = /\/(?:assets\/|bump-lab-)bumplab_bg-[\w-]+\.wasm$|\/assets\/bumplab-[\w-]+\.js$/;
+const LEAN_WASM = /\/(?:assets\/|bump-lab-)trace_bg-[\w-]+\.wasm$/;
+/** The metered module: its wasm (web/pkg-cost) or its glue's chunk (assets/cost-<hash>.js). */
+const METERED = /\/(?:assets\/|bump-lab-)cost_bg-[\w-]+\.wasm$|\/assets\/cost-[\w-]+\.js$/;
 
 /** What the page fetched, once the network has been quiet for a while (nothing lazy still to come). */
 async function fetched(page: Page): Promise<string[]> {
@@ -190,7 +190,7 @@ test("a compare embed traces each column with the lean module and fills the tabl
   await expect(firstRow.nth(1)).toHaveText(/^\d+$/);
   const paths = await fetched(page);
   expect(paths.filter((p) => LEAN_WASM.test(p))).toHaveLength(1);
-  expect(paths.filter((p) => /bumplab_bg-[\w-]+\.wasm$/.test(p))).toHaveLength(1);
+  expect(paths.filter((p) => /cost_bg-[\w-]+\.wasm$/.test(p))).toHaveLength(1);
 });
 
 test("a removed element frees its player; inserted again it draws afresh", async ({ page }) => {

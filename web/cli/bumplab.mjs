@@ -25,11 +25,11 @@ function fail(message, code = 2) {
 }
 
 async function loadEngine() {
-  const pkg = join(here, "..", "pkg");
+  const pkg = join(here, "..", "pkg-cost");
   let mod;
   try {
-    mod = await import(join(pkg, "bumplab.js"));
-    mod.initSync({ module: readFileSync(join(pkg, "bumplab_bg.wasm")) });
+    mod = await import(join(pkg, "cost.js"));
+    mod.initSync({ module: readFileSync(join(pkg, "cost_bg.wasm")) });
   } catch (e) {
     fail(`the wasm engine is not built (${e.message}); run \`npm run build:wasm\` first`, 1);
   }

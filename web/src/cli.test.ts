@@ -12,7 +12,7 @@ import { loadCostModuleSync } from "./engine/node";
 import { traceJson } from "./share/traceFile";
 
 const cli = fileURLToPath(new URL("../cli/bumplab.mjs", import.meta.url));
-const wasm = fileURLToPath(new URL("../pkg/bumplab_bg.wasm", import.meta.url));
+const wasm = fileURLToPath(new URL("../pkg-cost/cost_bg.wasm", import.meta.url));
 
 interface Run {
   status: number | null;

@@ -6,7 +6,9 @@
 //! measurement tools sit on top of this crate.
 
 pub mod algorithms;
+pub mod catalogue;
 pub mod engine;
+pub mod events;
 pub mod heap;
 pub mod model;
 pub mod models;
@@ -20,9 +22,9 @@ pub mod steps;
 pub mod trace;
 pub mod word;
 
-pub use engine::{run, Options};
+pub use engine::Options;
 pub use presets::PresetId;
 pub use program::ProgramError;
-pub use run::Run;
+pub use run::{run, Run};
 pub use trace::Trace;
 pub use word::Target;

@@ -8,7 +8,7 @@
 //! the algorithm as written, without instrumentation.
 //! `tests/noprobe_codegen.rs` checks this against the source with its probes deleted.
 
-use crate::model::ModelEvent;
+use crate::events::ModelEvent;
 use crate::steps::StepId;
 use crate::word::Word;
 

@@ -566,3 +566,56 @@ pub fn parse(src: &str) -> Result<Vec<Stmt>, ProgramError> {
     let mut p = Parser { toks, i: 0, end };
     p.block(0)
 }
+
+/// Drops the repeats that execute no op (`repeat 99999999 { }`, or one
+/// whose body only holds such repeats): running them would spin through
+/// their counts producing nothing.
+pub(crate) fn prune(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    stmts
+        .into_iter()
+        .filter_map(|s| match s.kind {
+            StmtKind::Repeat { count, body } => {
+                let body = prune(body);
+                (count > 0 && !body.is_empty()).then_some(Stmt {
+                    pos: s.pos,
+                    kind: StmtKind::Repeat { count, body },
+                })
+            }
+            _ => Some(s),
+        })
+        .collect()
+}
+
+/// Ops a statement list executes, saturating.
+pub(crate) fn op_count(stmts: &[Stmt]) -> u64 {
+    stmts.iter().fold(0u64, |n, s| {
+        n.saturating_add(match &s.kind {
+            StmtKind::Repeat { count, body } => count.saturating_mul(op_count(body)),
+            _ => 1,
+        })
+    })
+}
+
+/// Refuses, before running anything, a program that would execute more than
+/// `cap` ops, naming the statement where the total crosses it; `what` says
+/// what the cap is, after the count (", the most a full JSON trace holds").
+pub(crate) fn check_op_count(stmts: &[Stmt], cap: u64, what: &str) -> Result<(), ProgramError> {
+    let mut total = 0u64;
+    for s in stmts {
+        total = total.saturating_add(op_count(core::slice::from_ref(s)));
+        if total > cap {
+            if let StmtKind::Repeat { body, .. } = &s.kind {
+                if op_count(body) > cap {
+                    return check_op_count(body, cap, what)
+                        .and(Err(ProgramError::at(s.pos, over_cap(cap, what))));
+                }
+            }
+            return Err(ProgramError::at(s.pos, over_cap(cap, what)));
+        }
+    }
+    Ok(())
+}
+
+fn over_cap(cap: u64, what: &str) -> String {
+    format!("the program would execute more than {cap} ops{what}: lower a repeat count")
+}

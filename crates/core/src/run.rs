@@ -1,7 +1,7 @@
 //! The columnar run: a program traced op by op into seven `u32` columns,
 //! resumable in slices, with any op's full details rebuilt on demand.
 //!
-//! The full JSON trace ([`crate::run`]) keeps every op's events and
+//! The full JSON trace ([`run()`]) keeps every op's events and
 //! micro-steps, about 1.6 kB per op. A page that scrubs through a million
 //! ops needs far less per op: where each block is, when it dies and when its
 //! bytes come back. So the run keeps 28 bytes per op (the columns), a table
@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::algorithms::Direction;
 use crate::engine::{self, Options, State, MAX_EXECUTED_OPS, MAX_FULL_TRACE_OPS};
 use crate::presets::PresetId;
+use crate::program::op_count;
 use crate::program::{ProgramError, Stmt, StmtKind};
 use crate::source::Source;
 use crate::trace::{ChunkInfo, Op, OpKind, ProgramInfo, Stats, Trace, TRACE_VERSION};
@@ -360,6 +361,12 @@ pub struct Run {
     error: Option<ProgramError>,
 }
 
+/// Parses and runs `src` on `preset`, recording every op in full: the
+/// columnar run run to the end, keeping each op's details.
+pub fn run(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, ProgramError> {
+    Run::full_trace(src, preset, opts)
+}
+
 impl Run {
     /// Parses `src` and builds `preset`'s engine, ready to run (nothing runs
     /// yet). Fails for a program that does not parse, runs more than
@@ -369,11 +376,7 @@ impl Run {
     }
 
     /// The full JSON trace: this run to the end, keeping every op in full.
-    pub(crate) fn full_trace(
-        src: &str,
-        preset: PresetId,
-        opts: &Options,
-    ) -> Result<Trace, ProgramError> {
+    fn full_trace(src: &str, preset: PresetId, opts: &Options) -> Result<Trace, ProgramError> {
         let mut run = Run::start(src, preset, opts, MAX_FULL_TRACE_OPS, true)?;
         while !run.advance(u32::MAX)? {}
         Ok(Trace {
@@ -403,7 +406,7 @@ impl Run {
         full: bool,
     ) -> Result<Run, ProgramError> {
         let (program, state) = engine::start(src, preset, opts, cap)?;
-        let total = engine::op_count(&program);
+        let total = op_count(&program);
         let (mut nodes, mut stmts, mut infos) = (Vec::new(), Vec::new(), Vec::new());
         flatten(program, &mut nodes, &mut stmts, &mut infos);
         let stats_every = total.div_ceil(MAX_STATS_SAMPLES).max(1) as u32;

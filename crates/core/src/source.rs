@@ -1,9 +1,9 @@
-//! The source files the code view shows: exactly the files that are compiled,
-//! stepped and measured, embedded at build time.
+//! The names of the source files the code view shows. A [`Source`] names a
+//! file and where it lives; what the file holds (its text and its steps) is
+//! in [`crate::catalogue`], above the algorithms and models it lists, so this
+//! bottom layer knows none of them.
 
 use serde::Serialize;
-
-use crate::steps::StepId;
 
 /// A file holding an algorithm or a chunk policy whose steps are recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -63,47 +63,6 @@ impl Source {
             Source::ZigArena => "crates/core/src/models/zig_arena.rs",
             Source::PmrMonotonic => "crates/core/src/models/pmr_monotonic.rs",
             Source::LlvmBumpPtr => "crates/core/src/models/llvm_bump_ptr.rs",
-        }
-    }
-
-    pub fn text(self) -> &'static str {
-        match self {
-            Source::BumpDown => include_str!("algorithms/bump_down.rs"),
-            Source::BumpUpNaive => include_str!("algorithms/bump_up_naive.rs"),
-            Source::BumpUp => include_str!("algorithms/bump_up.rs"),
-            Source::Fixed => include_str!("models/fixed.rs"),
-            Source::MinAlignUp => include_str!("algorithms/min_align_up.rs"),
-            Source::MinAlignDown => include_str!("algorithms/min_align_down.rs"),
-            Source::Bumper => include_str!("models/bumper.rs"),
-            Source::CppArena => include_str!("models/cpp_arena.rs"),
-            Source::BumpScope => include_str!("models/bump_scope.rs"),
-            Source::Bumpalo => include_str!("models/bumpalo.rs"),
-            Source::BlinkAlloc => include_str!("models/blink_alloc.rs"),
-            Source::ZigFixedBuffer => include_str!("models/zig_fixed_buffer.rs"),
-            Source::ZigArena => include_str!("models/zig_arena.rs"),
-            Source::PmrMonotonic => include_str!("models/pmr_monotonic.rs"),
-            Source::LlvmBumpPtr => include_str!("models/llvm_bump_ptr.rs"),
-        }
-    }
-
-    /// Every step declared in this file (checked against its markers by a test).
-    pub fn steps(self) -> &'static [StepId] {
-        match self {
-            Source::BumpDown => crate::algorithms::bump_down::STEPS,
-            Source::BumpUpNaive => crate::algorithms::bump_up_naive::STEPS,
-            Source::BumpUp => crate::algorithms::bump_up::STEPS,
-            Source::Fixed => crate::models::fixed::STEPS,
-            Source::MinAlignUp => crate::algorithms::min_align_up::STEPS,
-            Source::MinAlignDown => crate::algorithms::min_align_down::STEPS,
-            Source::Bumper => crate::models::bumper::STEPS,
-            Source::CppArena => crate::models::cpp_arena::STEPS,
-            Source::BumpScope => crate::models::bump_scope::STEPS,
-            Source::Bumpalo => crate::models::bumpalo::STEPS,
-            Source::BlinkAlloc => crate::models::blink_alloc::STEPS,
-            Source::ZigFixedBuffer => crate::models::zig_fixed_buffer::STEPS,
-            Source::ZigArena => crate::models::zig_arena::STEPS,
-            Source::PmrMonotonic => crate::models::pmr_monotonic::STEPS,
-            Source::LlvmBumpPtr => crate::models::llvm_bump_ptr::STEPS,
         }
     }
 

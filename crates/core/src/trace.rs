@@ -2,7 +2,7 @@
 //! versioned JSON format documented in `docs/trace-format.md`.
 
 use crate::algorithms::Direction;
-use crate::model::ChunkReason;
+use crate::events::ChunkReason;
 use crate::source::Source;
 use crate::word::Target;
 use serde::Serialize;
@@ -176,7 +176,7 @@ impl RealRun {
 /// What one op did on the real crate.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct RealOp {
-    /// What the crate's code executed (metered module only).
+    /// What the crate's code executed (cost module only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
     /// The block's chunk, numbered in creation order from 0.

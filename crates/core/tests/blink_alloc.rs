@@ -1,7 +1,7 @@
 //! The blink-alloc preset against blink-alloc 0.4.0 itself: cases with the
 //! numbers its source gives, each also run on the real crate, and random
 //! programs compared op by op (the same harness runs on wasm32 in
-//! crates/wasm/tests/wasm32_fidelity.rs).
+//! crates/cost/tests/wasm32_fidelity.rs).
 
 #[path = "common/arena_diff.rs"]
 mod arena_diff;
@@ -14,8 +14,8 @@ use arena_diff::{
     base_seed, compare, larger_than_every_chunk, native_target, parse_steps, program, repeated,
     run_model, seed_of, Coverage,
 };
+use bumplab_core::events::ChunkReason;
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
-use bumplab_core::model::ChunkReason;
 use bumplab_core::models::blink_alloc::{self as model, BlinkAlloc};
 use bumplab_core::source::Source;
 use bumplab_core::trace::EventKind;
@@ -183,7 +183,7 @@ fn reset_keeps_the_newest_chunk_and_forgets_the_total() {
 
 #[test]
 fn every_step_marker_is_on_a_code_line() {
-    let text = Source::BlinkAlloc.text();
+    let text = bumplab_core::catalogue::text(Source::BlinkAlloc);
     for s in model::STEPS {
         let line = s.line() as usize;
         assert!(line > 0, "{s:?}");

@@ -15,7 +15,7 @@ use std::alloc::Layout;
 
 use bump_scope::settings::BumpSettings;
 use bump_scope_diff::{compare, preset, run_real_dyn, trace_seen, AOp, Real};
-use bumplab_core::model::ModelEvent;
+use bumplab_core::events::ModelEvent;
 use bumplab_core::models::bump_scope::{header_size, malloc_overhead};
 use bumplab_core::trace::EventKind;
 use bumplab_core::{run, Options, Target, Trace};

@@ -6,8 +6,8 @@
 mod bumpalo_diff;
 
 use bumpalo_diff::{assert_same, lower, parse_steps, run_model, run_real, GenOp, Obs, Place, Step};
+use bumplab_core::events::ChunkReason;
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
-use bumplab_core::model::ChunkReason;
 use bumplab_core::models::bumpalo::{self as model, Bumpalo};
 use bumplab_core::source::Source;
 use bumplab_core::trace::EventKind;
@@ -329,7 +329,7 @@ fn checkpoints_are_an_emulation_and_say_so() {
 
 #[test]
 fn every_step_marker_is_on_a_code_line() {
-    let text = Source::Bumpalo.text();
+    let text = bumplab_core::catalogue::text(Source::Bumpalo);
     for s in model::STEPS {
         let line = s.line() as usize;
         assert!(line > 0, "{s:?}");

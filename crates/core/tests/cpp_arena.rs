@@ -3,8 +3,8 @@
 
 mod seed_presets_support;
 
+use bumplab_core::events::ChunkReason;
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
-use bumplab_core::model::ChunkReason;
 use bumplab_core::trace::{EventKind, Op};
 use bumplab_core::{run, Options, PresetId, Target, Trace};
 use proptest::prelude::*;

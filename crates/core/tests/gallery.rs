@@ -3,7 +3,7 @@
 //! states is checked against the trace (and must appear in the claim, so
 //! the text and the check cannot drift apart).
 
-use bumplab_core::model::ChunkReason;
+use bumplab_core::events::ChunkReason;
 use bumplab_core::trace::OpKind;
 use bumplab_core::{run, Options, PresetId, Target, Trace};
 use serde_json::Value;

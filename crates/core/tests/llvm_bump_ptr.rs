@@ -15,8 +15,8 @@ use std::sync::{Mutex, OnceLock};
 use arena_diff::{
     base_seed, compare, parse_steps, program, repeated, run_model, seed_of, Coverage, Mix, Step,
 };
+use bumplab_core::events::ChunkReason;
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
-use bumplab_core::model::ChunkReason;
 use bumplab_core::models::llvm_bump_ptr as model;
 use bumplab_core::source::Source;
 use bumplab_core::trace::EventKind;
@@ -153,7 +153,7 @@ fn deallocate_and_realloc_give_nothing_back() {
 
 #[test]
 fn every_step_marker_is_on_a_code_line() {
-    let text = Source::LlvmBumpPtr.text();
+    let text = bumplab_core::catalogue::text(Source::LlvmBumpPtr);
     for s in model::STEPS {
         let line = s.line() as usize;
         assert!(line > 0, "{s:?}");

@@ -17,8 +17,8 @@ use arena_diff::{
     base_seed, compare, larger_than_every_chunk, parse_steps, program, repeated, run_model,
     seed_of, Coverage, Mix, Step,
 };
+use bumplab_core::events::ChunkReason;
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
-use bumplab_core::model::ChunkReason;
 use bumplab_core::models::pmr_monotonic as model;
 use bumplab_core::source::Source;
 use bumplab_core::trace::EventKind;
@@ -180,7 +180,7 @@ fn deallocate_and_realloc_give_nothing_back() {
 
 #[test]
 fn every_step_marker_is_on_a_code_line() {
-    let text = Source::PmrMonotonic.text();
+    let text = bumplab_core::catalogue::text(Source::PmrMonotonic);
     for s in model::STEPS {
         let line = s.line() as usize;
         assert!(line > 0, "{s:?}");

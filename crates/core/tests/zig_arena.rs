@@ -16,8 +16,8 @@ use arena_diff::{
     base_seed, compare, larger_than_every_chunk, parse_steps, program, repeated, run_model,
     seed_of, Coverage, Mix, Step,
 };
+use bumplab_core::events::ChunkReason;
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
-use bumplab_core::model::ChunkReason;
 use bumplab_core::models::zig_arena::{self as model, ZigArena};
 use bumplab_core::source::Source;
 use bumplab_core::trace::EventKind;
@@ -150,7 +150,7 @@ fn a_zero_sized_request_never_reaches_the_arena() {
 
 #[test]
 fn every_step_marker_is_on_a_code_line() {
-    let text = Source::ZigArena.text();
+    let text = bumplab_core::catalogue::text(Source::ZigArena);
     for s in model::STEPS {
         let line = s.line() as usize;
         assert!(line > 0, "{s:?}");

@@ -110,7 +110,7 @@ fn saving_and_storing_back_end_index_scopes_the_buffer() {
 
 #[test]
 fn every_step_marker_is_on_a_code_line() {
-    let text = Source::ZigFixedBuffer.text();
+    let text = bumplab_core::catalogue::text(Source::ZigFixedBuffer);
     for s in model::STEPS {
         let line = s.line() as usize;
         assert!(line > 0, "{s:?}");

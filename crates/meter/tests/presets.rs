@@ -5,7 +5,7 @@
 //!
 //! The fixture (fixtures/presets, its own cargo workspace, the root's release
 //! profile, built here for wasm32-unknown-unknown) compiles the generic roots
-//! from crates/wasm/src/roots.rs itself (`#[path]`), the file the shipped
+//! from crates/cost/src/roots.rs itself (`#[path]`), the file the shipped
 //! module compiles, and builds instances through `presets::visit` as
 //! measure.rs does.
 //!

@@ -2,7 +2,7 @@
 //! wasmtime's fuel, op by op.
 //!
 //! `scripts/build-wasm.mjs` keeps the metered module's input beside it
-//! (`web/pkg/bumplab_bg.unmetered.wasm`: wasm-bindgen's output, the very
+//! (`web/pkg-cost/cost_bg.unmetered.wasm`: wasm-bindgen's output, the very
 //! bytes the meter rewrote). This test runs a fixed program per preset and
 //! target through the module's own `traceProgram` export, as the page and the
 //! CLI do:
@@ -42,15 +42,15 @@ use wasmtime::{Caller, Engine, Linker, Module, Store, Val};
 
 /// Where build-wasm.mjs puts the metered module and its input.
 fn pkg() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../web/pkg")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../web/pkg-cost")
 }
 
 /// The two modules, or why they cannot be had. Under `npm test`
 /// (`BUMPLAB_NPM_TEST` set by scripts/test-all.mjs, after build-wasm.mjs)
 /// a missing module is a failure, never a silent pass.
 fn modules() -> Option<(Vec<u8>, Vec<u8>)> {
-    let metered = pkg().join("bumplab_bg.wasm");
-    let unmetered = pkg().join("bumplab_bg.unmetered.wasm");
+    let metered = pkg().join("cost_bg.wasm");
+    let unmetered = pkg().join("cost_bg.unmetered.wasm");
     match (std::fs::read(&metered), std::fs::read(&unmetered)) {
         (Ok(m), Ok(u)) => Some((m, u)),
         _ if std::env::var_os("BUMPLAB_NPM_TEST").is_some() => panic!(

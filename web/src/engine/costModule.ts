@@ -1,4 +1,4 @@
-// The cost module (crates/wasm, built into web/pkg): the metered build, loaded
+// The cost module (crates/cost, built into web/pkg-cost): the metered build, loaded
 // only when something shown reads costs. It replays a run on the instrumented
 // models and counts what each op executes, runs the real crate and the global
 // allocator beside it, and writes the full JSON trace (export, the CLI).

@@ -4,7 +4,7 @@
 // time, answered with the `traceCosts` JSON (or an `error` JSON when the
 // module traps: the client then starts a fresh worker).
 
-import init, { lastPanic, traceCosts } from "../../pkg/bumplab.js";
+import init, { lastPanic, traceCosts } from "../../pkg-cost/cost.js";
 import { wasmArgs } from "./config";
 import { parseCostJob, type CostReply } from "./costMessages";
 import { internalError } from "./errors";

@@ -1,7 +1,7 @@
 // The costs in a trace come from the metered module: every op carries what
 // its compiled code executed, the slow part only where a slow path ran.
 import { describe, expect, it } from "vitest";
-import * as bumplab from "../../pkg/bumplab.js";
+import * as bumplab from "../../pkg-cost/cost.js";
 import { loadCostModuleSync, loadTraceModuleSync } from "./node";
 
 interface RawCost {

@@ -4,7 +4,7 @@
 // cannot disagree. A number added to a description without a check here
 // fails the last test.
 import { describe, expect, it } from "vitest";
-import * as bumplab from "../../pkg/bumplab.js";
+import * as bumplab from "../../pkg-cost/cost.js";
 import { loadCostModuleSync, loadTraceModuleSync } from "./node";
 
 interface RawOp {

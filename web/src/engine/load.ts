@@ -6,7 +6,7 @@
 // page shows such an arena or reads costs. Vite emits each .wasm as a hashed
 // asset and rewrites the glue's `new URL("…_bg.wasm", import.meta.url)`.
 
-import initTrace, * as traceGlue from "../../pkg-trace/bumplab_trace.js";
+import initTrace, * as traceGlue from "../../pkg-trace/trace.js";
 import { adaptCostModule, type CostModule } from "./costModule";
 import { adaptTraceModule, type TraceModule } from "./traceModule";
 
@@ -23,7 +23,7 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 export const loadTraceModule: () => Promise<TraceModule> = once(() =>
   initTrace().then(() =>
     adaptTraceModule([traceGlue], async () => {
-      const more = await import("../../pkg-trace-more/bumplab_trace.js");
+      const more = await import("../../pkg-trace-more/trace.js");
       await more.default();
       return more;
     }),
@@ -31,7 +31,7 @@ export const loadTraceModule: () => Promise<TraceModule> = once(() =>
 );
 
 export const loadCostModule: () => Promise<CostModule> = once(async () => {
-  const glue = await import("../../pkg/bumplab.js");
+  const glue = await import("../../pkg-cost/cost.js");
   await glue.default();
   return adaptCostModule(glue);
 });

@@ -1,9 +1,9 @@
 // The two wasm modules' adapters: what they read of the modules, and what a
 // call that throws (a trap: a bug) becomes.
 import { describe, expect, it } from "vitest";
-import * as costGlue from "../../pkg/bumplab.js";
-import * as traceGlue from "../../pkg-trace/bumplab_trace.js";
-import * as moreGlue from "../../pkg-trace-more/bumplab_trace.js";
+import * as costGlue from "../../pkg-cost/cost.js";
+import * as traceGlue from "../../pkg-trace/trace.js";
+import * as moreGlue from "../../pkg-trace-more/trace.js";
 import { config, traced, viewResult } from "../test/runs";
 import { adaptCostModule, parseTraceResult } from "./costModule";
 import { loadCostModuleSync, loadTraceModuleSync, sourceTextSync } from "./node";

@@ -3,9 +3,9 @@
 // The same adapters as the page's (load.ts).
 
 import { readFileSync } from "node:fs";
-import * as costGlue from "../../pkg/bumplab.js";
-import * as traceGlue from "../../pkg-trace/bumplab_trace.js";
-import * as moreGlue from "../../pkg-trace-more/bumplab_trace.js";
+import * as costGlue from "../../pkg-cost/cost.js";
+import * as traceGlue from "../../pkg-trace/trace.js";
+import * as moreGlue from "../../pkg-trace-more/trace.js";
 import { adaptCostModule, type CostModule } from "./costModule";
 import { adaptTraceModule, type TraceModule } from "./traceModule";
 
@@ -14,8 +14,8 @@ let cost: CostModule | undefined;
 
 export function loadTraceModuleSync(): TraceModule {
   if (!trace) {
-    traceGlue.initSync({ module: readFileSync(new URL("../../pkg-trace/bumplab_trace_bg.wasm", import.meta.url)) });
-    moreGlue.initSync({ module: readFileSync(new URL("../../pkg-trace-more/bumplab_trace_bg.wasm", import.meta.url)) });
+    traceGlue.initSync({ module: readFileSync(new URL("../../pkg-trace/trace_bg.wasm", import.meta.url)) });
+    moreGlue.initSync({ module: readFileSync(new URL("../../pkg-trace-more/trace_bg.wasm", import.meta.url)) });
     // Both builds at once: nothing in Node waits for a fetch.
     trace = adaptTraceModule([traceGlue, moreGlue]);
   }
@@ -24,7 +24,7 @@ export function loadTraceModuleSync(): TraceModule {
 
 export function loadCostModuleSync(): CostModule {
   if (!cost) {
-    costGlue.initSync({ module: readFileSync(new URL("../../pkg/bumplab_bg.wasm", import.meta.url)) });
+    costGlue.initSync({ module: readFileSync(new URL("../../pkg-cost/cost_bg.wasm", import.meta.url)) });
     cost = adaptCostModule(costGlue);
   }
   return cost;

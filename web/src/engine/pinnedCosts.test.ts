@@ -4,7 +4,7 @@
 // counts mean is checked elsewhere: crates/meter/tests/shipped.rs holds every
 // one of them to wasmtime's fuel.)
 import { describe, expect, it } from "vitest";
-import * as bumplab from "../../pkg/bumplab.js";
+import * as bumplab from "../../pkg-cost/cost.js";
 import { loadCostModuleSync, loadTraceModuleSync } from "./node";
 
 /** Every op kind, the fast path and (where a preset makes its chunk on demand) the slow one. */

@@ -2,7 +2,7 @@
 // allocator's (trace.baseline), as the metered module reports them: every
 // real op is counted through its own measured root, like the model's ops.
 import { describe, expect, it } from "vitest";
-import * as bumplab from "../../pkg/bumplab.js";
+import * as bumplab from "../../pkg-cost/cost.js";
 import { loadCostModuleSync } from "./node";
 
 interface RawCost {

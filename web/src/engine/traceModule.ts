@@ -1,4 +1,4 @@
-// The trace module (crates/trace-wasm): the engine the page runs. A
+// The trace module (crates/trace): the engine the page runs. A
 // `TraceRun` runs a program in slices into seven u32 columns per op and gives
 // any op's full detail on demand; that columnar run is the only
 // representation of a run the page reads (traceView.ts).

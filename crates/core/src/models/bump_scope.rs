@@ -24,10 +24,9 @@
 //! the same, only the instruction count differs.
 
 use crate::algorithms::Direction;
+use crate::events::{ChunkDesc, ChunkReason, ModelEvent};
 use crate::heap::Heap;
-use crate::model::{
-    AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
-};
+use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;

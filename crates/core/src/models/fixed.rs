@@ -5,10 +5,9 @@
 //! copies, `reset` and `restore` move the bump pointer back.
 
 use crate::algorithms::{ChunkBump, Direction};
+use crate::events::{ChunkDesc, ChunkReason, ModelEvent};
 use crate::heap::Heap;
-use crate::model::{
-    AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
-};
+use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;

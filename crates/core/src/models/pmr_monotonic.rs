@@ -26,10 +26,9 @@
 //! `checkpoint`/`restore` are the playground's emulation; each says so.
 
 use crate::algorithms::Direction;
+use crate::events::{ChunkDesc, ChunkReason, ModelEvent};
 use crate::heap::Heap;
-use crate::model::{
-    AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
-};
+use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;

@@ -37,10 +37,9 @@
 //! race, so it stays empty here.
 
 use crate::algorithms::Direction;
+use crate::events::{ChunkDesc, ChunkReason, ModelEvent};
 use crate::heap::Heap;
-use crate::model::{
-    AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
-};
+use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;

@@ -20,10 +20,9 @@
 //!   trace shows at the alignment (see zig_arena.rs).
 
 use crate::algorithms::Direction;
+use crate::events::{ChunkDesc, ChunkReason, ModelEvent};
 use crate::heap::Heap;
-use crate::model::{
-    AllocError, Allocated, ChunkDesc, ChunkReason, Failure, Layout, Model, ModelEvent, ModelOptions,
-};
+use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::models::zig_arena::{dangling, DANGLING_NOTE};
 use crate::probe::Probe;
 use crate::source::Source;

@@ -1,4 +1,4 @@
-//! The lean wasm face of bumplab-core's columnar run: what the page traces
+//! The wasm face of bumplab-core's columnar run: what the page traces
 //! with. No real crates, no baseline allocator, no meter: only the engine,
 //! so the module stays small and traces at native speed's pace.
 //!
@@ -162,7 +162,7 @@ pub fn list_allocators() -> String {
     serde_json::to_string(&presets::list()).expect("the list always serialises")
 }
 
-// No `sourceText` here, unlike the metered module: the texts are about a
+// No `sourceText` here, unlike the cost module: the texts are about a
 // sixth of this module's gzip, and the page fetches the one it shows
 // (web/src/engine/sourceTexts.ts). Step lines need no text (core's build.rs).
 

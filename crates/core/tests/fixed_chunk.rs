@@ -1,4 +1,4 @@
-//! The thin slice: bump up and bump down in one fixed chunk, observable
+//! Bump up and bump down in one fixed chunk: observable
 //! addresses, padding and errors with positions.
 
 use bumplab_core::engine::MAX_FULL_TRACE_OPS;
@@ -193,7 +193,7 @@ fn checkpoint_restore_rewinds() {
 
 #[test]
 fn step_lines_point_at_the_code_that_runs() {
-    let src = Source::BumpDown.text();
+    let src = bumplab_core::catalogue::text(Source::BumpDown);
     let line = |m| {
         src.lines()
             .nth(line_of(src, m).unwrap() as usize - 1)
@@ -214,17 +214,19 @@ fn step_lines_point_at_the_code_that_runs() {
 #[test]
 fn every_step_has_exactly_one_source_line() {
     for source in Source::ALL {
-        for s in source.steps() {
+        for s in bumplab_core::catalogue::steps(source) {
             assert_eq!(s.source, source, "{s:?} is declared in the wrong file");
             let marker = format!("// step: {}", s.marker);
-            let n = source
-                .text()
+            let n = bumplab_core::catalogue::text(source)
                 .lines()
                 .filter(|l| l.trim_end().ends_with(&marker))
                 .count();
             assert_eq!(n, 1, "{source:?} {s:?}");
             let line = s.line();
-            let code = source.text().lines().nth(line as usize - 1).unwrap();
+            let code = bumplab_core::catalogue::text(source)
+                .lines()
+                .nth(line as usize - 1)
+                .unwrap();
             assert!(
                 !code.trim_start().starts_with("//"),
                 "{s:?} points at a comment: {code}"
@@ -236,10 +238,10 @@ fn every_step_has_exactly_one_source_line() {
 #[test]
 fn step_lines_found_at_build_time_match_a_scan_of_the_texts() {
     for source in Source::ALL {
-        for s in source.steps() {
+        for s in bumplab_core::catalogue::steps(source) {
             assert_eq!(
                 s.line(),
-                line_of(source.text(), s.marker).unwrap_or(0),
+                line_of(bumplab_core::catalogue::text(source), s.marker).unwrap_or(0),
                 "{source:?} {s:?}"
             );
         }

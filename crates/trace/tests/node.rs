@@ -1,4 +1,4 @@
-//! Runs under `wasm-pack test --node crates/trace-wasm`: the columnar run as
+//! Runs under `wasm-pack test --node crates/trace`: the columnar run as
 //! the page sees it, compiled for wasm32.
 
 use bumplab_trace::{list_allocators, source_path, TraceRun};

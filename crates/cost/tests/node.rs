@@ -1,7 +1,7 @@
 //! Runs under `wasm-pack test --node`: the binding as the page and CLI see it,
 //! compiled for wasm32.
 
-use bumplab_wasm::{list_allocators, source_text, trace_program};
+use bumplab_cost::{list_allocators, source_text, trace_program};
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -135,7 +135,7 @@ fn the_cost_replay_lands_every_block_where_the_trace_did() {
             };
             let min_align = engine::resolve_min_align(preset_id, opts.min_align).unwrap();
             let costs =
-                bumplab_wasm::measure::replay_costs(&trace, preset_id, min_align, opts.capacity)
+                bumplab_cost::measure::replay_costs(&trace, preset_id, min_align, opts.capacity)
                     .unwrap_or_else(|e| panic!("{} on {target}: {e:?}", preset.name()));
             assert_eq!(
                 costs.len(),
@@ -152,7 +152,7 @@ fn trace_costs_is_the_full_traces_costs_real_run_and_baseline() {
     let src = "a = alloc 8\nb = alloc 24 align 16\nb = realloc b 64\nfree a\nreset\n";
     for alloc in ["bumpalo", "bump-scope-up", "fitzgen-down"] {
         let full = json(&trace_program(src, alloc, "wasm32", None, None));
-        let costs = json(&bumplab_wasm::trace_costs(src, alloc, "wasm32", None, None));
+        let costs = json(&bumplab_cost::trace_costs(src, alloc, "wasm32", None, None));
         let ops = full["ops"].as_array().unwrap();
         assert_eq!(costs["ops"], ops.len(), "{alloc}");
         let per_op = costs["costs"].as_array().unwrap();
@@ -176,7 +176,7 @@ fn trace_costs_is_the_full_traces_costs_real_run_and_baseline() {
             "{alloc}: the real crate runs for bumpalo and bump-scope only"
         );
     }
-    let e = json(&bumplab_wasm::trace_costs(
+    let e = json(&bumplab_cost::trace_costs(
         "free x\n", "bumpalo", "64", None, None,
     ));
     assert_eq!(e["error"]["line"], 1);

@@ -1,9 +1,9 @@
 //! The live real-crate rows of a trace (`real`, src/real.rs) as the page gets
 //! them from `traceProgram`, under `wasm-pack test --node`: this module is
 //! wasm32 but not metered, so placements and mismatches are there and costs
-//! are not (web/src/engine/real.test.ts checks the metered module's costs).
+//! are not (web/src/engine/real.test.ts checks the cost module's costs).
 
-use bumplab_wasm::trace_program;
+use bumplab_cost::trace_program;
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
 

@@ -48,7 +48,7 @@ pub fn last_panic() -> Option<String> {
 }
 
 /// What the cost view needs of `source` on `allocator`, without the ops'
-/// events and micro-steps (the lean module's run gives those on demand):
+/// events and micro-steps (the trace module's run gives those on demand):
 /// JSON `{"ops": N, "costs": [[instructions, branches, slow_instructions,
 /// slow_branches] | null, ...], "real"?: RealRun, "baseline"?: Baseline}`, or
 /// the same `{"error": ...}` as [`trace_program`]. The run behind it is the
@@ -143,7 +143,7 @@ pub fn list_allocators() -> String {
 /// the code that was compiled, stepped and measured.
 #[wasm_bindgen(js_name = sourceText)]
 pub fn source_text(name: &str) -> Option<String> {
-    bumplab_core::source::Source::parse(name).map(|s| s.text().to_string())
+    bumplab_core::source::Source::parse(name).map(|s| bumplab_core::catalogue::text(s).to_string())
 }
 
 /// The repository path of source file `name`, for the code view's title.

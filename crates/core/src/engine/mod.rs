@@ -1,0 +1,423 @@
+//! Runs a parsed program on a preset and records the trace.
+//!
+//! The engine keeps a shadow table beside the model: block names, states and
+//! which bytes each chunk still holds. The model only ever sees addresses and
+//! layouts, as a real allocator does; the shadow table is what checks names,
+//! catches use after free and double free, and tells reclaimed bytes from
+//! leaked ones.
+//!
+//! By concern: [`request`] turns what a caller asked for into a preset and
+//! options, or says what is allowed; `recording` erases the model's type
+//! behind one vtable; this file is the engine and the op each statement
+//! runs; `ops` holds the ops that name blocks (alloc, realloc, free);
+//! `shadow` the tables of blocks and chunks; `translate` turns what a model
+//! reported into trace events.
+
+mod ops;
+mod recording;
+mod request;
+mod shadow;
+mod translate;
+
+use std::any::Any;
+use std::rc::Rc;
+
+use im::{HashMap, Vector};
+
+use crate::algorithms::Direction;
+use crate::heap::Heap;
+use crate::model::{Model, ModelOptions};
+use crate::presets::{self, PresetId, PresetVisitor};
+use crate::probe::Recorder;
+use crate::program::{check_op_count, parse, prune, Pos, ProgramError, Stmt, StmtKind};
+use crate::trace::{ChunkInfo, EventKind, Op, OpKind, Stats};
+use crate::word::{Target, Word};
+
+use recording::Recording;
+use request::{check_capacity, model_error};
+pub use request::{request, resolve_min_align};
+use shadow::{Block, ChunkRec};
+use translate::note;
+
+pub use crate::heap::HEAP_BASE;
+
+/// Largest capacity a user may choose (1 GiB).
+pub const MAX_CAPACITY: u64 = 1 << 30;
+/// Largest alignment accepted (a page).
+pub const MAX_ALIGN: u64 = 4096;
+/// Most ops one run may execute, so a `repeat` cannot hang the page nor
+/// its trace exhaust memory: the columnar run ([`crate::run::Run`]) keeps
+/// 28 bytes per op, plus the engine's own tables and its snapshots.
+pub const MAX_EXECUTED_OPS: u64 = 1_000_000;
+/// Most ops the full JSON trace ([`run`]) may hold: an op's entry (its
+/// micro-steps included) is about 1 KiB of JSON, so the largest is about
+/// 150 MB. Longer programs are traced by the columnar run.
+pub const MAX_FULL_TRACE_OPS: u64 = 100_000;
+/// Most work one run may do computing its stats: the stats after an op ask
+/// the model where every live chunk's bytes end, and a model finds a chunk
+/// by walking its list, so they cost the square of the live chunks. The full
+/// JSON trace computes them after every op: a preset given a tiny capacity,
+/// whose every block gets a chunk of its own, reaches the limit after about a
+/// thousand ops. The columnar run computes them only for its samples (about
+/// 4,096 a run), so only thousands of live chunks reach it there.
+pub const MAX_CHUNK_WORK: u64 = 500_000_000;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub target: Target,
+    /// The preset's sizing knob (fixed chunk, buffer, slab or first pool
+    /// size); `None` for the reference's default.
+    pub capacity: Option<u64>,
+    /// The preset's minimum alignment, for presets that have one; `None` for
+    /// its default.
+    pub min_align: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            target: Target::W64,
+            capacity: None,
+            min_align: None,
+        }
+    }
+}
+
+/// Parses `src` (refusing more than `cap` ops) and builds `preset`'s
+/// engine: everything a run does before its first op.
+pub(crate) fn start(
+    src: &str,
+    preset: PresetId,
+    opts: &Options,
+    cap: u64,
+) -> Result<(Vec<Stmt>, Box<dyn State>), ProgramError> {
+    let program = parse(src)?;
+    let what = if cap == MAX_FULL_TRACE_OPS {
+        ", the most a full JSON trace holds"
+    } else {
+        ""
+    };
+    check_op_count(&program, cap, what)?;
+    let program = prune(program);
+    check_capacity(opts.capacity)?;
+    let min_align = resolve_min_align(preset, opts.min_align)?;
+    let state = presets::visit(preset, opts.target, min_align, Build { preset, opts })?;
+    Ok((program, state))
+}
+
+struct Build<'a> {
+    preset: PresetId,
+    opts: &'a Options,
+}
+
+impl PresetVisitor for Build<'_> {
+    type Out = Result<Box<dyn State>, ProgramError>;
+    fn visit<W: Word, M: Model<W>>(self) -> Self::Out {
+        Ok(Box::new(Engine::<W>::new::<M>(self.preset, self.opts)?))
+    }
+    fn not_built(self, preset: PresetId) -> Self::Out {
+        Err(ProgramError {
+            line: 1,
+            column: 1,
+            message: format!(
+                "{} runs in the other build of the trace module ({:?}): this one was built without it",
+                preset.name(),
+                preset.family()
+            ),
+        })
+    }
+}
+
+/// The engine with its target word erased: what [`crate::run::Run`]
+/// drives, one statement at a time, and clones for its snapshots.
+pub(crate) trait State {
+    /// Runs one statement (never a repeat) as the next op.
+    fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError>;
+    /// The totals after the ops so far.
+    fn stats(&self) -> Stats;
+    /// Counts what the next [`State::stats`] costs against
+    /// [`MAX_CHUNK_WORK`]; an error at `pos` once the run has done too much.
+    fn charge_stats(&mut self, pos: Pos) -> Result<(), ProgramError>;
+    /// A copy that runs on independently: cheap, as the tables are
+    /// persistent and share what neither copy changes.
+    fn fork(&self) -> Box<dyn State>;
+    fn chunks(&self) -> Vec<ChunkInfo>;
+    fn chunk_count(&self) -> usize;
+    /// The used bytes `[lo, hi)` of every live chunk, oldest first.
+    fn chunks_used(&self) -> Vec<(u32, u64, u64)>;
+    fn direction(&self) -> Direction;
+    /// Whether the next ops keep their details (on by default).
+    fn set_detail(&mut self, on: bool);
+}
+
+impl<W: Word> State for Engine<W> {
+    fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError> {
+        Engine::exec(self, s)
+    }
+    fn stats(&self) -> Stats {
+        Engine::stats(self)
+    }
+    fn charge_stats(&mut self, pos: Pos) -> Result<(), ProgramError> {
+        let live = self.live.len() as u64;
+        self.work = self.work.saturating_add(live * live);
+        if self.work > MAX_CHUNK_WORK {
+            return Err(ProgramError::at(
+                pos,
+                format!("{live} chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks"),
+            ));
+        }
+        Ok(())
+    }
+    fn fork(&self) -> Box<dyn State> {
+        Box::new(self.clone())
+    }
+    fn chunks(&self) -> Vec<ChunkInfo> {
+        self.chunks.iter().map(|c| c.info.clone()).collect()
+    }
+    fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+    fn chunks_used(&self) -> Vec<(u32, u64, u64)> {
+        self.live
+            .iter()
+            .filter_map(|&id| {
+                let (lo, hi) = self.model.used(id)?;
+                Some((id, lo.to_u64(), hi.to_u64()))
+            })
+            .collect()
+    }
+    fn direction(&self) -> Direction {
+        self.direction
+    }
+    fn set_detail(&mut self, on: bool) {
+        self.detail = on;
+    }
+}
+
+struct Engine<W: Word> {
+    preset: PresetId,
+    target: Target,
+    direction: Direction,
+    model: Box<dyn Recording<W>>,
+    heap: Heap<W>,
+    // The tables that grow with the program are persistent (`im`), so a
+    // snapshot of the engine costs what the ops since the last one changed.
+    blocks: Vector<Block>,
+    /// Each chunk behind its own `Rc`: a snapshot's copy of a leaf of this
+    /// table is then 64 pointers, not 64 chunk records.
+    chunks: Vector<Rc<ChunkRec>>,
+    /// Ids of the chunks still live, oldest first.
+    live: Vec<u32>,
+    names: HashMap<String, usize>,
+    /// Saved checkpoints, oldest first: restoring one drops those after it.
+    /// A name saved again leaves a hole (`None`) where it was, so neither
+    /// saving nor restoring searches the list.
+    checkpoints: Vector<Option<(String, Rc<dyn Any>)>>,
+    /// Where each saved checkpoint is in `checkpoints`.
+    saved: HashMap<String, usize>,
+    /// Checkpoints a reset or restore dropped, and what dropped them.
+    dropped: HashMap<String, String>,
+    /// Ops executed so far: the next op's index.
+    executed: u32,
+    /// Whether ops keep their details (events, micro-steps). Without, an
+    /// op still does everything else, its chunk events included, so the
+    /// engine's tables and every op's placement are the same either way.
+    detail: bool,
+    copied: u64,
+    /// Chunk lookups so far, counted against [`MAX_CHUNK_WORK`].
+    work: u64,
+}
+
+impl<W: Word> Clone for Engine<W> {
+    fn clone(&self) -> Self {
+        Engine {
+            preset: self.preset,
+            target: self.target,
+            direction: self.direction,
+            model: self.model.boxed_clone(),
+            heap: self.heap.clone(),
+            blocks: self.blocks.clone(),
+            chunks: self.chunks.clone(),
+            live: self.live.clone(),
+            names: self.names.clone(),
+            checkpoints: self.checkpoints.clone(),
+            saved: self.saved.clone(),
+            dropped: self.dropped.clone(),
+            executed: self.executed,
+            detail: self.detail,
+            copied: self.copied,
+            work: self.work,
+        }
+    }
+}
+
+impl<W: Word> Engine<W> {
+    fn new<M: Model<W>>(preset: PresetId, opts: &Options) -> Result<Self, ProgramError> {
+        let mut heap = Heap::new(opts.target);
+        let mut rec = Recorder::default();
+        let model_opts = ModelOptions {
+            capacity: opts.capacity,
+        };
+        let model = M::new(&mut heap, &model_opts, &mut rec)
+            .map_err(|e| model_error(Pos { line: 1, column: 1 }, e, opts.target))?;
+        let mut engine = Engine {
+            preset,
+            target: opts.target,
+            direction: model.direction(),
+            model: Box::new(model),
+            heap,
+            blocks: Vector::new(),
+            chunks: Vector::new(),
+            live: Vec::new(),
+            names: HashMap::new(),
+            checkpoints: Vector::new(),
+            saved: HashMap::new(),
+            dropped: HashMap::new(),
+            executed: 0,
+            detail: true,
+            copied: 0,
+            work: 0,
+        };
+        // Chunks made by the constructor belong to no op.
+        let mut sink = Vec::new();
+        engine.translate(rec, None, &mut sink);
+        Ok(engine)
+    }
+
+    /// A recorder for the model's next call: keeping micro-steps only when
+    /// the op's details are kept.
+    fn recorder(&self) -> Recorder {
+        Recorder {
+            log: Vec::new(),
+            events_only: !self.detail,
+        }
+    }
+
+    /// `v` as the target's word; sizes and addresses reach here only after
+    /// `check_layout` or from the model itself, so they fit.
+    fn word(&self, v: u64) -> W {
+        W::from_u64(v).expect("checked by check_layout")
+    }
+
+    fn new_op(&self, kind: OpKind, pos: Pos, block: Option<String>) -> Op {
+        Op {
+            index: self.executed,
+            kind,
+            block,
+            line: pos.line,
+            column: pos.column,
+            chunk: None,
+            offset: None,
+            address: None,
+            size: None,
+            align: None,
+            padding: None,
+            moved: None,
+            failed: false,
+            target_op: None,
+            reclaimed: Vec::new(),
+            bump_ptr: None,
+            events: Vec::new(),
+            stats: Stats::default(),
+            cost: None,
+        }
+    }
+
+    /// Runs `s` as the next op. Its stats are left at zero: the caller
+    /// asks for them (`stats`) only for the ops it keeps.
+    fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError> {
+        let mut op = match &s.kind {
+            StmtKind::Alloc { name, size, align } => self.alloc(s.pos, name, *size, *align)?,
+            StmtKind::Realloc { name, block, size } => self.realloc(s.pos, name, block, *size)?,
+            StmtKind::Free { block } => self.free(s.pos, block)?,
+            StmtKind::Reset => {
+                let mut op = self.new_op(OpKind::Reset, s.pos, None);
+                let mut rec = self.recorder();
+                self.model.reset(&mut self.heap, &mut rec);
+                self.translate(rec, Some(op.index), &mut op.events);
+                let why = format!("the reset at {}:{}", s.pos.line, s.pos.column);
+                self.drop_checkpoints(0, &why);
+                self.reclaim_all(&mut op);
+                note(self.detail, &mut op.events, EventKind::Reset, || {
+                    format!(
+                        "reset: {} blocks reclaimed; every checkpoint is dropped",
+                        op.reclaimed.len()
+                    )
+                });
+                op
+            }
+            StmtKind::Checkpoint { name } => {
+                let mut op = self.new_op(OpKind::Checkpoint, s.pos, Some(name.clone()));
+                if let Some(i) = self.saved.insert(name.clone(), self.checkpoints.len()) {
+                    self.checkpoints[i] = None;
+                }
+                self.checkpoints
+                    .push_back(Some((name.clone(), Rc::from(self.model.checkpoint()))));
+                let at = self
+                    .model
+                    .bump_ptr()
+                    .map(|p| format!(" at bump pointer {:#x}", p.to_u64()))
+                    .unwrap_or_default();
+                note(self.detail, &mut op.events, EventKind::Checkpoint, || {
+                    format!("checkpoint '{name}' saved{at}")
+                });
+                op
+            }
+            StmtKind::Restore { name } => {
+                let Some(&i) = self.saved.get(name) else {
+                    let msg = match self.dropped.get(name) {
+                        Some(why) => format!("cannot restore '{name}': {why} dropped it (save it again with `checkpoint {name}`)"),
+                        None => format!("unknown checkpoint '{name}': save it first with `checkpoint {name}`"),
+                    };
+                    return Err(ProgramError::at(s.pos, msg));
+                };
+                let mut op = self.new_op(OpKind::Restore, s.pos, Some(name.clone()));
+                let cp = match &self.checkpoints[i] {
+                    Some((_, cp)) => cp.clone(),
+                    None => unreachable!("`saved` points at the live entry"),
+                };
+                let why = format!("restoring '{name}' at {}:{}", s.pos.line, s.pos.column);
+                self.drop_checkpoints(i + 1, &why);
+                let mut rec = self.recorder();
+                self.model.restore(&mut self.heap, &*cp, &mut rec);
+                self.translate(rec, Some(op.index), &mut op.events);
+                self.reclaim_all(&mut op);
+                note(self.detail, &mut op.events, EventKind::Restored, || {
+                    format!("restored '{name}': {} blocks reclaimed", op.reclaimed.len())
+                });
+                op
+            }
+            StmtKind::Repeat { .. } => unreachable!("the run's cursor expands repeats"),
+        };
+        op.bump_ptr = self.model.bump_ptr().map(Word::to_u64);
+        self.executed += 1;
+        Ok(op)
+    }
+
+    fn stats(&self) -> Stats {
+        let mut s = Stats {
+            copied: self.copied,
+            ..Stats::default()
+        };
+        for c in self.live.iter().map(|&id| &self.chunks[id as usize]) {
+            let (lo, hi) = self
+                .model
+                .used(c.info.id)
+                .map_or((0, 0), |(lo, hi)| (lo.to_u64(), hi.to_u64()));
+            s.used += hi - lo;
+            s.metadata += c.info.header + c.info.footer;
+            s.unused += c.info.capacity - (hi - lo);
+            s.chunks += 1;
+            s.padding += c.tally.padding;
+            s.requested += c.tally.requested;
+            s.leaked += c.tally.leaked;
+        }
+        let total = s.used + s.unused + s.metadata;
+        s.utilisation = if total == 0 {
+            0.0
+        } else {
+            s.requested as f64 / total as f64
+        };
+        s
+    }
+}

@@ -1,0 +1,271 @@
+//! The ops that name blocks: alloc, realloc and free, with the checks that
+//! make a bad name an error that says what became of the block.
+
+use crate::model::{AllocError, Layout};
+use crate::program::{Pos, ProgramError, SizeExpr};
+use crate::trace::{EventKind, Op, OpKind};
+use crate::word::Word;
+
+use super::request::{check_align, check_layout, model_error};
+use super::shadow::{chunk_mut, BlockState};
+use super::translate::note;
+use super::Engine;
+
+impl<W: Word> Engine<W> {
+    /// The live block called `name`, or an error saying what became of it.
+    pub(super) fn live_block(
+        &self,
+        name: &str,
+        pos: Pos,
+        verb: &str,
+    ) -> Result<usize, ProgramError> {
+        let Some(&b) = self.names.get(name) else {
+            return Err(ProgramError::at(
+                pos,
+                format!("unknown block '{name}': no earlier line allocates it"),
+            ));
+        };
+        let block = &self.blocks[b];
+        if let (Some(p), false) = (block.reallocated_at, block.state == BlockState::Live) {
+            return Err(ProgramError::at(
+                pos,
+                format!(
+                    "cannot {verb} '{name}': it was reallocated at {}:{} (use the name the realloc gave it)",
+                    p.line, p.column
+                ),
+            ));
+        }
+        let how = match block.state {
+            BlockState::Live => return Ok(b),
+            BlockState::Freed => "was already freed",
+            BlockState::Leaked => "was left behind by a realloc",
+            BlockState::Reclaimed if block.freed => "was already freed",
+            BlockState::Reclaimed => "was reclaimed by a reset or restore",
+        };
+        let at = block
+            .ended_at
+            .map(|p| format!(" at {}:{}", p.line, p.column))
+            .unwrap_or_default();
+        Err(ProgramError::at(
+            pos,
+            format!("cannot {verb} '{name}': it {how}{at}"),
+        ))
+    }
+
+    pub(super) fn alloc(
+        &mut self,
+        pos: Pos,
+        name: &str,
+        size: SizeExpr,
+        align: Option<(u64, Pos)>,
+    ) -> Result<Op, ProgramError> {
+        let usize_bytes = self.target.usize_bytes();
+        let (bytes, natural) = match size {
+            SizeExpr::Bytes(n) => (n, 1),
+            SizeExpr::Type(p) => (p.size(usize_bytes), p.size(usize_bytes)),
+            SizeExpr::Array(p, n) => {
+                let bytes = p.size(usize_bytes).checked_mul(n).ok_or_else(|| {
+                    ProgramError::at(
+                        pos,
+                        format!("an array of {n} elements overflows a 64-bit size"),
+                    )
+                })?;
+                (bytes, p.size(usize_bytes))
+            }
+        };
+        let (align, apos) = align.unwrap_or((natural, pos));
+        check_align(align, apos)?;
+        check_layout::<W>(bytes, align, pos)?;
+        let mut op = self.new_op(OpKind::Alloc, pos, Some(name.to_string()));
+        op.size = Some(bytes);
+        op.align = Some(align);
+        let layout = Layout {
+            size: self.word(bytes),
+            align: self.word(align),
+        };
+        let mut rec = self.recorder();
+        let got = self.model.alloc(&mut self.heap, layout, &mut rec).result();
+        self.translate(rec, Some(op.index), &mut op.events);
+        match got {
+            Ok(addr) => {
+                let b = self.place(&mut op, addr.to_u64(), bytes, align);
+                self.names.insert(name.to_string(), b);
+            }
+            Err(e) => self.fail(&mut op, e, pos, name)?,
+        }
+        Ok(op)
+    }
+
+    pub(super) fn realloc(
+        &mut self,
+        pos: Pos,
+        name: &str,
+        block: &str,
+        size: u64,
+    ) -> Result<Op, ProgramError> {
+        let old = self.live_block(block, pos, "realloc")?;
+        let (old_op, old_addr, old_size, align) = {
+            let b = &self.blocks[old];
+            (b.op, b.address, b.size, b.align)
+        };
+        check_layout::<W>(size, align, pos)?;
+        let mut op = self.new_op(OpKind::Realloc, pos, Some(name.to_string()));
+        op.target_op = Some(old_op);
+        op.size = Some(size);
+        op.align = Some(align);
+        let old_layout = Layout {
+            size: self.word(old_size),
+            align: self.word(align),
+        };
+        let mut rec = self.recorder();
+        let (old_w, size_w) = (self.word(old_addr), self.word(size));
+        let got = self
+            .model
+            .realloc(&mut self.heap, old_w, old_layout, size_w, &mut rec)
+            .result();
+        self.translate(rec, Some(op.index), &mut op.events);
+        let addr = match got {
+            Ok(addr) => addr.to_u64(),
+            Err(e) => {
+                self.fail(&mut op, e, pos, name)?;
+                return Ok(op);
+            }
+        };
+        let moved = addr != old_addr;
+        let overlaps = addr < old_addr + old_size && old_addr < addr + size;
+        // The old block ends here: replaced in place, overwritten by an
+        // overlapping move, or left behind by a move elsewhere.
+        let left_behind = moved && !overlaps;
+        {
+            let chunk = self.blocks[old].chunk;
+            if let (false, Some(chunk)) = (left_behind, chunk) {
+                let chunk = chunk as usize;
+                // Its bytes now belong to the new block: list it as reclaimed
+                // so a reader of the trace drops it, as the shadow table does.
+                // It is usually the last block, so search from the end.
+                let holding = &self.chunks[chunk].holding;
+                if let Some(i) = holding.iter().rposition(|&b| b == old) {
+                    self.untally(old);
+                    chunk_mut(&mut self.chunks, chunk).holding.remove(i);
+                }
+                op.reclaimed.push(old_op);
+            } else {
+                // Left behind: it stays in its chunk, leaked from now on.
+                self.restate(old, BlockState::Leaked);
+            }
+            let b = &mut self.blocks[old];
+            b.state = if left_behind {
+                BlockState::Leaked
+            } else {
+                BlockState::Reclaimed
+            };
+            b.ended_at = Some(pos);
+            b.reallocated_at = Some(pos);
+        }
+        let new = self.place(&mut op, addr, size, align);
+        op.moved = Some(moved);
+        let (kind, text) = match (moved, size >= old_size) {
+            (false, true) => (
+                EventKind::GrewInPlace,
+                format!("grew in place from {old_size} to {size} bytes"),
+            ),
+            (false, false) => (
+                EventKind::ShrankInPlace,
+                format!("shrank in place from {old_size} to {size} bytes"),
+            ),
+            (true, _) => (
+                EventKind::Moved,
+                format!("moved from {old_addr:#x} to {addr:#x}"),
+            ),
+        };
+        note(self.detail, &mut op.events, kind, || text);
+        if left_behind {
+            note(self.detail, &mut op.events, EventKind::Leaked, || {
+                format!("the old {old_size} bytes at {old_addr:#x} stay behind until they are reclaimed")
+            });
+        }
+        if let Some(chunk) = self.blocks[old].chunk {
+            self.reclaim_touched(&mut op, &[chunk]);
+        }
+        // The old name keeps pointing at the old block, so a later use of it
+        // can say what became of it.
+        self.names.insert(name.to_string(), new);
+        Ok(op)
+    }
+
+    pub(super) fn free(&mut self, pos: Pos, name: &str) -> Result<Op, ProgramError> {
+        let b = self.live_block(name, pos, "free")?;
+        let mut op = self.new_op(OpKind::Free, pos, Some(name.to_string()));
+        self.restate(b, BlockState::Freed);
+        self.blocks[b].freed = true;
+        let (addr, size, align, chunk) = {
+            let blk = &mut self.blocks[b];
+            blk.state = BlockState::Freed;
+            blk.ended_at = Some(pos);
+            (blk.address, blk.size, blk.align, blk.chunk)
+        };
+        op.target_op = Some(self.blocks[b].op);
+        op.address = Some(addr);
+        op.size = Some(size);
+        let layout = Layout {
+            size: self.word(size),
+            align: self.word(align),
+        };
+        let mut rec = self.recorder();
+        let addr_w = self.word(addr);
+        self.model.free(&mut self.heap, addr_w, layout, &mut rec);
+        self.translate(rec, Some(op.index), &mut op.events);
+        if let Some(chunk) = chunk {
+            self.reclaim_touched(&mut op, &[chunk]);
+        }
+        if chunk.is_none() || size == 0 {
+            note(self.detail, &mut op.events, EventKind::Freed, || {
+                "freed: a zero-sized block holds no bytes".to_string()
+            });
+        } else if op.reclaimed.contains(&self.blocks[b].op) {
+            note(self.detail, &mut op.events, EventKind::Freed, || {
+                format!("freed: it was the last block, so its {size} bytes are free space again")
+            });
+        } else {
+            note(self.detail, &mut op.events, EventKind::NotReclaimed, || {
+                format!(
+                    "freed, but its {size} bytes cannot be reused until the blocks after it go too"
+                )
+            });
+        }
+        Ok(op)
+    }
+
+    /// Drops the checkpoints saved after the first `keep`: their bump
+    /// pointers point into bytes that are free again.
+    pub(super) fn drop_checkpoints(&mut self, keep: usize, why: &str) {
+        for (name, _) in self.checkpoints.split_off(keep).into_iter().flatten() {
+            self.saved.remove(&name);
+            self.dropped.insert(name, why.to_string());
+        }
+    }
+
+    /// What happens when the model says no.
+    pub(super) fn fail(
+        &mut self,
+        op: &mut Op,
+        e: AllocError,
+        pos: Pos,
+        name: &str,
+    ) -> Result<(), ProgramError> {
+        match e {
+            AllocError::HeapExhausted => return Err(model_error(pos, e, self.target)),
+            AllocError::Full => note(self.detail, &mut op.events, EventKind::OutOfMemory, || {
+                "does not fit: this allocator's memory is full and it never grows".to_string()
+            }),
+            AllocError::BadAlloc => {
+                note(self.detail, &mut op.events, EventKind::OutOfMemory, || {
+                    "std::bad_alloc thrown: the padding std::align needed did not fit".to_string()
+                })
+            }
+        }
+        op.failed = true;
+        self.names.remove(name);
+        Ok(())
+    }
+}
