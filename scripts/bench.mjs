@@ -352,7 +352,7 @@ async function traceModuleRun(page, source, preset, runs, breakdown) {
 async function mapRender(page, n, runs) {
   return page.evaluate(
     async ({ n, runs }) => {
-      const { timeMapRender } = await import("/src/views/mapBench.ts");
+      const { timeMapRender } = await import("/src/views/map/bench.ts");
       const panel = document.querySelector(".map-panel") ?? document.body;
       const box = document.createElement("div");
       box.className = "map-container";

@@ -31,7 +31,7 @@ export function shadowCss(css: string): string {
 // The views' own stylesheets (imported by each view for the page) inlined
 // here too: a shadow root sees no document styles, and the glob picks up a
 // view's new stylesheet without a change here.
-const viewStyles = Object.values(import.meta.glob<string>("./views/*.css", { query: "?inline", import: "default", eager: true }));
+const viewStyles = Object.values(import.meta.glob<string>("./views/**/*.css", { query: "?inline", import: "default", eager: true }));
 
 const HOST_CSS = `
 :host { display: block; contain: content; }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TraceView } from "../engine/traceView";
 import type { ChunkInfo } from "../engine/types";
 import { traced as run } from "../test/runs";
-import { binBlocks } from "../views/mapBins";
+import { binBlocks } from "../test/mapOracles";
 import { blockAt, blocksAt, type Block } from "./blocks";
 import { bumpPointerAt, chunkViewsAt, currentChunkAt } from "./chunks";
 import { heldAt, setBinDeltaMin } from "./held";

@@ -18,7 +18,7 @@
 
 import { META_ALIGN_SHIFT, META_KIND, META_PLACED, META_STMT_SHIFT, NONE, type TraceView } from "../engine/traceView";
 import type { Block, BlockState } from "./blocks";
-import type { Bin } from "../views/mapBins";
+import type { Bin } from "./bins";
 
 /** One chunk's held blocks after a step, by address. */
 export interface HeldRow {

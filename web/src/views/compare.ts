@@ -1,8 +1,8 @@
 // Compare mode: the same program on two to four allocator configurations,
-// side by side at the same step (the app's stepper moves them together). A setup row chooses each column's preset,
-// target and minimum alignment; each column draws its own memory map; a table
-// below lines the columns up op by op with each op's cost (the fewest marked)
-// and where the placements differ. Everything drawn comes from the columns'
+// side by side at the same step (the app's stepper moves them together). A
+// setup row chooses each column's preset, target and minimum alignment; each
+// column draws its own memory map; a table below lines the columns up op by
+// op with each op's cost (the fewest marked) and where the placements differ. Everything drawn comes from the columns'
 // traces and the step; the only state kept here is DOM references, so a
 // re-render with the same data changes nothing.
 
@@ -26,16 +26,14 @@ import {
   TOTAL_FIELDS,
   traceOf,
   withAllocator,
-  type ColumnTotals,
   type CompareColumn,
   type CompareConfig,
   type OpComparison,
 } from "../model/compare";
-import { h, setText } from "./dom";
+import { h, markCurrent, setText } from "./dom";
 import { groupAllocators } from "./editor";
-import { renderMemoryMap } from "./memoryMap";
+import { renderMemoryMap } from "./map";
 import "./compare.css";
-
 
 export interface CompareData {
   allocators: readonly AllocatorInfo[];
@@ -80,7 +78,6 @@ interface Refs {
   add: HTMLButtonElement;
   columns: HTMLElement;
   scroll: HTMLElement;
-  table: HTMLTableElement;
   head: HTMLTableSectionElement;
   body: HTMLTableSectionElement;
   foot: HTMLTableSectionElement;
@@ -218,7 +215,6 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
     add,
     columns,
     scroll,
-    table,
     head,
     body,
     foot,
@@ -250,11 +246,6 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
     refs.resize.observe(columns);
   }
   return refs;
-}
-
-function clampedStep(data: CompareData): number {
-  const total = totalSteps(data);
-  return Number.isFinite(data.step) ? Math.min(Math.max(0, Math.trunc(data.step)), total) : 0;
 }
 
 // ---- Setup row -------------------------------------------------------------------
@@ -315,11 +306,15 @@ function columnSummary(trace: TraceView, step: number): string {
   return parts.join(" · ");
 }
 
-function drawColumns(refs: Refs, data: CompareData): void {
-  const labels = columnLabels(
+function labelsOf(data: CompareData): string[] {
+  return columnLabels(
     data.columns.map((c) => c.config),
     data.allocators,
   );
+}
+
+function drawColumns(refs: Refs, data: CompareData): void {
+  const labels = labelsOf(data);
   const n = data.columns.length;
   while (refs.views.length < n) refs.views.push(buildColumnView(refs.prefix, refs.views.length));
   const shown = refs.views.slice(0, n);
@@ -407,7 +402,6 @@ function buildRow(row: OpComparison, labels: readonly string[], sourceLines: rea
   // Bars compare the columns within the op: the row's most expensive column is full width.
   const max = Math.max(0, ...row.columns.map((c) => c?.instructions ?? 0));
   const source = sourceLines[row.line - 1]?.trim() ?? "";
-  const name = row.block !== undefined ? `${row.kind} ${row.block}` : row.kind;
   const diffs = differenceTexts(row, labels);
   const tr = h(
     "tr",
@@ -415,8 +409,8 @@ function buildRow(row: OpComparison, labels: readonly string[], sourceLines: rea
     h(
       "th",
       { scope: "row", class: "compare-op" },
-      h("button", { type: "button", class: "compare-op-button", "aria-label": `Step to op ${row.index + 1}, ${name}` }, `${row.index + 1}`),
-      h("code", { class: "compare-source" }, source || name),
+      h("button", { type: "button", class: "compare-op-button", "aria-label": `Step to op ${row.index + 1}, ${row.name}` }, `${row.index + 1}`),
+      h("code", { class: "compare-source" }, source || row.name),
     ),
     ...row.columns.map((_, i) => costCell(row, i, max)),
     h(
@@ -430,19 +424,11 @@ function buildRow(row: OpComparison, labels: readonly string[], sourceLines: rea
   return tr;
 }
 
-function totalText(key: (typeof TOTAL_FIELDS)[number]["key"], t: ColumnTotals): string {
-  const v = t[key];
-  return v === null ? "not measured" : String(v);
-}
-
 function drawTable(refs: Refs, data: CompareData): void {
-  const labels = columnLabels(
-    data.columns.map((c) => c.config),
-    data.allocators,
-  );
+  const labels = labelsOf(data);
   const results = data.columns.map((c) => c.result);
   const total = totalSteps(data);
-  const step = clampedStep(data);
+  const step = Number.isFinite(data.step) ? Math.min(Math.max(0, Math.trunc(data.step)), total) : 0;
   const page = pageOf(step, total);
   const text = [labels.join("|"), data.sourceLines.join("\n"), page.from].join("\u0000");
   const key = refs.tableKey;
@@ -481,7 +467,7 @@ function drawTable(refs: Refs, data: CompareData): void {
             return h(
               "td",
               { class: least ? "is-cheapest" : "" },
-              t ? totalText(field, t) : "—",
+              t ? String(t[field] ?? "not measured") : "—",
               least ? fewest(label.toLowerCase()) : null,
             );
           }),
@@ -499,12 +485,7 @@ function drawTable(refs: Refs, data: CompareData): void {
 
   // The current op's row: marked, and scrolled into the table's view when the step moved.
   const currentIndex = step - 1;
-  for (const [index, tr] of refs.rows) {
-    const current = index === currentIndex;
-    tr.classList.toggle("is-current", current);
-    if (current) tr.setAttribute("aria-current", "step");
-    else tr.removeAttribute("aria-current");
-  }
+  for (const [index, tr] of refs.rows) markCurrent(tr, index === currentIndex);
   if (refs.lastStep !== step) {
     refs.lastStep = step;
     const tr = refs.rows.get(currentIndex);

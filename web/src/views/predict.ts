@@ -23,7 +23,7 @@ import {
   type StripData,
 } from "../model/predict";
 import { h, setText } from "./dom";
-import { blockColour } from "./memoryMap";
+import { blockColour } from "./map";
 import "./predict.css";
 
 export interface PredictData {

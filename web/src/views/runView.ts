@@ -13,8 +13,7 @@ import type { Narration } from "../model/narration";
 import type { Action, AppState } from "../state/reducer";
 import type { renderCodeView as RenderCode } from "./codeView";
 import type { renderCostView as RenderCost } from "./costView";
-import { renderMapSummary } from "./mapSummary";
-import { renderMemoryMap } from "./memoryMap";
+import { renderMapSummary, renderMemoryMap } from "./map";
 import type { renderStats as RenderStats } from "./stats";
 import { renderStepper } from "./stepper";
 

@@ -9,10 +9,10 @@
 // Both go through the app's path: chunkViewsAt on the TraceView's columns
 // (model/held.ts), then renderMemoryMap.
 
-import { META_PLACED, NONE, statsEveryFor, type ChunkUsed, type OpColumns, type TraceView } from "../engine/traceView";
-import type { ChunkInfo, Direction, Op, Stats } from "../engine/types";
-import { chunkViewsAt, type ChunkView } from "../model/chunks";
-import { renderMemoryMap, type MemoryMapData } from "./memoryMap";
+import { META_PLACED, NONE, statsEveryFor, type ChunkUsed, type OpColumns, type TraceView } from "../../engine/traceView";
+import type { ChunkInfo, Direction, Op, Stats } from "../../engine/types";
+import { chunkViewsAt, type ChunkView } from "../../model/chunks";
+import { renderMemoryMap, type MemoryMapData } from "./render";
 
 const ZERO: Stats = { requested: 0, used: 0, padding: 0, metadata: 0, leaked: 0, copied: 0, unused: 0, chunks: 1, utilisation: 0 };
 

@@ -2,9 +2,9 @@
 // where it lies, and whether the drawing is of an older program (the current
 // one has an error).
 
-import type { ChunkInfo, Direction } from "../engine/types";
-import { hex } from "../model/format";
-import { h, setText } from "./dom";
+import type { ChunkInfo, Direction } from "../../engine/types";
+import { hex } from "../../model/format";
+import { h, setText } from "../dom";
 
 export interface MapSummaryData {
   /** Used bytes over every live chunk. */

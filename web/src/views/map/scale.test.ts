@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressTicks, clampZoom, keepsZoom, layoutKeys, maxZoom, visibleAddresses, zoomAbout, zoomX } from "./mapScale";
+import { addressTicks, clampZoom, keepsZoom, layoutKeys, maxZoom, visibleAddresses, zoomAbout, zoomX } from "./scale";
 
 const hexWidth = (a: number): number => `0x${a.toString(16)}`.length * 6.4;
 

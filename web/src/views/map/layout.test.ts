@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { traced } from "../test/runs";
-import { bumpPointerAt, chunkViewsAt } from "../model/chunks";
-import { syntheticMapData } from "./mapBench";
-import { zoomAbout } from "./mapScale";
-import { blockLabel, DETAIL_LIMIT, layoutMap, type MemoryMapData } from "./memoryMap";
+import { traced } from "../../test/runs";
+import { bumpPointerAt, chunkViewsAt } from "../../model/chunks";
+import { syntheticMapData } from "./bench";
+import { zoomAbout } from "./scale";
+import { blockLabel, DETAIL_LIMIT, layoutMap, type MemoryMapData } from "./render";
 
 // layoutMap is the map's pure half: data, width and zoom in, what to draw out.
 // 872 px wide leaves 804 px of plot between the margins.

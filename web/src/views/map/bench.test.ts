@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { binBlocks } from "./mapBins";
-import { bumpPointerAt, chunkViewsAt, statsAt } from "../model/chunks";
-import { syntheticMapData, syntheticRows, syntheticTrace } from "./mapBench";
+import { binBlocks } from "../../test/mapOracles";
+import { bumpPointerAt, chunkViewsAt, statsAt } from "../../model/chunks";
+import { syntheticMapData, syntheticRows, syntheticTrace } from "./bench";
 
 describe("syntheticRows", () => {
   it("packs n blocks from the bump origin, listed by address", () => {

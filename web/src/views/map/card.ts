@@ -2,10 +2,10 @@
 // the block is, where, how it was aligned and which op made it. The text is a
 // pure function of the block (tested); the card element only lays it out.
 
-import type { Block } from "../model/blocks";
-import type { Bin } from "./mapBins";
-import { bytes, hex } from "../model/format";
-import { h, setText } from "./dom";
+import type { Block } from "../../model/blocks";
+import type { Bin } from "../../model/bins";
+import { bytes, hex } from "../../model/format";
+import { h, setText } from "../dom";
 
 export interface CardField {
   label: string;

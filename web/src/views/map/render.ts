@@ -33,15 +33,15 @@ import { scaleLinear, type ScaleLinear } from "d3-scale";
 import { pointer, select, type BaseType, type Selection } from "d3-selection";
 import "d3-transition";
 import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from "d3-zoom";
-import type { ChunkInfo, Direction } from "../engine/types";
-import type { Block } from "../model/blocks";
-import type { ChunkView } from "../model/chunks";
-import type { HeldRow } from "../model/held";
-import { bytes, hex } from "../model/format";
-import { h, setText } from "./dom";
+import type { ChunkInfo, Direction } from "../../engine/types";
+import type { Block } from "../../model/blocks";
+import type { ChunkView } from "../../model/chunks";
+import type { HeldRow } from "../../model/held";
+import { bytes, hex } from "../../model/format";
+import { h, setText } from "../dom";
 import { layoutLabels, type LabelItem, type PlacedLabel } from "./labelLayout";
-import { binFill, lodSummary, type Bin } from "./mapBins";
-import { binCard, blockCard, createCardElement, hideCard, showCard } from "./mapCard";
+import type { Bin } from "../../model/bins";
+import { binCard, blockCard, createCardElement, hideCard, showCard } from "./card";
 import {
   addressTicks,
   BYTE_GRID_MIN_PX,
@@ -54,7 +54,7 @@ import {
   zoomAbout,
   zoomX,
   type AxisZoom,
-} from "./mapScale";
+} from "./scale";
 import "./memoryMap.css";
 
 export interface MemoryMapData {
@@ -1235,4 +1235,23 @@ function drawBlocks<P extends BaseType, PD>(
         .attr("y", textY)
         .text((d) => d.text);
     });
+}
+
+/** Taken bytes of a bin (live, dead and padding) over its width, 0..1. */
+export function binFill(bin: Bin): number {
+  const w = bin.hi - bin.lo;
+  return w > 0 ? Math.min(1, (bin.live + bin.dead + bin.padding) / w) : 0;
+}
+
+/**
+ * What a screen reader (and everyone) is told when rows are binned:
+ * "100000 blocks in 1 chunk; zoom in to see blocks". Empty when every row
+ * draws its blocks one by one.
+ */
+export function lodSummary(blocks: number, chunks: number, binnedRows: number): string {
+  if (binnedRows === 0) return "";
+  const b = `${blocks} ${blocks === 1 ? "block" : "blocks"}`;
+  const c = `${chunks} ${chunks === 1 ? "chunk" : "chunks"}`;
+  const which = binnedRows === chunks ? "" : ` (${binnedRows} of them drawn as fill)`;
+  return `${b} in ${c}${which}; zoom in to see blocks`;
 }

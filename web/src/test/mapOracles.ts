@@ -1,8 +1,8 @@
-// Level of detail for large maps: when a chunk holds more blocks than can be
-// drawn one by one (or they are narrower than a pixel), its visible address
-// range is cut into equal bins and each bin is drawn by how much of it is
-// taken. Pure: blocks and a range in, bins out.
+// Test oracles for the held index (model/held.ts): the same searches and
+// bins computed the plain way, over an array of blocks sorted by address.
+// The page never calls these; tests compare the columnar answers with them.
 
+import type { Bin } from "../model/bins";
 import type { BlockState } from "../model/blocks";
 
 /** The parts of a block the bins need (a model Block fits). */
@@ -12,20 +12,6 @@ export interface BlockSpan {
   padding: number;
   paddingStart: number;
   state: BlockState;
-}
-
-export interface Bin {
-  /** Address range [lo, hi) the bin covers (fractional when bins do not divide the range evenly). */
-  lo: number;
-  hi: number;
-  /** Blocks whose first byte inside the range falls in this bin: each block is counted once. */
-  blocks: number;
-  /** Bytes of live blocks in the bin. */
-  live: number;
-  /** Bytes of freed blocks and of blocks a moving realloc left behind: taken, but dead. */
-  dead: number;
-  /** Alignment padding bytes in the bin. */
-  padding: number;
 }
 
 /**
@@ -111,23 +97,4 @@ export function binBlocks(blocks: readonly BlockSpan[], lo: number, hi: number, 
     if (b.padding > 0) spread(b.paddingStart, b.paddingStart + b.padding, "padding");
   }
   return bins;
-}
-
-/** Taken bytes of a bin (live, dead and padding) over its width, 0..1. */
-export function binFill(bin: Bin): number {
-  const w = bin.hi - bin.lo;
-  return w > 0 ? Math.min(1, (bin.live + bin.dead + bin.padding) / w) : 0;
-}
-
-/**
- * What a screen reader (and everyone) is told when rows are binned:
- * "100000 blocks in 1 chunk; zoom in to see blocks". Empty when every row
- * draws its blocks one by one.
- */
-export function lodSummary(blocks: number, chunks: number, binnedRows: number): string {
-  if (binnedRows === 0) return "";
-  const b = `${blocks} ${blocks === 1 ? "block" : "blocks"}`;
-  const c = `${chunks} ${chunks === 1 ? "chunk" : "chunks"}`;
-  const which = binnedRows === chunks ? "" : ` (${binnedRows} of them drawn as fill)`;
-  return `${b} in ${c}${which}; zoom in to see blocks`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { binBlocks, binFill, endOfBlocksBefore, firstBlockEndingAfter, lodSummary, type BlockSpan } from "./mapBins";
+import { binFill, lodSummary } from "../views/map/render";
+import { binBlocks, endOfBlocksBefore, firstBlockEndingAfter, type BlockSpan } from "./mapOracles";
 
 const live = (address: number, size: number, padding = 0, paddingStart = address + size): BlockSpan => ({
   address,
