@@ -1,8 +1,8 @@
-// The code view's source texts. The lean module does not carry them (they
-// were a sixth of its download): each file is fetched on first view as a lazy
-// chunk Vite builds from the very files the modules were compiled from
-// (browser.ts `loadSourceText`). A module that still embeds them (the metered
-// one, or an older lean build) answers at once.
+// The code view's source texts. The trace module does not carry them (they
+// would add a sixth to its download): each file is fetched on first view as a
+// lazy chunk Vite builds from the very files the modules were compiled from
+// (load.ts `loadSourceText`). A text given embedded (`sourceText`) is
+// answered at once.
 
 import type { SourceName } from "./types";
 

@@ -15,11 +15,11 @@
 import type { RunConfig } from "./config";
 import { wasmArgs } from "./config";
 import { internalError } from "./errors";
-import { COLUMN_LAYOUT, type ColumnName } from "./traceView";
+import { COLUMN_LAYOUT, type TraceRunLike } from "./traceView";
 import type { AllocatorInfo, ProgramError, SourceName } from "./types";
 
 /** A `TraceRun`: what slices.ts advances, what traceView's `fromRun` reads, and `free`. */
-export interface TraceRunHandle {
+export interface TraceRunHandle extends TraceRunLike {
   /** Runs up to `maxOps` more ops; true once finished or failed. */
   advance(maxOps: number): boolean;
   executed(): number;
@@ -27,15 +27,6 @@ export interface TraceRunHandle {
   total(): number;
   /** JSON `{line, column, message}` once the run failed. */
   error(): string | undefined;
-  column(which: ColumnName): Uint32Array;
-  /** 9 numbers per sample, in Stats field order. */
-  statsSamples(): Float64Array;
-  /** JSON {version, allocator, target, direction, source, source_path, stmts, stats_every}. */
-  header(): string;
-  /** JSON [ChunkInfo]. */
-  chunks(): string;
-  /** JSON {"op": Op, "chunks_used": [{id, lo, hi}]}. */
-  detail(i: number): string;
   /** Releases the run's wasm memory; the run (and a view over it) must not be used after. */
   free(): void;
 }

@@ -44,7 +44,7 @@ function viewOf(t: Trace): TraceView {
 
 type State = "live" | "freed" | "leaked";
 
-/** The map's replay from op 0 as it was before columns: block id -> state after `step` ops. */
+/** The oracle: every op from 0 replayed, block id -> state after `step` ops. */
 function replay(t: Trace, step: number): Map<number, State> {
   const blocks = new Map<number, State>();
   for (const op of t.ops.slice(0, step)) {

@@ -10,7 +10,6 @@
 // gone_at[i] >= k; it is live when dead_at[i] >= k, else "freed" when op
 // dead_at[i] is a free and "leaked" when it is a realloc that moved it.
 
-import type { TraceRunHandle } from "./traceModule";
 import type { Baseline, ChunkInfo, Cost, Direction, Op, OpKind, ProgramError, RealRun, SourceName, Stats, Target } from "./types";
 
 /** "None" in the u32 columns (no chunk, never freed, never reclaimed). */
@@ -226,8 +225,18 @@ function checkIndex(length: number, i: number): void {
 
 // ---- From a run of the trace module --------------------------------------------
 
-/** What `fromRun` reads of a trace module's `TraceRun`. */
-export type TraceRunLike = Pick<TraceRunHandle, "column" | "statsSamples" | "header" | "chunks" | "detail">;
+/** What `fromRun` reads of a trace module's `TraceRun` (traceModule.ts's TraceRunHandle). */
+export interface TraceRunLike {
+  column(which: ColumnName): Uint32Array;
+  /** 9 numbers per sample, in Stats field order. */
+  statsSamples(): Float64Array;
+  /** JSON {version, allocator, target, direction, source, source_path, stmts, stats_every}. */
+  header(): string;
+  /** JSON [ChunkInfo]. */
+  chunks(): string;
+  /** JSON {"op": Op, "chunks_used": [{id, lo, hi}]}. */
+  detail(i: number): string;
+}
 
 interface RunHeader {
   version: number;
@@ -259,7 +268,7 @@ export function statsFromSamples(flat: ArrayLike<number>): Stats[] {
 }
 
 /**
- * A view over a finished (or failed) run of the lean module: its columns and
+ * A view over a finished (or failed) run of the trace module: its columns and
  * tables copied out once; an op's detail asked of the run and kept in a small
  * LRU. The run must stay alive (not freed) as long as the view is used.
  */

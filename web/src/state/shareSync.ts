@@ -22,7 +22,8 @@ export function sharedOf(s: AppState): SharedState {
     step: s.step,
     compare: s.compare,
     lesson: s.lesson,
-    // Only while sweeping: a state without a sweep shares exactly as before sweeps existed.
+    // Only while sweeping: a link with no sweep has no sweep key, so its text
+    // stays the one tests/share-corpus pins.
     ...(s.sweep !== null ? { sweep: s.sweep } : {}),
   };
 }
