@@ -16,3 +16,9 @@ export interface Bin {
   /** Alignment padding bytes in the bin. */
   padding: number;
 }
+
+/** Taken bytes of a bin (live, dead and padding) over its width, 0..1. */
+export function binFill(bin: Bin): number {
+  const w = bin.hi - bin.lo;
+  return w > 0 ? Math.min(1, (bin.live + bin.dead + bin.padding) / w) : 0;
+}

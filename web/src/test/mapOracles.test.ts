@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { binFill, lodSummary } from "../views/map/render";
-import { binBlocks, endOfBlocksBefore, firstBlockEndingAfter, type BlockSpan } from "./mapOracles";
+import { binFill } from "../model/bins";
+import { binBlocks, firstBlockEndingAfter, type BlockSpan } from "./mapOracles";
 
 const live = (address: number, size: number, padding = 0, paddingStart = address + size): BlockSpan => ({
   address,
@@ -61,21 +61,10 @@ describe("binBlocks", () => {
 
 describe("block search by address", () => {
   const blocks = [live(0x10, 8), live(0x18, 0), live(0x20, 8), live(0x30, 16)];
-  it("finds the first block reaching past an address and the end of those starting before one", () => {
+  it("finds the first block reaching past an address", () => {
     expect(firstBlockEndingAfter(blocks, 0)).toBe(0);
     expect(firstBlockEndingAfter(blocks, 0x18)).toBe(1); // the zero-sized block at 0x18
     expect(firstBlockEndingAfter(blocks, 0x19)).toBe(2);
     expect(firstBlockEndingAfter(blocks, 0x40)).toBe(4);
-    expect(endOfBlocksBefore(blocks, 0x20)).toBe(2);
-    expect(endOfBlocksBefore(blocks, 0x21)).toBe(3);
-    expect(endOfBlocksBefore(blocks, 0)).toBe(0);
-  });
-});
-
-describe("lodSummary", () => {
-  it("says how many blocks are binned and what to do", () => {
-    expect(lodSummary(100_000, 1, 1)).toBe("100000 blocks in 1 chunk; zoom in to see blocks");
-    expect(lodSummary(100_000, 11, 6)).toBe("100000 blocks in 11 chunks (6 of them drawn as fill); zoom in to see blocks");
-    expect(lodSummary(5, 1, 0)).toBe("");
   });
 });

@@ -31,19 +31,6 @@ export function firstBlockEndingAfter(blocks: readonly { address: number; size: 
   return lo;
 }
 
-/** Index one past the last block starting before `address`. */
-export function endOfBlocksBefore(blocks: readonly { address: number }[], address: number): number {
-  let lo = 0;
-  let hi = blocks.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const b = blocks[mid];
-    if (b && b.address < address) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Cuts [lo, hi) into `count` equal bins and adds each block's bytes (clipped
  * to the range) to the bins they fall in. `blocks` must be sorted by address.

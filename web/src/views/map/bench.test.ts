@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { binBlocks } from "../../test/mapOracles";
 import { bumpPointerAt, chunkViewsAt, statsAt } from "../../model/chunks";
-import { syntheticMapData, syntheticRows, syntheticTrace } from "./bench";
+import { syntheticMapData, syntheticTrace } from "./bench";
 
-describe("syntheticRows", () => {
+describe("synthetic map data", () => {
   it("packs n blocks from the bump origin, listed by address", () => {
-    const [row] = syntheticRows(3, 8, "down");
+    const [row] = syntheticMapData(3, "down").rows;
     expect(row?.chunk.capacity).toBe(32);
     expect(row?.blocks.map((b) => [b.id, b.address - 0x10010])).toEqual([
       [2, 8],
       [1, 16],
       [0, 24],
     ]);
-    expect(syntheticRows(3, 8, "up")[0]?.blocks.map((b) => b.address - 0x10010)).toEqual([0, 8, 16]);
+    expect(syntheticMapData(3, "up").rows[0]?.blocks.map((b) => b.address - 0x10010)).toEqual([0, 8, 16]);
   });
 
   it("100,000 blocks: 800,000 bytes used, and binned they add up", () => {

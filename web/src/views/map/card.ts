@@ -69,7 +69,7 @@ export function binCard(bin: Bin): BlockCard {
   };
 }
 
-/** Builds the (hidden) card element once; `showCard` fills and places it. */
+/** Builds the (hidden) card element once; `showCard` fills and places it, and hiding it is setting `hidden`. */
 export function createCardElement(id: string): HTMLElement {
   const card = h("div", { class: "block-card", id, role: "tooltip", hidden: true });
   card.append(h("div", { class: "block-card-title" }), h("dl", { class: "block-card-fields" }));
@@ -81,12 +81,7 @@ export function createCardElement(id: string): HTMLElement {
  * coordinates: the card is fixed, so the map's scrolling box cannot clip it),
  * flipping below when there is no room and keeping it inside the viewport.
  */
-export function showCard(
-  card: HTMLElement,
-  content: BlockCard,
-  anchor: { left: number; top: number; width: number; height: number },
-  viewport: { width: number; height: number },
-): void {
+export function showCard(card: HTMLElement, content: BlockCard, anchor: { left: number; top: number; width: number; height: number }): void {
   const title = card.querySelector(".block-card-title");
   const list = card.querySelector(".block-card-fields");
   if (title) setText(title, content.title);
@@ -94,6 +89,7 @@ export function showCard(
     list.replaceChildren(...content.fields.flatMap((f) => [h("dt", {}, f.label), h("dd", {}, f.value)]));
   }
   card.hidden = false;
+  const viewport = { width: window.innerWidth, height: window.innerHeight };
   const w = card.offsetWidth;
   const hgt = card.offsetHeight;
   const left = Math.min(Math.max(4, anchor.left + anchor.width / 2 - w / 2), Math.max(4, viewport.width - w - 4));
@@ -102,8 +98,4 @@ export function showCard(
   const top = above >= 4 || below + hgt > viewport.height ? Math.max(4, above) : below;
   card.style.left = `${Math.round(left)}px`;
   card.style.top = `${Math.round(top)}px`;
-}
-
-export function hideCard(card: HTMLElement): void {
-  card.hidden = true;
 }

@@ -1,4 +1,6 @@
 // The memory map's public face: what the rest of the app draws with.
 
-export { blockColour, renderMemoryMap, type MemoryMapData } from "./render";
+export type { MemoryMapData } from "./layout";
+export { blockColour } from "./palette";
+export { renderMemoryMap } from "./render";
 export { renderMapSummary } from "./summary";

@@ -3,7 +3,8 @@ import { traced } from "../../test/runs";
 import { bumpPointerAt, chunkViewsAt } from "../../model/chunks";
 import { syntheticMapData } from "./bench";
 import { zoomAbout } from "./scale";
-import { blockLabel, DETAIL_LIMIT, layoutMap, type MemoryMapData } from "./render";
+import { blockLabel } from "./labels";
+import { DETAIL_LIMIT, layoutMap, type MemoryMapData } from "./layout";
 
 // layoutMap is the map's pure half: data, width and zoom in, what to draw out.
 // 872 px wide leaves 804 px of plot between the margins.

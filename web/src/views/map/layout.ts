@@ -1,0 +1,311 @@
+// The map's pure half: data, width and zoom in, positions out. One row per
+// chunk, drawn to scale within itself: header and footer at the ends (never
+// narrower than their labels), the blocks in view or bins of fill, label
+// placements, the bump pointer, axis ticks and the byte grid. No DOM: text is
+// measured with a canvas when there is one, else estimated.
+
+import { scaleLinear, type ScaleLinear } from "d3-scale";
+import type { ChunkInfo, Direction } from "../../engine/types";
+import type { Bin } from "../../model/bins";
+import type { Block } from "../../model/blocks";
+import type { ChunkView } from "../../model/chunks";
+import type { HeldRow } from "../../model/held";
+import { hex } from "../../model/format";
+import { layoutLabels, type LabelItem, type PlacedLabel } from "./labelLayout";
+import { chunkReason } from "./labels";
+import { addressTicks, BYTE_GRID_MIN_PX, IDENTITY, visibleAddresses, zoomX, type AxisZoom } from "./scale";
+
+export interface MemoryMapData {
+  direction: Direction;
+  /** The chunks that exist, oldest first, with their blocks and fill. */
+  rows: readonly ChunkView[];
+  /** The current chunk's bump pointer (undefined while no chunk exists). */
+  bumpPtr: number | undefined;
+  /** Blocks the current op placed or acted on. */
+  focus: ReadonlySet<number>;
+  /** What to say when no chunk exists. */
+  emptyText: string;
+  /** Animate changes (off for reduced motion). */
+  animate: boolean;
+  /** The traced program's lines: a block's card quotes the line of the op that made it. */
+  sourceLines?: readonly string[];
+}
+
+// Geometry of one row (y relative to the row's top).
+export const MARGIN = { left: 34, right: 34 };
+export const TITLE_Y = 11; // title baseline; also callout lane 1
+export const LANE0_Y = 28; // callout lane 0 baseline, just above the bar
+export const PTR_Y = 23; // the pointer's arrow, in lane 0
+export const BAR_Y = 34;
+export const BAR_H = 36;
+export const AXIS_Y = BAR_Y + BAR_H;
+export const ROW_H = AXIS_Y + 18;
+const ROW_GAP = 10;
+export const EMPTY_H = 84;
+/** A row with more blocks than this in view draws bins instead of blocks. */
+export const DETAIL_LIMIT = 400;
+/** A row whose blocks in view average less room than this each draws bins too. */
+const MIN_BLOCK_SPACING_PX = 2;
+/** Pixels per bin in a binned row. */
+const BIN_PX = 2;
+
+// ---- Text widths: measured with a canvas when there is one, else estimated.
+
+let canvas: CanvasRenderingContext2D | null | undefined;
+const widths = new Map<string, number>();
+/**
+ * Widths kept at most: labels carry addresses and byte counts, so playing a
+ * million-op trace would otherwise add one entry per step. Past this the
+ * oldest half goes (a Map iterates in insertion order).
+ */
+const MAX_WIDTHS = 4096;
+const UI_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif';
+const MONO_FONT = 'ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", monospace';
+
+function textWidth(text: string, font: string, perChar: number): number {
+  const key = `${font}|${text}`;
+  const known = widths.get(key);
+  if (known !== undefined) return known;
+  if (canvas === undefined) canvas = typeof document !== "undefined" ? document.createElement("canvas").getContext("2d") : null;
+  let w = text.length * perChar;
+  if (canvas) {
+    canvas.font = font;
+    w = canvas.measureText(text).width;
+  }
+  if (widths.size >= MAX_WIDTHS) {
+    let drop = MAX_WIDTHS / 2;
+    for (const k of widths.keys()) {
+      if (drop-- <= 0) break;
+      widths.delete(k);
+    }
+  }
+  widths.set(key, w);
+  return w;
+}
+const labelWidth = (t: string): number => textWidth(t, `650 12px ${UI_FONT}`, 7) + 2;
+const titleWidth = (t: string): number => textWidth(t, `600 12px ${UI_FONT}`, 6.8);
+const monoWidth = (t: string): number => textWidth(t, `600 12px ${MONO_FONT}`, 7.3);
+const axisWidth = (t: string): number => textWidth(t, `10.5px ${MONO_FONT}`, 6.4);
+
+// ---- Rows.
+
+export interface MetaRegion {
+  kind: "header" | "footer";
+  bytes: number;
+  x: number;
+  width: number;
+  label: string;
+}
+
+interface Pointer {
+  x: number;
+  tip: number;
+  textX: number;
+  anchor: "start" | "end";
+  text: string;
+  /** The pointer's address is out of view: drawn pinned to the nearer edge. */
+  offscreen: boolean;
+}
+
+export interface RowLayout {
+  view: ChunkView;
+  key: number;
+  y: number;
+  /** Usable bytes to (zoomed) pixels. */
+  x: ScaleLinear<number, number>;
+  /** The usable bytes' zoomed pixel extent (may reach past the view). */
+  usable: { x0: number; x1: number };
+  /** Addresses in view. */
+  visible: { lo: number; hi: number };
+  /** Pixels per byte at this zoom. */
+  bytePx: number;
+  meta: MetaRegion[];
+  title: string;
+  fill: string;
+  /** Blocks drawn one by one: those in view, unless there are too many. */
+  shown: Block[];
+  /** Blocks in view; when more than DETAIL_LIMIT, the row draws `bins`. */
+  inView: number;
+  bins: Bin[] | null;
+  labels: PlacedLabel[];
+  pointer: Pointer | null;
+  ticks: number[];
+  /** Byte boundaries drawn as a grid when a byte is at least BYTE_GRID_MIN_PX wide. */
+  grid: number[];
+  /** Changes when the row's scale does: blocks then jump instead of gliding. */
+  geometry: string;
+}
+
+/** Label layouts by their inputs: a row that did not change between steps is not laid out again. */
+const labelCache = new Map<string, PlacedLabel[]>();
+const LABEL_CACHE = 64;
+
+function cachedLabels(
+  items: LabelItem[],
+  innerWidth: number,
+  reserved: { lane: number; left: number; right: number }[],
+): PlacedLabel[] {
+  const key = [
+    innerWidth,
+    reserved.map((r) => `${r.lane},${r.left},${r.right}`).join(";"),
+    ...items.map((i) => `${i.id},${i.x0},${i.x1},${i.full},${i.short}`),
+  ].join("\n");
+  const hit = labelCache.get(key);
+  if (hit) return hit;
+  const labels = layoutLabels(items, { measure: labelWidth, inset: 4, lanes: 2, width: innerWidth, gap: 6, reserved });
+  labelCache.set(key, labels);
+  if (labelCache.size > LABEL_CACHE) {
+    const oldest = labelCache.keys().next();
+    if (!oldest.done) labelCache.delete(oldest.value);
+  }
+  return labels;
+}
+
+/** Blocks of a chunk (by address) with bytes in [lo, hi]: indices into its held row. */
+function blocksInView(held: HeldRow, lo: number, hi: number): { from: number; to: number } {
+  return { from: held.firstEndingAfter(lo), to: held.endBefore(hi + (hi === lo ? 1 : 0)) };
+}
+
+/**
+ * The unzoomed pixel widths of a chunk's header and footer: to scale, but
+ * never narrower than their labels nor wider than 30% of the row.
+ */
+function metaWidths(chunk: ChunkInfo, innerWidth: number): { header: number; footer: number } {
+  const total = chunk.header + chunk.capacity + chunk.footer;
+  const width = (n: number, label: string): number =>
+    n > 0 ? Math.min(innerWidth * 0.3, Math.max((n / total) * innerWidth, labelWidth(label) + 12)) : 0;
+  return { header: width(chunk.header, `header ${chunk.header} B`), footer: width(chunk.footer, `footer ${chunk.footer} B`) };
+}
+
+/** The unzoomed usable pixel width of a row: what the zoom limits are computed from. */
+export function baseUsableWidth(view: ChunkView, innerWidth: number): number {
+  const meta = metaWidths(view.chunk, innerWidth);
+  return innerWidth - meta.header - meta.footer;
+}
+
+function layoutRow(
+  view: ChunkView,
+  y: number,
+  innerWidth: number,
+  direction: Direction,
+  bumpPtr: number | undefined,
+  z: AxisZoom,
+): RowLayout {
+  const { chunk } = view;
+  const { header: hw, footer: fw } = metaWidths(chunk, innerWidth);
+  const base = { x0: hw, x1: innerWidth - fw };
+  const usable = { x0: zoomX(z, base.x0), x1: zoomX(z, base.x1) };
+  const end = chunk.start + chunk.capacity;
+  const x = scaleLinear().domain([chunk.start, end]).range([usable.x0, usable.x1]);
+  const visible = visibleAddresses(chunk, base.x0, base.x1, innerWidth, z);
+  const bytePx = chunk.capacity > 0 ? (usable.x1 - usable.x0) / chunk.capacity : 0;
+  const meta: MetaRegion[] = [];
+  if (hw > 0) meta.push({ kind: "header", bytes: chunk.header, x: zoomX(z, 0), width: hw * z.k, label: `header ${chunk.header} B` });
+  if (fw > 0) meta.push({ kind: "footer", bytes: chunk.footer, x: usable.x1, width: fw * z.k, label: `footer ${chunk.footer} B` });
+
+  const fill = `${view.used} / ${chunk.capacity} B used`;
+  const reason = chunkReason(chunk);
+  const long = `chunk ${chunk.id} · ${chunk.capacity} B usable${reason ? ` · ${reason}` : ""}`;
+  const room = innerWidth - titleWidth(fill) - 16;
+  const title = titleWidth(long) <= room ? long : `chunk ${chunk.id} · ${chunk.capacity} B`;
+
+  // The bump pointer: an arrow the way it moves, in the lane above the bar.
+  // Block labels keep clear of it and of the title and fill in lane 1.
+  let pointer: Pointer | null = null;
+  const reserved: { lane: number; left: number; right: number }[] = [
+    { lane: 1, left: -MARGIN.left, right: titleWidth(title) + 4 },
+    { lane: 1, left: innerWidth - titleWidth(fill) - 4, right: innerWidth + MARGIN.right },
+  ];
+  if (view.current && bumpPtr !== undefined) {
+    const at = x(bumpPtr);
+    const px = Math.min(Math.max(at, Math.max(0, usable.x0)), Math.min(innerWidth, usable.x1));
+    const sign = direction === "down" ? -1 : 1;
+    const text = `bump ptr ${hex(bumpPtr)}`;
+    const textW = monoWidth(text);
+    let tip = px + sign * 24;
+    let textX = tip + sign * 7;
+    let anchor: "start" | "end" = sign < 0 ? "end" : "start";
+    // Past the plot's edge: the text goes behind the pointer instead.
+    if (sign < 0 ? textX - textW < -MARGIN.left + 2 : textX + textW > innerWidth + MARGIN.right - 2) {
+      textX = px - sign * 8;
+      anchor = sign < 0 ? "start" : "end";
+    }
+    if (sign < 0 && anchor === "start" && textX + textW > innerWidth + MARGIN.right) tip = px;
+    pointer = { x: px, tip, textX, anchor, text, offscreen: at < -0.5 || at > innerWidth + 0.5 };
+    const left = anchor === "end" ? textX - textW : textX;
+    reserved.push({ lane: 0, left: Math.min(left, px, tip) - 1, right: Math.max(left + textW, px, tip) + 1 });
+  }
+
+  // Only the blocks in view are drawn; too many of them and the row draws bins.
+  const range = blocksInView(view.held, visible.lo, visible.hi);
+  const inView = Math.max(0, range.to - range.from);
+  const viewX0 = Math.max(0, usable.x0);
+  const viewX1 = Math.min(innerWidth, usable.x1);
+  // Blocks packed tighter than MIN_BLOCK_SPACING_PX would draw as noise: bin them too.
+  const detailed = inView <= DETAIL_LIMIT && (inView === 0 || (viewX1 - viewX0) / inView >= MIN_BLOCK_SPACING_PX);
+  const shown = detailed ? view.held.slice(range.from, range.to) : [];
+  const bins = detailed ? null : view.held.bins(visible.lo, visible.hi, Math.max(1, Math.ceil((viewX1 - viewX0) / BIN_PX)));
+
+  const labels = cachedLabels(
+    shown.map((b) => {
+      // Labels go over the part of a block that is in view.
+      const x0 = Math.max(0, x(b.address));
+      const x1 = Math.min(innerWidth, x(b.address) + Math.max(1.5, x(b.address + b.size) - x(b.address)));
+      // A block a moving realloc left behind says so where it has room.
+      const full = b.state === "leaked" ? `${b.name} · leaked` : `${b.name} · ${b.size} B`;
+      return { id: b.id, x0, x1: Math.max(x0, x1), full, short: b.name };
+    }),
+    innerWidth,
+    reserved,
+  );
+
+  const ticks = addressTicks(visible.lo, visible.hi, viewX1 - viewX0, {
+    spacing: 84,
+    edges: [chunk.start, end],
+    labelWidth: (a) => axisWidth(hex(a)),
+  });
+  const grid: number[] = [];
+  if (bytePx >= BYTE_GRID_MIN_PX) {
+    for (let a = Math.ceil(visible.lo); a <= visible.hi; a++) if (a > chunk.start && a < end) grid.push(a);
+  }
+  const geometry = `${innerWidth}|${chunk.start}|${chunk.capacity}|${hw}|${fw}|${z.k}|${z.x}`;
+  return {
+    view,
+    key: chunk.id,
+    y,
+    x,
+    usable,
+    visible,
+    bytePx,
+    meta,
+    title,
+    fill,
+    shown,
+    inView,
+    bins,
+    labels,
+    pointer,
+    ticks,
+    grid,
+    geometry,
+  };
+}
+
+export function layoutMap(data: MemoryMapData, width: number, z: AxisZoom = IDENTITY): { rows: RowLayout[]; height: number } {
+  const innerWidth = width - MARGIN.left - MARGIN.right;
+  const rows = data.rows.map((view, i) => layoutRow(view, i * (ROW_H + ROW_GAP), innerWidth, data.direction, data.bumpPtr, z));
+  const height = rows.length === 0 ? EMPTY_H : rows.length * (ROW_H + ROW_GAP) - ROW_GAP + 4;
+  return { rows, height };
+}
+
+/**
+ * The block op `id` placed, or with "successor" the block a realloc made of
+ * it, in whichever of `rows` holds it: O(rows).
+ */
+export function blockIn(rows: readonly ChunkView[], id: number, which: "find" | "successor" = "find"): Block | undefined {
+  for (const r of rows) {
+    const b = r.held[which](id);
+    if (b) return b;
+  }
+  return undefined;
+}

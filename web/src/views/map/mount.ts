@@ -1,0 +1,302 @@
+// The map's mount: toolbar, svg, card and the view state kept between
+// renders, one per container. Zoom and pan act on the address axis of every
+// row at once (d3-zoom, with buttons and the +, - and 0 keys); the zoom kept
+// here in plot pixels is the source of truth and d3-zoom's state follows it.
+// The card shows the block (or bin) under the pointer or with keyboard focus.
+
+import { select, type Selection } from "d3-selection";
+import "d3-transition";
+import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from "d3-zoom";
+import type { ChunkView } from "../../model/chunks";
+import { h } from "../dom";
+import { binCard, blockCard, createCardElement, showCard } from "./card";
+import { BAR_H, BAR_Y, blockIn, EMPTY_H, MARGIN, PTR_Y, ROW_H, type MemoryMapData, type RowLayout } from "./layout";
+import { IDENTITY, zoomAbout, type AxisZoom } from "./scale";
+
+/** How long an animated step or zoom takes, in milliseconds. */
+export const DURATION = 220;
+/** Each zoom button press or key scales by this. */
+const ZOOM_STEP = 2;
+
+export type Svg = Selection<SVGSVGElement, unknown, null, undefined>;
+
+export interface Mount {
+  root: HTMLElement;
+  svg: Svg;
+  card: HTMLElement;
+  zoomIn: HTMLButtonElement;
+  zoomOut: HTMLButtonElement;
+  reset: HTMLButtonElement;
+  level: HTMLElement;
+  note: HTMLElement;
+  behaviour: ZoomBehavior<SVGSVGElement, unknown>;
+  clipId: string;
+  /** The zoom in plot pixels; the source of truth, d3-zoom's state follows it. */
+  z: AxisZoom;
+  /** Where an animated zoom is heading: key presses in quick succession build on it, not on a frame. */
+  target?: AxisZoom;
+  kMax: number;
+  innerWidth: number;
+  /** The chunk layout the zoom was set on (scale.ts layoutKeys). */
+  keys: string[];
+  data?: MemoryMapData;
+  /** The previous data render's rows, when this one animates: where realloc slides start. */
+  previous: readonly ChunkView[];
+  /** While true, zoom events come from this module syncing d3-zoom: no redraw. */
+  syncing: boolean;
+  /** Block ids under the pointer and with keyboard focus: the card shows the first. */
+  hovered?: number;
+  focused?: number;
+  /** The bin under the pointer in a binned row: its row's chunk id and the pointer's x in plot pixels. */
+  hoveredBin?: { chunk: number; x: number };
+  /**
+   * The map's width as last laid out (a ResizeObserver keeps it): reading
+   * clientWidth while rendering would force a layout of the whole page in the
+   * middle of the frame. Undefined until first measured.
+   */
+  measured?: number;
+  resize?: ResizeObserver;
+}
+
+const mounts = new WeakMap<HTMLElement, Mount>();
+let mountCount = 0;
+
+/** d3-zoom works in svg coordinates; the map's zoom is in plot coordinates (shifted by the left margin). */
+function toD3(z: AxisZoom): ReturnType<typeof zoomIdentity.translate> {
+  return zoomIdentity.translate(z.x - (z.k - 1) * MARGIN.left, 0).scale(z.k);
+}
+
+function buildDefs(svg: Svg, clipId: string): void {
+  const defs = svg.append("defs");
+  const hatch = defs
+    .append("pattern")
+    .attr("id", "bl-hatch")
+    .attr("patternUnits", "userSpaceOnUse")
+    .attr("width", 6)
+    .attr("height", 6)
+    .attr("patternTransform", "rotate(45)");
+  hatch.append("rect").attr("class", "hatch-bg").attr("width", 6).attr("height", 6);
+  hatch.append("line").attr("class", "hatch-line").attr("x1", 1).attr("y1", 0).attr("x2", 1).attr("y2", 6);
+  const meta = defs
+    .append("pattern")
+    .attr("id", "bl-meta")
+    .attr("patternUnits", "userSpaceOnUse")
+    .attr("width", 8)
+    .attr("height", 8)
+    .attr("patternTransform", "rotate(-45)");
+  meta.append("rect").attr("class", "meta-bg").attr("width", 8).attr("height", 8);
+  meta.append("rect").attr("class", "meta-stripe").attr("width", 3).attr("height", 8);
+  defs
+    .append("marker")
+    .attr("id", "bl-arrow")
+    .attr("viewBox", "0 0 10 10")
+    .attr("refX", 8)
+    .attr("refY", 5)
+    .attr("markerWidth", 7)
+    .attr("markerHeight", 7)
+    .attr("orient", "auto-start-reverse")
+    .append("path")
+    .attr("class", "arrow-head")
+    .attr("d", "M0,0 L10,5 L0,10 z");
+  // Zoomed content stays inside the plot's width (row coordinates).
+  defs.append("clipPath").attr("id", clipId).append("rect").attr("class", "clip-rect").attr("x", 0).attr("y", 0).attr("height", ROW_H);
+}
+
+function zoomButton(label: string, text: string): HTMLButtonElement {
+  return h("button", { type: "button", class: "map-zoom-button", "aria-label": label, title: label }, text);
+}
+
+/**
+ * The map in `container`, built on first use (or when something replaced it).
+ * `redraw` draws the map again after a zoom or pan.
+ */
+export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount {
+  const existing = mounts.get(container);
+  if (existing && existing.root.isConnected && existing.root.parentElement === container) return existing;
+  existing?.resize?.disconnect();
+  mountCount += 1;
+  const clipId = `bl-clip-${mountCount}`;
+  const cardId = `bl-card-${mountCount}`;
+  const zoomIn = zoomButton("Zoom in", "+");
+  const zoomOut = zoomButton("Zoom out", "−");
+  const reset = h("button", { type: "button", class: "map-zoom-button map-zoom-reset", "aria-label": "Reset zoom" }, "Reset zoom");
+  const level = h("span", { class: "map-zoom-level", "data-testid": "zoom-level" }, "1×");
+  const hint = h("span", { class: "map-zoom-hint" }, "+ − 0 keys, Ctrl+wheel to zoom, drag to pan");
+  const toolbar = h("div", { class: "map-toolbar", role: "toolbar", "aria-label": "Memory map zoom" }, zoomOut, zoomIn, reset, level, hint);
+  const note = h("p", { class: "map-lod-note", role: "status", hidden: true });
+  const frame = h("div", { class: "map-frame" });
+  const card = createCardElement(cardId);
+  const root = h("div", { class: "map-view", "data-view": "memory-map" }, toolbar, note, frame);
+  container.replaceChildren(root);
+
+  const svg: Svg = select(frame)
+    .append("svg")
+    .attr("class", "memory-map")
+    .attr("role", "group")
+    .attr("tabindex", 0)
+    .attr("aria-roledescription", "memory map");
+  buildDefs(svg, clipId);
+  const plot = svg.append("g").attr("class", "plot").attr("transform", `translate(${MARGIN.left},0)`);
+  plot.append("g").attr("class", "rows");
+  const empty = plot.append("g").attr("class", "map-empty").attr("role", "note");
+  empty.append("rect").attr("class", "empty-box").attr("y", 8).attr("height", EMPTY_H - 16).attr("rx", 6);
+  empty.append("text").attr("class", "empty-text").attr("y", EMPTY_H / 2).attr("dy", "0.35em");
+  const ptr = plot.append("g").attr("class", "bump-pointer").attr("role", "img");
+  ptr.append("line").attr("class", "ptr-line").attr("y1", PTR_Y - 5).attr("y2", BAR_Y + BAR_H + 4);
+  ptr.append("path").attr("class", "ptr-head");
+  ptr.append("line").attr("class", "ptr-arrow").attr("y1", PTR_Y).attr("y2", PTR_Y).attr("marker-end", "url(#bl-arrow)");
+  ptr.append("text").attr("class", "ptr-text").attr("y", PTR_Y).attr("dy", "0.35em");
+  frame.append(card);
+
+  const behaviour = d3zoom<SVGSVGElement, unknown>()
+    // The wheel scrolls the page unless Ctrl or ⌘ is held (a trackpad pinch sets Ctrl).
+    .filter((event: Event) => {
+      if (event.type === "wheel") return (event as WheelEvent).ctrlKey || (event as WheelEvent).metaKey;
+      return !(event as MouseEvent).ctrlKey && !(event as MouseEvent).button;
+    });
+  const m: Mount = {
+    root,
+    svg,
+    card,
+    zoomIn,
+    zoomOut,
+    reset,
+    level,
+    note,
+    behaviour,
+    clipId,
+    z: IDENTITY,
+    kMax: 1,
+    innerWidth: 0,
+    keys: [],
+    previous: [],
+    syncing: false,
+  };
+  if (typeof ResizeObserver !== "undefined") {
+    // Called after layout: clientWidth is then read without forcing one. The
+    // app re-renders on a resize of its own, which picks the new width up.
+    m.resize = new ResizeObserver(() => {
+      m.measured = root.clientWidth || container.clientWidth;
+    });
+    m.resize.observe(root);
+  }
+  behaviour.on("zoom", (event: D3ZoomEvent<SVGSVGElement, unknown>) => {
+    const t = event.transform;
+    m.z = { k: t.k, x: t.x + (t.k - 1) * MARGIN.left };
+    // A wheel or a drag takes over from any animated zoom.
+    if (event.sourceEvent) m.target = undefined;
+    if (!m.syncing) redraw(m);
+  });
+  svg.call(behaviour).on("dblclick.zoom", null);
+  // Vertical swipes still scroll the page on touch screens.
+  svg.style("touch-action", "pan-y");
+
+  const zoomBy = (factor: number): void => {
+    // About the focused block when there is one, else the middle of the view.
+    const focusedBody = m.focused !== undefined ? blockBody(m, m.focused) : null;
+    let cx = m.innerWidth / 2;
+    if (focusedBody) {
+      const r = focusedBody.getBoundingClientRect();
+      const s = m.svg.node()?.getBoundingClientRect();
+      if (s) cx = r.left + r.width / 2 - s.left - MARGIN.left;
+    }
+    setZoom(m, zoomAbout(m.target ?? m.z, factor, cx, m.innerWidth, m.kMax), true);
+  };
+  zoomIn.addEventListener("click", () => zoomBy(ZOOM_STEP));
+  zoomOut.addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
+  reset.addEventListener("click", () => setZoom(m, IDENTITY, true));
+  root.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+    if (event.target instanceof HTMLButtonElement && (event.key === " " || event.key === "Enter")) return;
+    if (event.key === "+" || event.key === "=") zoomBy(ZOOM_STEP);
+    else if (event.key === "-" || event.key === "_") zoomBy(1 / ZOOM_STEP);
+    else if (event.key === "0") setZoom(m, IDENTITY, true);
+    else return;
+    event.preventDefault();
+  });
+  // The card is fixed in the viewport: it follows its block when the page or the map scrolls.
+  const follow = (): void => {
+    if (!m.card.hidden) updateCard(m);
+  };
+  container.addEventListener("scroll", follow, { passive: true });
+  window.addEventListener("scroll", follow, { passive: true });
+  mounts.set(container, m);
+  return m;
+}
+
+/** Moves the zoom to `z` (animated when the data allows), keeping d3-zoom's state in step. */
+function setZoom(m: Mount, z: AxisZoom, animated: boolean): void {
+  const node = m.svg.node();
+  if (!node) return;
+  const duration = animated && m.data?.animate ? DURATION : 0;
+  if (duration > 0) {
+    m.target = z;
+    m.svg
+      .transition("zoom")
+      .duration(duration)
+      .call(m.behaviour.transform, toD3(z))
+      .on("end", () => {
+        m.target = undefined;
+      });
+  } else {
+    m.target = undefined;
+    m.svg.interrupt("zoom");
+    m.svg.call(m.behaviour.transform, toD3(z));
+  }
+}
+
+/** The zoom's limits: the plot's width in view, zoomed from 1x to kMax. */
+export function setExtents(m: Mount, height: number): void {
+  const left = MARGIN.left;
+  const box: [[number, number], [number, number]] = [
+    [left, 0],
+    [left + m.innerWidth, Math.max(1, height)],
+  ];
+  m.behaviour.extent(box).translateExtent(box).scaleExtent([1, m.kMax]);
+}
+
+/** Sets d3-zoom's stored transform to the map's zoom without drawing (after a reset or a resize). */
+export function syncZoom(m: Mount): void {
+  m.target = undefined;
+  m.syncing = true;
+  m.svg.interrupt("zoom");
+  m.svg.call(m.behaviour.transform, toD3(m.z));
+  m.syncing = false;
+}
+
+function blockBody(m: Mount, id: number): SVGRectElement | null {
+  return m.svg.node()?.querySelector<SVGRectElement>(`g.block[data-id="${id}"] rect.body`) ?? null;
+}
+
+/** Shows the card of the hovered bin, else the hovered (else focused) block, or hides it. */
+export function updateCard(m: Mount): void {
+  if (m.hoveredBin && showBinCard(m, m.hoveredBin)) return;
+  const id = m.hovered ?? m.focused;
+  const block = id !== undefined ? blockIn(m.data?.rows ?? [], id) : undefined;
+  const body = id !== undefined ? blockBody(m, id) : null;
+  if (!block || !body) {
+    m.card.hidden = true;
+    return;
+  }
+  const r = body.getBoundingClientRect();
+  // Only the part of a block in view: a zoomed block may reach far past the map.
+  const frame = m.svg.node()?.getBoundingClientRect();
+  const left = Math.max(r.left, frame?.left ?? r.left);
+  const right = Math.min(r.right, frame?.right ?? r.right);
+  showCard(m.card, blockCard(block, m.data?.sourceLines), { left, top: r.top, width: Math.max(0, right - left), height: r.height });
+}
+
+/** The card of the bin at plot pixel `x` in chunk `chunk`'s row, if that row is binned. */
+function showBinCard(m: Mount, at: { chunk: number; x: number }): boolean {
+  const g = m.svg.node()?.querySelector<SVGGElement>(`g.chunk-row[data-chunk-id="${at.chunk}"]`);
+  const row = g ? select<SVGGElement, RowLayout>(g).datum() : undefined;
+  const bar = g?.querySelector("rect.chunk-outline")?.getBoundingClientRect();
+  if (!row?.bins || !bar) return false;
+  const address = row.x.invert(at.x);
+  const bin = row.bins.find((b) => address >= b.lo && address < b.hi) ?? row.bins[row.bins.length - 1];
+  if (!bin) return false;
+  const x0 = Math.max(0, row.x(bin.lo));
+  const x1 = Math.min(m.innerWidth, row.x(bin.hi));
+  showCard(m.card, binCard(bin), { left: bar.left + x0, top: bar.top, width: Math.max(1, x1 - x0), height: bar.height });
+  return true;
+}
