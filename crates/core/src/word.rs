@@ -39,6 +39,16 @@ pub trait Word:
     fn truncate(v: u64) -> Self;
 }
 
+/// A model's constant as a target word. Every constant the models use fits
+/// a 32-bit `usize`; after inlining the check folds away.
+#[inline(always)]
+pub fn word<W: Word>(v: u64) -> W {
+    match W::from_u64(v) {
+        Some(w) => w,
+        None => unreachable!("a model's constants fit the target's usize"),
+    }
+}
+
 macro_rules! impl_word {
     ($t:ty, $i:ty) => {
         impl Word for $t {

@@ -38,7 +38,7 @@ use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;
-use crate::word::Word;
+use crate::word::{word, Word};
 use crate::{event, probe};
 
 /// `CHUNK_START_SIZE`: the size a chunk starts from (`with_chunk_size` changes it).
@@ -50,15 +50,6 @@ pub const CHUNK_POWER_OF_TWO_THRESHOLD: u64 = 1 << 14;
 pub const CHUNK_MIN_GROW_STEP: u64 = 64;
 /// The header's fields: cursor, end, prev, cumulative_size.
 pub const HEADER_WORDS: u64 = 4;
-
-/// A constant of the crate as a target word; every one fits 32 bits.
-#[inline(always)]
-fn word<W: Word>(v: u64) -> W {
-    match W::from_u64(v) {
-        Some(w) => w,
-        None => unreachable!("blink-alloc's constants fit the target's usize"),
-    }
-}
 
 /// One chunk: what its header holds, plus the base allocator's view of it.
 #[derive(Clone, Copy, Debug)]

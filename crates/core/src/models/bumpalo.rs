@@ -36,7 +36,7 @@ use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;
-use crate::word::Word;
+use crate::word::{word, Word};
 use crate::{event, probe};
 
 /// Footers, and so chunk starts and ends, are aligned to 16: the alignment
@@ -77,15 +77,6 @@ pub const fn default_chunk_capacity(usize_bytes: u64) -> u64 {
 /// The id the shared empty chunk goes by; the base allocator never hands
 /// it out.
 const EMPTY: u32 = u32::MAX;
-
-/// A bumpalo constant as a target word; every one fits a 32-bit `usize`.
-#[inline(always)]
-fn word<W: Word>(v: u64) -> W {
-    match W::from_u64(v) {
-        Some(w) => w,
-        None => unreachable!("bumpalo's constants fit the target's usize"),
-    }
-}
 
 /// `n` rounded up to a power-of-two `divisor`, or `None` on overflow.
 #[inline(always)]
@@ -514,32 +505,11 @@ impl<W: Word, const MIN_ALIGN: u64> Bumpalo<W, MIN_ALIGN> {
 
     /// `Bump::shrink`: only the last block moves, and only when that gives
     /// back at least half of it, so the copy never overlaps.
-    fn shrink<P: Probe<W>>(
-        &mut self,
-        heap: &mut Heap<W>,
-        ptr: W,
-        old: Layout<W>,
-        new: Layout<W>,
-        p: &mut P,
-    ) -> Result<W, AllocError> {
-        // A shrink that raises the alignment (the engine's realloc keeps it,
-        // so the playground never takes this branch).
-        if old.align < new.align {
-            let new_align = new.align;
-            return if round_down_to(ptr, new_align) == ptr {
-                // step: shrink_align
-                probe!(p, SHRINK_ALIGN_KEEP, ptr, new_align);
-                Ok(ptr)
-            } else {
-                probe!(p, SHRINK_ALIGN_MOVE, ptr, new_align);
-                let new_ptr = self.try_alloc_layout(heap, new, p).result()?;
-                let bytes = new.size; // step: shrink_realign_copy
-                probe!(p, SHRINK_REALIGN_COPY, ptr, new_ptr, bytes);
-                event!(p, ModelEvent::Copied { bytes });
-                Ok(new_ptr)
-            };
-        }
-
+    fn shrink<P: Probe<W>>(&mut self, ptr: W, old: Layout<W>, new: Layout<W>, p: &mut P) -> W {
+        // bumpalo also handles a shrink that raises the alignment (keep the
+        // block if it already meets it, else allocate and copy); the engine's
+        // realloc keeps a block's alignment, so that branch is not modelled.
+        debug_assert!(old.align >= new.align, "realloc keeps the alignment");
         let old_size = old.size;
         let new_size = new.size;
         let unit = new.align.max(word(MIN_ALIGN));
@@ -563,10 +533,10 @@ impl<W: Word, const MIN_ALIGN: u64> Bumpalo<W, MIN_ALIGN> {
             let bytes = new_size; // step: shrink_copy
             probe!(p, SHRINK_COPY, ptr, new_ptr, bytes);
             event!(p, ModelEvent::Copied { bytes });
-            return Ok(new_ptr);
+            return new_ptr;
         }
         probe!(p, SHRINK_KEEP, ptr, bump_ptr, delta, half_old);
-        Ok(ptr)
+        ptr
     }
 
     /// Gives a chunk back to the base allocator.
@@ -652,7 +622,7 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
             return self.try_alloc_layout(heap, new, p);
         }
         if new_size <= old_size {
-            self.shrink(heap, addr, old, new, p).into()
+            Allocated::ok(self.shrink(addr, old, new, p))
         } else {
             self.grow(heap, addr, old, new, p).into()
         }
@@ -726,17 +696,14 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
         if let Some(keep) = keep {
             // Newest first, as bumpalo frees a chunk list.
             let current = core::mem::replace(&mut self.current, Self::empty_chunk());
-            if current.id != EMPTY {
-                let (data, size) = (current.data, current.size);
-                Self::free_chunk(heap, current, p); // step: restore_free
+            let made_since = self.prev.drain(keep..).rev();
+            for chunk in core::iter::once(current)
+                .chain(made_since)
+                .filter(|c| c.id != EMPTY)
+            {
+                let (data, size) = (chunk.data, chunk.size);
+                Self::free_chunk(heap, chunk, p); // step: restore_free
                 probe!(p, RESTORE_FREE, data, size);
-            }
-            while self.prev.len() > keep {
-                if let Some(chunk) = self.prev.pop() {
-                    let (data, size) = (chunk.data, chunk.size);
-                    Self::free_chunk(heap, chunk, p);
-                    probe!(p, RESTORE_FREE, data, size);
-                }
             }
             if id != EMPTY {
                 if let Some(saved_chunk) = self.prev.pop() {
@@ -802,9 +769,6 @@ steps! {
     GROW_DELTA = "grow_delta": "the extra bytes needed, allocated right below the block";
     COPY_WITHIN = "copy_within": "move the old bytes down to the new start (the ranges overlap)";
     GROW_COPY = "grow_copy": "copy the old bytes to the new block; the old one stays behind";
-    SHRINK_ALIGN_KEEP = "shrink_align" / "aligned": "a larger alignment the block already meets: keep it";
-    SHRINK_ALIGN_MOVE = "shrink_align" / "realloc": "a larger alignment the block does not meet: allocate a new block";
-    SHRINK_REALIGN_COPY = "shrink_realign_copy": "copy the kept bytes to the realigned block";
     SHRINK_DELTA = "shrink_delta": "bytes a shrink would give back, rounded down to the alignment";
     SHRINK_PASS = "shrink_check" / "pass": "last block and at least half of it comes back: move it up";
     SHRINK_KEEP = "shrink_check" / "keep": "not the last block, or less than half would come back: stay in place";

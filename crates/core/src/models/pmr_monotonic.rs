@@ -32,7 +32,7 @@ use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;
-use crate::word::Word;
+use crate::word::{word, Word};
 use crate::{event, probe};
 
 /// `_S_init_bufsize`: 128 pointers.
@@ -222,15 +222,6 @@ impl<W: Word> PmrMonotonic<W> {
             probe!(p, FREE_BUFFER, base, size);
             event!(p, ModelEvent::ChunkFreed { id: b.desc.id });
         }
-    }
-}
-
-/// A constant as a target word; every one fits 32 bits.
-#[inline(always)]
-fn word<W: Word>(v: u64) -> W {
-    match W::from_u64(v) {
-        Some(w) => w,
-        None => unreachable!("the resource's constants fit the target's size_t"),
     }
 }
 

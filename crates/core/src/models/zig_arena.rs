@@ -43,7 +43,7 @@ use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;
-use crate::word::Word;
+use crate::word::{word, Word};
 use crate::{event, probe};
 
 /// The node's fields: size, end_index, next.
@@ -330,15 +330,6 @@ impl<W: Word> ZigArena<W> {
 
     fn nodes(&self) -> impl Iterator<Item = &Node<W>> {
         self.first.iter().chain(self.older.iter())
-    }
-}
-
-/// A constant as a target word; every one fits 32 bits.
-#[inline(always)]
-fn word<W: Word>(v: u64) -> W {
-    match W::from_u64(v) {
-        Some(w) => w,
-        None => unreachable!("the arena's constants fit the target's usize"),
     }
 }
 
