@@ -212,22 +212,24 @@ fn random_programs_match_the_real_crate() {
         if let Err(e) = compare("blink-alloc", seed, capacity, &steps, &model, &real) {
             panic!("{e}");
         }
-        cov.add(&t, &steps, capacity, larger_than_every_chunk);
+        // blink-alloc's chunks have no oversized reason: a request larger than
+        // every chunk before it is what gets a chunk sized for itself.
+        cov.record_with(&t, larger_than_every_chunk);
     }
     println!("{}", cov.summary("blink-alloc 0.4.0 (64-bit)"));
     cov.require(
         "blink-alloc",
         &[
-            ("new chunk", cov.new_chunks),
-            ("oversized request", cov.oversized),
-            ("moved realloc", cov.realloc_moved),
-            ("in-place realloc", cov.realloc_in_place),
-            ("shrink", cov.shrinks),
-            ("free", cov.frees),
-            ("reset", cov.resets),
-            ("zero-sized request", cov.zero_sized),
-            ("alignment above 16", cov.big_aligns),
-            ("chosen capacity", cov.capacities),
+            ("a new chunk", cov.new_chunks),
+            ("an oversized request", cov.oversized),
+            ("a moved realloc", cov.realloc_moved),
+            ("an in-place realloc", cov.realloc_in_place),
+            ("a shrink", cov.shrinks),
+            ("a free", cov.frees),
+            ("a reset", cov.resets),
+            ("a zero-sized request", cov.zero_sized),
+            ("an alignment above 16", cov.big_aligns),
+            ("a chosen capacity", cov.capacities),
         ],
     );
     assert!(cov.programs >= 256);

@@ -156,7 +156,7 @@ fn random_programs_match_zig() {
         if let Err(e) = compare("zig-fixed-buffer", seed, capacity, &steps, &model, &real) {
             panic!("{e}");
         }
-        cov.add(&t, &steps, capacity, |_, _| false);
+        cov.record(&t);
     }
     println!(
         "{}",
@@ -165,17 +165,21 @@ fn random_programs_match_zig() {
     cov.require(
         "zig-fixed-buffer",
         &[
-            ("moved realloc", cov.realloc_moved),
-            ("in-place realloc", cov.realloc_in_place),
-            ("shrink", cov.shrinks),
-            ("free", cov.frees),
-            ("reset", cov.resets),
-            ("checkpoint", cov.checkpoints),
-            ("restore", cov.restores),
-            ("zero-sized request", cov.zero_sized),
-            ("alignment above 16", cov.big_aligns),
-            ("chosen buffer size", cov.capacities),
-            ("full buffer (a failed request)", cov.failed),
+            ("a moved realloc", cov.realloc_moved),
+            ("an in-place realloc", cov.realloc_in_place),
+            ("a shrink", cov.shrinks),
+            ("a free", cov.frees),
+            ("a reset", cov.resets),
+            ("a checkpoint", cov.checkpoints),
+            ("a restore", cov.restores),
+            (
+                "a restore that gave bytes back",
+                cov.restores_that_reclaimed,
+            ),
+            ("a zero-sized request", cov.zero_sized),
+            ("an alignment above 16", cov.big_aligns),
+            ("a chosen buffer size", cov.capacities),
+            ("a full buffer (a failed request)", cov.failed),
         ],
     );
     assert!(cov.programs >= 256);

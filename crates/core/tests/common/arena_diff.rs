@@ -1,8 +1,9 @@
 //! What the differential tests of the arenas that take their chunks from a
 //! base allocator share (blink-alloc, LLVM's BumpPtrAllocator, libstdc++'s
 //! monotonic_buffer_resource, Zig's ArenaAllocator and FixedBufferAllocator):
-//! random programs, their text, what an op leaves behind as both sides can
-//! observe it, and a count of what the programs covered.
+//! random programs, their text, and what an op leaves behind as both sides
+//! can observe it (what the programs covered is counted by
+//! common/coverage.rs, re-exported here).
 //!
 //! Both sides get their chunks from the same base allocator: the model from
 //! the simulated heap (`bumplab_core::heap::Heap`), the real arena from that
@@ -17,9 +18,7 @@
 
 #![allow(dead_code)]
 
-use std::collections::HashMap;
-
-use bumplab_core::trace::{EventKind, OpKind};
+use bumplab_core::trace::OpKind;
 use bumplab_core::{run, Options, PresetId, Target, Trace};
 
 // ---------------------------------------------------------------------------
@@ -505,41 +504,15 @@ pub fn larger_than_every_chunk(t: &Trace, i: usize) -> bool {
 }
 
 // ---------------------------------------------------------------------------
-// Coverage: what the programs of a run exercised, read from the model's
-// traces (which the comparison has shown equal to the real arena's).
+// Coverage (the shared counter, common/coverage.rs).
 
-#[derive(Clone, Debug, Default)]
-pub struct Coverage {
-    pub programs: u64,
-    pub ops: u64,
-    /// Chunks made after the first one of a run.
-    pub new_chunks: u64,
-    /// Chunks made for one request larger than a normal next chunk (the
-    /// preset says what counts: see `oversized`).
-    pub oversized: u64,
-    pub realloc_moved: u64,
-    pub realloc_in_place: u64,
-    /// Reallocs to a smaller size.
-    pub shrinks: u64,
-    pub resets: u64,
-    pub checkpoints: u64,
-    pub restores: u64,
-    pub zero_sized: u64,
-    pub frees: u64,
-    /// Requests aligned above 16.
-    pub big_aligns: u64,
-    /// Programs run with a capacity other than the default.
-    pub capacities: u64,
-    /// Requests that failed (a full fixed buffer).
-    pub failed: u64,
-    /// Anything else a preset counts, by name.
-    pub extra: HashMap<&'static str, u64>,
-}
+#[path = "coverage.rs"]
+mod coverage;
+pub use coverage::Coverage;
 
 impl Coverage {
-    /// Counts what `steps` (run with `capacity`) did, from its trace.
-    /// `oversized` says whether op `i`'s new chunk was made for one request
-    /// larger than a normal next chunk.
+    /// `record_with` under the name the wasm32 suite calls: `steps` and
+    /// `capacity` are what the trace already holds, so only the trace is read.
     pub fn add(
         &mut self,
         t: &Trace,
@@ -547,98 +520,8 @@ impl Coverage {
         capacity: Option<u64>,
         oversized: impl Fn(&Trace, usize) -> bool,
     ) {
-        self.programs += 1;
-        self.ops += steps.len() as u64;
-        if capacity.is_some() {
-            self.capacities += 1;
-        }
-        // Every chunk but the first: what a full or too small chunk made.
-        self.new_chunks += t
-            .chunks
-            .iter()
-            .filter(|c| c.created_by.is_some() && c.id > 0)
-            .count() as u64;
-        let mut sizes: HashMap<&str, u64> = HashMap::new();
-        for (i, (op, st)) in t.ops.iter().zip(steps).enumerate() {
-            let made = op
-                .events
-                .iter()
-                .filter(|e| e.kind == EventKind::NewChunk)
-                .count() as u64;
-            if made > 0 && oversized(t, i) {
-                self.oversized += 1;
-            }
-            if op.failed {
-                self.failed += 1;
-            }
-            match st {
-                Step::Alloc { name, size, align } => {
-                    sizes.insert(name, *size);
-                    self.zero_sized += u64::from(*size == 0);
-                    self.big_aligns += u64::from(*align > 16);
-                }
-                Step::Realloc { name, from, size } => {
-                    let old = sizes.get(from.as_str()).copied().unwrap_or(0);
-                    sizes.insert(name, *size);
-                    self.zero_sized += u64::from(*size == 0);
-                    self.shrinks += u64::from(*size < old);
-                    match op.moved {
-                        Some(true) => self.realloc_moved += 1,
-                        Some(false) => self.realloc_in_place += 1,
-                        None => {}
-                    }
-                }
-                Step::Free { .. } => self.frees += 1,
-                Step::Reset => self.resets += 1,
-                Step::Checkpoint { .. } => self.checkpoints += 1,
-                Step::Restore { .. } => self.restores += 1,
-            }
-        }
-    }
-
-    pub fn bump(&mut self, what: &'static str) {
-        *self.extra.entry(what).or_default() += 1;
-    }
-
-    /// Panics, saying what is missing, unless every `(name, count)` is at
-    /// least 1.
-    pub fn require(&self, what: &str, needs: &[(&str, u64)]) {
-        let missing: Vec<&str> = needs.iter().filter(|n| n.1 == 0).map(|n| n.0).collect();
-        assert!(
-            missing.is_empty(),
-            "{what}: the random programs of this run covered no {}: the generator must be fixed \
-             (coverage: {self:?})",
-            missing.join(", no ")
-        );
-    }
-
-    /// One line for the test's output: what was compared.
-    pub fn summary(&self, what: &str) -> String {
-        format!(
-            "{what}: {} programs, {} ops compared op by op; {} new chunks ({} oversized), \
-             {} moved and {} in-place reallocs ({} shrinks), {} frees, {} resets, \
-             {} checkpoints / {} restores, {} zero-sized, {} aligned above 16, \
-             {} with a chosen capacity, {} failed{}",
-            self.programs,
-            self.ops,
-            self.new_chunks,
-            self.oversized,
-            self.realloc_moved,
-            self.realloc_in_place,
-            self.shrinks,
-            self.frees,
-            self.resets,
-            self.checkpoints,
-            self.restores,
-            self.zero_sized,
-            self.big_aligns,
-            self.capacities,
-            self.failed,
-            if self.extra.is_empty() {
-                String::new()
-            } else {
-                format!("; {:?}", self.extra)
-            }
-        )
+        debug_assert_eq!(t.ops.len(), steps.len());
+        debug_assert_eq!(t.program.capacity, capacity);
+        self.record_with(t, oversized);
     }
 }
