@@ -1,7 +1,7 @@
 // A bin of a level-of-detail row: when a chunk holds more blocks than can be
 // drawn one by one, its visible address range is cut into equal bins and each
-// is drawn by how much of it is taken. The held index (held.ts) sums them
-// from the trace's columns; the map draws them.
+// is drawn by how much of it is taken. The held index sums them from the
+// trace's columns; the map draws them.
 
 export interface Bin {
   /** Address range [lo, hi) the bin covers (fractional when bins do not divide the range evenly). */

@@ -18,7 +18,7 @@ export const DURATION = 220;
 /** Each zoom button press or key scales by this. */
 const ZOOM_STEP = 2;
 
-export type Svg = Selection<SVGSVGElement, unknown, null, undefined>;
+type Svg = Selection<SVGSVGElement, unknown, null, undefined>;
 
 export interface Mount {
   root: HTMLElement;

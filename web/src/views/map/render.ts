@@ -259,10 +259,12 @@ function binPath(row: RowLayout, value: (b: Bin) => number, below: (b: Bin) => n
   return parts.join("");
 }
 
-/** What a row drew, per row element: a redraw with the same signature is skipped. */
-const drawnSignature = new WeakMap<SVGGElement, string>();
-/** The geometry a row was last drawn at: when it changes, blocks jump instead of gliding. */
-const previousGeometry = new WeakMap<SVGGElement, string>();
+/**
+ * What each row element last drew and at which geometry: a redraw with the
+ * same signature is skipped, and a changed geometry makes blocks jump instead
+ * of gliding.
+ */
+const drawn = new WeakMap<SVGGElement, { signature: string; geometry: string }>();
 
 /** Everything drawRow draws from, as one string (its blocks' fields, labels, bins, axis, fill). */
 function rowSignature(row: RowLayout, data: MemoryMapData, innerWidth: number, binD: string[] | null): string {
@@ -304,11 +306,10 @@ function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, inn
   // A row drawing exactly what it drew last time is left alone: stepping
   // redraws only the rows the step changed (a large map has many rows).
   const signature = rowSignature(row, data, innerWidth, binD);
-  if (node && drawnSignature.get(node) === signature) return;
-  if (node) drawnSignature.set(node, signature);
-  const rescaled = !node || previousGeometry.get(node) !== row.geometry;
-  if (node) previousGeometry.set(node, row.geometry);
-  const duration = rescaled ? 0 : animate;
+  const last = node ? drawn.get(node) : undefined;
+  if (last?.signature === signature) return;
+  if (node) drawn.set(node, { signature, geometry: row.geometry });
+  const duration = last?.geometry === row.geometry ? animate : 0;
 
   g.select("text.row-title").attr("x", 0).text(row.title);
   g.select("text.row-fill").attr("x", innerWidth).text(row.fill);
