@@ -308,6 +308,32 @@ test.describe("golden screenshots", () => {
       await page.reload();
       await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(5);
       await expect(counter(page)).toHaveText("op 6 / 6");
+      // The image checks layout only (its tolerance would let a changed digit
+      // through): the numbers and labels it shows are asserted exactly here.
+      const blocks = page.locator("svg.memory-map g[data-block]");
+      await expect(blocks.evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")))).resolves.toEqual([
+        "e: 16 bytes at 0x100b0, align 16, 12 bytes padding",
+        "d: 20 bytes at 0x100cc, align 4",
+        "c: 24 bytes at 0x100e0, align 16, 8 bytes padding",
+        "b: 8 bytes at 0x10100, align 8, 7 bytes padding, freed, not reclaimed",
+        "a: 1 byte at 0x1010f, align 1",
+      ]);
+      const map = page.locator("svg.memory-map");
+      await expect(map).toContainText("chunk 0 · 256 B usable · first chunk, made up front");
+      await expect(map).toContainText("96 / 256 B used");
+      await expect(map).toContainText("bump ptr 0x100b0");
+      const stats = page.locator("#stats").first();
+      for (const [label, value] of [
+        ["Requested", "61 B"],
+        ["Used", "96 B"],
+        ["Padding", "27 B"],
+        ["Leaked", "8 B"],
+        ["Unused", "160 B"],
+        ["Chunks", "1"],
+        ["Utilisation", "23.8%"],
+      ] as const) {
+        await expect(stats).toContainText(`${label}${value}`);
+      }
       await expect(page).toHaveScreenshot(`start-${scheme}.png`, { maxDiffPixelRatio: 0.02, animations: "disabled" });
     });
   }
@@ -321,6 +347,12 @@ test.describe("golden screenshots", () => {
     await page.keyboard.press("Shift+ArrowRight");
     await page.keyboard.press("Shift+ArrowRight");
     await expect(page.locator(".op-micro")).toHaveText("Micro-step 2 of 4: round down to the alignment (one mask)");
-    await expect(page.locator("#detail-grid")).toHaveScreenshot("micro-step-dark.png", { maxDiffPixelRatio: 0.02, animations: "disabled" });
+    const detail = page.locator("#detail-grid");
+    await expect(detail).toContainText("cost 22 wasm instructions · 2 conditional branches (fast path)");
+    await expect(detail).toContainText("global allocator (dlmalloc, wasm32): 88 instructions");
+    await expect(detail).toContainText("placed 8 bytes at 0x10100 (chunk 0, offset 240)");
+    await expect(detail).toContainText("padding 7 bytes of padding before the block");
+    await expect(detail).toContainText("let new_ptr = new_ptr & !(align - W::ONE); // step: round_down");
+    await expect(detail).toHaveScreenshot("micro-step-dark.png", { maxDiffPixelRatio: 0.02, animations: "disabled" });
   });
 });

@@ -49,6 +49,13 @@ fn build_fixture() -> Vec<u8> {
 fn wasm_opt(wasm: &[u8]) -> Option<Vec<u8>> {
     let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../node_modules/.bin/wasm-opt");
     if !tool.exists() {
+        // Under `npm test` (scripts/test-all.mjs) the npm install has run, so
+        // a missing tool is a broken setup, not a reason to pass quietly.
+        assert!(
+            std::env::var_os("BUMPLAB_NPM_TEST").is_none(),
+            "{} not found: the wasm-opt variant cannot run",
+            tool.display()
+        );
         eprintln!(
             "note: {} not found, skipping the wasm-opt variant",
             tool.display()
