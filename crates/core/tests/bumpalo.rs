@@ -4,15 +4,27 @@
 
 #[path = "common/bumpalo_diff.rs"]
 mod bumpalo_diff;
+#[path = "common/coverage.rs"]
+mod coverage;
+#[path = "common/placed_chunks.rs"]
+mod placed_chunks;
 
-use bumpalo_diff::{assert_same, lower, parse_steps, run_model, run_real, GenOp, Obs, Place, Step};
+use bumpalo_diff::{
+    assert_same, lower, parse_steps, run_model, run_real_around, GenOp, Obs, Place, Step,
+};
 use bumplab_core::events::ChunkReason;
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
 use bumplab_core::models::bumpalo::{self as model, Bumpalo};
 use bumplab_core::source::Source;
 use bumplab_core::trace::EventKind;
 use bumplab_core::{run, Options, PresetId, Target, Trace};
+use coverage::Coverage;
 use proptest::prelude::*;
+
+/// bumpalo takes its chunks from the global allocator: this one lets the
+/// random programs put them where the model's are (common/placed_chunks.rs).
+#[global_allocator]
+static GLOBAL: placed_chunks::PlacedChunks = placed_chunks::PlacedChunks;
 
 fn trace_on(src: &str, target: Target, min_align: u64) -> Trace {
     let opts = Options {
@@ -349,39 +361,85 @@ fn size() -> impl Strategy<Value = u64> {
     ]
 }
 
+/// Alignments up to a page: above 16 the real chunk's address decides the
+/// padding, which `PlacedChunks` makes the model's (see its module).
+fn align() -> impl Strategy<Value = u64> {
+    prop::sample::select(vec![1u64, 1, 2, 4, 8, 8, 16, 32, 64, 4096])
+}
+
 fn gen_op() -> impl Strategy<Value = GenOp> {
-    let align = prop::sample::select(vec![1u64, 2, 4, 8, 16]);
     prop_oneof![
-        10 => (size(), align).prop_map(|(size, align)| GenOp::Alloc { size, align }),
+        10 => (size(), align()).prop_map(|(size, align)| GenOp::Alloc { size, align }),
         5 => (any::<usize>(), size()).prop_map(|(pick, size)| GenOp::Realloc { pick, size }),
         4 => prop::option::of(any::<usize>()).prop_map(|pick| GenOp::Free { pick }),
         1 => Just(GenOp::Reset),
     ]
 }
 
+/// `Bump::with_capacity`'s argument, or `None` for `Bump::new`: below, at
+/// and above the default chunk, and large enough for a few oversized
+/// requests to fit (multiples of 16: the capacities the model takes).
+fn capacity() -> impl Strategy<Value = Option<u64>> {
+    prop_oneof![
+        2 => Just(None),
+        1 => prop::sample::select(vec![16u64, 448, 464, 1008, 4992, 20000]).prop_map(Some),
+    ]
+}
+
 /// Random programs compared per run of this test.
 const PROGRAMS: u32 = 384;
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: PROGRAMS, ..ProptestConfig::default() })]
-
-    /// Same chunk (creation index and capacity), same offset, same moved
-    /// or in-place decision, same number of chunks and the same bump
-    /// pointer in the same current chunk, after every op.
-    #[test]
-    fn random_programs_match_the_real_crate(
+/// Same chunk (creation index and capacity), same offset, same moved or
+/// in-place decision, same number of chunks and the same bump pointer in
+/// the same current chunk, after every op; and the programs, together,
+/// reached every path the comparison is for.
+#[test]
+fn random_programs_match_the_real_crate() {
+    let coverage = std::cell::RefCell::new(Coverage::default());
+    let config = ProptestConfig {
+        cases: PROGRAMS,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |(
         ops in prop::collection::vec(gen_op(), 1..=60),
         min_align in prop::sample::select(vec![1u64, 2, 4, 8, 16]),
-    ) {
+        capacity in capacity(),
+    )| {
         let steps: Vec<Step> = lower(&ops);
-        let (_, model) = run_model(&steps, bumpalo_diff::native_target(), min_align, None);
-        let real: Vec<Obs> = run_real(&steps, min_align, None);
+        let (t, model) = run_model(&steps, bumpalo_diff::native_target(), min_align, capacity);
+        // Each real chunk where the model's is, modulo a page.
+        let bases: Vec<u64> = t.chunks.iter().map(|c| c.base).collect();
+        placed_chunks::start_placing(&bases);
+        let real: Vec<Obs> =
+            run_real_around(&steps, min_align, capacity, &|call| placed_chunks::placing(call));
+        prop_assert_eq!(placed_chunks::placed_now(), 0, "the Bump freed every chunk it got");
         prop_assert_eq!(model.len(), real.len());
         for (i, (m, r)) in model.iter().zip(&real).enumerate() {
-            prop_assert_eq!(m, r, "op {} {:?}, MIN_ALIGN {}", i, &steps[i], min_align);
+            prop_assert_eq!(
+                m, r,
+                "op {} {:?}, MIN_ALIGN {}, capacity {:?}", i, &steps[i], min_align, capacity
+            );
             if let Some(Place::Unexpected(why)) = &m.place {
                 prop_assert!(false, "{}", why);
             }
         }
-    }
+        coverage.borrow_mut().record(&t);
+    });
+    let cov = coverage.into_inner();
+    println!("{}", cov.summary("bumpalo 3.20.4 (64-bit)"));
+    cov.require(
+        "bumpalo",
+        &[
+            ("a new chunk", cov.new_chunks),
+            ("an oversized chunk", cov.oversized),
+            ("a moved realloc", cov.realloc_moved),
+            ("an in-place realloc", cov.realloc_in_place),
+            ("a shrink", cov.shrinks),
+            ("a free", cov.frees),
+            ("a reset", cov.resets),
+            ("a zero-sized request", cov.zero_sized),
+            ("an alignment above 16", cov.big_aligns),
+            ("a chosen capacity", cov.capacities),
+        ],
+    );
 }

@@ -257,14 +257,37 @@ pub fn run_model(
 /// Runs `steps` on a real `Bump<MIN_ALIGN>`; `capacity` picks
 /// `with_min_align_and_capacity` over `with_min_align`.
 pub fn run_real(steps: &[Step], min_align: u64, capacity: Option<u64>) -> Vec<Obs> {
+    run_real_around(steps, min_align, capacity, &|call| call())
+}
+
+/// Runs code that calls into the real `Bump`: `around(call)` must run `call`.
+pub type Around<'a> = &'a dyn Fn(&mut dyn FnMut());
+
+/// [`run_real`], with every call into the real `Bump` (the only code that
+/// allocates or frees its chunks: the constructor, each op, the drop) run
+/// by `around`, so a test can choose where those chunks go.
+pub fn run_real_around(
+    steps: &[Step],
+    min_align: u64,
+    capacity: Option<u64>,
+    around: Around,
+) -> Vec<Obs> {
     match min_align {
-        1 => run_real_with::<1>(steps, capacity),
-        2 => run_real_with::<2>(steps, capacity),
-        4 => run_real_with::<4>(steps, capacity),
-        8 => run_real_with::<8>(steps, capacity),
-        16 => run_real_with::<16>(steps, capacity),
+        1 => run_real_with::<1>(steps, capacity, around),
+        2 => run_real_with::<2>(steps, capacity, around),
+        4 => run_real_with::<4>(steps, capacity, around),
+        8 => run_real_with::<8>(steps, capacity, around),
+        16 => run_real_with::<16>(steps, capacity, around),
         m => panic!("bumpalo has no MIN_ALIGN {m}"),
     }
+}
+
+/// `f()`, run by `around`.
+fn call<R>(around: Around, f: impl FnOnce() -> R) -> R {
+    let mut f = Some(f);
+    let mut out = None;
+    around(&mut || out = Some((f.take().expect("called once"))()));
+    out.expect("`around` runs the call")
 }
 
 /// Chunks seen so far, by footer address: (creation index, first usable
@@ -313,11 +336,15 @@ impl ChunkTable {
     }
 }
 
-fn run_real_with<const M: usize>(steps: &[Step], capacity: Option<u64>) -> Vec<Obs> {
-    let mut bump = match capacity {
+fn run_real_with<const M: usize>(
+    steps: &[Step],
+    capacity: Option<u64>,
+    around: Around,
+) -> Vec<Obs> {
+    let mut bump = call(around, || match capacity {
         Some(c) => Bump::<M>::with_min_align_and_capacity(c as usize),
         None => Bump::<M>::with_min_align(),
-    };
+    });
     let mut table = ChunkTable {
         by_end: HashMap::new(),
         next: 0,
@@ -329,10 +356,11 @@ fn run_real_with<const M: usize>(steps: &[Step], capacity: Option<u64>) -> Vec<O
     for step in steps {
         let zero = zero_sized(step, &sizes);
         let mut moved = None;
-        let got: Option<(NonNull<u8>, Layout)> = match step {
+        let bump = &mut bump;
+        let got: Option<(NonNull<u8>, Layout)> = call(around, || match step {
             Step::Alloc { size, align, .. } => {
                 let layout = Layout::from_size_align(*size as usize, *align as usize).unwrap();
-                let p = (&bump).allocate(layout).expect("the real Bump allocates");
+                let p = (&*bump).allocate(layout).expect("the real Bump allocates");
                 Some((p.cast(), layout))
             }
             Step::Realloc { from, size, .. } => {
@@ -342,11 +370,11 @@ fn run_real_with<const M: usize>(steps: &[Step], capacity: Option<u64>) -> Vec<O
                 // the branches follow bumpalo's own `realloc`.
                 let p = unsafe {
                     if old.size() == 0 {
-                        (&bump).allocate(new)
+                        (&*bump).allocate(new)
                     } else if new.size() <= old.size() {
-                        (&bump).shrink(ptr, old, new)
+                        (&*bump).shrink(ptr, old, new)
                     } else {
-                        (&bump).grow(ptr, old, new)
+                        (&*bump).grow(ptr, old, new)
                     }
                 }
                 .expect("the real Bump reallocates");
@@ -356,7 +384,7 @@ fn run_real_with<const M: usize>(steps: &[Step], capacity: Option<u64>) -> Vec<O
             Step::Free { name } => {
                 let (ptr, layout) = blocks.remove(name).expect("a live block");
                 // SAFETY: a live block of `bump` with this layout.
-                unsafe { (&bump).deallocate(ptr, layout) };
+                unsafe { (&*bump).deallocate(ptr, layout) };
                 None
             }
             Step::Reset => {
@@ -364,8 +392,8 @@ fn run_real_with<const M: usize>(steps: &[Step], capacity: Option<u64>) -> Vec<O
                 bump.reset();
                 None
             }
-        };
-        let chunks = table.sync(&bump);
+        });
+        let chunks = table.sync(bump);
         let place = got.map(|(p, layout)| {
             let addr = p.as_ptr() as usize;
             if zero {
@@ -398,6 +426,7 @@ fn run_real_with<const M: usize>(steps: &[Step], capacity: Option<u64>) -> Vec<O
             current,
         });
     }
+    call(around, move || drop(bump));
     obs
 }
 
