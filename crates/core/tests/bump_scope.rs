@@ -6,19 +6,26 @@
 //! the same program through `bumplab_core::run`. Offsets are measured from
 //! each chunk's first usable byte, so they do not depend on where malloc put
 //! the chunk as long as alignments stay at or below 16 (chunks are
-//! 16-aligned both in the real heap and in the simulated one).
+//! 16-aligned both in the real heap and in the simulated one); the random
+//! programs, which ask for alignments up to a page, give the real crate its
+//! chunks from the simulated heap's algorithm, at the model's addresses.
 
 #[path = "common/bump_scope_diff.rs"]
 mod bump_scope_diff;
+#[path = "common/coverage.rs"]
+mod coverage;
+#[path = "common/sim_heap.rs"]
+mod sim_heap;
 
 use std::alloc::Layout;
 
 use bump_scope::settings::BumpSettings;
-use bump_scope_diff::{compare, preset, run_real_dyn, trace_seen, AOp, Real};
+use bump_scope_diff::{compare_on_sim_heap, preset, run_real_dyn, trace_seen, AOp, Real};
 use bumplab_core::events::ModelEvent;
 use bumplab_core::models::bump_scope::{header_size, malloc_overhead};
 use bumplab_core::trace::EventKind;
 use bumplab_core::{run, Options, Target, Trace};
+use coverage::Coverage;
 use proptest::prelude::*;
 
 fn trace_with(src: &str, up: bool, target: Target, min_align: u64) -> Trace {
@@ -49,9 +56,16 @@ fn pick_strategy() -> impl Strategy<Value = usize> {
     prop_oneof![3 => Just(0usize), 1 => 0usize..64]
 }
 
+/// Alignments up to a page: the real chunks come from the simulated heap's
+/// algorithm, so even where a chunk's address decides the padding (above
+/// 16) the real crate and the model place every block alike.
+fn align_strategy() -> impl Strategy<Value = usize> {
+    prop::sample::select(vec![1usize, 1, 2, 4, 8, 8, 16, 32, 64, 4096])
+}
+
 fn op_strategy() -> impl Strategy<Value = AOp> {
     prop_oneof![
-        10 => (size_strategy(), 0u32..=4).prop_map(|(size, a)| AOp::Alloc { size, align: 1 << a }),
+        10 => (size_strategy(), align_strategy()).prop_map(|(size, align)| AOp::Alloc { size, align }),
         5 => (pick_strategy(), size_strategy()).prop_map(|(pick, size)| AOp::Realloc { pick, size }),
         3 => pick_strategy().prop_map(|pick| AOp::Free { pick }),
         1 => Just(AOp::Reset),
@@ -60,32 +74,73 @@ fn op_strategy() -> impl Strategy<Value = AOp> {
     ]
 }
 
-/// Runs `ops` on both (the model on the native target) and compares op by op.
-fn compare_native(up: bool, min_align: u64, ops: &[AOp]) -> Result<(), TestCaseError> {
-    compare(up, min_align, Target::W64, ops).map_err(TestCaseError::fail)
+/// `Bump::with_capacity_in`'s size (at align 1), or `None` for `new_in`:
+/// below, at and above the default chunk (multiples of 16: the capacities
+/// the model takes).
+fn capacity_strategy() -> impl Strategy<Value = Option<u64>> {
+    prop_oneof![
+        2 => Just(None),
+        1 => prop::sample::select(vec![16u64, 448, 464, 1008, 4096, 20000]).prop_map(Some),
+    ]
 }
 
 /// Random programs compared per direction (each with a random MIN_ALIGN).
 const CASES: u32 = 256;
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
-
-    #[test]
-    fn up_matches_the_real_crate(
+/// Random programs on the real crate (on the simulated heap) and on the
+/// model, compared op by op; and the programs, together, reached every path
+/// the comparison is for.
+fn random_programs_match(up: bool) {
+    let coverage = std::cell::RefCell::new(Coverage::default());
+    let config = ProptestConfig {
+        cases: CASES,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |(
         min_align in prop::sample::select(vec![1u64, 2, 4, 8, 16]),
+        capacity in capacity_strategy(),
         ops in prop::collection::vec(op_strategy(), 1..48),
-    ) {
-        compare_native(true, min_align, &ops)?;
-    }
+    )| {
+        let t = compare_on_sim_heap(up, min_align, capacity, &ops).map_err(TestCaseError::fail)?;
+        coverage.borrow_mut().record(&t);
+    });
+    let cov = coverage.into_inner();
+    let what = if up {
+        "bump-scope up"
+    } else {
+        "bump-scope down"
+    };
+    println!("{}", cov.summary(&format!("{what} 2.4.1 (64-bit)")));
+    cov.require(
+        what,
+        &[
+            ("a new chunk", cov.new_chunks),
+            ("an oversized chunk", cov.oversized),
+            ("a moved realloc", cov.realloc_moved),
+            ("an in-place realloc", cov.realloc_in_place),
+            ("a shrink", cov.shrinks),
+            ("a free", cov.frees),
+            ("a reset", cov.resets),
+            ("a checkpoint", cov.checkpoints),
+            (
+                "a restore that gave bytes back",
+                cov.restores_that_reclaimed,
+            ),
+            ("a zero-sized request", cov.zero_sized),
+            ("an alignment above 16", cov.big_aligns),
+            ("a chosen capacity", cov.capacities),
+        ],
+    );
+}
 
-    #[test]
-    fn down_matches_the_real_crate(
-        min_align in prop::sample::select(vec![1u64, 2, 4, 8, 16]),
-        ops in prop::collection::vec(op_strategy(), 1..48),
-    ) {
-        compare_native(false, min_align, &ops)?;
-    }
+#[test]
+fn up_matches_the_real_crate() {
+    random_programs_match(true);
+}
+
+#[test]
+fn down_matches_the_real_crate() {
+    random_programs_match(false);
 }
 
 // ---------------------------------------------------------------------------

@@ -4,9 +4,11 @@
 //! which writes the program text as it goes, and then on the model through
 //! `bumplab_core::run`; each side reports the same observations per op.
 //!
-//! Offsets are measured from each chunk's first usable byte, so they do not
-//! depend on where the global allocator put the chunk as long as alignments
-//! stay at or below 16. No proptest here, so the file can be included (with
+//! Offsets are measured from each chunk's first usable byte, so on the
+//! global allocator they do not depend on where it put the chunk as long
+//! as alignments stay at or below 16; on the simulated heap's algorithm
+//! (`run_real_on_sim_heap`, needs `sim_heap` included beside this file)
+//! every alignment compares exactly. No proptest here, so the file can be included (with
 //! `#[path]`) by any test crate that has `bump-scope`, the wasm32 suite too:
 //! `run_real` observes whatever target it is compiled for, `compare` takes
 //! the target to simulate.
@@ -16,11 +18,13 @@
 use std::alloc::Layout;
 use std::ptr::NonNull;
 
-use bump_scope::alloc::{Allocator, Global};
+use bump_scope::alloc::{AllocError, Allocator, Global};
 use bump_scope::settings::{BumpAllocatorSettings, BumpSettings, True};
 use bump_scope::{Bump, Checkpoint};
 use bumplab_core::trace::OpKind;
 use bumplab_core::{run, Options, PresetId, Target, Trace};
+
+use super::sim_heap::SimHeap;
 
 pub type Real<S> = Bump<Global, S>;
 
@@ -60,7 +64,9 @@ pub struct RealChunk {
 }
 
 /// The real crate's chunk list, first to last, and the current chunk's index.
-pub fn real_chunks<S: BumpAllocatorSettings>(bump: &Real<S>) -> (Vec<RealChunk>, usize) {
+pub fn real_chunks<A: Allocator, S: BumpAllocatorSettings>(
+    bump: &Bump<A, S>,
+) -> (Vec<RealChunk>, usize) {
     let stats = bump.stats();
     let current = stats.current_chunk().expect("Bump::new allocates a chunk");
     let mut chunks = Vec::new();
@@ -78,8 +84,8 @@ pub fn real_chunks<S: BumpAllocatorSettings>(bump: &Real<S>) -> (Vec<RealChunk>,
     (chunks, cur.expect("the current chunk is in the list"))
 }
 
-pub fn real_seen<S: BumpAllocatorSettings>(
-    bump: &Real<S>,
+pub fn real_seen<A: Allocator, S: BumpAllocatorSettings>(
+    bump: &Bump<A, S>,
     block: Option<(usize, usize)>,
     moved: Option<bool>,
 ) -> Seen {
@@ -173,7 +179,77 @@ pub struct Live {
 pub fn run_real<S: BumpAllocatorSettings<GuaranteedAllocated = True>>(
     ops: &[AOp],
 ) -> (String, Vec<Seen>) {
-    let mut bump = Real::<S>::new();
+    run_real_in(Real::<S>::new(), ops)
+}
+
+/// The simulated heap as bump-scope's allocator, so the real chunks lie at
+/// the model's addresses modulo every alignment up to a page: above 16 a
+/// block's offset in its chunk depends on the chunk's address, which the
+/// global allocator only aligns to 16. A zero-sized handle, like `Global`:
+/// bump-scope keeps the allocator in each chunk's header, and a non-zero
+/// one would make the header larger than the model's. The heap it uses is
+/// the one [`run_real_on_sim_heap`] installs for this thread.
+#[derive(Clone, Copy)]
+pub struct OnSimHeap;
+
+thread_local! {
+    static SIM_HEAP: std::cell::Cell<*const SimHeap> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+impl OnSimHeap {
+    fn heap(&self) -> &SimHeap {
+        let p = SIM_HEAP.with(std::cell::Cell::get);
+        assert!(!p.is_null(), "no simulated heap installed on this thread");
+        // SAFETY: installed by `run_real_on_sim_heap`, which keeps the heap
+        // alive until the `Bump` using it is dropped, then uninstalls it.
+        unsafe { &*p }
+    }
+}
+
+// SAFETY: the simulated heap hands out disjoint live blocks of its buffer,
+// which outlives every `Bump` made on it in this file.
+unsafe impl Allocator for OnSimHeap {
+    fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
+        allocator_api2_04::alloc::Allocator::allocate(self.heap(), layout).map_err(|_| AllocError)
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        // SAFETY: forwarded as given: a block of this heap with this layout.
+        unsafe { allocator_api2_04::alloc::Allocator::deallocate(self.heap(), ptr, layout) }
+    }
+}
+
+/// Bytes of the simulated heap's buffer: room for the largest programs'
+/// chunks (it is reserved, not touched, until used).
+const SIM_HEAP_BYTES: usize = 64 << 20;
+
+/// [`run_real`] on the simulated heap (every alignment compares exactly),
+/// with `Bump::with_capacity_in(capacity at align 1)` when a capacity is
+/// given, as the model reads its Capacity option.
+pub fn run_real_on_sim_heap<S: BumpAllocatorSettings<GuaranteedAllocated = True>>(
+    ops: &[AOp],
+    capacity: Option<u64>,
+) -> (String, Vec<Seen>) {
+    let heap = SimHeap::new(SIM_HEAP_BYTES);
+    SIM_HEAP.with(|h| h.set(&heap));
+    let bump = match capacity {
+        Some(c) => Bump::<OnSimHeap, S>::with_capacity_in(
+            Layout::from_size_align(c as usize, 1).unwrap(),
+            OnSimHeap,
+        ),
+        None => Bump::<OnSimHeap, S>::new_in(OnSimHeap),
+    };
+    // `run_real_in` drops the `Bump` before it returns.
+    let out = run_real_in(bump, ops);
+    SIM_HEAP.with(|h| h.set(std::ptr::null()));
+    out
+}
+
+/// Runs `ops` on `bump`; see [`run_real`].
+pub fn run_real_in<A: Allocator + Clone, S: BumpAllocatorSettings<GuaranteedAllocated = True>>(
+    mut bump: Bump<A, S>,
+    ops: &[AOp],
+) -> (String, Vec<Seen>) {
     let mut live: Vec<Live> = Vec::new();
     let mut cps: Vec<(u8, Checkpoint, usize)> = Vec::new();
     let mut src = String::new();
@@ -302,6 +378,28 @@ pub fn run_real<S: BumpAllocatorSettings<GuaranteedAllocated = True>>(
     (src, seen)
 }
 
+/// [`run_real_on_sim_heap`] for a direction and MIN_ALIGN chosen at run time.
+pub fn run_real_on_sim_heap_dyn(
+    up: bool,
+    min_align: u64,
+    capacity: Option<u64>,
+    ops: &[AOp],
+) -> (String, Vec<Seen>) {
+    match (up, min_align) {
+        (true, 1) => run_real_on_sim_heap::<BumpSettings<1, true>>(ops, capacity),
+        (true, 2) => run_real_on_sim_heap::<BumpSettings<2, true>>(ops, capacity),
+        (true, 4) => run_real_on_sim_heap::<BumpSettings<4, true>>(ops, capacity),
+        (true, 8) => run_real_on_sim_heap::<BumpSettings<8, true>>(ops, capacity),
+        (true, 16) => run_real_on_sim_heap::<BumpSettings<16, true>>(ops, capacity),
+        (false, 1) => run_real_on_sim_heap::<BumpSettings<1, false>>(ops, capacity),
+        (false, 2) => run_real_on_sim_heap::<BumpSettings<2, false>>(ops, capacity),
+        (false, 4) => run_real_on_sim_heap::<BumpSettings<4, false>>(ops, capacity),
+        (false, 8) => run_real_on_sim_heap::<BumpSettings<8, false>>(ops, capacity),
+        (false, 16) => run_real_on_sim_heap::<BumpSettings<16, false>>(ops, capacity),
+        _ => unreachable!(),
+    }
+}
+
 pub fn run_real_dyn(up: bool, min_align: u64, ops: &[AOp]) -> (String, Vec<Seen>) {
     match (up, min_align) {
         (true, 1) => run_real::<BumpSettings<1, true>>(ops),
@@ -323,12 +421,43 @@ pub fn run_real_dyn(up: bool, min_align: u64, ops: &[AOp]) -> (String, Vec<Seen>
 /// holds the program text.
 pub fn compare(up: bool, min_align: u64, target: Target, ops: &[AOp]) -> Result<(), String> {
     let (src, real) = run_real_dyn(up, min_align, ops);
+    compare_runs(up, min_align, None, target, &src, &real).map(drop)
+}
+
+/// [`compare`] with the real crate on the simulated heap (so alignments
+/// above 16 compare exactly) and the model on the native target, with
+/// `capacity`; returns the model's trace.
+pub fn compare_on_sim_heap(
+    up: bool,
+    min_align: u64,
+    capacity: Option<u64>,
+    ops: &[AOp],
+) -> Result<Trace, String> {
+    let (src, real) = run_real_on_sim_heap_dyn(up, min_align, capacity, ops);
+    let native = if cfg!(target_pointer_width = "64") {
+        Target::W64
+    } else {
+        Target::Wasm32
+    };
+    compare_runs(up, min_align, capacity, native, &src, &real)
+}
+
+/// Runs `src` (written by a real run that saw `real`) on the model and
+/// compares op by op.
+fn compare_runs(
+    up: bool,
+    min_align: u64,
+    capacity: Option<u64>,
+    target: Target,
+    src: &str,
+    real: &[Seen],
+) -> Result<Trace, String> {
     let opts = Options {
         target,
-        capacity: None,
+        capacity,
         min_align: Some(min_align),
     };
-    let t = run(&src, preset(up), &opts).map_err(|e| format!("{e}\n--- program ---\n{src}"))?;
+    let t = run(src, preset(up), &opts).map_err(|e| format!("{e}\n--- program ---\n{src}"))?;
     if t.ops.len() != real.len() {
         return Err(format!(
             "{} ops in the trace, {} on the real crate\n{src}",
@@ -343,10 +472,11 @@ pub fn compare(up: bool, min_align: u64, target: Target, ops: &[AOp]) -> Result<
         let got = trace_seen(&t, i);
         if &got != want {
             return Err(format!(
-                "op {i} ({:?}) of\n{src}\nmodel: {got:?}\nreal:  {want:?}",
+                "op {i} ({:?}) of\n{src}\nmodel: {got:?}\nreal:  {want:?}\n\
+                 (up {up}, MIN_ALIGN {min_align}, capacity {capacity:?})",
                 t.ops[i].kind
             ));
         }
     }
-    Ok(())
+    Ok(t)
 }
