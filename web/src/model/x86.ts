@@ -7,7 +7,6 @@
 
 import raw from "../../../docs/bench/native-x86_64.json";
 import { firstChunkOp, opAt, type TraceView } from "../engine/traceView";
-import type { Op } from "../engine/types";
 import { currentOp } from "./describe";
 
 export interface X86Count {
@@ -178,23 +177,12 @@ export function presetLibrary(bench: X86Bench, preset: string): X86Library | und
   return bench.libraries.find((l) => l.kind !== "real" && (l.name === preset || l.name === `model ${preset}`));
 }
 
-/** The size of the block a realloc acted on, before it. */
-function oldSize(trace: TraceView, op: Op): number | undefined {
-  return op.target_op !== undefined ? opAt(trace, op.target_op)?.size : undefined;
-}
-
-/** Whether the op made the allocator's first chunk lazily (no chunk came from the constructor). */
-function warmsUp(trace: TraceView, op: Op): boolean {
-  const first = firstChunkOp(trace);
-  return first !== undefined && first === op.index;
-}
-
 /**
  * `base` or its `_aligned`/`_overaligned` variant: the case measured with the
  * preset's minimum alignment, when it is known and one matches it exactly.
  */
-function withMinAlign(bench: X86Bench, base: string, minAlign: number | undefined): string {
-  if (minAlign === undefined || minAlign <= 1) return base;
+function withMinAlign(bench: X86Bench | undefined, base: string, minAlign: number | undefined): string {
+  if (!bench || minAlign === undefined || minAlign <= 1) return base;
   const variant = bench.cases.find(
     (c) => (c.name === `${base}_aligned` || c.name === `${base}_overaligned`) && c.min_align === minAlign,
   );
@@ -207,26 +195,23 @@ function withMinAlign(bench: X86Bench, base: string, minAlign: number | undefine
  * alignment when known (the trace does not carry it); without it the
  * `_aligned`/`_overaligned` variants are never chosen.
  */
-export function caseForOp(
-  trace: TraceView,
-  step: number,
-  minAlign?: number,
-  bench: X86Bench | undefined = X86_REFERENCE.ok ? X86_REFERENCE.bench : undefined,
-): string | undefined {
+export function caseForOp(trace: TraceView, step: number, minAlign?: number): string | undefined {
+  const bench = X86_REFERENCE.ok ? X86_REFERENCE.bench : undefined;
   const op = currentOp(trace, step);
   if (!op || op.failed) return undefined;
   let name: string | undefined;
   switch (op.kind) {
     case "alloc":
-      if (warmsUp(trace, op)) name = "warm_up";
-      else if (op.size === 1 && op.align === 1) name = bench ? withMinAlign(bench, "alloc_u8", minAlign) : "alloc_u8";
-      else if (op.size === 4 && op.align === 4) name = bench ? withMinAlign(bench, "alloc_u32", minAlign) : "alloc_u32";
+      // The op that made the allocator's first chunk lazily (no chunk came from the constructor).
+      if (firstChunkOp(trace) === op.index) name = "warm_up";
+      else if (op.size === 1 && op.align === 1) name = withMinAlign(bench, "alloc_u8", minAlign);
+      else if (op.size === 4 && op.align === 4) name = withMinAlign(bench, "alloc_u32", minAlign);
       else name = "allocate";
       break;
     case "realloc": {
-      const before = oldSize(trace, op);
-      if (before === undefined || op.size === undefined || op.size === before) name = undefined;
-      else name = op.size > before ? "grow_same_align" : "shrink_same_align";
+      // The size of the block it acted on, before it.
+      const before = op.target_op !== undefined ? opAt(trace, op.target_op)?.size : undefined;
+      if (before !== undefined && op.size !== undefined && op.size !== before) name = op.size > before ? "grow_same_align" : "shrink_same_align";
       break;
     }
     case "free":
@@ -235,8 +220,6 @@ export function caseForOp(
     case "reset":
       name = "reset";
       break;
-    default:
-      name = undefined;
   }
   return name !== undefined && bench && !bench.cases.some((c) => c.name === name) ? undefined : name;
 }

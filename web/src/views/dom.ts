@@ -41,6 +41,13 @@ export function setText(el: Element, text: string): void {
   if (el.textContent !== text) el.textContent = text;
 }
 
+/** Marks an element as the current one of its list, for the eye (class) and for assistive tech (aria-current). */
+export function markCurrent(el: Element, current: boolean, kind: "step" | "true" = "step"): void {
+  el.classList.toggle("is-current", current);
+  if (current) el.setAttribute("aria-current", kind);
+  else el.removeAttribute("aria-current");
+}
+
 /** Returns the view's root inside `container`, building it on first use. */
 export function mountOnce<T extends HTMLElement>(container: HTMLElement, key: string, build: () => T): T {
   const existing = container.querySelector<T>(`:scope > [data-view="${key}"]`);

@@ -6,7 +6,7 @@
 import type { Op } from "../engine/types";
 import type { OpCostSummary } from "../model/costs";
 import { hexWithDecimal } from "../model/format";
-import { h, setText } from "./dom";
+import { h, markCurrent, setText } from "./dom";
 import { renderOpCost } from "./opCost";
 
 export interface OpDetailsData {
@@ -48,7 +48,7 @@ const EVENT_TONES: Partial<Record<string, string>> = {
   reset: "good",
 };
 
-export function eventLabel(kind: string): string {
+function eventLabel(kind: string): string {
   return EVENT_LABELS[kind] ?? kind.replaceAll("_", " ");
 }
 
@@ -97,11 +97,7 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
   const label = data.micro !== null ? refs.steps[data.micro]?.dataset["label"] : undefined;
   setText(refs.micro, label !== undefined && data.micro !== null ? `Micro-step ${data.micro + 1} of ${count}: ${label}` : "");
   refs.micro.hidden = label === undefined;
-  refs.steps.forEach((el, i) => {
-    el.classList.toggle("is-current", i === data.micro);
-    if (i === data.micro) el.setAttribute("aria-current", "step");
-    else el.removeAttribute("aria-current");
-  });
+  refs.steps.forEach((el, i) => markCurrent(el, i === data.micro));
 }
 
 function build(refs: Refs, data: OpDetailsData): void {

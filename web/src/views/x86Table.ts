@@ -12,7 +12,7 @@ import {
   type X86Reference,
   x86Notes,
 } from "../model/x86";
-import { h } from "./dom";
+import { h, markCurrent } from "./dom";
 
 export interface X86TableData {
   reference: X86Reference;
@@ -33,18 +33,14 @@ interface Refs {
 
 const views = new WeakMap<HTMLElement, Refs>();
 
-/** The "ours" column: the preset's own library, else the best of ours. */
-function oursColumn(bench: X86Bench, preset: string): { id: string | null; label: string } {
-  const lib = presetLibrary(bench, preset);
-  return lib ? { id: lib.id, label: lib.name } : { id: null, label: "ours best" };
-}
-
-function cell(count: X86Count | null | undefined, reason: string | undefined, extra: string | undefined, own: boolean): HTMLElement {
-  return h("td", { class: own ? "is-preset" : undefined, title: count ? extra : reason }, count ? countText(count) : "—");
+function cell(count: X86Count | null | undefined, lib: string, title: string | undefined, own = false): HTMLElement {
+  return h("td", { class: own ? "is-preset" : undefined, title, "data-lib": lib }, count ? countText(count) : "—");
 }
 
 function buildTable(bench: X86Bench, preset: string, notesOf: Map<string, number[]>): HTMLElement {
-  const ours = oursColumn(bench, preset);
+  // The "ours" column: the preset's own library, else the best of ours.
+  const lib = presetLibrary(bench, preset);
+  const ours = lib ? { id: lib.id, label: lib.name } : { id: null, label: "ours best" };
   const name = (id: string): string => bench.libraries.find((l) => l.id === id)?.name ?? id;
   const head = h(
     "tr",
@@ -54,14 +50,13 @@ function buildTable(bench: X86Bench, preset: string, notesOf: Map<string, number
     h("th", { scope: "col", "data-lib": ours.id ?? "ours_best", class: ours.id ? "is-preset" : undefined }, ours.label),
   );
   const rows = bench.cases.map((c) => {
-    const reason = (id: string): string | undefined => {
+    // A missing count's title says why it is missing.
+    const result = (id: string, own = false): HTMLElement => {
+      const count = c.results[id];
       const key = c.unsupported[id];
-      return key !== undefined ? bench.unsupported_reasons[key] : "not measured";
+      return cell(count, id, count ? undefined : key !== undefined ? bench.unsupported_reasons[key] : "not measured", own);
     };
-    const oursCell = ours.id
-      ? cell(c.results[ours.id], reason(ours.id), undefined, true)
-      : cell(c.ours_best, "none of ours supports this case", c.ours_best ? `by ${c.ours_best.lib.replaceAll("_", "-")}` : undefined, false);
-    oursCell.dataset["lib"] = ours.id ?? "ours_best";
+    const best = c.ours_best;
     return h(
       "tr",
       { "data-case": c.name, title: `${c.group}, MIN_ALIGN ${c.min_align}` },
@@ -74,12 +69,10 @@ function buildTable(bench: X86Bench, preset: string, notesOf: Map<string, number
           h("sup", {}, h("button", { type: "button", class: "x86-note-ref", "data-note": String(n), "aria-label": `note ${n}` }, String(n))),
         ),
       ),
-      ...REAL_COLUMNS.map((id) => {
-        const td = cell(c.results[id], reason(id), undefined, false);
-        td.dataset["lib"] = id;
-        return td;
-      }),
-      oursCell,
+      ...REAL_COLUMNS.map((id) => result(id)),
+      ours.id
+        ? result(ours.id, true)
+        : cell(best, "ours_best", best ? `by ${best.lib.replaceAll("_", "-")}` : "none of ours supports this case"),
     );
   });
   return h("table", { class: "x86-table" }, h("thead", {}, head), h("tbody", {}, ...rows));
@@ -161,10 +154,7 @@ export function renderX86Table(container: HTMLElement, data: X86TableData): void
   if (refs.current !== data.currentCase) {
     refs.current = data.currentCase;
     for (const row of refs.body.querySelectorAll<HTMLElement>("tr[data-case]")) {
-      const on = row.dataset["case"] === data.currentCase;
-      row.classList.toggle("is-current", on);
-      if (on) row.setAttribute("aria-current", "true");
-      else row.removeAttribute("aria-current");
+      markCurrent(row, row.dataset["case"] === data.currentCase, "true");
     }
     scrollToCurrent(refs);
   }
