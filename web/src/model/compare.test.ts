@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TraceView, ViewResult } from "../engine/traceView";
-import type { AllocatorInfo } from "../engine/types";
+import type { AllocatorInfo, Op } from "../engine/types";
 import { loadTraceModuleSync } from "../engine/node";
 import { measured, viewResult } from "../test/runs";
 import {
@@ -13,17 +13,16 @@ import {
   differenceTexts,
   effectiveMinAlign,
   focusAt,
-  footprintAt,
   MAX_COMPARE,
   MIN_COMPARE,
   placementAt,
-  placementOf,
   placementText,
   removeColumn,
   traceOf,
   UP_VS_DOWN,
   withAllocator,
   type CompareConfig,
+  type Placement,
 } from "./compare";
 import { chunksAt } from "./chunks";
 
@@ -52,6 +51,14 @@ const cfg = (allocator: string, over: Partial<CompareConfig> = {}): CompareConfi
   ...over,
 });
 
+/** The placement read from an op's detail: what `placementAt` must agree with. */
+function placementOf(op: Op): Placement {
+  if (op.kind !== "alloc" && op.kind !== "realloc") {
+    return { chunk: undefined, offset: undefined, address: undefined, padding: undefined, moved: undefined, failed: op.failed };
+  }
+  return { chunk: op.chunk, offset: op.offset, address: op.address, padding: op.padding, moved: op.moved, failed: op.failed };
+}
+
 const UP_DOWN_PROGRAM = "a = alloc 1\nb = alloc u64";
 
 describe("compare: up vs down on the same program", () => {
@@ -64,7 +71,7 @@ describe("compare: up vs down on the same program", () => {
   });
 
   it("lines the two runs up op by op, with each column's placement", () => {
-    expect(rows.map((r) => `${r.kind} ${r.block ?? ""}`)).toEqual(["alloc a", "alloc b"]);
+    expect(rows.map((r) => r.name)).toEqual(["alloc a", "alloc b"]);
     const b = rows[1];
     expect(b?.columns.map((c) => c?.placement)).toEqual([
       { chunk: 0, offset: 8, address: 0x10018, padding: 7, moved: undefined, failed: false },
@@ -216,7 +223,7 @@ describe("compare: failures, other presets, reallocs", () => {
     const t = traces([cfg("bump-scope-up")], "repeat 30 { x = alloc 64 }\nreset\ny = alloc 8")[0]!;
     for (let s = 0; s <= t.length; s++) {
       const chunkBytes = chunksAt(t, s).reduce((n, c) => n + c.header + c.capacity + c.footer, 0);
-      expect(footprintAt(t, s), `step ${s}`).toBe(chunkBytes);
+      expect(columnTotals(t, s).footprint, `step ${s}`).toBe(chunkBytes);
     }
     // Three chunks (496 + 1008 + 2032 bytes) before the reset keeps the newest alone.
     const totals = columnTotals(t);

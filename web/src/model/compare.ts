@@ -9,9 +9,9 @@
 // the same program statement in each (a `repeat` unrolls the same way for
 // every allocator). A column whose program failed has no ops at all.
 
+import { bisectLeft } from "d3-array";
 import {
   addressOf,
-  blockNameOf,
   chunkOf,
   failed,
   kindOf,
@@ -25,10 +25,10 @@ import {
   type ViewResult,
 } from "../engine/traceView";
 import type { RunSettings } from "../engine/config";
-import type { AllocatorInfo, Cost, Op, OpKind, Target } from "../engine/types";
+import type { AllocatorInfo, Cost, OpKind, Target } from "../engine/types";
 import { clampStep } from "./blocks";
 import { statsAt } from "./chunks";
-import { costOf, type CostMetric } from "./costs";
+import { costOf, costSums, opNameAt, type CostMetric } from "./costs";
 import { bytes, hex } from "./format";
 import { MAX_COMPARE, MIN_COMPARE } from "./limits";
 
@@ -138,25 +138,7 @@ export interface Placement {
 export type PlacementField = "failed" | "chunk" | "offset" | "padding" | "moved" | "address";
 
 /** The fields compared, most telling first. */
-export const PLACEMENT_FIELDS: readonly PlacementField[] = ["failed", "chunk", "offset", "padding", "moved", "address"];
-
-/**
- * Where the op put its block. Only allocs and reallocs place one: a free's
- * address is the freed block's, already compared where it was placed.
- */
-export function placementOf(op: Op): Placement {
-  if (op.kind !== "alloc" && op.kind !== "realloc") {
-    return { chunk: undefined, offset: undefined, address: undefined, padding: undefined, moved: undefined, failed: op.failed };
-  }
-  return {
-    chunk: op.chunk,
-    offset: op.offset,
-    address: op.address,
-    padding: op.padding,
-    moved: op.moved,
-    failed: op.failed,
-  };
-}
+const PLACEMENT_FIELDS: readonly PlacementField[] = ["failed", "chunk", "offset", "padding", "moved", "address"];
 
 /** One column's view of one op: where it placed the block and what it cost. */
 export interface ColumnOp {
@@ -174,7 +156,8 @@ export interface ColumnOp {
 export interface OpComparison {
   index: number;
   kind: OpKind;
-  block: string | undefined;
+  /** "alloc a", "reset". */
+  name: string;
   /** 1-based program line. */
   line: number;
   /** One entry per column; null where that column has no such op (its program failed). */
@@ -194,34 +177,11 @@ export function cheapestOf(values: readonly (number | null)[]): number[] {
   return values.flatMap((v, i) => (v === min ? [i] : []));
 }
 
-interface CostSums {
-  /** instructions[i]: wasm instructions of ops 0..i-1 (length ops + 1); branches the same. */
-  instructions: Float64Array;
-  branches: Float64Array;
-}
-const sumsMemo = new WeakMap<TraceView, CostSums | null>();
-/** Running sums of a metered trace's costs, once per trace (null: not metered). */
-function costSums(t: TraceView): CostSums | null {
-  let sums = sumsMemo.get(t);
-  if (sums === undefined) {
-    const costs = t.costs;
-    if (!costs) sums = null;
-    else {
-      const instructions = new Float64Array(t.length + 1);
-      const branches = new Float64Array(t.length + 1);
-      for (let i = 0; i < t.length; i++) {
-        const c = costs[i];
-        instructions[i + 1] = (instructions[i] as number) + (c?.wasm_instructions ?? 0);
-        branches[i + 1] = (branches[i] as number) + (c?.wasm_branches ?? 0);
-      }
-      sums = { instructions, branches };
-    }
-    sumsMemo.set(t, sums);
-  }
-  return sums;
-}
-
-/** Where op `i` of `t` put its block, read from the columns (no op detail needed). */
+/**
+ * Where op `i` of `t` put its block, read from the columns (no op detail
+ * needed). Only allocs and reallocs place one: a free's address is the freed
+ * block's, already compared where it was placed.
+ */
 export function placementAt(t: TraceView, i: number): Placement {
   const kind = kindOf(t, i);
   const isFailed = failed(t, i);
@@ -268,7 +228,7 @@ export function compareOps(traces: readonly (TraceView | null)[], from = 0, to =
     rows.push({
       index: i,
       kind: first ? kindOf(first, i) : "alloc",
-      block: first ? blockNameOf(first, i) : undefined,
+      name: first ? opNameAt(first, i) : "alloc",
       line: first ? lineOf(first, i) : 0,
       columns,
       differs,
@@ -309,8 +269,7 @@ export function differenceTexts(row: OpComparison, labels: readonly string[]): s
   const present = row.columns.flatMap((c, i) => (c ? [{ c, label: labels[i] ?? `column ${i + 1}` }] : []));
   if (row.differs.includes("failed")) {
     const failed = present.filter((p) => p.c.placement.failed).map((p) => p.label);
-    const what = row.block !== undefined ? `${row.kind} ${row.block}` : row.kind;
-    return [`${what} failed in ${failed.join(" and ")}`];
+    return [`${row.name} failed in ${failed.join(" and ")}`];
   }
   const fields = row.differs.filter(
     (f) => !(f === "address" && (row.differs.includes("chunk") || row.differs.includes("offset"))),
@@ -363,12 +322,6 @@ export interface ColumnTotals {
   failed: number;
 }
 
-/** Bytes held from the base allocator after `step` ops (the chunks' usable bytes and metadata). */
-export function footprintAt(trace: TraceView, step: number): number {
-  const s = statsAt(trace, step);
-  return s.used + s.unused + s.metadata;
-}
-
 interface RunFacts {
   /** Steps at which the chunks' bytes change, ascending, and the peak footprint up to each. */
   steps: number[];
@@ -410,25 +363,15 @@ function runFacts(t: TraceView): RunFacts {
   return facts;
 }
 
-/** How many of the ascending `values` are below `limit`. */
-function countBelow(values: readonly number[], limit: number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((values[mid] as number) < limit) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export function columnTotals(trace: TraceView, step: number = trace.length): ColumnTotals {
   const s = clampStep(trace, step);
   const stats = statsAt(trace, s);
   const sums = costSums(trace);
   const facts = runFacts(trace);
-  const footprint = footprintAt(trace, s);
-  const changes = countBelow(facts.steps, s + 1);
+  // Bytes held from the base allocator: the chunks' usable bytes and metadata.
+  const footprint = stats.used + stats.unused + stats.metadata;
+  // bisectLeft: how many of the ascending values are below the limit.
+  const changes = bisectLeft(facts.steps, s + 1);
   return {
     instructions: sums ? (sums.instructions[s] ?? 0) : null,
     branches: sums ? (sums.branches[s] ?? 0) : null,
@@ -438,7 +381,7 @@ export function columnTotals(trace: TraceView, step: number = trace.length): Col
     requested: stats.requested,
     footprint,
     peakFootprint: Math.max(footprint, changes > 0 ? (facts.peaks[changes - 1] ?? 0) : 0),
-    failed: countBelow(facts.failed, s),
+    failed: bisectLeft(facts.failed, s),
   };
 }
 

@@ -9,7 +9,6 @@ import {
   binSizeFor,
   costBars,
   crateLabel,
-  cumulative,
   hasCosts,
   mismatchesFor,
   mismatchOps,
@@ -96,11 +95,6 @@ describe("fast and slow parts", () => {
 });
 
 describe("running totals", () => {
-  it("cumulative sums", () => {
-    expect(cumulative([])).toEqual([]);
-    expect(cumulative([3, 0, 4, 1])).toEqual([3, 3, 7, 8]);
-  });
-
   it("each bar carries the total through its op, and the last one the whole program's", () => {
     const t = trace(TEN);
     const bars = costBars(viewOf(t), "instructions");

@@ -14,18 +14,12 @@ export const COST_MODEL =
   "branches are executed if/br_if/br_table. Wasm and x86-64 counts are different instruction sets.";
 
 /** Per-op bars up to this many ops; beyond it, bins. */
-export const MAX_BARS = 500;
+const MAX_BARS = 500;
 /** About this many bins for a long program. */
-export const BIN_TARGET = 200;
+const BIN_TARGET = 200;
 
 /** One op's count in the chosen metric: its total, fast and slow parts. */
-export interface Split {
-  total: number;
-  fast: number;
-  slow: number;
-}
-
-export function split(cost: Cost | undefined, metric: CostMetric): Split {
+export function split(cost: Cost | undefined, metric: CostMetric): { total: number; fast: number; slow: number } {
   if (!cost) return { total: 0, fast: 0, slow: 0 };
   const total = metric === "instructions" ? cost.wasm_instructions : cost.wasm_branches;
   const slow = Math.min(total, metric === "instructions" ? cost.slow_instructions : cost.slow_branches);
@@ -42,10 +36,30 @@ export function costOf(trace: TraceView, index: number): Cost | undefined {
   return trace.costs?.[index];
 }
 
-/** Running sums: out[i] = values[0] + … + values[i]. */
-export function cumulative(values: readonly number[]): number[] {
-  let sum = 0;
-  return values.map((v) => (sum += v));
+const sumsMemo = new WeakMap<TraceView, Record<CostMetric, Float64Array> | null>();
+/**
+ * Running sums of a metered trace's costs, once per trace (null: not
+ * metered): sums.instructions[i] is the wasm instructions of ops 0..i-1
+ * (length ops + 1); branches the same.
+ */
+export function costSums(t: TraceView): Record<CostMetric, Float64Array> | null {
+  let sums = sumsMemo.get(t);
+  if (sums === undefined) {
+    const costs = t.costs;
+    if (!costs) sums = null;
+    else {
+      const instructions = new Float64Array(t.length + 1);
+      const branches = new Float64Array(t.length + 1);
+      for (let i = 0; i < t.length; i++) {
+        const c = costs[i];
+        instructions[i + 1] = (instructions[i] as number) + (c?.wasm_instructions ?? 0);
+        branches[i + 1] = (branches[i] as number) + (c?.wasm_branches ?? 0);
+      }
+      sums = { instructions, branches };
+    }
+    sumsMemo.set(t, sums);
+  }
+  return sums;
 }
 
 // ---- The real crate and the baseline ----------------------------------------
@@ -82,9 +96,9 @@ export function crateLabel(real: RealRun): string {
 }
 
 /** "global allocator (dlmalloc, wasm32)" from "Rust's global allocator (dlmalloc, wasm32)". */
-export function baselineLabel(trace: TraceView): string | undefined {
+export function baselineLabel(trace: TraceView): string {
   const name = trace.baseline?.allocator;
-  if (name === undefined) return undefined;
+  if (name === undefined) return "global allocator";
   const inner = /\(([^)]+)\)/.exec(name)?.[1];
   return `global allocator (${inner ?? name})`;
 }
@@ -126,12 +140,7 @@ export function mismatchText(m: RealMismatch): string {
 
 // ---- Text -------------------------------------------------------------------
 
-/** "alloc c", "free x", "reset". */
-export function opName(op: Op): string {
-  return op.block !== undefined ? `${op.kind} ${op.block}` : op.kind;
-}
-
-/** The same from the columns and statements (no op detail needed). */
+/** "alloc c", "free x", "reset", from the columns and statements (no op detail needed). */
 export function opNameAt(trace: TraceView, index: number): string {
   const block = blockNameOf(trace, index);
   const kind = kindOf(trace, index);
@@ -160,27 +169,13 @@ export function slowReason(trace: TraceView, op: Op): string | null {
   return null;
 }
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+/** "1 op", "3 ops". */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 const METRIC_NOUN: Record<CostMetric, [string, string]> = {
   instructions: ["wasm instruction", "wasm instructions"],
   branches: ["wasm branch", "wasm branches"],
 };
-
-function otherMetric(cost: Cost | undefined, metric: CostMetric): string {
-  const n = metric === "instructions" ? (cost?.wasm_branches ?? 0) : (cost?.wasm_instructions ?? 0);
-  return metric === "instructions" ? plural(n, "branch", "branches") : plural(n, "instruction");
-}
-
-function extras(trace: TraceView, index: number, metric: CostMetric): string[] {
-  const parts: string[] = [];
-  const real = realRan(trace);
-  const rc = realCost(trace, index);
-  if (real && rc) parts.push(`real ${real.crate}: ${split(rc, metric).total}`);
-  const bc = baselineCost(trace, index);
-  if (bc) parts.push(`global allocator: ${split(bc, metric).total}`);
-  return parts;
-}
 
 /**
  * The tooltip and accessible name of one op's bar:
@@ -192,8 +187,16 @@ export function opTooltip(trace: TraceView, index: number, metric: CostMetric): 
   const cost = costOf(trace, index);
   const s = split(cost, metric);
   const [one, many] = METRIC_NOUN[metric];
-  const head = cost ? `${plural(s.total, one, many)} (fast ${s.fast}, slow ${s.slow}) · ${otherMetric(cost, metric)}` : "not measured";
-  return [`op ${index + 1}`, opNameAt(trace, index), head, ...extras(trace, index, metric)].join(" · ");
+  const other =
+    metric === "instructions" ? plural(cost?.wasm_branches ?? 0, "branch", "branches") : plural(cost?.wasm_instructions ?? 0, "instruction");
+  const head = cost ? `${plural(s.total, one, many)} (fast ${s.fast}, slow ${s.slow}) · ${other}` : "not measured";
+  const parts = [`op ${index + 1}`, opNameAt(trace, index), head];
+  const real = realRan(trace);
+  const rc = realCost(trace, index);
+  if (real && rc) parts.push(`real ${real.crate}: ${split(rc, metric).total}`);
+  const bc = baselineCost(trace, index);
+  if (bc) parts.push(`global allocator: ${split(bc, metric).total}`);
+  return parts.join(" · ");
 }
 
 // ---- Bars -------------------------------------------------------------------
@@ -240,28 +243,27 @@ export interface CostBars {
   baselineTotal: number | undefined;
 }
 
-/** Ops per bar: 1 up to `maxBars` ops, else about `target` bins. */
-export function binSizeFor(ops: number, maxBars = MAX_BARS, target = BIN_TARGET): number {
-  return ops <= maxBars ? 1 : Math.ceil(ops / target);
+/** Ops per bar: 1 up to MAX_BARS ops, else about BIN_TARGET bins. */
+export function binSizeFor(ops: number): number {
+  return ops <= MAX_BARS ? 1 : Math.ceil(ops / BIN_TARGET);
 }
 
-const memo = new WeakMap<TraceView, Map<string, CostBars>>();
+const memo = new WeakMap<TraceView, Map<CostMetric, CostBars>>();
 
 /** The bars the cost chart draws (memoised per trace and metric). */
-export function costBars(trace: TraceView, metric: CostMetric, maxBars = MAX_BARS, target = BIN_TARGET): CostBars {
-  const memoKey = `${metric}|${maxBars}|${target}`;
-  let byKey = memo.get(trace);
-  const known = byKey?.get(memoKey);
+export function costBars(trace: TraceView, metric: CostMetric): CostBars {
+  let byMetric = memo.get(trace);
+  const known = byMetric?.get(metric);
   if (known) return known;
 
   // No costs (not metered, or over the metered module's cap): nothing to chart, and no pass over the ops.
   const n = trace.costs ? trace.length : 0;
   const splits = Array.from({ length: n }, (_, i) => split(costOf(trace, i), metric));
-  const sums = cumulative(splits.map((s) => s.total));
+  const sums = costSums(trace)?.[metric];
   const wrong = new Set(mismatchOps(trace));
   const hasReal = realRan(trace) !== undefined;
   const metricOf = (c: Cost | undefined): number | undefined => (c ? split(c, metric).total : undefined);
-  const binSize = binSizeFor(n, maxBars, target);
+  const binSize = binSizeFor(n);
   const [one, many] = METRIC_NOUN[metric];
   const bars: CostBar[] = [];
   let max = 0;
@@ -302,7 +304,7 @@ export function costBars(trace: TraceView, metric: CostMetric, maxBars = MAX_BAR
       fast: s.fast,
       slow: s.slow,
       mean,
-      cumulative: sums[last] ?? 0,
+      cumulative: sums?.[last + 1] ?? 0,
       real,
       baseline,
       mismatch,
@@ -318,12 +320,12 @@ export function costBars(trace: TraceView, metric: CostMetric, maxBars = MAX_BAR
     bars,
     max,
     baselineMax,
-    total: sums[sums.length - 1] ?? 0,
+    total: sums?.[n] ?? 0,
     realTotal: sumOf(realRan(trace)?.ops.map((o) => o.cost)),
     baselineTotal: sumOf(trace.baseline?.ops.map((o) => o.cost)),
   };
-  if (!byKey) memo.set(trace, (byKey = new Map()));
-  byKey.set(memoKey, result);
+  if (!byMetric) memo.set(trace, (byMetric = new Map()));
+  byMetric.set(metric, result);
   return result;
 }
 
@@ -352,17 +354,12 @@ export interface OpCostSummary {
   notes: string[];
 }
 
-/** Whether an op places a block (the placements the real crate is compared on). */
-function places(op: Op): boolean {
-  return (op.kind === "alloc" || op.kind === "realloc") && !op.failed;
-}
-
 /**
  * Why the model's count differs from the real crate's for `op`. The model
  * runs the crate's algorithm, not its code: where the two are laid out
  * differently the counts differ, and the page says how.
  */
-export function realDifference(trace: TraceView, op: Op, model: Cost, real: Cost): string | null {
+function realDifference(trace: TraceView, op: Op, model: Cost, real: Cost): string | null {
   const diff = model.wasm_instructions - real.wasm_instructions;
   if (diff === 0) return null;
   const by = `${plural(Math.abs(diff), "instruction")} ${diff > 0 ? "more" : "fewer"} than the crate`;
@@ -402,21 +399,22 @@ export function opCostSummary(trace: TraceView, op: Op): OpCostSummary | null {
   let verdict: OpCostSummary["verdict"] = null;
   if (ran && wrong.length > 0) {
     verdict = { ok: false, text: `✗ differs from ${crateLabel(ran)}: ${wrong.map(mismatchText).join("; ")}` };
-  } else if (ran && places(op) && realOp !== undefined && realOp.note === undefined) {
+  } else if (ran && (op.kind === "alloc" || op.kind === "realloc") && !op.failed && realOp !== undefined && realOp.note === undefined) {
+    // The op placed a block and the real crate ran it: no mismatch means the placements agree.
     verdict = { ok: true, text: `✓ matches ${crateLabel(ran)} placement` };
   }
   const notes: string[] = [];
   const unavailable = realUnavailable(trace);
   if (real && unavailable !== undefined) notes.push(`${crateLabel(real)} not compared: ${unavailable}`);
   if (ran && realOp?.note !== undefined) notes.push(`${crateLabel(ran)}: ${realOp.note}`);
-  if (trace.baseline?.unavailable !== undefined) notes.push(`${baselineLabel(trace) ?? "global allocator"}: ${trace.baseline.unavailable}`);
+  if (trace.baseline?.unavailable !== undefined) notes.push(`${baselineLabel(trace)}: ${trace.baseline.unavailable}`);
   if (text === null && !rc && !bc && !verdict && notes.length === 0) return null;
   return {
     text: text ?? "not measured",
     slow,
     real: ran && rc ? `real ${crateLabel(ran)}: ${plural(rc.wasm_instructions, "wasm instruction")}` : null,
     realWhy: ran && rc && cost ? realDifference(trace, op, cost, rc) : null,
-    baseline: bc ? `${baselineLabel(trace) ?? "global allocator"}: ${plural(bc.wasm_instructions, "instruction")}` : null,
+    baseline: bc ? `${baselineLabel(trace)}: ${plural(bc.wasm_instructions, "instruction")}` : null,
     verdict,
     notes,
   };

@@ -138,6 +138,6 @@ describe("a million-op program", () => {
     expect(strip.pointer).toBe(START + 8 * (N - 1));
     const rows = compareOps([view, null], N - 100, N);
     expect(rows).toHaveLength(100);
-    expect(rows[99]).toMatchObject({ index: N - 1, line: 4, kind: "alloc", block: "x" });
+    expect(rows[99]).toMatchObject({ index: N - 1, line: 4, kind: "alloc", name: "alloc x" });
   });
 });

@@ -50,25 +50,12 @@ export interface CompareHandlers {
 }
 
 /** Ops per page of the table: long programs show the page holding the current op. */
-export const TABLE_PAGE = 200;
+const TABLE_PAGE = 200;
 
-interface SetupCell {
-  root: HTMLElement;
-  title: HTMLElement;
-  allocator: HTMLSelectElement;
-  target: HTMLSelectElement;
-  minAlignField: HTMLElement;
-  minAlign: HTMLSelectElement;
-  remove: HTMLButtonElement;
-}
-
-interface ColumnView {
-  root: HTMLElement;
-  heading: HTMLElement;
-  summary: HTMLElement;
-  error: HTMLElement;
-  map: HTMLElement;
-}
+/** One column's settings in the setup row. */
+type SetupCell = ReturnType<typeof buildSetupCell>;
+/** One column's heading, summary, error and memory map. */
+type ColumnView = ReturnType<typeof buildColumnView>;
 
 interface Refs {
   /** Prefix of this view's element ids. */
@@ -119,7 +106,7 @@ function field(id: string, label: string, control: HTMLSelectElement): HTMLEleme
   return h("div", { class: "compare-field" }, h("label", { for: id }, label), control);
 }
 
-function buildSetupCell(refs: Refs, index: number): SetupCell {
+function buildSetupCell(refs: Refs, index: number) {
   const n = index + 1;
   const id = (what: string): string => `${refs.prefix}-${what}-${n}`;
   const allocator = h("select", { class: "compare-allocator" });
@@ -140,19 +127,18 @@ function buildSetupCell(refs: Refs, index: number): SetupCell {
   remove.setAttribute("aria-label", `Remove column ${n}`);
   remove.addEventListener("click", () => refs.handlers.onConfigs(removeColumn(configsOf(refs.data), index)));
   const minAlignField = field(id("min-align"), `Minimum alignment ${n}`, minAlign);
-  const title = h("span", { class: "compare-setup-title" }, `Column ${n}`);
   const root = h(
     "div",
     { class: "compare-setup-cell", role: "group", "aria-label": `Column ${n} settings` },
-    h("div", { class: "compare-setup-head" }, title, remove),
+    h("div", { class: "compare-setup-head" }, h("span", { class: "compare-setup-title" }, `Column ${n}`), remove),
     field(id("allocator"), `Allocator ${n}`, allocator),
     field(id("target"), `Target ${n}`, target),
     minAlignField,
   );
-  return { root, title, allocator, target, minAlignField, minAlign, remove };
+  return { root, allocator, target, minAlignField, minAlign, remove };
 }
 
-function buildColumnView(prefix: string, index: number): ColumnView {
+function buildColumnView(prefix: string, index: number) {
   const heading = h("h3", { class: "compare-col-title", id: `${prefix}-column-${index + 1}` });
   const summary = h("p", { class: "compare-col-summary" });
   const error = h("p", { class: "compare-col-error", role: "alert" });
@@ -248,15 +234,22 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
   return refs;
 }
 
+/**
+ * The first `n` parts of `pool` (built as the columns grow, kept when they
+ * shrink, so their inputs keep focus), shown in `parent` in order.
+ */
+function showFirst<T extends { root: HTMLElement }>(parent: HTMLElement, pool: T[], n: number, build: (i: number) => T): T[] {
+  while (pool.length < n) pool.push(build(pool.length));
+  const shown = pool.slice(0, n);
+  if (parent.children.length !== n || shown.some((p, i) => parent.children[i] !== p.root)) parent.replaceChildren(...shown.map((p) => p.root));
+  return shown;
+}
+
 // ---- Setup row -------------------------------------------------------------------
 
 function drawSetup(refs: Refs, data: CompareData): void {
   const n = data.columns.length;
-  while (refs.cells.length < n) refs.cells.push(buildSetupCell(refs, refs.cells.length));
-  const shown = refs.cells.slice(0, n);
-  if (refs.setupCells.children.length !== n || shown.some((c, i) => refs.setupCells.children[i] !== c.root)) {
-    refs.setupCells.replaceChildren(...shown.map((c) => c.root));
-  }
+  const shown = showFirst(refs.setupCells, refs.cells, n, (i) => buildSetupCell(refs, i));
   const names = data.allocators.map((a) => `${a.name}:${a.direction}`).join(",");
   shown.forEach((cell, i) => {
     const config = data.columns[i]?.config;
@@ -316,11 +309,7 @@ function labelsOf(data: CompareData): string[] {
 function drawColumns(refs: Refs, data: CompareData): void {
   const labels = labelsOf(data);
   const n = data.columns.length;
-  while (refs.views.length < n) refs.views.push(buildColumnView(refs.prefix, refs.views.length));
-  const shown = refs.views.slice(0, n);
-  if (refs.columns.children.length !== n || shown.some((v, i) => refs.columns.children[i] !== v.root)) {
-    refs.columns.replaceChildren(...shown.map((v) => v.root));
-  }
+  const shown = showFirst(refs.columns, refs.views, n, (i) => buildColumnView(refs.prefix, i));
   refs.columns.dataset["count"] = String(n);
   shown.forEach((view, i) => {
     const column = data.columns[i];

@@ -20,9 +20,9 @@ import {
   mismatchesFor,
   mismatchOps,
   mismatchText,
+  plural,
   realRan,
   realUnavailable,
-  type CostBar,
   type CostBars,
   type CostMetric,
 } from "../model/costs";
@@ -56,23 +56,7 @@ export function countTick(n: number): string {
 }
 
 /** A bar with its drawn geometry. */
-interface Drawn extends CostBar {
-  x: number;
-  width: number;
-  /** Left edge and width of the whole slot (hit area). */
-  slotX: number;
-  slotW: number;
-  /** Top of the stacked bar, and the heights of its parts. */
-  top: number;
-  fastH: number;
-  slowH: number;
-  meanY: number | null;
-  realY: number | null;
-  baselineY: number | null;
-  /** The global allocator's count is above the scale: its mark sits in the band above the axis break. */
-  baselineClipped: boolean;
-  current: boolean;
-}
+type Drawn = ReturnType<typeof layout>[number];
 
 interface Refs {
   radios: Record<CostMetric, HTMLInputElement>;
@@ -100,9 +84,9 @@ interface Refs {
 
 const views = new WeakMap<HTMLElement, Refs>();
 
-const metricWords: Record<CostMetric, { label: string; axis: string }> = {
-  instructions: { label: "Instructions", axis: "wasm instructions per op" },
-  branches: { label: "Branches", axis: "conditional branches per op" },
+const metricWords: Record<CostMetric, { label: string; unit: string }> = {
+  instructions: { label: "Instructions", unit: "wasm instructions" },
+  branches: { label: "Branches", unit: "conditional branches" },
 };
 
 function swatch(kind: string): HTMLElement {
@@ -126,14 +110,10 @@ function build(container: HTMLElement, dispatch: (a: Action) => void): Refs {
     h("div", { class: "segmented", role: "radiogroup", "aria-label": "Count" }, iLabel, bLabel),
     legend,
   );
-  const banner = h("div", { class: "cost-banner" });
-  banner.setAttribute("data-tone", "bad");
-  banner.hidden = true;
+  const banner = h("div", { class: "cost-banner", "data-tone": "bad", hidden: true });
   const note = h("p", { class: "cost-note" });
-  const status = h("p", { class: "cost-status" });
-  status.hidden = true;
-  const tooltip = h("div", { class: "cost-tooltip", role: "tooltip", id: "cost-tooltip" });
-  tooltip.hidden = true;
+  const status = h("p", { class: "cost-status", hidden: true });
+  const tooltip = h("div", { class: "cost-tooltip", role: "tooltip", id: "cost-tooltip", hidden: true });
   const chart = h("div", { class: "cost-chart" });
   const link = h("a", { class: "cost-docs", href: "#", target: "_blank", rel: "noopener" }, "How it is measured");
   const targetNote = h("span", { class: "cost-target-note" });
@@ -283,17 +263,18 @@ function rove(refs: Refs): void {
   refs.svg.selectAll<SVGGElement, Drawn>("g.cost-bar").attr("tabindex", (d) => (d.key === key ? 0 : -1));
 }
 
+type YScale = { y: ScaleLinear<number, number>; top: number; broken: boolean };
+
 /** The model's scale: it starts below the break band when the global allocator goes above it. */
-function yScale(bars: CostBars, innerH: number): { y: ScaleLinear<number, number>; top: number; broken: boolean } {
+function yScale(bars: CostBars, innerH: number): YScale {
   const nice = scaleLinear().domain([0, Math.max(1, bars.max)]).nice();
   const top = nice.domain()[1] ?? 1;
   const broken = bars.baselineMax > top;
   return { y: nice.copy().range([innerH, broken ? BREAK_BAND + 4 : 0]), top, broken };
 }
 
-function layout(bars: CostBars, opCount: number, innerW: number, innerH: number, currentBar: number | undefined): Drawn[] {
-  const x = scaleLinear().domain([0.5, opCount + 0.5]).range([0, innerW]);
-  const { y, top } = yScale(bars, innerH);
+/** Each bar's geometry on the chart's scales (`x` places op numbers). */
+function layout(bars: CostBars, x: ScaleLinear<number, number>, { y, top }: YScale, innerH: number, currentBar: number | undefined) {
   return bars.bars.map((b, i) => {
     const slotX = x(b.first + 0.5);
     const slotW = x(b.last + 1.5) - slotX;
@@ -304,16 +285,19 @@ function layout(bars: CostBars, opCount: number, innerW: number, innerH: number,
     return {
       ...b,
       current: i === currentBar,
+      // The whole slot: the hit area.
       slotX,
       slotW,
       x: slotX + gap / 2,
       width: Math.max(1, slotW - gap),
+      // The stacked bar's top, and the heights of its parts.
       top: innerH - totalH,
       fastH: totalH - slowH,
       slowH,
       meanY: bars.binned ? y(b.mean) : null,
       realY: b.real !== undefined ? y(b.real) : null,
       baselineY: b.baseline === undefined ? null : b.baseline > top ? BREAK_BAND - 5 : y(b.baseline),
+      // The global allocator's count is above the scale: its mark sits in the band above the axis break.
       baselineClipped: b.baseline !== undefined && b.baseline > top,
     };
   });
@@ -328,8 +312,7 @@ function renderLegend(refs: Refs, trace: TraceView, binned: boolean): void {
   ];
   if (binned) items.push(["mean", "mean of the bin"]);
   if (real) items.push(["real", `real ${crateLabel(real)}`]);
-  const base = baselineLabel(trace);
-  if (base && trace.baseline?.unavailable === undefined) items.push(["baseline", base]);
+  if (trace.baseline && trace.baseline.unavailable === undefined) items.push(["baseline", baselineLabel(trace)]);
   if (mismatchOps(trace).length > 0) items.push(["mismatch", "differs from the real crate"]);
   const key = items.map((i) => i.join(":")).join("|");
   if (refs.legend.dataset["key"] === key) return;
@@ -351,7 +334,7 @@ function renderComparison(refs: Refs, trace: TraceView): void {
     const go = h("button", { type: "button", class: "link-button" }, `Go to op ${first + 1}`);
     go.addEventListener("click", () => refs.dispatch({ type: "seek", step: first + 1 }));
     banner = [
-      h("strong", {}, `✗ The model differs from ${crateLabel(ran)} at ${wrong.length} ${wrong.length === 1 ? "op" : "ops"}`),
+      h("strong", {}, `✗ The model differs from ${crateLabel(ran)} at ${plural(wrong.length, "op")}`),
       ` (first: op ${first + 1}, ${detail}). `,
       go,
     ];
@@ -366,12 +349,12 @@ function renderComparison(refs: Refs, trace: TraceView): void {
   const unavailable = realUnavailable(trace);
   if (ran && first === undefined) {
     const skipped = notComparedCount(trace);
-    const except = skipped > 0 ? ` (${skipped} ${skipped === 1 ? "op" : "ops"} not compared)` : "";
+    const except = skipped > 0 ? ` (${plural(skipped, "op")} not compared)` : "";
     lines.push({ tone: "good", text: `✓ Placements match ${crateLabel(ran)}, run live compiled to wasm32${except}.` });
   }
   else if (real && unavailable !== undefined) lines.push({ tone: "muted", text: `${crateLabel(real)} not compared: ${unavailable}` });
   if (trace.baseline?.unavailable !== undefined) {
-    lines.push({ tone: "muted", text: `${baselineLabel(trace) ?? "global allocator"} not measured: ${trace.baseline.unavailable}` });
+    lines.push({ tone: "muted", text: `${baselineLabel(trace)} not measured: ${trace.baseline.unavailable}` });
   }
   const statusKey = JSON.stringify(lines);
   if (refs.status.dataset["key"] !== statusKey) {
@@ -399,11 +382,10 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
   );
   renderComparison(refs, trace);
 
-  const measured = hasCosts(trace);
   const bars = costBars(trace, metric);
   renderLegend(refs, trace, bars.binned);
   const words = metricWords[metric];
-  if (trace.length === 0 || !measured) {
+  if (!hasCosts(trace)) {
     setText(
       refs.note,
       trace.length === 0
@@ -421,15 +403,13 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
     return;
   }
   refs.chart.hidden = false;
-  const unit = metric === "instructions" ? "wasm instructions" : "conditional branches";
-  const ops = `${trace.length} ${trace.length === 1 ? "op" : "ops"}`;
   const ran = realRan(trace);
   const others = [
     ran && bars.realTotal !== undefined ? ` · real ${crateLabel(ran)}: ${bars.realTotal}` : "",
-    bars.baselineTotal !== undefined ? ` · ${baselineLabel(trace) ?? "global allocator"}: ${bars.baselineTotal}` : "",
+    bars.baselineTotal !== undefined ? ` · ${baselineLabel(trace)}: ${bars.baselineTotal}` : "",
   ].join("");
   const binned = bars.binned ? ` · binned: ${bars.binSize} ops per bar, each bar the costliest op of its bin, the tick its mean` : "";
-  setText(refs.note, `${ops}, ${bars.total} ${unit} in all${others}${binned}`);
+  setText(refs.note, `${plural(trace.length, "op")}, ${bars.total} ${words.unit} in all${others}${binned}`);
 
   const width = Math.max(280, Math.round(refs.chart.clientWidth || 720));
   const innerW = width - MARGIN.left - MARGIN.right;
@@ -444,12 +424,12 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
   if (!sameGeometry) {
     refs.drawnFor = { trace, metric, width };
     svg.attr("width", width).attr("viewBox", `0 0 ${width} ${HEIGHT}`).attr("data-binned", bars.binned ? bars.binSize : null);
-    const drawn = layout(bars, trace.length, innerW, innerH, currentBar);
-    refs.drawn = drawn;
-
-    const { y, broken } = yScale(bars, innerH);
-    const y2 = scaleLinear().domain([0, Math.max(1, bars.total)]).nice().range([innerH, broken ? BREAK_BAND + 4 : 0]);
     const x = scaleLinear().domain([0.5, trace.length + 0.5]).range([0, innerW]);
+    const ys = yScale(bars, innerH);
+    const { y, broken } = ys;
+    const drawn = layout(bars, x, ys, innerH, currentBar);
+    refs.drawn = drawn;
+    const y2 = scaleLinear().domain([0, Math.max(1, bars.total)]).nice().range([innerH, broken ? BREAK_BAND + 4 : 0]);
     const yTicks = Math.max(2, Math.floor(innerH / 34));
     plot
       .select<SVGGElement>("g.grid")
@@ -472,7 +452,7 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
       .select<SVGGElement>("g.x-axis")
       .attr("transform", `translate(0,${innerH})`)
       .call(axisBottom(x).tickValues(xTicks).tickFormat((t) => String(t)).tickSizeOuter(0));
-    plot.select("text.y-title").text(words.axis);
+    plot.select("text.y-title").text(`${words.unit} per op`);
     // The axis break: a zigzag across the axis, and the band's value on its left.
     const brk = plot.select<SVGGElement>("g.axis-break").attr("display", broken ? null : "none");
     brk.attr("data-baseline-max", broken ? bars.baselineMax : null);
