@@ -4,7 +4,7 @@
 // run cancels the one before. Each point runs on the trace module with its
 // costs, like any run the page shows, and its run is freed once summed.
 
-import type { RunConfig } from "../engine/config";
+import { configOf, type RunConfig } from "../engine/config";
 import { traceNow } from "../engine/run";
 import { withCosts } from "../engine/traceView";
 import type { TraceModule } from "../engine/traceModule";
@@ -25,13 +25,7 @@ export interface SweepRunner {
 }
 
 /** The program as last traced: an edit with an error keeps sweeping the last good one, as the map does. */
-export const sweepBase = (s: AppState): RunConfig => ({
-  source: s.tracedSource,
-  allocator: s.allocator,
-  target: s.target,
-  capacity: s.capacity,
-  minAlign: s.minAlign,
-});
+export const sweepBase = (s: AppState): RunConfig => ({ ...configOf(s), source: s.tracedSource });
 
 export function sweepRunner(module: TraceModule, measure: Measure, onChange: () => void, onFailure: (message: string) => void): SweepRunner {
   const allocators = module.allocators();

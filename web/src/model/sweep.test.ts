@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadTraceModuleSync } from "../engine/node";
-import type { Trace } from "../engine/types";
+import type { Stats, Trace } from "../engine/types";
 import { jsonTrace, measured, viewResult } from "../test/runs";
 import { randomMix, RANDOM_MIX_DEFAULTS } from "./generators";
 import {
@@ -34,8 +34,9 @@ function traceOf(c: SweepConfig): Trace {
 /** The figures summed straight from the trace's ops, without the sweep's code. */
 function expected(trace: Trace) {
   const last = trace.ops[trace.ops.length - 1]?.stats;
+  const footprint = (s: Stats | undefined): number => (s ? s.used + s.unused + s.metadata : 0);
   let peak = 0;
-  for (const op of trace.ops) peak = Math.max(peak, op.stats.used + op.stats.unused + op.stats.metadata);
+  for (const op of trace.ops) peak = Math.max(peak, footprint(op.stats));
   return {
     instructions: trace.ops.reduce((n, o) => n + (o.cost?.wasm_instructions ?? 0), 0),
     branches: trace.ops.reduce((n, o) => n + (o.cost?.wasm_branches ?? 0), 0),
@@ -43,15 +44,17 @@ function expected(trace: Trace) {
     metadata: last?.metadata,
     leaked: last?.leaked,
     chunks: last?.chunks,
+    requested: last?.requested,
+    footprint: footprint(last),
     peakFootprint: peak,
     ops: trace.ops.length,
-    failedOps: trace.ops.filter((o) => o.failed).length,
+    failed: trace.ops.filter((o) => o.failed).length,
   };
 }
 
 describe("sweep points", () => {
   it("vary only the swept parameter", () => {
-    const points = sweepPoints({ param: "minAlign", values: [1, 8], base: BASE }, allocators);
+    const points = sweepPoints({ param: "minAlign", values: ["1", "8"], base: BASE }, allocators);
     expect(points.map((p) => p.label)).toEqual(["MIN_ALIGN 1", "MIN_ALIGN 8"]);
     expect(points.map((p) => p.config)).toEqual([
       { ...BASE, minAlign: 1 },
@@ -74,12 +77,12 @@ describe("sweep points", () => {
 
   it("write one random mix per range, the rest of the mix unchanged", () => {
     const generator = { ...RANDOM_MIX_DEFAULTS, ops: 12, seed: 7 };
-    const spec: SweepSpec = { param: "generatorSize", values: [{ min: 1, max: 8 }, { min: 100, max: 200 }], base: BASE, generator };
+    const spec: SweepSpec = { param: "generatorSize", values: ["1-8", "100-200"], base: BASE, generator };
     const points = sweepPoints(spec, allocators);
     expect(points.map((p) => p.label)).toEqual(["sizes 1-8", "sizes 100-200"]);
     expect(points[0]?.config.source).toBe(randomMix({ ...generator, minSize: 1, maxSize: 8 }));
     expect(points[1]?.config.source).toBe(randomMix({ ...generator, minSize: 100, maxSize: 200 }));
-    const aligns = sweepPoints({ param: "generatorAlign", values: [{ min: 4, max: 64 }], base: BASE, generator }, allocators);
+    const aligns = sweepPoints({ param: "generatorAlign", values: ["4-64"], base: BASE, generator }, allocators);
     expect(aligns[0]?.config.source).toBe(randomMix({ ...generator, minAlign: 4, maxAlign: 64 }));
   });
 });
@@ -110,18 +113,19 @@ describe("value lists", () => {
     expect(generatorOf(randomMix(options))).toEqual(options);
     expect(generatorOf("a = alloc 1")).toEqual(RANDOM_MIX_DEFAULTS);
     const spec = specOf({ param: "generatorAlign", values: ["1-4"] }, { ...BASE, source: randomMix(options) }, allocators);
-    expect(spec.ok && spec.spec.param === "generatorAlign" && spec.spec.generator).toEqual(options);
+    if (!spec.ok) throw new Error(spec.error);
+    expect(sweepPoints(spec.spec, allocators)[0]?.config.source).toBe(randomMix({ ...options, minAlign: 1, maxAlign: 4 }));
   });
 });
 
 describe("running a sweep", () => {
   it("gives each point the figures of an individual run of its configuration", async () => {
     const specs: SweepSpec[] = [
-      { param: "minAlign", values: [1, 2, 4, 8, 16], base: BASE },
+      { param: "minAlign", values: ["1", "2", "4", "8", "16"], base: BASE },
       { param: "target", values: ["64", "wasm32"], base: BASE },
       { param: "preset", values: ["bumpalo", "fitzgen-down", "cpp-arena", "bump-scope-down"], base: BASE },
-      { param: "capacity", values: [64, 256, 4096], base: BASE },
-      { param: "generatorSize", values: [{ min: 1, max: 8 }, { min: 1, max: 256 }], base: BASE, generator: RANDOM_MIX_DEFAULTS },
+      { param: "capacity", values: ["64", "256", "4096"], base: BASE },
+      { param: "generatorSize", values: ["1-8", "1-256"], base: BASE, generator: RANDOM_MIX_DEFAULTS },
     ];
     for (const spec of specs) {
       const result = await runSweep(points, spec, allocators);
@@ -135,7 +139,7 @@ describe("running a sweep", () => {
   });
 
   it("measures what the parameter changes: MIN_ALIGN on bumpalo changes instructions and padding", async () => {
-    const result = await runSweep(points, { param: "minAlign", values: [1, 16], base: BASE }, allocators);
+    const result = await runSweep(points, { param: "minAlign", values: ["1", "16"], base: BASE }, allocators);
     const [one, sixteen] = result.points;
     if (!one?.ok || !sixteen?.ok) throw new Error("both points run");
     expect(one.figures.instructions).toBeGreaterThan(0);
@@ -147,7 +151,7 @@ describe("running a sweep", () => {
   it("reports progress n of N and stops early when cancelled", async () => {
     const controller = new AbortController();
     const seen: string[] = [];
-    const result = await runSweep(points, { param: "capacity", values: [64, 128, 256, 512, 1024], base: BASE }, allocators, {
+    const result = await runSweep(points, { param: "capacity", values: ["64", "128", "256", "512", "1024"], base: BASE }, allocators, {
       signal: controller.signal,
       onProgress: (done, total) => {
         seen.push(`${done}/${total}`);
@@ -161,7 +165,7 @@ describe("running a sweep", () => {
   });
 
   it("keeps going past a configuration whose program fails, with its error at that point", async () => {
-    const result = await runSweep(points, { param: "minAlign", values: [1, 3, 8], base: BASE }, allocators);
+    const result = await runSweep(points, { param: "minAlign", values: ["1", "3", "8"], base: BASE }, allocators);
     expect(result.points.map((p) => p.ok)).toEqual([true, false, true]);
     const failed = result.points[1];
     expect(failed?.ok === false && failed.error.message).toBe("minimum alignment 3 is not allowed for bumpalo: use one of 1, 2, 4, 8, 16");
@@ -176,7 +180,7 @@ describe("CSV", () => {
   it("writes a header and one row per point, quoting an error that holds commas", async () => {
     const source = "a = alloc 1\nb = alloc u64\nfree b";
     const base: SweepConfig = { source, allocator: "bumpalo", target: "64", capacity: 256, minAlign: null };
-    const result = await runSweep(points, { param: "minAlign", values: [1, 5], base }, allocators);
+    const result = await runSweep(points, { param: "minAlign", values: ["1", "5"], base }, allocators);
     const t = expected(traceOf({ ...base, minAlign: 1 }));
     expect(sweepCsv(result)).toBe(
       [

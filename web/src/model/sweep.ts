@@ -12,9 +12,9 @@
 
 import type { RunConfig } from "../engine/config";
 import type { ViewResult, TraceView } from "../engine/traceView";
-import type { AllocatorInfo, ProgramError, Target } from "../engine/types";
+import type { AllocatorInfo, ProgramError } from "../engine/types";
 import { statsAt } from "./chunks";
-import { columnTotals, targetText } from "./compare";
+import { columnTotals, targetText, type ColumnTotals } from "./compare";
 import { randomMix, RANDOM_MIX_DEFAULTS, RANDOM_MIX_LIMITS, type RandomMixOptions } from "./generators";
 import { MAX_SWEEP_POINTS, type SweepParam } from "./limits";
 
@@ -22,25 +22,6 @@ export { isSweepParam, MAX_SWEEP_POINTS, SWEEP_PARAMS, type SweepParam } from ".
 
 /** One configuration a sweep runs. */
 export type SweepConfig = RunConfig;
-
-/** An inclusive range of a random mix (sizes or alignments). */
-export interface SweepRange {
-  min: number;
-  max: number;
-}
-
-/** What is swept, over which values, from which configuration. */
-export type SweepSpec =
-  | { param: "minAlign" | "capacity"; values: readonly number[]; base: SweepConfig }
-  | { param: "target"; values: readonly Target[]; base: SweepConfig }
-  | { param: "preset"; values: readonly string[]; base: SweepConfig }
-  | {
-      param: "generatorSize" | "generatorAlign";
-      values: readonly SweepRange[];
-      base: SweepConfig;
-      /** The random mix each point writes, with the swept range replaced (base.source is not used). */
-      generator: RandomMixOptions;
-    };
 
 /**
  * A sweep as the app state and a share link hold it: the parameter, its
@@ -53,6 +34,10 @@ export interface SweepSetup {
   generator?: RandomMixOptions | undefined;
 }
 
+/** A sweep ready to run: a setup whose values are checked and canonical, and the configuration every point starts from. */
+export interface SweepSpec extends SweepSetup {
+  base: SweepConfig;
+}
 
 /** One configuration of a sweep. */
 export interface SweepPoint {
@@ -63,20 +48,8 @@ export interface SweepPoint {
   config: SweepConfig;
 }
 
-/** What a configuration amounted to at the end of its program. */
-export interface SweepFigures {
-  /** Summed op.cost (null: the trace was not metered). */
-  instructions: number | null;
-  branches: number | null;
-  padding: number;
-  metadata: number;
-  leaked: number;
-  chunks: number;
-  peakFootprint: number;
-  /** Ops in the trace. */
-  ops: number;
-  failedOps: number;
-}
+/** What a configuration amounted to at the end of its program: compare mode's totals, the leaked bytes and the ops run. */
+export type SweepFigures = ColumnTotals & { leaked: number; ops: number };
 
 export type SweepPointResult =
   | { point: SweepPoint; ok: true; figures: SweepFigures }
@@ -107,25 +80,26 @@ export const SWEEP_METRICS: readonly { metric: SweepMetric; label: string; unit:
 
 const isPowerOfTwo = (n: number): boolean => n > 0 && (n & (n - 1)) === 0;
 
+const PARAM_NAMES: Record<SweepParam, string> = {
+  minAlign: "MIN_ALIGN",
+  target: "target",
+  preset: "preset",
+  capacity: "capacity",
+  generatorSize: "sizes",
+  generatorAlign: "aligns",
+};
+
 /** The parameter's name as the chart and labels say it. */
 export function paramName(param: SweepParam): string {
-  switch (param) {
-    case "minAlign":
-      return "MIN_ALIGN";
-    case "target":
-      return "target";
-    case "preset":
-      return "preset";
-    case "capacity":
-      return "capacity";
-    case "generatorSize":
-      return "sizes";
-    case "generatorAlign":
-      return "aligns";
-  }
+  return PARAM_NAMES[param];
 }
 
-export const rangeText = (r: SweepRange): string => `${r.min}-${r.max}`;
+/** A point's label from its value's text: "MIN_ALIGN 8", "wasm32", "bumpalo", "sizes 1-64". */
+export function pointLabel(param: SweepParam, value: string): string {
+  if (param === "preset") return value;
+  if (param === "target") return targetText(value === "wasm32" ? "wasm32" : "64");
+  return `${paramName(param)} ${value}`;
+}
 
 /** The values a sweep starts with for a parameter, from the current configuration. */
 export function defaultValues(param: SweepParam, base: SweepConfig, allocators: readonly AllocatorInfo[]): string[] {
@@ -230,74 +204,44 @@ export type SpecResult = { ok: true; spec: SweepSpec } | { ok: false; error: str
 /** The sweep a setup describes from `base`, or why its values do not parse. */
 export function specOf(setup: SweepSetup, base: SweepConfig, allocators: readonly AllocatorInfo[]): SpecResult {
   const parsed = parseValues(setup.param, setup.values.join(", "), allocators);
-  if (!parsed.ok) return parsed;
-  const values = parsed.values;
-  switch (setup.param) {
+  return parsed.ok ? { ok: true, spec: { ...setup, values: parsed.values, base } } : parsed;
+}
+
+/** The configuration of one of the sweep's values. */
+function configAt(spec: SweepSpec, value: string, allocators: readonly AllocatorInfo[]): SweepConfig {
+  const base = spec.base;
+  switch (spec.param) {
     case "minAlign":
+      return { ...base, minAlign: Number(value) };
     case "capacity":
-      return { ok: true, spec: { param: setup.param, values: values.map(Number), base } };
+      return { ...base, capacity: Number(value) };
     case "target":
-      return { ok: true, spec: { param: "target", values: values.map((v): Target => (v === "wasm32" ? "wasm32" : "64")), base } };
-    case "preset":
-      return { ok: true, spec: { param: "preset", values, base } };
+      return { ...base, target: value === "wasm32" ? "wasm32" : "64" };
+    case "preset": {
+      // The base's minimum alignment where this preset has it, else its default.
+      const aligns = allocators.find((a) => a.name === value)?.minAligns ?? [];
+      return { ...base, allocator: value, minAlign: base.minAlign !== null && aligns.includes(base.minAlign) ? base.minAlign : null };
+    }
     case "generatorSize":
     case "generatorAlign": {
-      const ranges = values.map((v) => {
-        const [min = 0, max = 0] = v.split("-").map(Number);
-        return { min, max };
-      });
-      return { ok: true, spec: { param: setup.param, values: ranges, base, generator: setup.generator ?? generatorOf(base.source) } };
+      // The random mix the base program was generated from (or the setup's), with the swept range replaced.
+      const mix = spec.generator ?? generatorOf(base.source);
+      const [min = 0, max = 0] = value.split("-").map(Number);
+      const options = spec.param === "generatorSize" ? { ...mix, minSize: min, maxSize: max } : { ...mix, minAlign: min, maxAlign: max };
+      return { ...base, source: randomMix(options) };
     }
   }
 }
 
 /** One configuration per value, in order. */
 export function sweepPoints(spec: SweepSpec, allocators: readonly AllocatorInfo[]): SweepPoint[] {
-  const name = paramName(spec.param);
-  const base = spec.base;
-  switch (spec.param) {
-    case "minAlign":
-      return spec.values.map((v) => ({ value: String(v), label: `${name} ${v}`, config: { ...base, minAlign: v } }));
-    case "capacity":
-      return spec.values.map((v) => ({ value: String(v), label: `${name} ${v}`, config: { ...base, capacity: v } }));
-    case "target":
-      return spec.values.map((v) => ({ value: v, label: targetText(v), config: { ...base, target: v } }));
-    case "preset":
-      return spec.values.map((v) => {
-        // The base's minimum alignment where this preset has it, else its default.
-        const aligns = allocators.find((a) => a.name === v)?.minAligns ?? [];
-        const minAlign = base.minAlign !== null && aligns.includes(base.minAlign) ? base.minAlign : null;
-        return { value: v, label: v, config: { ...base, allocator: v, minAlign } };
-      });
-    case "generatorSize":
-    case "generatorAlign": {
-      const size = spec.param === "generatorSize";
-      return spec.values.map((r) => {
-        const options: RandomMixOptions = size
-          ? { ...spec.generator, minSize: r.min, maxSize: r.max }
-          : { ...spec.generator, minAlign: r.min, maxAlign: r.max };
-        return { value: rangeText(r), label: `${name} ${rangeText(r)}`, config: { ...base, source: randomMix(options) } };
-      });
-    }
-  }
+  return spec.values.map((value) => ({ value, label: pointLabel(spec.param, value), config: configAt(spec, value, allocators) }));
 }
 
 // ---- Running ----------------------------------------------------------------------
 
-/** The figures of one run at its end: compare mode's totals, and the leaked bytes. */
-export function figuresOf(trace: TraceView): SweepFigures {
-  const t = columnTotals(trace);
-  return {
-    instructions: t.instructions,
-    branches: t.branches,
-    padding: t.padding,
-    metadata: t.metadata,
-    leaked: statsAt(trace, trace.length).leaked,
-    chunks: t.chunks,
-    peakFootprint: t.peakFootprint,
-    ops: trace.length,
-    failedOps: t.failed,
-  };
+function figuresOf(trace: TraceView): SweepFigures {
+  return { ...columnTotals(trace), leaked: statsAt(trace, trace.length).leaked, ops: trace.length };
 }
 
 /**
@@ -307,7 +251,7 @@ export function figuresOf(trace: TraceView): SweepFigures {
 export type PointRunner = (config: RunConfig) => Promise<{ result: ViewResult; done?: () => void }>;
 
 /** One configuration's figures; a runner that throws is that point's error, not the sweep's. */
-export async function runPoint(run: PointRunner, point: SweepPoint): Promise<SweepPointResult> {
+async function runPoint(run: PointRunner, point: SweepPoint): Promise<SweepPointResult> {
   try {
     const { result, done } = await run(point.config);
     try {
@@ -324,7 +268,7 @@ export async function runPoint(run: PointRunner, point: SweepPoint): Promise<Swe
  * Resolves on a later macrotask: a MessageChannel message where there is one
  * (setTimeout(0) is clamped to 4 ms once nested), else setTimeout.
  */
-export function nextMacrotask(): Promise<void> {
+function nextMacrotask(): Promise<void> {
   return new Promise((resolve) => {
     if (typeof MessageChannel === "undefined") {
       setTimeout(resolve, 0);
@@ -376,33 +320,43 @@ export function metricInfo(metric: SweepMetric): { metric: SweepMetric; label: s
   return SWEEP_METRICS.find((m) => m.metric === metric) ?? { metric, label: metric, unit: metric };
 }
 
+/** "1,234", or "not measured". */
+export function figureText(n: number | null): string {
+  return n === null ? "not measured" : n.toLocaleString("en-US");
+}
+
 /** "MIN_ALIGN 8: 1,234 wasm instructions", or the point's error. */
 export function pointText(result: SweepPointResult, metric: SweepMetric): string {
   if (!result.ok) return `${result.point.label}: error: ${result.error.message}`;
-  const v = metricOf(result, metric);
-  return `${result.point.label}: ${v === null ? "not measured" : v.toLocaleString("en-US")} ${metricInfo(metric).unit}`;
+  return `${result.point.label}: ${figureText(metricOf(result, metric))} ${metricInfo(metric).unit}`;
 }
 
 // ---- CSV ------------------------------------------------------------------------------
 
-const CSV_COLUMNS = [
-  "parameter",
-  "value",
-  "allocator",
-  "target",
-  "capacity",
-  "min_align",
-  "wasm_instructions",
-  "wasm_branches",
-  "padding_bytes",
-  "metadata_bytes",
-  "leaked_bytes",
-  "chunks",
-  "peak_footprint_bytes",
-  "ops",
-  "failed_ops",
-  "error",
-] as const;
+/** A figure's field: empty where the point's program failed. */
+function figure(key: keyof SweepFigures): (r: SweepPointResult) => number | null {
+  return (r) => (r.ok ? r.figures[key] : null);
+}
+
+/** The CSV's columns: each one's header and its field of a point's row. */
+const CSV_COLUMNS: readonly [string, (r: SweepPointResult, param: SweepParam) => string | number | null][] = [
+  ["parameter", (_, param) => param],
+  ["value", (r) => r.point.value],
+  ["allocator", (r) => r.point.config.allocator],
+  ["target", (r) => r.point.config.target],
+  ["capacity", (r) => r.point.config.capacity],
+  ["min_align", (r) => r.point.config.minAlign],
+  ["wasm_instructions", figure("instructions")],
+  ["wasm_branches", figure("branches")],
+  ["padding_bytes", figure("padding")],
+  ["metadata_bytes", figure("metadata")],
+  ["leaked_bytes", figure("leaked")],
+  ["chunks", figure("chunks")],
+  ["peak_footprint_bytes", figure("peakFootprint")],
+  ["ops", figure("ops")],
+  ["failed_ops", figure("failed")],
+  ["error", (r) => (r.ok ? null : `line ${r.error.line}, column ${r.error.column}: ${r.error.message}`)],
+];
 
 /** RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled. */
 function csvField(value: string | number | null): string {
@@ -416,32 +370,9 @@ function csvField(value: string | number | null): string {
  * point whose program failed (its message in `error`).
  */
 export function sweepCsv(result: SweepResult): string {
-  const rows = [CSV_COLUMNS.join(",")];
-  for (const r of result.points) {
-    const c = r.point.config;
-    const f = r.ok ? r.figures : null;
-    rows.push(
-      [
-        result.param,
-        r.point.value,
-        c.allocator,
-        c.target,
-        c.capacity,
-        c.minAlign,
-        f?.instructions ?? null,
-        f?.branches ?? null,
-        f?.padding ?? null,
-        f?.metadata ?? null,
-        f?.leaked ?? null,
-        f?.chunks ?? null,
-        f?.peakFootprint ?? null,
-        f?.ops ?? null,
-        f?.failedOps ?? null,
-        r.ok ? null : `line ${r.error.line}, column ${r.error.column}: ${r.error.message}`,
-      ]
-        .map(csvField)
-        .join(","),
-    );
-  }
-  return `${rows.join("\r\n")}\r\n`;
+  const rows = [
+    CSV_COLUMNS.map(([name]) => name),
+    ...result.points.map((r) => CSV_COLUMNS.map(([, field]) => csvField(field(r, result.param)))),
+  ];
+  return `${rows.map((row) => row.join(",")).join("\r\n")}\r\n`;
 }

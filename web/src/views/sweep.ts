@@ -15,12 +15,14 @@ import type { AllocatorInfo } from "../engine/types";
 import { validateRandomMix, type RandomMixOptions } from "../model/generators";
 import {
   defaultValues,
+  figureText,
   generatorOf,
   isSweepParam,
   metricInfo,
   metricOf,
   paramName,
   parseValues,
+  pointLabel,
   pointText,
   specOf,
   sweepCsv,
@@ -100,8 +102,6 @@ interface Refs {
 
 const views = new WeakMap<HTMLElement, Refs>();
 let instances = 0;
-
-const format = (n: number | null): string => (n === null ? "not measured" : n.toLocaleString("en-US"));
 
 /** The random mix's settings from the form, or why not (only read for a random-mix sweep). */
 function mixFromForm(refs: Refs, param: SweepParam, base: RandomMixOptions): { ok: true; options: RandomMixOptions } | { ok: false; error: string } {
@@ -306,22 +306,17 @@ function currentMetric(refs: Refs): SweepMetric {
 
 function showCard(refs: Refs, result: SweepPointResult, x: number, y: number): void {
   const card = refs.card;
-  const rows: [string, string][] = result.ok
-    ? [
-        ["Wasm instructions", format(result.figures.instructions)],
-        ["Wasm branches", format(result.figures.branches)],
-        ["Padding bytes", format(result.figures.padding)],
-        ["Metadata bytes", format(result.figures.metadata)],
-        ["Leaked bytes", format(result.figures.leaked)],
-        ["Chunks", format(result.figures.chunks)],
-        ["Peak footprint bytes", format(result.figures.peakFootprint)],
-        ["Failed ops", format(result.figures.failedOps)],
-      ]
-    : [];
   card.replaceChildren(
     h("strong", {}, result.point.label),
     result.ok
-      ? h("dl", {}, ...rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))
+      ? h(
+          "dl",
+          {},
+          ...[...SWEEP_METRICS, { metric: "failed" as const, label: "Failed ops" }].flatMap((m) => [
+            h("dt", {}, m.label),
+            h("dd", {}, figureText(result.figures[m.metric])),
+          ]),
+        )
       : h("p", { class: "sweep-card-error" }, `Line ${result.error.line}, column ${result.error.column}: ${result.error.message}`),
     h("p", { class: "sweep-card-hint" }, "Click or press Enter to open it."),
   );
@@ -463,11 +458,7 @@ function pointLabels(refs: Refs, result: SweepResult): string[] {
   const setup = refs.shownSetup ?? refs.data.setup;
   const spec = specOf(setup, refs.data.base, refs.data.allocators);
   if (!spec.ok || spec.spec.values.length !== result.total) return labels;
-  const name = paramName(result.param);
-  const rest = setup.values.slice(labels.length).map((v) =>
-    result.param === "preset" ? v : result.param === "target" ? (v === "64" ? "64-bit" : "wasm32") : `${name} ${v}`,
-  );
-  return [...labels, ...rest];
+  return [...labels, ...setup.values.slice(labels.length).map((v) => pointLabel(result.param, v))];
 }
 
 export function renderSweep(mount: HTMLElement, data: SweepViewData, handlers: SweepHandlers): void {
