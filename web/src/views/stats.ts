@@ -28,56 +28,39 @@ type Key = keyof Stats;
 interface Field {
   key: Key;
   label: string;
-  value: (s: Stats) => string;
   title: string;
-  /** Drawn as a line in the chart (the byte counters that change as ops run). */
-  line?: { colour: string; dash: string };
+  /** The cell's text; absent: the counter in bytes. */
+  value?: (s: Stats) => string;
 }
 
-// Okabe–Ito colours (distinguishable with the common colour-vision
-// deficiencies) and a dash per line, so no line is told apart by colour alone.
 const FIELDS: readonly Field[] = [
-  {
-    key: "requested",
-    label: "Requested",
-    value: (s) => `${s.requested} B`,
-    title: "Bytes requested by live blocks",
-    line: { colour: "var(--series-requested)", dash: "" },
-  },
-  {
-    key: "used",
-    label: "Used",
-    value: (s) => `${s.used} B`,
-    title: "Bytes between each chunk's bump origin and its bump pointer",
-    line: { colour: "var(--series-used)", dash: "6 3" },
-  },
-  {
-    key: "padding",
-    label: "Padding",
-    value: (s) => `${s.padding} B`,
-    title: "Alignment padding in the used bytes",
-    line: { colour: "var(--series-padding)", dash: "2 2" },
-  },
-  {
-    key: "leaked",
-    label: "Leaked",
-    value: (s) => `${s.leaked} B`,
-    title: "Freed or moved blocks whose bytes are not reclaimed yet",
-    line: { colour: "var(--series-leaked)", dash: "8 3 2 3" },
-  },
-  { key: "copied", label: "Copied", value: (s) => `${s.copied} B`, title: "Bytes copied by reallocs that moved" },
-  { key: "unused", label: "Unused", value: (s) => `${s.unused} B`, title: "Usable bytes beyond the bump pointers" },
-  { key: "metadata", label: "Metadata", value: (s) => `${s.metadata} B`, title: "Chunk headers and footers" },
-  { key: "chunks", label: "Chunks", value: (s) => String(s.chunks), title: "Chunks the allocator holds now" },
+  { key: "requested", label: "Requested", title: "Bytes requested by live blocks" },
+  { key: "used", label: "Used", title: "Bytes between each chunk's bump origin and its bump pointer" },
+  { key: "padding", label: "Padding", title: "Alignment padding in the used bytes" },
+  { key: "leaked", label: "Leaked", title: "Freed or moved blocks whose bytes are not reclaimed yet" },
+  { key: "copied", label: "Copied", title: "Bytes copied by reallocs that moved" },
+  { key: "unused", label: "Unused", title: "Usable bytes beyond the bump pointers" },
+  { key: "metadata", label: "Metadata", title: "Chunk headers and footers" },
+  { key: "chunks", label: "Chunks", title: "Chunks the allocator holds now", value: (s) => String(s.chunks) },
   {
     key: "utilisation",
     label: "Utilisation",
-    value: (s) => percent(s.utilisation),
     title: "Requested bytes over all the bytes the chunks take (usable and metadata)",
+    value: (s) => percent(s.utilisation),
   },
 ];
 
-const LINES = FIELDS.filter((f): f is Field & { line: NonNullable<Field["line"]> } => f.line !== undefined);
+/**
+ * The byte counters drawn as lines in the chart. Okabe–Ito colours
+ * (distinguishable with the common colour-vision deficiencies) and a dash
+ * per line, so no line is told apart by colour alone.
+ */
+const LINES: readonly { key: Key; colour: string; dash: string }[] = [
+  { key: "requested", colour: "var(--series-requested)", dash: "" },
+  { key: "used", colour: "var(--series-used)", dash: "6 3" },
+  { key: "padding", colour: "var(--series-padding)", dash: "2 2" },
+  { key: "leaked", colour: "var(--series-leaked)", dash: "8 3 2 3" },
+];
 
 const HEIGHT = 128;
 const M = { top: 18, right: 10, bottom: 8, left: 10 };
@@ -103,8 +86,9 @@ function build(container: HTMLElement, handlers: StatsHandlers): Refs {
   for (const f of FIELDS) {
     const dd = h("dd", { "data-stat": f.key });
     cells.set(f.key, dd);
-    const swatch = f.line
-      ? h("span", { class: "stat-swatch", "aria-hidden": "true", style: `--swatch: ${f.line.colour}`, "data-dash": f.line.dash || "solid" })
+    const line = LINES.find((l) => l.key === f.key);
+    const swatch = line
+      ? h("span", { class: "stat-swatch", "aria-hidden": "true", style: `--swatch: ${line.colour}`, "data-dash": line.dash || "solid" })
       : null;
     dl.append(h("div", { class: "stat", title: f.title }, h("dt", {}, swatch, f.label), dd));
   }
@@ -161,8 +145,8 @@ function drawLines(refs: Refs, data: StatsSeries, width: number): void {
     .join("path")
     .attr("class", "series")
     .attr("data-series", (f) => f.key)
-    .style("stroke", (f) => f.line.colour)
-    .attr("stroke-dasharray", (f) => f.line.dash || null)
+    .style("stroke", (f) => f.colour)
+    .attr("stroke-dasharray", (f) => f.dash || null)
     .attr("d", (f) =>
       line<number>()
         .x((i) => x(at[i] ?? 0))
@@ -192,7 +176,7 @@ export function renderStats(container: HTMLElement, data: StatsData, handlers: S
   const stats = data.current;
   for (const f of FIELDS) {
     const dd = refs.cells.get(f.key);
-    if (dd && stats) setText(dd, f.value(stats));
+    if (dd) setText(dd, f.value?.(stats) ?? `${stats[f.key]} B`);
   }
 
   const width = Math.max(120, Math.floor(refs.svg.parentElement?.clientWidth ?? 0) || 320);
@@ -205,8 +189,7 @@ export function renderStats(container: HTMLElement, data: StatsData, handlers: S
   const last = data.series.stats[data.series.stats.length - 1];
   refs.svg.setAttribute(
     "aria-label",
-    `Counters over ${data.series.total} ops, at op ${data.step}: requested ${bytes(stats?.requested ?? 0)}, used ${bytes(
-      stats?.used ?? 0,
-    )}, padding ${bytes(stats?.padding ?? 0)}, leaked ${bytes(stats?.leaked ?? 0)}; at the end requested ${bytes(last?.requested ?? 0)}`,
+    `Counters over ${data.series.total} ops, at op ${data.step}: requested ${bytes(stats.requested)}, used ${bytes(stats.used)}, ` +
+      `padding ${bytes(stats.padding)}, leaked ${bytes(stats.leaked)}; at the end requested ${bytes(last?.requested ?? 0)}`,
   );
 }
