@@ -10,7 +10,6 @@ import type { TraceModule, TraceRunHandle } from "../engine/traceModule";
 import type { CompareColumn } from "../model/compare";
 import { costsFor, type Measure } from "./costs";
 
-
 export interface CompareTracer {
   /** The columns for `source` on `configs`: those on screen until these are traced (null before any). */
   columns(source: string, configs: readonly RunSettings[]): CompareColumn[] | null;
@@ -53,7 +52,7 @@ export function compareTracer(module: TraceModule, options: CompareTracerOptions
       const runs: TraceRunHandle[] = [];
       const columns: CompareColumn[] = [];
       for (const config of configs) {
-        const outcome = await traceInSlices(module, { ...config, source }, { signal: controller.signal, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+        const outcome = await traceInSlices(module, { ...config, source }, { signal: controller.signal, onProgress: options.onProgress });
         if (outcome.kind === "done") runs.push(outcome.run);
         if (controller.signal.aborted || destroyed || outcome.kind === "cancelled") {
           freeAll(runs);

@@ -18,7 +18,7 @@ import type { RunConfig } from "../engine/config";
 import type { Target } from "../engine/types";
 import type { CompareConfig } from "../model/compare";
 import { isSweepParam, MAX_COMPARE, MAX_SWEEP_POINTS, MIN_COMPARE, type SweepParam } from "../model/limits";
-import { validateRandomMix, type RandomMixInput, type RandomMixOptions } from "../model/randomMixOptions";
+import { validateRandomMix, type RandomMixInput } from "../model/randomMixOptions";
 import type { SweepSetup } from "../model/sweep";
 
 /** What a link carries: a run's configuration and what is shown of it. */
@@ -101,7 +101,7 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-export function fromBase64url(text: string): Uint8Array | null {
+function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null;
   const padded = text.replaceAll("-", "+").replaceAll("_", "/") + "=".repeat((4 - (text.length % 4)) % 4);
   try {
@@ -136,12 +136,7 @@ async function inflate(bytes: Uint8Array, limit: number): Promise<{ ok: true; te
   } catch {
     return { ok: false, error: "the link is truncated or damaged: its compressed data does not decode (was it copied whole?)" };
   }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
+  const all = await new Blob(chunks as Uint8Array<ArrayBuffer>[]).arrayBuffer();
   try {
     return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(all) };
   } catch {
@@ -269,14 +264,13 @@ function sweepSetup(raw: string): SweepSetup {
     const input = Object.fromEntries(GENERATOR_FIELDS.map((f, i) => [f, numbers[i] ?? ""])) as RandomMixInput;
     const checked = validateRandomMix(input);
     if (!checked.ok) fail(`"w" (sweep) random mix: ${checked.errors.map((e) => e.message).join("; ")}`);
-    const generator: RandomMixOptions = checked.options;
-    setup.generator = generator;
+    setup.generator = checked.options;
   }
   return setup;
 }
 
 /** Parses the short form's query (after "v1?" or inflated from "v1z"). */
-export function parseQuery(query: string): SharedState {
+function parseQuery(query: string): SharedState {
   const parts = query.split("&");
   if (parts[parts.length - 1] !== END) {
     fail('the link is truncated: a whole link ends with "&end" (was it copied whole?)');
@@ -289,26 +283,25 @@ export function parseQuery(query: string): SharedState {
     if (fields.has(key)) fail(`"${clip(key)}" appears twice`);
     fields.set(key, part.slice(eq + 1));
   }
-  const get = (key: string): string | undefined => fields.get(key);
 
-  const a = get("a");
+  const a = fields.get("a");
   if (a === undefined) fail('the link names no allocator ("a")');
-  const p = get("p");
+  const p = fields.get("p");
   if (p === undefined) fail('the link has no program ("p")');
   const source = decodeValue("p", p);
   if (source.length > MAX_SOURCE_CHARS) fail(`the program is longer than ${MAX_SOURCE_CHARS} characters`);
 
-  const c = get("c");
-  const m = get("m");
-  const s = get("s");
-  const x = get("x");
-  const v = get("v");
-  const l = get("l");
-  const w = get("w");
+  const c = fields.get("c");
+  const m = fields.get("m");
+  const s = fields.get("s");
+  const x = fields.get("x");
+  const v = fields.get("v");
+  const l = fields.get("l");
+  const w = fields.get("w");
   const state: SharedState = {
     source,
     allocator: name("a", decodeValue("a", a)),
-    target: target("t", decodeValue("t", get("t") ?? "64")),
+    target: target("t", decodeValue("t", fields.get("t") ?? "64")),
     capacity: c === undefined ? null : integer("c", c, 1, MAX_CAPACITY),
     minAlign: m === undefined ? null : minAlign("m", m),
     step: s === undefined ? 0 : integer("s", s, 0, MAX_STEP),

@@ -1,7 +1,7 @@
 // The app state and its pure reducer. Everything drawn is derived from
 // (trace, step) plus view settings; nothing derived is stored here.
 
-import { sameConfig, type RunConfig } from "../engine/config";
+import { configOf, sameConfig, type RunConfig } from "../engine/config";
 import { opAt, type TraceView } from "../engine/traceView";
 import type { ProgramError } from "../engine/types";
 import type { CompareConfig } from "../model/compare";
@@ -286,7 +286,7 @@ function base(state: AppState, action: Action): AppState {
       return { ...state, sweep: { ...action.setup, values: [...action.setup.values] }, compare: null, predict: false, playing: false };
     case "closeSweep":
       return state.sweep === null ? state : { ...state, sweep: null };
-    case "openConfig": {
+    case "openConfig":
       return {
         ...state,
         ...action.config,
@@ -297,7 +297,6 @@ function base(state: AppState, action: Action): AppState {
         micro: null,
         playing: false,
       };
-    }
     case "startLesson": {
       const l = action.lesson;
       // A lesson is read from its first op.
@@ -338,13 +337,9 @@ function base(state: AppState, action: Action): AppState {
       const sh = action.shared;
       const next: AppState = {
         ...state,
-        source: sh.source,
-        allocator: sh.allocator,
-        target: sh.target,
-        capacity: sh.capacity,
-        minAlign: sh.minAlign,
+        ...configOf(sh),
         compare: sh.compare ? compareConfigs(sh.compare) : null,
-        // A hand-written link with both: compare, the older mode, wins.
+        // One mode at a time: a hand-written link with both opens compare.
         sweep: sh.compare ? null : (sh.sweep ?? null),
         lesson: sh.lesson ?? null,
         narrationHidden: false,
