@@ -3,7 +3,7 @@
 // marker at the current step; a click on the chart seeks to the step under it.
 
 import { max } from "d3-array";
-import { scaleLinear } from "d3-scale";
+import { scaleLinear, type ScaleLinear } from "d3-scale";
 import { select } from "d3-selection";
 import { line } from "d3-shape";
 import type { Stats } from "../engine/types";
@@ -71,9 +71,8 @@ interface Refs {
   handlers: StatsHandlers;
   /** What the lines were drawn for: redrawn only when it changes. */
   drawn: { series: StatsSeries; width: number } | null;
-  x: (step: number) => number;
-  /** The step at an x (fractional). */
-  invert: (x: number) => number;
+  /** The chart's step scale, as last drawn (its inverse: the step at an x, fractional). */
+  x: ScaleLinear<number, number>;
   steps: number;
 }
 const views = new WeakMap<HTMLElement, Refs>();
@@ -98,11 +97,11 @@ function build(container: HTMLElement, handlers: StatsHandlers): Refs {
   const figure = h("figure", { class: "stats-figure" }, h("figcaption", { class: "stats-caption" }, "Over the program (click to go to a step)"));
   figure.append(svg);
   container.replaceChildren(dl, figure);
-  const refs: Refs = { cells, svg, handlers, drawn: null, x: () => 0, invert: () => 0, steps: 0 };
+  const refs: Refs = { cells, svg, handlers, drawn: null, x: scaleLinear(), steps: 0 };
   svg.addEventListener("click", (event) => {
     // The step whose x is nearest the click (the drawing is in CSS pixels: width attribute = box width).
     const box = svg.getBoundingClientRect();
-    const step = Math.round(refs.invert(event.clientX - box.left));
+    const step = Math.round(refs.x.invert(event.clientX - box.left));
     refs.handlers.onSeek(Math.min(Math.max(0, step), refs.steps));
   });
   return refs;
@@ -119,8 +118,7 @@ function drawLines(refs: Refs, data: StatsSeries, width: number): void {
   const y = scaleLinear()
     .domain([0, Math.max(1, top)])
     .range([HEIGHT - M.bottom, M.top]);
-  refs.x = (s) => x(s);
-  refs.invert = (px) => x.invert(px);
+  refs.x = x;
   refs.steps = steps;
   // Long programs: at most about two points per pixel (every k-th step and
   // the last), so the path stays small; the counters change by one op's bytes
