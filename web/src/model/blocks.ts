@@ -5,29 +5,11 @@
 // op i placed is held after step k when i < k and gone_at[i] >= k.
 
 import type { TraceView } from "../engine/traceView";
-import { heldAt } from "./held";
+import { heldAt, type Block } from "./held";
 
-export type BlockState = "live" | "freed" | "leaked";
-
-export interface Block {
-  /** Index of the op that placed it: stable across steps, the data-join key. */
-  id: number;
-  name: string;
-  chunk: number;
-  address: number;
-  size: number;
-  align: number;
-  /** Alignment padding skipped to place it. */
-  padding: number;
-  /** First byte of that padding: above the block bumping down, below it bumping up. */
-  paddingStart: number;
-  state: BlockState;
-  /** The op that placed it: its kind and 1-based program line (for the block's card). */
-  kind?: "alloc" | "realloc";
-  line?: number;
-  /** For a realloc: the op id of the block it replaced (moved away from, or grew in place). */
-  from?: number;
-}
+// Block is defined in held.ts, which makes blocks (so it needs nothing from
+// here); views import it from here.
+export type { Block, BlockState } from "./held";
 
 /** Clamps a step into 0..length. */
 export function clampStep(trace: Pick<TraceView, "length">, step: number): number {

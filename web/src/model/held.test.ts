@@ -5,10 +5,11 @@ import { traced as run } from "../test/runs";
 import { binBlocks } from "../test/mapOracles";
 import { blockAt, blocksAt, type Block } from "./blocks";
 import { bumpPointerAt, chunkViewsAt, currentChunkAt } from "./chunks";
-import { heldAt, setBinDeltaMin } from "./held";
+import { heldAt } from "./held";
+import { binDelta } from "./heldBins";
 
-// The oracle: the replay the map used before the columns (every step replays
-// ops 0..step-1 through op(i)), kept here to pin the columns' semantics.
+// The oracle: every step replays ops 0..step-1 through op(i), each op's full
+// detail, so the columns' reading is checked against the ops themselves.
 
 function oracleBlocks(t: TraceView, step: number): Block[] {
   const blocks = new Map<number, Block>();
@@ -144,7 +145,8 @@ describe("held blocks from the columns equal the old replay", () => {
 describe("bins of a nearby step plus what changed equal bins computed afresh", () => {
   it.each(PROGRAMS)("%s: %s", (allocator, source, capacity) => {
     const t = traced(source, allocator, capacity);
-    const old = setBinDeltaMin(1);
+    const old = binDelta.minBlocks;
+    binDelta.minBlocks = 1;
     try {
       // Forward, backward and in jumps, over the whole chunk and a window of it.
       const steps = [...Array.from({ length: t.length + 1 }, (_, s) => s), ...Array.from({ length: t.length + 1 }, (_, s) => t.length - s), 0, 5, 1, 9, 3];
@@ -174,7 +176,7 @@ describe("bins of a nearby step plus what changed equal bins computed afresh", (
         }
       }
     } finally {
-      setBinDeltaMin(old);
+      binDelta.minBlocks = old;
     }
   }, 30_000);
 });
@@ -194,8 +196,8 @@ describe("heldAt", () => {
     const h = heldAt(t, t.length);
     expect(h.total).toBe(5_000);
     for (const id of h.chunkIds()) {
-      const row = h.row(id);
-      for (let j = 1; j < row.count; j++) expect(row.address(j) > row.address(j - 1)).toBe(true);
+      const row = h.row(id).all();
+      for (let j = 1; j < row.length; j++) expect(row[j]!.address > row[j - 1]!.address).toBe(true);
     }
   });
 });

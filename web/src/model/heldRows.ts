@@ -1,0 +1,237 @@
+// Which ops' blocks each chunk holds after a step, as op ids by address,
+// straight from the TraceView's columns (held.ts makes blocks of them).
+//
+// The block placed by op i is held after step k when i < k and
+// gone_at[i] >= k. One tight pass over the columns of ops 0..k-1 sorts the
+// held ops into their chunks (a counting sort, so each chunk's list is in op
+// order) and checks that each is in address order: a bump allocator places a
+// chunk's held blocks in address order already (up: rising, down: falling,
+// read backwards); anything else is sorted. A step a few ops from one already
+// computed is derived from it instead: only the rows the ops in between
+// touched are rebuilt, so scrubbing costs what changed.
+//
+// A block placed outside every chunk (a zero-sized dangling pointer) belongs
+// to chunk 0's row, as the map draws it.
+
+import { META_PLACED, NONE, type TraceView } from "../engine/traceView";
+
+/** A row's held ops: in op order (read backwards when `backwards`, addresses falling), or sorted by address. */
+export interface RowIds {
+  ids: Int32Array;
+  backwards: boolean;
+  /** Not in op order (sorted by address): a step cannot be derived from it. */
+  sorted: boolean;
+}
+
+/** What a step holds, per row (index: chunk id; the last slot: ids past the known chunks). */
+export interface Core {
+  step: number;
+  rows: RowIds[];
+  total: number;
+}
+
+export const EMPTY_ROW: RowIds = { ids: new Int32Array(0), backwards: false, sorted: false };
+
+/** How many ops apart a computed step may be for another to be derived from it. */
+export const DELTA_MAX_OPS = 64;
+
+/** Chunk start by id, per trace (ids index the array; NaN where no chunk). */
+const startsOf = new WeakMap<TraceView, Float64Array>();
+export function chunkStarts(t: TraceView): Float64Array {
+  let s = startsOf.get(t);
+  if (!s) {
+    const max = t.chunks.reduce((m, c) => Math.max(m, c.id), -1);
+    s = new Float64Array(max + 1).fill(Number.NaN);
+    for (const c of t.chunks) s[c.id] = c.start;
+    startsOf.set(t, s);
+  }
+  return s;
+}
+
+/** Absolute address of the block op `id` placed (its chunk's start plus the offset, or the offset alone). */
+export function addressOfId(t: TraceView, starts: Float64Array, id: number): number {
+  const c = t.cols.chunk[id] as number;
+  const off = t.cols.offset[id] as number;
+  if (c === NONE) return off;
+  const s = starts[c];
+  return s === undefined || Number.isNaN(s) ? off : s + off;
+}
+
+/** The row a placed op's block is listed in: its chunk, or chunk 0 when it has none. */
+export const rowOf = (c: number): number => (c === NONE ? 0 : c);
+
+/** Whether op i's block is held after `step` ops. */
+export const heldAfter = (t: TraceView, i: number, step: number): boolean =>
+  i < step && ((t.cols.meta[i] as number) & META_PLACED) !== 0 && (t.cols.gone_at[i] as number) >= step;
+
+/**
+ * The ops whose block the ops from..to-1 may have made held or not, or
+ * changed the state of: those they placed, and those they freed, replaced
+ * or reclaimed.
+ */
+export function touchedBetween(t: TraceView, from: number, to: number): Set<number> {
+  const changed = new Set<number>();
+  for (let j = from; j < to; j++) {
+    if (((t.cols.meta[j] as number) & META_PLACED) !== 0) changed.add(j);
+    const op = t.op(j);
+    if (op.target_op !== undefined) changed.add(op.target_op);
+    for (const r of op.reclaimed ?? []) changed.add(r);
+  }
+  return changed;
+}
+
+/** Orders a row's ids (given in op order) by address: a check, else a sort. */
+function orderRow(t: TraceView, starts: Float64Array, ids: Int32Array): RowIds {
+  const n = ids.length;
+  if (n < 2) return { ids, backwards: false, sorted: false };
+  let rising = true;
+  let falling = true;
+  let prev = addressOfId(t, starts, ids[0] as number);
+  for (let j = 1; j < n && (rising || falling); j++) {
+    const x = addressOfId(t, starts, ids[j] as number);
+    if (x < prev) rising = false;
+    else falling = false;
+    prev = x;
+  }
+  // Falling rows stay in op order and are read backwards (reversing a
+  // million-entry typed array costs more than the pass that made it).
+  if (rising) return { ids, backwards: false, sorted: false };
+  if (falling) return { ids, backwards: true, sorted: false };
+  const addr = (i: number): number => addressOfId(t, starts, i);
+  const sorted = Int32Array.from(Array.from(ids).sort((p, q) => addr(p) - addr(q) || p - q));
+  return { ids: sorted, backwards: false, sorted: true };
+}
+
+/** What step k holds: one pass over the columns of ops 0..k-1. */
+export function fullCore(t: TraceView, k: number): Core {
+  const { meta, chunk, gone_at } = t.cols;
+  const starts = chunkStarts(t);
+  const rows = Math.max(1, starts.length);
+  // Pass 1: held ops in op order, counted per row (chunk ids past the known
+  // chunks share the last slot; a block without a chunk goes to row 0).
+  const counts = new Int32Array(rows + 1);
+  const tmp = new Int32Array(k);
+  let total = 0;
+  for (let i = 0; i < k; i++) {
+    if (((meta[i] as number) & META_PLACED) === 0 || (gone_at[i] as number) < k) continue;
+    tmp[total++] = i;
+    const c = rowOf(chunk[i] as number);
+    const r = c < rows ? c : rows;
+    counts[r] = (counts[r] as number) + 1;
+  }
+  // Pass 2: a stable counting sort by row; one row in use needs none.
+  const begin = new Int32Array(rows + 2);
+  let used = 0;
+  for (let r = 0; r <= rows; r++) {
+    begin[r + 1] = (begin[r] as number) + (counts[r] as number);
+    if ((counts[r] as number) > 0) used++;
+  }
+  let ids: Int32Array;
+  // (Right-sized: a cached step keeps 4 bytes per held block, not per op.)
+  if (used <= 1) ids = total === k ? tmp : tmp.slice(0, total);
+  else {
+    const fill = begin.slice(0, rows + 1);
+    ids = new Int32Array(total);
+    for (let j = 0; j < total; j++) {
+      const i = tmp[j] as number;
+      const c = rowOf(chunk[i] as number);
+      const r = c < rows ? c : rows;
+      const at = fill[r] as number;
+      ids[at] = i;
+      fill[r] = at + 1;
+    }
+  }
+  // Then by address within each row.
+  const out: RowIds[] = [];
+  for (let r = 0; r <= rows; r++) {
+    const a = begin[r] as number;
+    const b = begin[r + 1] as number;
+    if (b === a) out.push(EMPTY_ROW);
+    else {
+      const row = orderRow(t, starts, ids.subarray(a, b));
+      // The last slot mixes chunks: never derived from.
+      out.push(r === rows ? { ...row, sorted: true } : row);
+    }
+  }
+  return { step: k, rows: out, total };
+}
+
+/**
+ * The core of step k from that of a nearby step: the ops in between placed,
+ * freed, replaced or reclaimed only some blocks; their rows are rebuilt (a
+ * copy, an append), the others shared. Undefined when a touched row is not in
+ * op order or loses its order (then a full pass it is).
+ */
+export function deltaCore(t: TraceView, prev: Core, k: number): Core | undefined {
+  const starts = chunkStarts(t);
+  const rows = prev.rows.length - 1;
+  const changed = touchedBetween(t, Math.min(prev.step, k), Math.max(prev.step, k));
+  const byRow = new Map<number, { add: number[]; remove: Set<number> }>();
+  let total = prev.total;
+  for (const i of changed) {
+    if (!Number.isInteger(i) || i < 0 || i >= t.length) continue;
+    const is = heldAfter(t, i, k);
+    if (heldAfter(t, i, prev.step) === is) continue;
+    const c = rowOf(t.cols.chunk[i] as number);
+    if (c >= rows) return undefined;
+    let e = byRow.get(c);
+    if (!e) byRow.set(c, (e = { add: [], remove: new Set() }));
+    if (is) e.add.push(i);
+    else e.remove.add(i);
+    total += is ? 1 : -1;
+  }
+  const out = prev.rows.slice();
+  for (const [r, { add, remove }] of byRow) {
+    const old = prev.rows[r] ?? EMPTY_ROW;
+    if (old.sorted) return undefined;
+    add.sort((p, q) => p - q);
+    const n = old.ids.length;
+    // Common case: the removed ones are the newest (a rewind) and the added ones newer still.
+    let keep = n;
+    while (keep > 0 && remove.has(old.ids[keep - 1] as number)) keep--;
+    let ids: Int32Array;
+    if (n - keep === remove.size && (add.length === 0 || keep === 0 || (add[0] as number) > (old.ids[keep - 1] as number))) {
+      ids = new Int32Array(keep + add.length);
+      ids.set(old.ids.subarray(0, keep));
+      ids.set(add, keep);
+    } else {
+      // Anything else: filter and merge, in op order.
+      ids = new Int32Array(n - remove.size + add.length);
+      let a = 0;
+      let w = 0;
+      for (let j = 0; j < n; j++) {
+        const id = old.ids[j] as number;
+        while (a < add.length && (add[a] as number) < id) ids[w++] = add[a++] as number;
+        if (!remove.has(id)) ids[w++] = id;
+      }
+      while (a < add.length) ids[w++] = add[a++] as number;
+    }
+    // Order by address: small rows are checked whole; a large one keeps its
+    // direction, so only the added blocks' neighbours are checked.
+    if (ids.length <= 64 || n < 2) {
+      const row = orderRow(t, starts, ids);
+      if (row.sorted) return undefined;
+      out[r] = row;
+      continue;
+    }
+    const addr = (i: number): number => addressOfId(t, starts, i);
+    const fits = (j: number): boolean => {
+      if (j <= 0 || j >= ids.length) return true;
+      const x = addr(ids[j - 1] as number);
+      const y = addr(ids[j] as number);
+      return old.backwards ? y < x : y >= x;
+    };
+    for (const i of add) {
+      let lo = 0;
+      let hi = ids.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((ids[mid] as number) < i) lo = mid + 1;
+        else hi = mid;
+      }
+      if (!fits(lo) || !fits(lo + 1)) return undefined;
+    }
+    out[r] = { ids, backwards: old.backwards, sorted: false };
+  }
+  return { step: k, rows: out, total };
+}
