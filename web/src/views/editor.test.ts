@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadTraceModuleSync } from "../engine/node";
 import type { AllocatorInfo } from "../engine/types";
-import { capacityHelp, formatError, groupAllocators, menuKeyIndex, typeaheadIndex } from "./editor";
+import { capacityHelp, formatError, groupAllocators } from "./editor";
+import { menuKeyIndex, typeaheadIndex } from "./programMenu";
 
 const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: "", description: "", minAligns: [], family: "core" });
 
