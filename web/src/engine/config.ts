@@ -35,11 +35,6 @@ export function configOf(c: RunConfig): RunConfig {
   return { source: c.source, allocator: c.allocator, target: c.target, capacity: c.capacity, minAlign: c.minAlign };
 }
 
-/** Just the settings. */
-export function settingsOf(c: RunSettings): RunSettings {
-  return { allocator: c.allocator, target: c.target, capacity: c.capacity, minAlign: c.minAlign };
-}
-
 /** Whether two configurations run the same thing. */
 export function sameConfig(a: RunConfig, b: RunConfig): boolean {
   return a.source === b.source && sameSettings(a, b);

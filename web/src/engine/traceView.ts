@@ -86,8 +86,6 @@ export type ViewResult = { ok: true; trace: TraceView } | { ok: false; error: Pr
 export function opAt(t: TraceView, i: number): Op | undefined {
   return Number.isInteger(i) && i >= 0 && i < t.length ? t.op(i) : undefined;
 }
-/** The op whose effect step `step` shows: op step-1 (undefined at step 0). */
-export const opBefore = (t: TraceView, step: number): Op | undefined => opAt(t, Math.min(Math.trunc(step), t.length) - 1);
 
 export const kindCode = (t: TraceView, i: number): number => (t.cols.meta[i] ?? 0) & META_KIND;
 export const kindOf = (t: TraceView, i: number): OpKind => KINDS[kindCode(t, i)] ?? "alloc";
@@ -101,7 +99,6 @@ export const stmtIndex = (t: TraceView, i: number): number => (t.cols.meta[i] ??
 export const stmtOf = (t: TraceView, i: number): StmtInfo | undefined => t.stmts[stmtIndex(t, i)];
 /** 1-based program line of op i (0 outside the trace). */
 export const lineOf = (t: TraceView, i: number): number => (i >= 0 && i < t.length ? (stmtOf(t, i)?.line ?? 0) : 0);
-export const columnOf = (t: TraceView, i: number): number => (i >= 0 && i < t.length ? (stmtOf(t, i)?.column ?? 0) : 0);
 /** The block (or checkpoint) name the op's statement names. */
 export const blockNameOf = (t: TraceView, i: number): string | undefined => stmtOf(t, i)?.block;
 /** Chunk id of the placed block, undefined when none. */
@@ -173,9 +170,6 @@ export const chunkMadeBy = (t: TraceView, i: number): ChunkInfo | undefined => m
 /** The op that made a lazy allocator's first chunk (undefined when the constructor made one). */
 export const firstChunkOp = (t: TraceView): number | undefined => makers(t).first;
 
-/** Whether any op ran (an empty program has none). */
-export const isEmpty = (t: TraceView): boolean => t.length === 0;
-
 /**
  * The index of the sample holding the Stats after op i when one does
  * (i a multiple of statsEvery, or the last op), else undefined.
@@ -184,11 +178,6 @@ export function sampleFor(t: TraceView, i: number): number | undefined {
   if (i < 0 || i >= t.length) return undefined;
   if (i % t.statsEvery === 0) return i / t.statsEvery;
   return i === t.length - 1 ? t.samples.length - 1 : undefined;
-}
-
-/** The op index each sample follows (samples[j] is the Stats after op sampleOps[j]). */
-export function sampleOp(t: TraceView, j: number): number {
-  return Math.min(j * t.statsEvery, t.length - 1);
 }
 
 /** max(1, ceil(ops / 4096)): the engine's sampling interval. */

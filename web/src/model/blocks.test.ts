@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { TraceView } from "../engine/traceView";
 import { traced } from "../test/runs";
-import { blocksAt, clampStep } from "./blocks";
+import { blocksAt } from "../test/blocks";
+import { clampStep } from "./blocks";
 import { bumpPointerAt, statsAt } from "./chunks";
 import { describeStep } from "./describe";
 import { hex } from "./format";

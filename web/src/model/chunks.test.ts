@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { kindOf, type TraceView } from "../engine/traceView";
 import { traced } from "../test/runs";
-import { blocksAt } from "./blocks";
+import { blocksAt } from "../test/blocks";
 import { bumpPointerAt, chunkAliveAt, chunksAt, chunkViewsAt, currentChunkAt, noChunkYet, statsAt } from "./chunks";
 import { describeStep } from "./describe";
 

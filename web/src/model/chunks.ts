@@ -43,17 +43,6 @@ export function usedFromPointer(direction: Direction, chunk: ChunkInfo, ptr: num
   return Math.min(Math.max(0, used), chunk.capacity);
 }
 
-/** Bytes from the chunk's bump origin to the far edge of its farthest block (padding included). */
-export function blockExtent(direction: Direction, chunk: ChunkInfo, blocks: readonly Block[]): number {
-  let used = 0;
-  for (const b of blocks) {
-    const low = Math.min(b.address, b.paddingStart);
-    const high = Math.max(b.address + b.size, b.paddingStart + b.padding);
-    used = Math.max(used, direction === "down" ? chunk.start + chunk.capacity - low : high - chunk.start);
-  }
-  return Math.min(Math.max(0, used), chunk.capacity);
-}
-
 /**
  * Picks the chunk the bump pointer is in: the live chunk containing it; if
  * several do (chunks back to back), the one the latest block went into; if

@@ -8,9 +8,6 @@
 
 import type { Trace } from "../engine/types";
 
-/** The Programs menu's heading for these. */
-export const RECORDED_HEADING = "Recorded from real programs";
-
 /** What one replay of a recorded program did, as recordedFacts reads it off the trace. */
 export interface RecordedFacts {
   ops: number;

@@ -48,16 +48,6 @@ export function markCurrent(el: Element, current: boolean, kind: "step" | "true"
   else el.removeAttribute("aria-current");
 }
 
-/** Returns the view's root inside `container`, building it on first use. */
-export function mountOnce<T extends HTMLElement>(container: HTMLElement, key: string, build: () => T): T {
-  const existing = container.querySelector<T>(`:scope > [data-view="${key}"]`);
-  if (existing) return existing;
-  const root = build();
-  root.dataset["view"] = key;
-  container.replaceChildren(root);
-  return root;
-}
-
 /**
  * Coalesces render requests into one per animation frame: a view is a pure
  * function of the state, so drawing once after the last change is enough.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { traced } from "../../test/runs";
-import { blocksAt } from "../../model/blocks";
+import { blocksAt } from "../../test/blocks";
 import { binCard, blockCard, opText } from "./card";
 
 const PROGRAM = "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16\nd = alloc [u32; 5]\nfree b\nc = realloc c 48";
