@@ -336,7 +336,7 @@ describe("bumplab trace, determinism", () => {
         expect(second.stdout === first.stdout, `${preset} ${target}`).toBe(true);
       }
     }
-  });
+  }, 60_000);
 
   it("prints the canonical form the page's trace export writes (traceJson), byte for byte", () => {
     const cases: [string, "64" | "wasm32", number | undefined, number | undefined][] = [

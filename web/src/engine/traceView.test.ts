@@ -199,7 +199,7 @@ describe("TraceView of a run, against the JSON trace of the same program", () =>
     }
     // Most programs run on most presets (a fixed chunk refuses the long ones).
     expect(checked).toBeGreaterThan(40);
-  });
+  }, 60_000);
 
   it("samples the stats at op 0, every statsEvery ops and after the last op", () => {
     const t = trace("repeat 5000 {\n  a = alloc 8\n  free a\n}\nb = alloc 1\n", "bumpalo");
@@ -319,7 +319,7 @@ describe("the trace module's run agrees with the cost module's JSON trace", () =
       }
     }
     expect(compared).toBeGreaterThan(40);
-  });
+  }, 60_000);
 
   it("a long program: across snapshot boundaries", () => {
     const module = loadTraceModuleSync();
