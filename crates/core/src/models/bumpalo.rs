@@ -696,14 +696,17 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
         if let Some(keep) = keep {
             // Newest first, as bumpalo frees a chunk list.
             let current = core::mem::replace(&mut self.current, Self::empty_chunk());
-            let made_since = self.prev.drain(keep..).rev();
-            for chunk in core::iter::once(current)
-                .chain(made_since)
-                .filter(|c| c.id != EMPTY)
-            {
-                let (data, size) = (chunk.data, chunk.size);
-                Self::free_chunk(heap, chunk, p); // step: restore_free
+            if current.id != EMPTY {
+                let (data, size) = (current.data, current.size);
+                Self::free_chunk(heap, current, p); // step: restore_free
                 probe!(p, RESTORE_FREE, data, size);
+            }
+            while self.prev.len() > keep {
+                if let Some(chunk) = self.prev.pop() {
+                    let (data, size) = (chunk.data, chunk.size);
+                    Self::free_chunk(heap, chunk, p);
+                    probe!(p, RESTORE_FREE, data, size);
+                }
             }
             if id != EMPTY {
                 if let Some(saved_chunk) = self.prev.pop() {
