@@ -80,12 +80,15 @@ pub fn line_of(source: &str, marker: &str) -> Option<u32> {
 /// Declares a file's micro-steps and its `STEPS` table in one place, so the
 /// table cannot miss a step:
 ///
-/// ```ignore
-/// steps! {
+/// ```
+/// use bumplab_core::source::Source;
+///
+/// bumplab_core::steps! {
 ///     Source::BumpUp;
 ///     ROUND = "round": "round the pointer up to the alignment";
 ///     CHECK_FAIL = "check" / "fail": "past the end of the chunk: does not fit";
 /// }
+/// assert_eq!(STEPS.len(), 2);
 /// ```
 ///
 /// Each line becomes `pub const NAME: StepId`, with the marker, the optional
