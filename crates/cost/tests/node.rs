@@ -147,6 +147,12 @@ fn the_cost_replay_lands_every_block_where_the_trace_did() {
     }
 }
 
+/// `trace_costs` (what the page's cost worker calls) returns the full trace's
+/// per-op costs, real run and baseline. Unmetered here, the costs are null on
+/// both sides, so this checks the rows and the real and baseline runs; the
+/// same comparison with real counts runs on the metered module in
+/// web/src/engine/costs.test.ts, and crates/meter/tests/shipped.rs holds the
+/// counts to wasmtime's fuel.
 #[wasm_bindgen_test]
 fn trace_costs_is_the_full_traces_costs_real_run_and_baseline() {
     let src = "a = alloc 8\nb = alloc 24 align 16\nb = realloc b 64\nfree a\nreset\n";

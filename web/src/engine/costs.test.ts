@@ -26,6 +26,31 @@ function rawTrace(source: string, allocator: string, target = "64"): { ops: RawO
 const PROGRAM = "a = alloc 1\nrepeat 20 {\n  x = alloc 64 align 8\n}\nfree x\nreset\n";
 
 describe("measured costs", () => {
+  it("the per-op costs the page's worker asks for (traceCosts) are the full trace's, counted, on the metered module", () => {
+    // The same comparison runs under wasm-pack test on an unmetered build,
+    // where both sides are null; here the numbers are real counts.
+    const src = "a = alloc 8\nb = alloc 24 align 16\nb = realloc b 64\nfree a\nreset\n";
+    loadCostModuleSync(); // initialises the module once
+    for (const allocator of ["bumpalo", "bump-scope-up", "fitzgen-down"]) {
+      const full = JSON.parse(bumplab.traceProgram(src, allocator, "wasm32", undefined, undefined)) as {
+        ops: RawOp[];
+        real?: unknown;
+        baseline?: unknown;
+      };
+      const fromWorker = JSON.parse(bumplab.traceCosts(src, allocator, "wasm32", undefined, undefined)) as {
+        costs: (readonly number[] | null)[];
+        real?: unknown;
+        baseline?: unknown;
+      };
+      const counted = full.ops.map((o) => (o.cost ? [o.cost.wasm_instructions, o.cost.wasm_branches, o.cost.slow_instructions, o.cost.slow_branches] : null));
+      expect(fromWorker.costs, allocator).toEqual(counted);
+      // The first alloc ran compiled code: a count, not a placeholder.
+      expect(counted[0]?.[0], allocator).toBeGreaterThan(10);
+      expect(fromWorker.real, allocator).toEqual(full.real);
+      expect(fromWorker.baseline, allocator).toEqual(full.baseline);
+    }
+  });
+
   it("every op of every preset carries a cost", () => {
     const names = loadTraceModuleSync()
       .allocators()
