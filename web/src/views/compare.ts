@@ -31,7 +31,7 @@ import {
   type OpComparison,
 } from "../model/compare";
 import { h, markCurrent, setText } from "./dom";
-import { groupAllocators } from "./editor";
+import { fillAllocators } from "./editor";
 import { renderMemoryMap } from "./map";
 import "./compare.css";
 
@@ -250,22 +250,10 @@ function showFirst<T extends { root: HTMLElement }>(parent: HTMLElement, pool: T
 function drawSetup(refs: Refs, data: CompareData): void {
   const n = data.columns.length;
   const shown = showFirst(refs.setupCells, refs.cells, n, (i) => buildSetupCell(refs, i));
-  const names = data.allocators.map((a) => `${a.name}:${a.direction}`).join(",");
   shown.forEach((cell, i) => {
     const config = data.columns[i]?.config;
     if (!config) return;
-    if (cell.allocator.dataset["names"] !== names) {
-      cell.allocator.dataset["names"] = names;
-      cell.allocator.replaceChildren(
-        ...groupAllocators(data.allocators).map((g) =>
-          h(
-            "optgroup",
-            { label: g.label },
-            ...g.items.map((a) => h("option", { value: a.name }, `${a.name} (bumps ${a.direction})`)),
-          ),
-        ),
-      );
-    }
+    fillAllocators(cell.allocator, data.allocators);
     if (cell.allocator.value !== config.allocator) cell.allocator.value = config.allocator;
     if (cell.target.value !== config.target) cell.target.value = config.target;
     // Minimum alignment: only when the preset offers a choice.

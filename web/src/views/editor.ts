@@ -86,6 +86,15 @@ export function groupAllocators(allocators: readonly AllocatorInfo[]): { label: 
   return groups.filter((g) => g.items.length > 0);
 }
 
+/** Lists the presets in an allocator menu by family, unless it already lists exactly these. */
+export function fillAllocators(select: HTMLSelectElement, allocators: readonly AllocatorInfo[]): void {
+  const names = allocators.map((a) => `${a.name}:${a.direction}`).join(",");
+  if (select.dataset["names"] === names) return;
+  select.dataset["names"] = names;
+  const option = (a: AllocatorInfo): HTMLOptionElement => h("option", { value: a.name }, `${a.name} (bumps ${a.direction})`);
+  select.replaceChildren(...groupAllocators(allocators).map((g) => h("optgroup", { label: g.label }, ...g.items.map(option))));
+}
+
 /** The error as the editor shows it: `line:column: message`, as the engine prints it. */
 export function formatError(error: ProgramError): string {
   return `${error.line}:${error.column}: ${error.message}`;
@@ -316,19 +325,7 @@ export function renderEditor(container: HTMLElement, data: EditorData, handlers:
 
   refs.menu.setLessons(data.lessons ?? []);
 
-  const names = data.allocators.map((a) => a.name).join(",");
-  if (allocator.dataset["names"] !== names) {
-    allocator.dataset["names"] = names;
-    allocator.replaceChildren(
-      ...groupAllocators(data.allocators).map((g) =>
-        h(
-          "optgroup",
-          { label: g.label },
-          ...g.items.map((a) => h("option", { value: a.name }, `${a.name} (bumps ${a.direction})`)),
-        ),
-      ),
-    );
-  }
+  fillAllocators(allocator, data.allocators);
   if (allocator.value !== config.allocator) allocator.value = config.allocator;
   const info = data.allocators.find((a) => a.name === config.allocator);
   if (description.textContent !== (info?.description ?? "")) {
