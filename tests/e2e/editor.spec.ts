@@ -207,10 +207,11 @@ test("the random mix form validates its fields and generates a seeded program", 
 test("the menu lists the lessons first, and choosing one loads its program and preset", async ({ page }) => {
   await menuButton(page).click();
   const groups = menu(page).getByRole("group");
-  await expect(groups).toHaveCount(3);
+  await expect(groups).toHaveCount(4);
   await expect(groups.nth(0)).toHaveAccessibleName("Lessons");
   await expect(groups.nth(1)).toHaveAccessibleName("Examples");
-  await expect(groups.nth(2)).toHaveAccessibleName("Generators");
+  await expect(groups.nth(2)).toHaveAccessibleName("Known behaviours of real arenas");
+  await expect(groups.nth(3)).toHaveAccessibleName("Generators");
   const lesson = page.getByRole("menuitem", { name: "The realloc fast path: up keeps it, down copies" });
   await expect(lesson).toHaveAccessibleDescription(/Growing the last block is free when bumping up/);
   await lesson.click();
@@ -256,4 +257,24 @@ test("a long program scrolls the gutter and the highlighting with the text", asy
   // Its tokens are the textarea's last line.
   const last = (await program(page).inputValue()).split("\n").pop() ?? "";
   await expect(page.locator(`.code-mirror .code-line[data-line="${lines}"]`)).toHaveText(last);
+});
+
+test("the Programs menu replays known behaviours of real arenas, side by side where they name two allocators", async ({ page }) => {
+  await menuButton(page).click();
+  await expect(menu(page).getByRole("group", { name: "Known behaviours of real arenas" }).getByRole("menuitem")).toHaveCount(5);
+  await page.getByRole("menuitem", { name: "LLVM puts a large request in a slab of its own and keeps filling the current one" }).click();
+  await expect(program(page)).toHaveValue(/^# A request larger than a slab, between two small ones\.\na = alloc 100\nbig = alloc 10000\nb = alloc 100\n$/);
+  const columns = page.locator("section.compare-column");
+  await expect(columns).toHaveCount(2);
+  await expect(columns.nth(0).getByRole("heading")).toHaveText("llvm-bump-ptr");
+  await expect(columns.nth(1).getByRole("heading")).toHaveText("bumpalo");
+
+  // One allocator: the single view, on that allocator.
+  await menuButton(page).click();
+  await page.getByRole("menuitem", { name: "One big allocation makes bumpalo's next chunk twice as big" }).click();
+  await expect(columns).toHaveCount(0);
+  await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("bumpalo");
+  await expect(program(page)).toHaveValue(/\nbig = alloc 1048576\n/);
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 3 / 3");
 });

@@ -12,6 +12,7 @@ import { clampStep } from "./model/blocks";
 import type { CompareColumn, CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";
+import { galleryById } from "./model/gallery";
 import { LESSONS, lessonById } from "./model/lessons";
 import { narrationAt, predictsNext, type Narration } from "./model/narration";
 import type { SweepResult, SweepSetup, SweepSpec } from "./model/sweep";
@@ -205,6 +206,16 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
       onLesson: (id) => {
         const lesson = lessonById(id);
         if (lesson) dispatch({ type: "startLesson", lesson: { id: lesson.id, config: lesson.config } });
+      },
+      // A known behaviour: its program on the allocator it is about, and side
+      // by side with the others it names, where it names any.
+      onGallery: (id) => {
+        const entry = galleryById(id);
+        const first = entry?.allocators[0];
+        if (!entry || !first) return;
+        dispatch({ type: "exitLesson" });
+        dispatch({ type: "configure", config: { source: entry.program, ...first } });
+        dispatch(entry.allocators.length > 1 ? { type: "enterCompare", configs: entry.allocators } : { type: "exitCompare" });
       },
     },
   );

@@ -27,6 +27,8 @@ export interface EditorHandlers {
   onConfigure(change: Partial<RunConfig>): void;
   /** A lesson was chosen in the Programs menu: load its program and preset. */
   onLesson?(id: string): void;
+  /** A known behaviour was chosen: load its program on its allocators. */
+  onGallery?(id: string): void;
 }
 
 const MIB = 1024 * 1024;
@@ -259,7 +261,11 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     paint(code);
     syncScroll(code);
   };
-  const menu = programMenu(loadProgram, (id) => handlers.onLesson?.(id));
+  const menu = programMenu(
+    loadProgram,
+    (id) => handlers.onLesson?.(id),
+    (id) => handlers.onGallery?.(id),
+  );
 
   textarea.addEventListener("input", () => {
     // Paint now, not on the next render, so the coloured text never lags the caret.

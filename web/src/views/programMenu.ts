@@ -4,6 +4,7 @@
 // opens. A chosen program goes to `load`, which the editor applies as an edit
 // of its textarea.
 
+import { GALLERY } from "../model/gallery";
 import {
   EXAMPLES,
   GENERATORS,
@@ -51,7 +52,11 @@ export function typeaheadIndex(labels: readonly string[], current: number, char:
 }
 
 /** What choosing a menu entry does. */
-type MenuAction = { kind: "program"; source: () => string } | { kind: "lesson"; id: string } | { kind: "randomMix" };
+type MenuAction =
+  | { kind: "program"; source: () => string }
+  | { kind: "lesson"; id: string }
+  | { kind: "gallery"; id: string }
+  | { kind: "randomMix" };
 
 const MIX_FIELDS: readonly { field: RandomMixField; label: string }[] = [
   { field: "ops", label: "Ops" },
@@ -91,7 +96,7 @@ function menuGroup(label: string, items: HTMLElement[]): HTMLElement {
  * heading), `mixForm` (hidden until chosen) and `setLessons`, which lists
  * lessons at the head of the menu (none: no Lessons group).
  */
-export function programMenu(load: (text: string) => void, onLesson: (id: string) => void) {
+export function programMenu(load: (text: string) => void, onLesson: (id: string) => void, onGallery: (id: string) => void) {
   const actions = new Map<HTMLElement, MenuAction>();
   const entryItems = (entries: readonly ProgramEntry[]): HTMLElement[] =>
     entries.map((e) => {
@@ -99,6 +104,11 @@ export function programMenu(load: (text: string) => void, onLesson: (id: string)
       actions.set(item, { kind: "program", source: e.source });
       return item;
     });
+  const galleryItems = GALLERY.map((e) => {
+    const item = menuItem(e.id, e.title, `${e.source.title}. ${e.claim}`);
+    actions.set(item, { kind: "gallery", id: e.id });
+    return item;
+  });
   const mixItem = menuItem("random-mix", "Random mix…", "A seeded mix of allocs, reallocs and frees: choose the ranges.");
   actions.set(mixItem, { kind: "randomMix" });
   const lessonsGroup = menuGroup("Lessons", []);
@@ -121,6 +131,7 @@ export function programMenu(load: (text: string) => void, onLesson: (id: string)
     { id: "programs-menu", class: "programs-menu", role: "menu", "aria-labelledby": "programs-button", hidden: true },
     lessonsGroup,
     menuGroup("Examples", entryItems(EXAMPLES)),
+    menuGroup("Known behaviours of real arenas", galleryItems),
     menuGroup("Generators", [...entryItems(GENERATORS), mixItem]),
   );
   const programs = h("div", { class: "programs" }, button, menu);
@@ -189,6 +200,7 @@ export function programMenu(load: (text: string) => void, onLesson: (id: string)
     }
     mixForm.hidden = true;
     if (action.kind === "program") load(action.source());
+    else if (action.kind === "gallery") onGallery(action.id);
     else onLesson(action.id);
   };
 
