@@ -119,6 +119,11 @@ for (const layer of layers) {
   const problems = counts ? countProblems(layer, counts) : [];
   const ok = r.code === 0 && problems.length === 0;
   summary.push(`${ok ? "ok  " : "FAIL"} ${layer.name.padEnd(24)} ${what.padEnd(36)} ${r.secs.toFixed(0)}s`);
+  // The differential suites by name, so a run shows each one ran and how much of it.
+  if (layer.binaries && counts?.binaries) {
+    const each = Object.keys(layer.binaries).map((b) => `${b.replace(/^\S+ tests\/|\.rs$/g, "")} ${counts.binaries.get(b) ?? 0}`);
+    summary.push(`     tests by file: ${each.join(", ")}`);
+  }
   for (const p of problems) summary.push(`     ${p}`);
   if (!ok) {
     console.log(`\n${summary.join("\n")}`);
