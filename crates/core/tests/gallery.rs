@@ -106,6 +106,13 @@ fn check(e: &Entry) {
             states(e, c.capacity);
             assert!(c.capacity >= 2 * big.capacity);
             states(e, 5000);
+            // The comparison: pmr's next buffer is sized for c.
+            let (p, pt) = &e.traces[1];
+            assert_eq!(*p, PresetId::PmrMonotonic);
+            let pc = &pt.chunks[op(pt, "c").chunk.unwrap() as usize];
+            assert_eq!(pc.size, 5056);
+            assert!(pc.capacity >= 5000 && pc.capacity < 5000 + 64);
+            states(e, pc.size);
         }
         "llvm-custom-sized-slab" => {
             let big = &t.chunks[op(t, "big").chunk.unwrap() as usize];
@@ -125,8 +132,10 @@ fn check(e: &Entry) {
             let made: Vec<_> = t.chunks.iter().filter(|c| c.created_by.is_some()).collect();
             assert_eq!(made.len(), 3);
             states(e, 3);
+            // Two blocks leave 4 bytes, less than y's 10.
+            assert_eq!(t.chunks[0].capacity - 460, 4);
             for c in &made {
-                assert_eq!(c.capacity, 256);
+                assert_eq!(c.capacity, 464);
                 assert_eq!(c.reason, ChunkReason::Slab);
                 // Freed by the restore right after the op that made it.
                 let at = c.created_by.unwrap();
@@ -134,8 +143,20 @@ fn check(e: &Entry) {
                 assert_eq!(t.ops[at as usize + 1].kind, OpKind::Restore);
                 assert_eq!(c.base, made[0].base);
             }
-            states(e, 256);
+            states(e, 464);
             states(e, 10);
+            // The comparison: bump-scope keeps the chunk its scope made.
+            let (p, st) = &e.traces[1];
+            assert_eq!(*p, PresetId::BumpScopeUp);
+            assert_eq!(st.chunks[0].capacity, 464);
+            let made: Vec<_> = st
+                .chunks
+                .iter()
+                .filter(|c| c.created_by.is_some())
+                .collect();
+            assert_eq!(made.len(), 1);
+            assert!(made[0].freed_by.is_none());
+            assert!(e.claim.contains("one new chunk"));
         }
         "pmr-abandoned-tail" => {
             let (a, b, c) = (op(t, "a"), op(t, "b"), op(t, "c"));
@@ -143,15 +164,26 @@ fn check(e: &Entry) {
             let left = first.capacity - 1000;
             assert_eq!(left, 72);
             states(e, left);
+            assert!(left < 5000 && left >= 30);
             let second = &t.chunks[b.chunk.unwrap() as usize];
             assert_ne!(b.chunk, a.chunk);
-            assert_eq!(second.size, 1600);
+            assert_eq!(second.size, 5056);
             states(e, second.size);
-            assert_eq!((c.chunk, c.offset), (b.chunk, Some(100)));
-            states(e, 100);
+            assert_eq!((c.chunk, c.offset), (b.chunk, Some(5000)));
+            states(e, 5000);
             // The first buffer's bump stays where a ended: the 72 bytes are unused.
             let last = t.ops.last().unwrap();
-            assert_eq!(last.stats.unused, left + second.capacity - 150);
+            assert_eq!(last.stats.unused, left + second.capacity - 5030);
+            // The comparison: LLVM's custom-sized slab never becomes current.
+            let (p, lt) = &e.traces[1];
+            assert_eq!(*p, PresetId::LlvmBumpPtr);
+            let (la, lb, lc) = (op(lt, "a"), op(lt, "b"), op(lt, "c"));
+            assert_eq!(
+                lt.chunks[lb.chunk.unwrap() as usize].reason,
+                ChunkReason::CustomSlab
+            );
+            assert_eq!((lc.chunk, lc.offset), (la.chunk, Some(1000)));
+            states(e, 1000);
         }
         "zig-reset-retains-capacity" => {
             let reset = t.ops.iter().position(|o| o.kind == OpKind::Reset).unwrap() as u32;
@@ -176,6 +208,25 @@ fn check(e: &Entry) {
                 .chunks
                 .iter()
                 .all(|c| c.created_by.is_none_or(|o| o <= reset)));
+            // The comparison: pmr's release frees everything, and the second
+            // round grows again from the first buffer's size.
+            let (p, pt) = &e.traces[1];
+            assert_eq!(*p, PresetId::PmrMonotonic);
+            let reset = pt.ops.iter().position(|o| o.kind == OpKind::Reset).unwrap() as u32;
+            assert!(pt
+                .chunks
+                .iter()
+                .filter(|c| c.created_by.is_none_or(|o| o < reset))
+                .all(|c| c.freed_by == Some(reset)));
+            let again: Vec<_> = pt
+                .chunks
+                .iter()
+                .filter(|c| c.created_by.is_some_and(|o| o > reset))
+                .collect();
+            assert_eq!(again.len(), 2);
+            states(e, 2);
+            assert_eq!(again[0].size, 1088);
+            states(e, again[0].size);
         }
         other => panic!("{other}: a gallery entry without a check of its claim"),
     }

@@ -15,7 +15,11 @@ describe("gallery", () => {
       "pmr-abandoned-tail",
       "zig-reset-retains-capacity",
     ]);
-    for (const e of GALLERY) expect(e.source.title.length).toBeGreaterThan(10);
+    for (const e of GALLERY) {
+      expect(e.source.title.length).toBeGreaterThan(10);
+      // Each shows its behaviour beside an arena that behaves otherwise.
+      expect(new Set(e.allocators.map((r) => r.allocator)).size, e.id).toBeGreaterThanOrEqual(2);
+    }
     expect(galleryById("pmr-abandoned-tail")?.allocators[0]?.allocator).toBe("pmr-monotonic");
   });
 
