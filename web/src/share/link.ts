@@ -2,10 +2,10 @@
 // today still opens years from now (tests/share-corpus/v1.json pins that).
 //
 // Format v1, short form (readable, hand-editable):
-//   v1?a=bumpalo&t=64&c=256&m=8&s=3&x=hinckley-up:64:-:-,fitzgen-down:64:-:-&v=map,code&l=intro&p=a+=+alloc+1%0Ab+=+alloc+u64&end
+//   v1?a=bumpalo&t=64&c=256&m=8&s=3&u=1&x=hinckley-up:64:-:-,fitzgen-down:64:-:-&v=map,code&l=intro&p=a+=+alloc+1%0Ab+=+alloc+u64&end
 // keys: a allocator, t target, c capacity, m minimum alignment, s step,
-// x compare columns (allocator:target:minAlign:capacity, "-" for the
-// default), v views, l lesson, w sweep (param:value,value,…, and for a
+// u micro-step within the step's op (absent: the op's end), x compare
+// columns (allocator:target:minAlign:capacity, "-" for the default), v views, l lesson, w sweep (param:value,value,…, and for a
 // random mix sweep :ops/minSize/maxSize/minAlign/maxAlign/seed), p program.
 // Values are percent-encoded, "+" is a space. Only a and p are required; unknown keys are ignored so later v1
 // writers can add optional keys. The trailing "&end" tells a whole link from
@@ -24,6 +24,8 @@ import type { SweepSetup } from "../model/sweep";
 /** What a link carries: a run's configuration and what is shown of it. */
 export interface SharedState extends RunConfig {
   step: number;
+  /** The micro-step in view within op `step` (an index into its steps); absent or null: the op's end. */
+  micro?: number | null;
   compare: CompareConfig[] | null;
   views?: string[];
   lesson?: string | null;
@@ -41,6 +43,8 @@ export const MAX_SOURCE_CHARS = 100_000;
 export const MAX_LINK_CHARS = 400_000;
 export const MAX_INFLATED_BYTES = 1 << 20;
 export const MAX_STEP = 10_000_000;
+/** More micro-steps than any op records; the app drops one its op does not have. */
+export const MAX_MICRO = 1_000;
 /** The engine takes capacities up to 1 GiB (it checks the finer rules itself). */
 export const MAX_CAPACITY = 1 << 30;
 export const MAX_MIN_ALIGN = 4096;
@@ -74,6 +78,7 @@ export function shareQuery(s: SharedState): string {
   if (s.capacity !== null) parts.push(`c=${s.capacity}`);
   if (s.minAlign !== null) parts.push(`m=${s.minAlign}`);
   parts.push(`s=${s.step}`);
+  if (s.micro !== undefined && s.micro !== null) parts.push(`u=${s.micro}`);
   if (s.compare !== null) {
     const cols = s.compare.map((c) => [c.allocator, c.target, orDash(c.minAlign), orDash(c.capacity)].join(":"));
     parts.push(`x=${cols.map(encodeValue).join(",")}`);
@@ -294,6 +299,7 @@ function parseQuery(query: string): SharedState {
   const c = fields.get("c");
   const m = fields.get("m");
   const s = fields.get("s");
+  const u = fields.get("u");
   const x = fields.get("x");
   const v = fields.get("v");
   const l = fields.get("l");
@@ -307,6 +313,7 @@ function parseQuery(query: string): SharedState {
     step: s === undefined ? 0 : integer("s", s, 0, MAX_STEP),
     compare: x === undefined ? null : compareColumns(x),
   };
+  if (u !== undefined) state.micro = integer("u", u, 0, MAX_MICRO);
   if (v !== undefined) state.views = viewList(v);
   if (l !== undefined) state.lesson = name("l", decodeValue("l", l));
   if (w !== undefined) state.sweep = sweepSetup(w);

@@ -225,8 +225,9 @@ function base(state: AppState, action: Action): AppState {
         pendingStep: null,
         error: null,
         step,
-        // The same micro-step while the op still has it.
-        micro: step === state.step ? normalMicro(n, state.micro) : null,
+        // The same micro-step while the op still has it; a pending step (a
+        // share link's) brings its own micro-step, kept by applyShared.
+        micro: step === state.step || state.pendingStep !== null ? normalMicro(n, state.micro) : null,
         playing: state.playing && step < max,
       };
     }
@@ -345,13 +346,16 @@ function base(state: AppState, action: Action): AppState {
         narrationHidden: false,
         // The program is not traced yet: its trace opens at the shared step.
         pendingStep: Math.max(0, Math.trunc(sh.step) || 0),
-        micro: null,
+        // Held until the trace arrives, which drops it if the op has no such micro-step.
+        micro: sh.micro ?? null,
         playing: false,
       };
       // The same program and settings as the trace on screen: nothing will
       // be traced again to consume the pending step, so go there now.
       const unchanged = state.trace !== null && state.error === null && state.tracedSource === next.source && sameConfig(state, next);
-      return unchanged ? { ...seek(next, next.pendingStep ?? 0), pendingStep: null } : next;
+      if (!unchanged) return next;
+      const at = seek({ ...next, micro: null }, next.pendingStep ?? 0);
+      return { ...at, pendingStep: null, micro: normalMicro(microCount(at, at.step), sh.micro ?? null) };
     }
   }
 }

@@ -11,7 +11,7 @@ import type { Store } from "./store";
 /** The URL hash follows the state this long after the last change. */
 export const SHARE_DEBOUNCE_MS = 400;
 
-/** What a share link carries: the program, its settings, the step and the mode. */
+/** What a share link carries: the program, its settings, the step (and micro-step) and the mode. */
 export function sharedOf(s: AppState): SharedState {
   return {
     source: s.source,
@@ -20,6 +20,8 @@ export function sharedOf(s: AppState): SharedState {
     capacity: s.capacity,
     minAlign: s.minAlign,
     step: s.step,
+    // Only inside an op: a link at an op's end has no micro key, so its text stays the one tests/share-corpus pins.
+    ...(s.micro !== null ? { micro: s.micro } : {}),
     compare: s.compare,
     lesson: s.lesson,
     // Only while sweeping: a link with no sweep has no sweep key, so its text
