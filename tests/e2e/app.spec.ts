@@ -276,7 +276,7 @@ test.describe("lessons and predict mode", () => {
     await expect(block("a")).toHaveClass(/is-current/);
   });
 
-  test("predict mode from the header: → reveals the answer to a wrong guess, then steps", async ({ page }) => {
+  test("predict mode from the header: → moves a wrong guess without stepping, Enter answers, then → steps", async ({ page }) => {
     await page.getByRole("button", { name: "First" }).click();
     const predict = page.getByRole("button", { name: "Predict", exact: true });
     await predict.click();
@@ -289,12 +289,16 @@ test.describe("lessons and predict mode", () => {
     await predict.focus();
     await page.keyboard.press("ArrowRight");
     await expect(counter(page)).toHaveText("op 0 / 6");
-    await expect(page.locator(".predict-result")).toContainText("Not quite");
+    await expect(page.locator(".predict-pick")).toHaveText(/^Your guess: 0x100[0-9a-f]{2}\.$/);
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press("Enter");
+    await expect(counter(page)).toHaveText("op 0 / 6");
+    await expect(page.locator(".predict-result")).toContainText("Wrong: you picked");
     await expect(page.locator(".predict-result")).toContainText(`a lands at ${hex(START + 0xff)}`);
     await page.keyboard.press("ArrowRight");
     await expect(counter(page)).toHaveText("op 1 / 6");
     await expect(page.getByRole("slider", { name: "Where will b land?" })).toBeVisible();
-    await expect(page.locator(".predict-result")).not.toContainText("Not quite");
+    await expect(page.locator(".predict-result")).not.toContainText("Wrong");
   });
 });
 

@@ -10,13 +10,15 @@ import { sourceTexts } from "./engine/sourceTexts";
 import type { TraceModule } from "./engine/traceModule";
 import type { Trace } from "./engine/types";
 import { compareTracer } from "./controller/compare";
-import { bindStepKeys } from "./controller/keyboard";
+import { bindPredictKeys, bindStepKeys } from "./controller/keyboard";
 import { startPlayback } from "./controller/playback";
 import { sweepBase, sweepRunner } from "./controller/sweep";
 import { startTracer } from "./controller/tracer";
 import { UP_VS_DOWN } from "./model/compare";
 import { lessonById } from "./model/lessons";
-import { parseNarration, pausesAt, type Narration } from "./model/narration";
+import { clampStep } from "./model/blocks";
+import { parseNarration, pausesAt, predictsNext, type Narration } from "./model/narration";
+import { predictShown } from "./model/predict";
 import { parseTraceFile, replayDiffers } from "./share/traceFile";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { syncShareLinks } from "./state/shareSync";
@@ -89,6 +91,15 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
     else if (s.sweep !== null) dispatch({ type: "closeSweep" });
     else return;
     event.preventDefault();
+  });
+  // While the predict panel is shown its keys come first: ←/→ move the guess, not the step.
+  bindPredictKeys(document, dispatch, () => {
+    const s = store.getState();
+    if (!s.trace) return null;
+    const step = clampStep(s.trace, s.step);
+    const single = s.compare === null && s.sweep === null;
+    const lessonAsks = predictsNext(s.trace, step, narrations(s.tracedSource));
+    return predictShown({ predict: s.predict, single, lessonAsks }, s.trace, step) ? { trace: s.trace, step, guess: s.guess, revealed: s.revealed } : null;
   });
   // The sweep view has no step: the keys that step or play the hidden single view do nothing there.
   bindStepKeys(document, dispatch, { micro: true, play: true, enabled: () => store.getState().sweep === null });

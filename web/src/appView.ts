@@ -15,6 +15,7 @@ import { currentOp, microIndex } from "./model/describe";
 import { galleryById } from "./model/gallery";
 import { LESSONS, lessonById } from "./model/lessons";
 import { narrationAt, predictsNext, type Narration } from "./model/narration";
+import { predictShown } from "./model/predict";
 import type { SweepResult, SweepSetup, SweepSpec } from "./model/sweep";
 import { caseForOp, X86_REFERENCE } from "./model/x86";
 import type { Action, AppState } from "./state/reducer";
@@ -128,7 +129,7 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
   if (s.sweep === null && (lesson || (narration && !s.narrationHidden))) {
     renderNarration(m.narration, { narration, lesson }, { onExitLesson: () => ctx.dispatch({ type: "exitLesson" }) });
   } else if (m.narration.firstChild) m.narration.replaceChildren();
-  const asking = s.compare === null && s.sweep === null && (s.predict || predictsNext(trace, step, narr)) && step < trace.length;
+  const asking = predictShown({ predict: s.predict, single: s.compare === null && s.sweep === null, lessonAsks: predictsNext(trace, step, narr) }, trace, step);
   m.predict.hidden = !asking;
   m.predictButton.setAttribute("aria-pressed", s.predict ? "true" : "false");
   if (asking) {
@@ -139,6 +140,7 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
         onGuess: (address) => ctx.dispatch({ type: "guess", address }),
         onReveal: () => ctx.dispatch({ type: "reveal" }),
         onNext: () => ctx.dispatch({ type: "predictNext" }),
+        onStartOver: () => ctx.dispatch({ type: "first" }),
       },
     );
   } else if (m.predict.firstChild) m.predict.replaceChildren();

@@ -21,6 +21,13 @@ export interface Prediction {
   /** The chunk it lands in, and whether the op makes that chunk. */
   chunk: ChunkInfo;
   newChunk: boolean;
+  direction: "up" | "down";
+  /**
+   * The bump pointer the block is bumped from (in its chunk, before the op),
+   * or null when the op places it without bumping: a realloc that stays in
+   * place, or the last block moved over its own old bytes.
+   */
+  bumpFrom: number | null;
   /** One sentence on why it lands there, from the op's events. */
   reason: string;
 }
@@ -56,8 +63,8 @@ function bumpSentence(trace: TraceView, op: Op, from: number): string {
   return `${head}; the block starts at ${hex(address)}`;
 }
 
-/** Why the op's block lands where it does, in one sentence built from its events. */
-function reasonFor(trace: TraceView, step: number, op: Op, chunk: ChunkInfo, newChunk: boolean): string {
+/** Why the op's block lands where it does (one sentence built from its events), and the pointer it is bumped from. */
+function reasonFor(trace: TraceView, step: number, op: Op, chunk: ChunkInfo, newChunk: boolean): { reason: string; bumpFrom: number | null } {
   const name = op.block ?? "the block";
   const made = eventOf(op, "new_chunk");
   const ptr = bumpPointerAt(trace, step);
@@ -66,17 +73,17 @@ function reasonFor(trace: TraceView, step: number, op: Op, chunk: ChunkInfo, new
   const prefix = newChunk && made ? `no room where the pointer is: ${made.text}; ` : "";
   if (op.kind === "realloc") {
     const inPlace = eventOf(op, "grew_in_place") ?? eventOf(op, "shrank_in_place");
-    if (inPlace) return `${name} is the last block: it ${inPlace.text}, staying at ${hex(op.address ?? 0)}`;
+    if (inPlace) return { reason: `${name} is the last block: it ${inPlace.text}, staying at ${hex(op.address ?? 0)}`, bumpFrom: null };
     const moved = eventOf(op, "moved");
     const copied = eventOf(op, "copied");
     const copiedText = copied ? `, ${copied.text}` : "";
     // Left behind: a fresh allocation somewhere else. Not left behind: the
     // last block, moved over its own old bytes (bumping down, it grows that way).
-    if (eventOf(op, "leaked")) return `${prefix}${name} cannot grow where it is, so it is allocated anew: ${bump}${copiedText}, the old bytes stay behind`;
-    if (moved) return `${name} is the last block: it ${moved.text}${copiedText}, over its own old bytes`;
+    if (eventOf(op, "leaked")) return { reason: `${prefix}${name} cannot grow where it is, so it is allocated anew: ${bump}${copiedText}, the old bytes stay behind`, bumpFrom: from };
+    if (moved) return { reason: `${name} is the last block: it ${moved.text}${copiedText}, over its own old bytes`, bumpFrom: null };
   }
   const kept = !newChunk && eventOf(op, "chunk_reused") ? `chunk ${chunk.id} is used again; ` : "";
-  return `${prefix}${kept}${bump}`;
+  return { reason: `${prefix}${kept}${bump}`, bumpFrom: from };
 }
 
 /** Where the next op's block will land, or null when the next op places none. */
@@ -87,6 +94,7 @@ export function predictionAt(trace: TraceView, step: number): Prediction | null 
   const chunk = op.chunk !== undefined ? chunkById(trace, op.chunk) : undefined;
   if (!chunk) return null;
   const newChunk = chunk.created_by === op.index;
+  const { reason, bumpFrom } = reasonFor(trace, s, op, chunk, newChunk);
   return {
     opIndex: op.index,
     name: op.block ?? `#${op.index}`,
@@ -96,7 +104,9 @@ export function predictionAt(trace: TraceView, step: number): Prediction | null 
     align: op.align ?? 1,
     chunk,
     newChunk,
-    reason: reasonFor(trace, s, op, chunk, newChunk),
+    direction: trace.direction,
+    bumpFrom,
+    reason,
   };
 }
 
@@ -130,44 +140,132 @@ export function stripAt(trace: TraceView, step: number, p: Prediction): StripDat
   return { start, end, blocks, hidden: row.count - shown, pointer: inChunk ? ptr : undefined };
 }
 
-/**
- * Bytes either side of the block that still count as right. A strip is a few
- * hundred pixels wide and a block may be one byte: a guess within a few
- * pixels of it is a right answer, not a near miss. The view passes how many
- * bytes its pixels span; without it a guess must hit the block's bytes.
- */
-export function toleranceFor(bytesPerPixel: number, pixels = 4): number {
-  if (!Number.isFinite(bytesPerPixel) || bytesPerPixel <= 0) return 0;
-  return Math.floor(bytesPerPixel * pixels);
-}
 
-export interface Score {
-  right: boolean;
-  /** Bytes from the guess to the nearest byte of the block (0 inside it). */
-  distance: number;
-}
+// ---- The learner's guess -------------------------------------------------------
 
-/** Right when the guess falls on the block's bytes, or within `tolerance` bytes of them. */
-export function scoreGuess(p: Prediction, guess: number, tolerance = 0): Score {
-  const last = p.address + Math.max(p.size, 1) - 1;
-  const distance = guess < p.address ? p.address - guess : guess > last ? guess - last : 0;
-  return { right: distance <= Math.max(0, tolerance), distance };
-}
-
-/** The cursor's first place: the middle of the strip, which gives nothing away. */
+/** The guess's first place when none is made yet: the middle of the strip, which gives nothing away. */
 export function cursorStart(strip: StripData): number {
   return clampAddress(strip, (strip.start + strip.end) / 2);
 }
 
-/** An address kept within the strip's bytes. */
+/** An address kept within the strip's bytes, on a whole byte. */
 export function clampAddress(strip: StripData, address: number): number {
-  return Math.min(Math.max(Math.round(address), strip.start), Math.max(strip.start, strip.end - 1));
+  return Math.min(Math.max(Math.floor(address), strip.start), Math.max(strip.start, strip.end - 1));
 }
 
-/** How far one arrow key moves the cursor: the block's alignment, a coarse step with Shift. */
-export function cursorStep(p: Prediction, strip: StripData, coarse: boolean): number {
-  const fine = Math.max(1, p.align);
-  if (!coarse) return fine;
-  const sixteenth = Math.max(1, Math.floor((strip.end - strip.start) / 16));
-  return Math.max(fine, Math.ceil(sixteenth / fine) * fine);
+/**
+ * How a key moves the guess: one byte; to the previous or next multiple of
+ * the block's alignment (a place the block could start); a sixteenth of the
+ * chunk; or to either end of it.
+ */
+export type GuessMove = "byteDown" | "byteUp" | "alignDown" | "alignUp" | "pageDown" | "pageUp" | "start" | "end";
+
+/** The guess after `move`, from the guess made (or, with none, from the strip's middle). */
+export function moveGuess(p: Prediction, strip: StripData, guess: number | null, move: GuessMove): number {
+  const from = guess ?? cursorStart(strip);
+  const align = Math.max(1, p.align);
+  const page = Math.max(1, Math.floor((strip.end - strip.start) / 16));
+  const to: Record<GuessMove, number> = {
+    byteDown: from - 1,
+    byteUp: from + 1,
+    // Strictly past `from`: an aligned guess moves one alignment step.
+    alignDown: (Math.ceil(from / align) - 1) * align,
+    alignUp: (Math.floor(from / align) + 1) * align,
+    pageDown: from - page,
+    pageUp: from + page,
+    start: strip.start,
+    end: strip.end - 1,
+  };
+  return clampAddress(strip, to[move]);
+}
+
+export interface Grade {
+  /** Right only on the exact byte where the block starts. */
+  right: boolean;
+  /** The guess minus where the block starts: positive when the guess is too high. */
+  offset: number;
+  /** The verdict, with the guess and the real address. */
+  verdict: string;
+  /**
+   * The mistake a wrong guess most likely is, worked out from the op's own
+   * numbers (empty when right, or when no common mistake gives that address).
+   */
+  mistake: string;
+}
+
+const tooFar = (offset: number): string => `${bytes(Math.abs(offset))} too ${offset > 0 ? "high" : "low"}`;
+
+/** The common mistake that gives `guess`, from the bump arithmetic, or "". */
+function mistakeFor(p: Prediction, guess: number): string {
+  const { name, address: at, size, align, bumpFrom: from } = p;
+  const end = p.chunk.start + p.chunk.capacity;
+  if (guess < p.chunk.start || guess >= end) {
+    return p.newChunk
+      ? `${name} does not fit where the bump pointer is: a new chunk is made, ${hex(p.chunk.start)}–${hex(end)}, and ${name} lands in it.`
+      : `${hex(guess)} is outside chunk ${p.chunk.id} (${hex(p.chunk.start)}–${hex(end)}), where ${name} lands.`;
+  }
+  if (from === null) return "";
+  const oneStep = align > 1 && Math.abs(guess - at) === align;
+  if (p.direction === "down") {
+    const raw = from - size;
+    const padding = raw - at;
+    // The arithmetic does not explain the address (it always should): no diagnosis beats a wrong one.
+    if (padding < 0 || padding >= align) return "";
+    if (padding > 0 && guess === raw) {
+      return `You subtracted the size but did not round down to the alignment: ${hex(from)} − ${size} = ${hex(raw)}, which is not ${align}-aligned; rounding down to ${hex(at)} leaves ${bytes(padding)} of padding.`;
+    }
+    if (guess === from) {
+      return padding === 0
+        ? `Bumping down, the block ends at the old bump pointer, ${hex(from)}: it starts ${bytes(size)} below it, at ${hex(at)}.`
+        : `Bumping down, the block does not start at the old bump pointer, ${hex(from)}: it starts ${bytes(size)} below it, ${hex(raw)}, rounded down to ${align}-aligned: ${hex(at)} (${bytes(padding)} of padding).`;
+    }
+    if (padding > 0 && guess === at + align) {
+      return `You rounded up: bumping down rounds ${hex(from)} − ${size} = ${hex(raw)} down to ${align}-aligned, to ${hex(at)}, not up to ${hex(guess)}.`;
+    }
+    if (oneStep) {
+      return padding === 0
+        ? `One alignment step (${bytes(align)}) off: ${hex(from)} − ${size} = ${hex(at)} is already ${align}-aligned.`
+        : `One alignment step (${bytes(align)}) off: ${hex(from)} − ${size} = ${hex(raw)} rounds down to ${hex(at)}, the nearest ${align}-aligned address at or below it.`;
+    }
+    return "";
+  }
+  const padding = at - from;
+  if (padding < 0 || padding >= align) return "";
+  if (padding > 0 && guess === from) {
+    return `You did not round up to the alignment: the bump pointer ${hex(from)} is not ${align}-aligned; rounding up to ${hex(at)} leaves ${bytes(padding)} of padding.`;
+  }
+  if (padding > 0 && guess === at - align) {
+    return `You rounded down: bumping up rounds the bump pointer ${hex(from)} up to ${align}-aligned, to ${hex(at)}, not down to ${hex(guess)}.`;
+  }
+  if (size > 0 && guess === at + size) {
+    return `That is where the bump pointer moves after ${name}: bumping up, the block starts at the pointer${padding > 0 ? `, rounded up to ${hex(at)}` : `, ${hex(at)}`}, and ends at ${hex(guess)}.`;
+  }
+  if (oneStep) {
+    return padding === 0
+      ? `One alignment step (${bytes(align)}) off: the bump pointer ${hex(from)} is already ${align}-aligned.`
+      : `One alignment step (${bytes(align)}) off: the bump pointer ${hex(from)} rounds up to ${hex(at)}, the nearest ${align}-aligned address at or above it.`;
+  }
+  return "";
+}
+
+/** Grades a guess to the exact byte: the question is where the block starts. */
+export function gradeGuess(p: Prediction, guess: number): Grade {
+  const offset = guess - p.address;
+  if (offset === 0) return { right: true, offset, verdict: `Right: ${p.name} lands at ${hex(p.address)}.`, mistake: "" };
+  return {
+    right: false,
+    offset,
+    verdict: `Wrong: you picked ${hex(guess)}, ${tooFar(offset)}: ${p.name} lands at ${hex(p.address)}.`,
+    mistake: mistakeFor(p, guess),
+  };
+}
+
+/**
+ * Whether the predict panel is shown: in the single view only, in predict
+ * mode (to the program's end, where it says so), or where a lesson asks about
+ * the next op.
+ */
+export function predictShown(mode: { predict: boolean; single: boolean; lessonAsks: boolean }, trace: TraceView, step: number): boolean {
+  if (!mode.single) return false;
+  return mode.predict || (mode.lessonAsks && clampStep(trace, step) < trace.length);
 }

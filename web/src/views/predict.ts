@@ -1,27 +1,19 @@
 // Predict mode: a strip of the chunk the next block will land in, drawn to
-// scale with what it holds now. The learner clicks where the block will go
-// (or moves a cursor with the arrow keys and presses Enter), then Reveal
-// shows the real place, whether the guess was right, and why.
+// scale with what it holds now. The learner places a guess on an exact byte
+// (a click, or ←/→ from anywhere on the page: controller/keyboard.ts), then
+// answers; the answer is graded to the byte, and a wrong guess is explained
+// in terms of the guess. Past the last op it says the program is finished.
 //
-// The guess and the reveal live in the app's state (they survive a re-render);
-// only the keyboard cursor is local to the strip.
+// A pure function of its data: the guess and the reveal live in the app's
+// state. The view keeps only what it drew, to turn a click into an address.
 
 import { scaleLinear } from "d3-scale";
 import { select } from "d3-selection";
+import { PREDICT_STRIP_ATTR } from "../controller/keyboard";
 import type { TraceView } from "../engine/traceView";
 import type { Block } from "../model/blocks";
 import { bytes, hex } from "../model/format";
-import {
-  clampAddress,
-  cursorStart,
-  cursorStep,
-  predictionAt,
-  scoreGuess,
-  stripAt,
-  toleranceFor,
-  type Prediction,
-  type StripData,
-} from "../model/predict";
+import { clampAddress, gradeGuess, predictionAt, stripAt, type Prediction, type StripData } from "../model/predict";
 import { h, setText } from "./dom";
 import { blockColour } from "./map";
 import "./predict.css";
@@ -39,6 +31,7 @@ export interface PredictHandlers {
   onGuess(address: number): void;
   onReveal(): void;
   onNext(): void;
+  onStartOver(): void;
 }
 
 // SVG geometry in pixels. The width is the strip's own, read at each render,
@@ -57,16 +50,18 @@ interface Refs {
   ask: HTMLElement;
   strip: HTMLElement;
   svg: SVGSVGElement;
+  pick: HTMLElement;
   hint: HTMLElement;
   reveal: HTMLButtonElement;
   next: HTMLButtonElement;
+  startOver: HTMLButtonElement;
   result: HTMLElement;
   verdict: HTMLElement;
+  mistake: HTMLElement;
   reason: HTMLElement;
   handlers: PredictHandlers;
-  /** The question on screen, its strip, and the keyboard cursor over it. */
-  current: { key: string; p: Prediction; strip: StripData; revealed: boolean; width: number } | null;
-  cursor: number;
+  /** The strip drawn last and its width: what a click is measured against. */
+  drawn: { strip: StripData; revealed: boolean; width: number } | null;
 }
 
 const views = new WeakMap<HTMLElement, Refs>();
@@ -83,21 +78,14 @@ function scaleFor(strip: StripData, width: number) {
     .range([MARGIN.left, width - MARGIN.right]);
 }
 
-/** The address under a client x position on the strip. */
+/** The byte under a client x position on the strip. */
 function addressAt(refs: Refs, clientX: number): number | null {
-  const cur = refs.current;
-  if (!cur) return null;
+  const drawn = refs.drawn;
+  if (!drawn) return null;
   const rect = refs.svg.getBoundingClientRect();
   if (rect.width <= 0) return null;
-  const x = ((clientX - rect.left) / rect.width) * cur.width;
-  return clampAddress(cur.strip, Math.floor(scaleFor(cur.strip, cur.width).invert(x)));
-}
-
-/** Bytes a few screen pixels span on this strip: what still counts as a hit. */
-function tolerance(refs: Refs, strip: StripData, width: number): number {
-  const rendered = refs.svg.getBoundingClientRect().width || width;
-  const barPixels = (rendered * (width - MARGIN.left - MARGIN.right)) / width;
-  return toleranceFor((strip.end - strip.start) / Math.max(1, barPixels));
+  const x = ((clientX - rect.left) / rect.width) * drawn.width;
+  return clampAddress(drawn.strip, scaleFor(drawn.strip, drawn.width).invert(x));
 }
 
 function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
@@ -111,76 +99,44 @@ function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
     svgEl("g", { class: "predict-pointer" }),
     svgEl("g", { class: "predict-answer" }),
     svgEl("g", { class: "predict-guess" }),
-    svgEl("line", { class: "predict-cursor", y1: BAR_Y - 6, y2: BAR_Y + BAR_H + 6 }),
     svgEl("text", { class: "predict-axis predict-axis-start", x: MARGIN.left, y: LABEL_Y }),
     svgEl("text", { class: "predict-axis predict-axis-end", y: LABEL_Y }),
   );
-  const strip = h("div", { class: "predict-strip", role: "slider", tabindex: 0, "aria-orientation": "horizontal" }, svg);
-  const hint = h("p", { class: "predict-hint" }, "Click the strip where the block will start, or move with ← → (Shift: bigger steps) and press Enter.");
+  const strip = h("div", { class: "predict-strip", role: "slider", tabindex: 0, "aria-orientation": "horizontal", [PREDICT_STRIP_ATTR]: "" }, svg);
+  // Polite: a guess moved by the keys is heard even when the strip has no focus.
+  const pick = h("p", { class: "predict-pick", "aria-live": "polite" });
+  const hint = h("p", { class: "predict-hint" });
   const reveal = h("button", { type: "button", class: "predict-button" }, "Reveal");
   const next = h("button", { type: "button", class: "predict-button primary" }, "Next");
+  const startOver = h("button", { type: "button", class: "predict-button primary" }, "Start over");
   const verdict = h("p", { class: "predict-verdict" });
+  const mistake = h("p", { class: "predict-mistake" });
   const reason = h("p", { class: "predict-reason" });
-  const result = h("div", { class: "predict-result", "aria-live": "polite" }, verdict, reason);
+  const result = h("div", { class: "predict-result", "aria-live": "polite" }, verdict, mistake, reason);
   const root = h(
     "section",
     { class: "predict", "aria-labelledby": "predict-question" },
     question,
     ask,
     strip,
+    pick,
     hint,
-    h("div", { class: "predict-buttons" }, reveal, next),
+    h("div", { class: "predict-buttons" }, reveal, next, startOver),
     result,
   );
   root.dataset["view"] = "predict";
   mount.replaceChildren(root);
 
-  const refs: Refs = { root, question, ask, strip, svg, hint, reveal, next, result, verdict, reason, handlers, current: null, cursor: 0 };
+  const refs: Refs = { root, question, ask, strip, svg, pick, hint, reveal, next, startOver, result, verdict, mistake, reason, handlers, drawn: null };
   strip.addEventListener("click", (e) => {
-    if (!refs.current || refs.current.revealed) return;
+    if (!refs.drawn || refs.drawn.revealed) return;
     const at = addressAt(refs, e.clientX);
-    if (at === null) return;
-    refs.cursor = at;
-    refs.handlers.onGuess(at);
-  });
-  strip.addEventListener("keydown", (e) => {
-    const cur = refs.current;
-    if (!cur || e.altKey || e.ctrlKey || e.metaKey) return;
-    const fine = cursorStep(cur.p, cur.strip, false);
-    const coarse = cursorStep(cur.p, cur.strip, true);
-    const moves: Record<string, number> = {
-      ArrowLeft: -(e.shiftKey ? coarse : fine),
-      ArrowDown: -(e.shiftKey ? coarse : fine),
-      ArrowRight: e.shiftKey ? coarse : fine,
-      ArrowUp: e.shiftKey ? coarse : fine,
-      PageDown: -coarse,
-      PageUp: coarse,
-    };
-    let handled = true;
-    if (e.key in moves) refs.cursor = clampAddress(cur.strip, refs.cursor + (moves[e.key] ?? 0));
-    else if (e.key === "Home") refs.cursor = cur.strip.start;
-    else if (e.key === "End") refs.cursor = clampAddress(cur.strip, cur.strip.end - 1);
-    else if ((e.key === "Enter" || e.key === " ") && !cur.revealed) refs.handlers.onGuess(refs.cursor);
-    else handled = false;
-    if (!handled) return;
-    // Keeps the app's own arrow keys (stepping) off while the strip has focus.
-    e.preventDefault();
-    drawCursor(refs);
+    if (at !== null) refs.handlers.onGuess(at);
   });
   reveal.addEventListener("click", () => refs.handlers.onReveal());
   next.addEventListener("click", () => refs.handlers.onNext());
+  startOver.addEventListener("click", () => refs.handlers.onStartOver());
   return refs;
-}
-
-function drawCursor(refs: Refs): void {
-  const cur = refs.current;
-  if (!cur) return;
-  const x = scaleFor(cur.strip, cur.width)(refs.cursor + 0.5);
-  const line = refs.svg.querySelector(".predict-cursor");
-  line?.setAttribute("x1", String(x));
-  line?.setAttribute("x2", String(x));
-  refs.strip.setAttribute("aria-valuenow", String(refs.cursor));
-  refs.strip.setAttribute("aria-valuetext", `${hex(refs.cursor)}, ${bytes(refs.cursor - cur.strip.start)} into the chunk`);
 }
 
 function drawStrip(refs: Refs, strip: StripData, p: Prediction, data: PredictData, W: number): void {
@@ -227,22 +183,45 @@ function drawStrip(refs: Refs, strip: StripData, p: Prediction, data: PredictDat
       .attr("y", 10)
       .attr("text-anchor", px > W / 2 ? "end" : "start")
       .attr("dx", px > W / 2 ? -3 : 3)
-      .text("bump pointer");
+      .text(`bump pointer ${hex(strip.pointer)}`);
   }
 
+  // The guess is one byte: a bar that wide (at least visible), and a pin above it.
   const guess = svg.select<SVGGElement>(".predict-guess");
   guess.selectAll("*").remove();
   if (data.guess !== null) {
-    const gx = x(data.guess + 0.5);
-    guess.append("line").attr("x1", gx).attr("x2", gx).attr("y1", BAR_Y - 8).attr("y2", BAR_Y + BAR_H + 8);
-    guess.append("circle").attr("cx", gx).attr("cy", BAR_Y - 8).attr("r", 3.5);
+    const gx = x(data.guess);
+    const gw = Math.max(2, x(data.guess + 1) - gx);
+    guess
+      .append("rect")
+      .attr("x", gx)
+      .attr("y", BAR_Y - 8)
+      .attr("width", gw)
+      .attr("height", BAR_H + 16);
+    guess
+      .append("circle")
+      .attr("cx", gx + gw / 2)
+      .attr("cy", BAR_Y - 8)
+      .attr("r", 3.5);
   }
 
   const answer = svg.select<SVGGElement>(".predict-answer");
   answer.selectAll("*").remove();
   if (data.revealed) {
+    // The padding the bump skipped, between the bump pointer and the block: what a guess that missed the rounding left out.
+    const pad = paddingOf(p);
+    if (pad) {
+      answer
+        .append("rect")
+        .attr("class", "predict-answer-pad")
+        .attr("x", x(pad.start))
+        .attr("y", BAR_Y)
+        .attr("width", Math.max(1, x(pad.end) - x(pad.start)))
+        .attr("height", BAR_H);
+    }
     answer
       .append("rect")
+      .attr("class", "predict-answer-block")
       .attr("x", x(p.address))
       .attr("y", BAR_Y - 3)
       .attr("width", width(p))
@@ -254,12 +233,43 @@ function drawStrip(refs: Refs, strip: StripData, p: Prediction, data: PredictDat
   setText(svg.select(".predict-axis-end").node() as Element, hex(strip.end));
 }
 
-function verdictText(p: Prediction, guess: number | null, tol: number): { text: string; tone: "right" | "wrong" | "none" } {
-  const where = `${p.name} lands at ${hex(p.address)}`;
-  if (guess === null) return { text: `${where} (${bytes(p.size)}).`, tone: "none" };
-  const score = scoreGuess(p, guess, tol);
-  if (score.right) return { text: `Right: ${where} (${bytes(p.size)}); you picked ${hex(guess)}.`, tone: "right" };
-  return { text: `Not quite: you picked ${hex(guess)}; ${where}, ${bytes(score.distance)} away.`, tone: "wrong" };
+/** The bytes skipped for alignment between the bump pointer and the block, if any. */
+function paddingOf(p: Prediction): { start: number; end: number } | null {
+  if (p.bumpFrom === null) return null;
+  const pad = p.direction === "down" ? { start: p.address + p.size, end: p.bumpFrom } : { start: p.bumpFrom, end: p.address };
+  return pad.end > pad.start && pad.end - pad.start < p.align ? pad : null;
+}
+
+/** Shows only the buttons named. */
+function showButtons(refs: Refs, shown: { reveal?: boolean; next?: boolean; startOver?: boolean }): void {
+  refs.reveal.hidden = !shown.reveal;
+  refs.next.hidden = !shown.next;
+  refs.startOver.hidden = !shown.startOver;
+}
+
+/** No question: past the last op, or the next op places no block. */
+function renderNoQuestion(refs: Refs, data: PredictData): void {
+  refs.drawn = null;
+  refs.strip.hidden = true;
+  refs.pick.hidden = true;
+  delete refs.result.dataset["tone"];
+  setText(refs.verdict, "");
+  setText(refs.mistake, "");
+  setText(refs.reason, "");
+  refs.hint.hidden = false;
+  if (data.step >= data.trace.length) {
+    setText(refs.question, "The program is finished");
+    const n = data.trace.length;
+    setText(refs.ask, `All ${n} ${n === 1 ? "op has" : "ops have"} run: there is no next block to predict.`);
+    // The keys are said apart so a touch screen can leave them out (styles.css, .key-hint).
+    refs.hint.replaceChildren("Start over to predict every block again from the first op", h("span", { class: "key-hint" }, " (or press Enter)"), ".");
+    showButtons(refs, { startOver: true });
+    return;
+  }
+  setText(refs.question, "Nothing to predict");
+  setText(refs.ask, "The next op places no block.");
+  refs.hint.replaceChildren("Next runs it", h("span", { class: "key-hint" }, " (or press Enter or →)"), ".");
+  showButtons(refs, { next: true });
 }
 
 export function renderPredict(mount: HTMLElement, data: PredictData, handlers: PredictHandlers): void {
@@ -272,50 +282,61 @@ export function renderPredict(mount: HTMLElement, data: PredictData, handlers: P
 
   const p = predictionAt(data.trace, data.step);
   if (!p) {
-    refs.current = null;
-    setText(refs.question, "Nothing to predict");
-    setText(refs.ask, "The next op places no block.");
-    refs.strip.hidden = true;
-    refs.hint.hidden = true;
-    refs.reveal.hidden = true;
-    setText(refs.verdict, "");
-    setText(refs.reason, "");
+    renderNoQuestion(refs, data);
     return;
   }
   refs.strip.hidden = false;
+  refs.pick.hidden = data.revealed;
   refs.hint.hidden = data.revealed;
-  refs.reveal.hidden = false;
+  showButtons(refs, { reveal: true, next: true });
   refs.reveal.disabled = data.revealed;
 
   const strip = stripAt(data.trace, data.step, p);
-  const key = `${data.step}:${p.opIndex}:${p.chunk.id}:${strip.start}:${strip.end}`;
-  if (refs.current?.key !== key) refs.cursor = data.guess ?? cursorStart(strip);
   const width = Math.round(refs.strip.clientWidth) || DEFAULT_W;
-  refs.current = { key, p, strip, revealed: data.revealed, width };
+  refs.drawn = { strip, revealed: data.revealed, width };
 
   const label = `Where will ${p.name} land?`;
   setText(refs.question, label);
   refs.strip.setAttribute("aria-label", label);
   refs.strip.setAttribute("aria-valuemin", String(strip.start));
   refs.strip.setAttribute("aria-valuemax", String(Math.max(strip.start, strip.end - 1)));
+  if (data.guess !== null) {
+    refs.strip.setAttribute("aria-valuenow", String(data.guess));
+    refs.strip.setAttribute("aria-valuetext", `${hex(data.guess)}, ${bytes(data.guess - strip.start)} into the chunk`);
+  } else {
+    refs.strip.removeAttribute("aria-valuenow");
+    refs.strip.setAttribute("aria-valuetext", "no guess yet");
+  }
   refs.strip.classList.toggle("is-revealed", data.revealed);
   const what = p.kind === "realloc" ? `${p.name} = realloc to ${bytes(p.size)}` : `${p.name} = alloc ${bytes(p.size)}`;
   const chunkText = `${p.newChunk ? "a new chunk" : `chunk ${p.chunk.id}`}, ${hex(strip.start)}–${hex(strip.end)}`;
+  const pointer = strip.pointer !== undefined ? `; the bump pointer is at ${hex(strip.pointer)}` : "";
   // A chunk with thousands of blocks: the strip draws those nearest the pointer and says so.
   const older = strip.hidden > 0 ? ` The strip draws the ${strip.blocks.length} blocks nearest the bump pointer; ${strip.hidden} older ones are not drawn.` : "";
-  setText(refs.ask, `${what}, align ${p.align}, in ${chunkText} (${data.trace.direction === "down" ? "bumping down" : "bumping up"}).${older}`);
+  setText(refs.ask, `${what}, align ${p.align}, in ${chunkText} (${p.direction === "down" ? "bumping down" : "bumping up"})${pointer}.${older}`);
+  setText(refs.pick, data.guess === null ? "No guess yet." : `Your guess: ${hex(data.guess)}.`);
+  const alignKey = p.align > 1 ? `Shift+← →: to the next ${p.align}-aligned address` : "Shift+← → as well";
+  refs.hint.replaceChildren(`Click the byte where ${p.name} will start`, h("span", { class: "key-hint" }, `, or move your guess with ← → (one byte; ${alignKey}); Enter answers`), ".");
 
   drawStrip(refs, strip, p, data, width);
-  drawCursor(refs);
 
-  if (data.revealed) {
-    const v = verdictText(p, data.guess, tolerance(refs, strip, width));
-    refs.result.dataset["tone"] = v.tone;
-    setText(refs.verdict, v.text);
-    setText(refs.reason, `Why: ${p.reason}.`);
-  } else {
+  if (!data.revealed) {
     delete refs.result.dataset["tone"];
-    setText(refs.verdict, data.guess === null ? "" : `Your guess: ${hex(data.guess)}. Press Reveal to check it.`);
+    setText(refs.verdict, "");
+    setText(refs.mistake, "");
     setText(refs.reason, "");
+    return;
   }
+  if (data.guess === null) {
+    refs.result.dataset["tone"] = "none";
+    setText(refs.verdict, `You made no guess: ${p.name} lands at ${hex(p.address)}.`);
+    setText(refs.mistake, "");
+  } else {
+    const grade = gradeGuess(p, data.guess);
+    refs.result.dataset["tone"] = grade.right ? "right" : "wrong";
+    setText(refs.verdict, grade.verdict);
+    setText(refs.mistake, grade.mistake);
+  }
+  refs.mistake.hidden = refs.mistake.textContent === "";
+  setText(refs.reason, `Why: ${p.reason}.`);
 }
