@@ -273,7 +273,9 @@ test.describe("lessons and predict mode", () => {
     await page.getByRole("button", { name: "Step back" }).click();
     await expect(narration(page)).toHaveText("b goes below a.");
     await expect(block("b")).toHaveClass(/is-current/);
-    await expect(block("a")).toHaveClass(/is-current/);
+    // Named by the narration, marked apart from the op's own block.
+    await expect(block("a")).toHaveClass(/is-highlight/);
+    await expect(block("a")).not.toHaveClass(/is-current/);
   });
 
   test("predict mode from the header: → moves a wrong guess without stepping, Enter answers, then → steps", async ({ page }) => {

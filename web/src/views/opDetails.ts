@@ -1,7 +1,9 @@
 // The current op's events in order, each with a badge for its kind, and the
 // micro-steps under the events that ran recorded code, values in hex. Notes
 // (quirks of the reference) are asides. The micro-step in view (Shift+←/→) is
-// highlighted and named: "Micro-step 2 of 4: round down to the alignment".
+// highlighted and named: "Micro-step 2 of 4: round down to the alignment";
+// those after it have not run yet, so their values stay hidden, as do the
+// events (placed, padding) their outcome reports.
 
 import type { Op } from "../engine/types";
 import type { OpCostSummary } from "../model/costs";
@@ -60,6 +62,8 @@ interface Refs {
   key: string;
   /** The op's micro-step items, in order (flattened across events). */
   steps: HTMLElement[];
+  /** Each event's line, with the micro-step index from which its outcome has happened (-1: from the start). */
+  events: { el: HTMLElement; from: number }[];
 }
 const views = new WeakMap<HTMLElement, Refs>();
 
@@ -83,7 +87,7 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
     const cost = h("div", { class: "op-cost" });
     const body = h("div", { class: "op-body" });
     container.replaceChildren(heading, micro, cost, body);
-    refs = { heading, micro, cost, body, key: "", steps: [] };
+    refs = { heading, micro, cost, body, key: "", steps: [], events: [] };
     views.set(container, refs);
   }
   renderOpCost(refs.cost, data.op ? data.cost : null);
@@ -97,12 +101,24 @@ export function renderOpDetails(container: HTMLElement, data: OpDetailsData): vo
   const label = data.micro !== null ? refs.steps[data.micro]?.dataset["label"] : undefined;
   setText(refs.micro, label !== undefined && data.micro !== null ? `Micro-step ${data.micro + 1} of ${count}: ${label}` : "");
   refs.micro.hidden = label === undefined;
-  refs.steps.forEach((el, i) => markCurrent(el, i === data.micro));
+  refs.steps.forEach((el, i) => {
+    markCurrent(el, i === data.micro);
+    // Micro-steps after the one in view have not run: their values would tell the future.
+    const pending = data.micro !== null && i > data.micro;
+    el.classList.toggle("is-pending", pending);
+    const values = el.querySelector<HTMLElement>(".values");
+    const tag = el.querySelector<HTMLElement>(".step-pending");
+    if (values) values.hidden = pending;
+    if (tag) tag.hidden = !pending;
+  });
+  // An event reports what its micro-steps did: it shows once they have all run.
+  for (const { el, from } of refs.events) el.hidden = data.micro !== null && data.micro < from;
 }
 
 function build(refs: Refs, data: OpDetailsData): void {
   const { op } = data;
   refs.steps = [];
+  refs.events = [];
 
   if (!op) {
     setText(refs.heading, "Before the first op");
@@ -118,12 +134,13 @@ function build(refs: Refs, data: OpDetailsData): void {
   for (const event of op.events) {
     const tone = EVENT_TONES[event.kind] ?? "neutral";
     const badge = h("span", { class: `badge tone-${tone}` }, eventLabel(event.kind));
-    parts.push(
+    const line =
       event.kind === "note"
         ? h("aside", { class: "event event-note", "data-kind": event.kind }, badge, " ", event.text)
-        : h("p", { class: `event event-${event.kind}`, "data-kind": event.kind }, badge, " ", event.text),
-    );
+        : h("p", { class: `event event-${event.kind}`, "data-kind": event.kind }, badge, " ", event.text);
+    parts.push(line);
     const steps = event.steps ?? [];
+    refs.events.push({ el: line, from: refs.steps.length + steps.length - 1 });
     if (steps.length === 0) continue;
     // Numbered across the op's events, as "Micro-step 2 of 4" counts them.
     const first = refs.steps.length + 1;
@@ -142,6 +159,7 @@ function build(refs: Refs, data: OpDetailsData): void {
             h("span", { class: "step-line", title: s.file ?? "" }, `line ${s.line}`),
           ),
           h("div", { class: "values" }, ...s.values.map((v) => valueCell(v.name, v.value))),
+          h("p", { class: "step-pending", hidden: true }, "not run yet"),
         ),
       ),
     );

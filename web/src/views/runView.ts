@@ -6,9 +6,10 @@
 
 import type { TraceView } from "../engine/traceView";
 import { clampStep } from "../model/blocks";
-import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "../model/chunks";
+import { noChunkYet, statsAt } from "../model/chunks";
 import { currentOp, describeMicro, describeStep, microSteps } from "../model/describe";
 import { codeFocus, focusOf, highlighted, statsSeries } from "../model/focus";
+import { microMapAt } from "../model/microMap";
 import type { Narration } from "../model/narration";
 import type { Action, AppState } from "../state/reducer";
 import type { renderCodeView as RenderCode } from "./codeView";
@@ -65,7 +66,8 @@ export function renderRunStepper(mount: HTMLElement, s: AppState, trace: TraceVi
       total: trace.length,
       playing: s.playing,
       speed: s.speed,
-      description: describeStep(trace, step),
+      // Inside an op its outcome has not happened yet: the stepper names the op, not where it lands.
+      description: micro && op && s.micro !== null ? `${op.block ? `${op.block}: ` : ""}${op.kind} in progress` : describeStep(trace, step),
       micro: micro && microSteps(op).length > 1 ? describeMicro(op, s.micro) : null,
     },
     dispatch,
@@ -76,11 +78,13 @@ export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: Run
   const { state: s, trace } = input;
   const step = clampStep(trace, s.step);
   const op = currentOp(trace, step);
-  const rows = chunkViewsAt(trace, step);
+  // Inside an op (a micro-step before its last) the map shows the memory as its code has it so far.
+  const micro = microMapAt(trace, step, input.micro ? s.micro : null);
+  const rows = micro.rows;
   const stats = statsAt(trace, step);
   if (mounts.stepper) renderRunStepper(mounts.stepper, s, trace, input.micro, dispatch);
   renderMapSummary(mounts.mapSummary, {
-    used: stats.used,
+    used: statsAt(trace, micro.rowsStep).used,
     capacity: rows.reduce((n, r) => n + r.chunk.capacity, 0),
     chunks: rows.length,
     current: rows.find((r) => r.current)?.chunk,
@@ -91,8 +95,10 @@ export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: Run
   renderMemoryMap(mounts.map, {
     direction: trace.direction,
     rows,
-    bumpPtr: bumpPointerAt(trace, step),
-    focus: highlighted(focusOf(op), rows, input.narration, trace),
+    bumpPtr: micro.bumpPtr,
+    focus: focusOf(op),
+    highlight: highlighted(new Set(), rows, input.narration, trace),
+    micro: { candidate: micro.rowsStep < step ? micro.candidate : null, padding: micro.padding },
     ...(input.sourceLines ? { sourceLines: input.sourceLines } : {}),
     emptyText: emptyMapText(trace, step),
     animate: input.animate,

@@ -8,7 +8,7 @@ import type { BaseType, Selection } from "d3-selection";
 import type { Block } from "../../model/blocks";
 import type { PlacedLabel } from "./labelLayout";
 import { blockLabel } from "./labels";
-import { BAR_H, BAR_Y, blockIn, LANE0_Y, TITLE_Y, type MemoryMapData, type RowLayout } from "./layout";
+import { BAR_H, BAR_Y, blockIn, LANE0_Y, MIN_BLOCK_PX, TITLE_Y, type MemoryMapData, type RowLayout } from "./layout";
 import { updateCard, type Mount } from "./mount";
 import { blockColour } from "./palette";
 
@@ -20,13 +20,19 @@ interface Geometry {
 }
 
 function geometryOf(x: ScaleLinear<number, number>, b: Pick<Block, "address" | "size" | "padding" | "paddingStart">): Geometry {
+  const bodyW = Math.max(MIN_BLOCK_PX, x(b.address + b.size) - x(b.address));
+  // Widened past its bytes, a block at the chunk's end grows inwards, not over the footer.
+  const end = x.range()[1] ?? Infinity;
   return {
     padX: x(b.paddingStart),
     padW: x(b.paddingStart + b.padding) - x(b.paddingStart),
-    bodyX: x(b.address),
-    bodyW: Math.max(1.5, x(b.address + b.size) - x(b.address)),
+    bodyX: Math.min(x(b.address), Math.max(x(b.address + b.size), end) - bodyW),
+    bodyW,
   };
 }
+
+/** How far the narration's highlight ring stands off a block's body, in pixels. */
+const HL_GAP = 3;
 
 type Placeable = Selection<SVGGElement, Block, SVGGElement, unknown>;
 
@@ -36,6 +42,7 @@ function place(s: Placeable | ReturnType<Placeable["transition"]>, geo: (b: Bloc
   const sel = s as Pick<Placeable, "select">;
   sel.select("rect.pad").attr("x", (d) => geo(d).padX).attr("width", (d) => geo(d).padW);
   sel.select("rect.body").attr("x", (d) => geo(d).bodyX).attr("width", (d) => geo(d).bodyW);
+  sel.select("rect.hl").attr("x", (d) => geo(d).bodyX - HL_GAP).attr("width", (d) => geo(d).bodyW + 2 * HL_GAP);
 }
 
 /**
@@ -60,6 +67,7 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
   const { view, x } = row;
   const labelOf = new Map<number, PlacedLabel>(row.labels.map((l) => [l.id, l]));
   const focus = data.focus;
+  const highlight = data.highlight;
   const now = (b: Block): Geometry => geometryOf(x, b);
   // The chunk's blocks by id (O(1) each, from the held index).
   const here = (id: number): Block | undefined => view.held.find(id);
@@ -88,6 +96,12 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
           .style("opacity", duration ? 0 : 1);
         b.append("rect").attr("class", "pad").attr("y", BAR_Y + 1).attr("height", BAR_H - 2);
         b.append("rect").attr("class", "body").attr("y", BAR_Y + 1).attr("height", BAR_H - 2).attr("rx", 2);
+        // A ring around the body, shown for blocks the narration names: apart from the current op's border.
+        b.append("rect")
+          .attr("class", "hl")
+          .attr("y", BAR_Y + 1 - HL_GAP)
+          .attr("height", BAR_H - 2 + 2 * HL_GAP)
+          .attr("rx", 4);
         b.append("text").attr("class", "label").attr("y", BAR_Y + BAR_H / 2).attr("dy", "0.35em");
         b.append("title");
         b.on("pointerenter", track(m, "hovered", true))
@@ -118,7 +132,7 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
       },
     );
   groups
-    .attr("class", (d) => `block is-${d.state}${focus.has(d.id) ? " is-current" : ""}`)
+    .attr("class", (d) => `block is-${d.state}${focus.has(d.id) ? " is-current" : ""}${highlight?.has(d.id) ? " is-highlight" : ""}`)
     .attr("role", "img")
     .attr("aria-label", blockLabel)
     .attr("data-block", (d) => d.name)

@@ -4,6 +4,7 @@ import { bumpPointerAt, chunkViewsAt } from "../../model/chunks";
 import { syntheticMapData } from "./bench";
 import { zoomAbout } from "./scale";
 import { blockLabel } from "./labels";
+import { microMapAt } from "../../model/microMap";
 import { DETAIL_LIMIT, layoutMap, type MemoryMapData } from "./layout";
 
 // layoutMap is the map's pure half: data, width and zoom in, what to draw out.
@@ -77,5 +78,41 @@ describe("layoutMap", () => {
     const data = defaultProgram();
     const c = data.rows[0]?.blocks.find((b) => b.name === "c");
     expect(blockLabel(c!)).toBe("c: 24 bytes at 0x100e0, align 16, 8 bytes padding");
+  });
+});
+
+describe("layoutMap inside an op", () => {
+  const t = traced("a = alloc u8\nb = alloc u64", "fitzgen-down", { capacity: 256 });
+  const micro = (step: number, k: number): MemoryMapData => {
+    const m = microMapAt(t, step, k);
+    return { ...defaultProgram(), rows: m.rows, bumpPtr: m.bumpPtr, micro: { candidate: m.candidate, padding: m.padding } };
+  };
+
+  it("draws the ghost at the address the code holds, on the row's own axis, and the padding once decided", () => {
+    const at0 = layoutMap(micro(2, 0), WIDTH).rows[0]!;
+    expect(at0.ghost?.address).toBe(0x10107);
+    expect(at0.ghost?.x).toBeCloseTo(at0.x(0x10107));
+    expect(at0.ghost?.text).toBe("new_ptr 0x10107");
+    expect(at0.pending).toBeNull();
+    expect(at0.shown.map((b) => b.name)).toEqual(["a"]);
+    const at1 = layoutMap(micro(2, 1), WIDTH).rows[0]!;
+    expect(at1.pending).toEqual({ x: at1.x(0x10108), width: at1.x(0x1010f) - at1.x(0x10108), lo: 0x10108, bytes: 7 });
+  });
+
+  it("pins an address below the chunk to its start, and says so", () => {
+    const full = traced("a = alloc u8\nc = alloc [u8; 300]", "fitzgen-down", { capacity: 256 });
+    const m = microMapAt(full, 2, 0);
+    const row = layoutMap({ ...defaultProgram(), rows: m.rows, bumpPtr: m.bumpPtr, micro: { candidate: m.candidate, padding: null } }, WIDTH).rows[0]!;
+    expect(row.ghost?.outside).toBe("below");
+    expect(row.ghost?.x).toBeCloseTo(row.x(0x10010));
+    expect(row.ghost?.text).toBe(`new_ptr 0x${(0x1010f - 300).toString(16)} (below the chunk)`);
+  });
+
+  it("draws no ghost where the code's address is the bump pointer", () => {
+    const m = microMapAt(t, 2, null);
+    expect(m.candidate?.address).toBe(0x10100);
+    const row = layoutMap({ ...defaultProgram(), rows: m.rows, bumpPtr: m.bumpPtr, micro: { candidate: m.candidate, padding: m.padding } }, WIDTH).rows[0]!;
+    expect(row.ghost).toBeNull();
+    expect(row.pending).toBeNull();
   });
 });

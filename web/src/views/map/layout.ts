@@ -10,6 +10,7 @@ import type { Bin } from "../../model/bins";
 import type { Block } from "../../model/blocks";
 import type { ChunkView } from "../../model/chunks";
 import type { HeldRow } from "../../model/held";
+import type { MicroAddress } from "../../model/microMap";
 import { hex } from "../../model/format";
 import { layoutLabels, type LabelItem, type PlacedLabel } from "./labelLayout";
 import { chunkReason } from "./labels";
@@ -23,6 +24,17 @@ export interface MemoryMapData {
   bumpPtr: number | undefined;
   /** Blocks the current op placed or acted on. */
   focus: ReadonlySet<number>;
+  /** Blocks the lesson's narration names (`#> !highlight`): marked apart from the current op's. */
+  highlight?: ReadonlySet<number>;
+  /**
+   * Inside an op (a micro-step before its last): the address its code holds,
+   * drawn as a ghost of the bump pointer, and the padding it has decided on
+   * but not yet placed.
+   */
+  micro?: {
+    candidate: MicroAddress | null;
+    padding: { chunk: number; lo: number; bytes: number } | null;
+  };
   /** What to say when no chunk exists. */
   emptyText: string;
   /** Animate changes (off for reduced motion). */
@@ -42,6 +54,11 @@ export const AXIS_Y = BAR_Y + BAR_H;
 export const ROW_H = AXIS_Y + 18;
 const ROW_GAP = 10;
 export const EMPTY_H = 84;
+/**
+ * The narrowest a block is drawn, in pixels: a 1-byte block in a large chunk
+ * stays visible (its card and label still give its true extent).
+ */
+export const MIN_BLOCK_PX = 3;
 /** A row with more blocks than this in view draws bins instead of blocks. */
 export const DETAIL_LIMIT = 400;
 /** A row whose blocks in view average less room than this each draws bins too. */
@@ -97,6 +114,26 @@ export interface MetaRegion {
   label: string;
 }
 
+/** The ghost of the bump pointer inside an op: the address its code holds at the micro-step in view. */
+export interface Ghost {
+  address: number;
+  name: string;
+  x: number;
+  /** Outside the chunk (a failed capacity check): drawn pinned to its nearer edge. */
+  outside: "below" | "above" | null;
+  textX: number;
+  anchor: "start" | "end";
+  text: string;
+}
+
+/** Padding an op has decided on and not yet placed, in pixels. */
+export interface PendingPadding {
+  x: number;
+  width: number;
+  lo: number;
+  bytes: number;
+}
+
 interface Pointer {
   x: number;
   tip: number;
@@ -129,6 +166,8 @@ export interface RowLayout {
   bins: Bin[] | null;
   labels: PlacedLabel[];
   pointer: Pointer | null;
+  ghost: Ghost | null;
+  pending: PendingPadding | null;
   ticks: number[];
   /** Byte boundaries drawn as a grid when a byte is at least BYTE_GRID_MIN_PX wide. */
   grid: number[];
@@ -183,14 +222,35 @@ export function baseUsableWidth(view: ChunkView, innerWidth: number): number {
   return innerWidth - meta.header - meta.footer;
 }
 
+/** The ghost pointer in a row: at its address, or pinned to the chunk's edge it fell past. */
+function layoutGhost(
+  candidate: MicroAddress,
+  chunk: ChunkInfo,
+  x: ScaleLinear<number, number>,
+  innerWidth: number,
+  direction: Direction,
+): Ghost {
+  const end = chunk.start + chunk.capacity;
+  const outside = candidate.address < chunk.start ? "below" : candidate.address > end ? "above" : null;
+  const at = x(Math.min(Math.max(candidate.address, chunk.start), end));
+  const px = Math.min(Math.max(at, 0), innerWidth);
+  const text = `${candidate.name} ${hex(candidate.address)}${outside === "below" ? " (below the chunk)" : outside === "above" ? " (past the chunk)" : ""}`;
+  const w = monoWidth(text);
+  // The text goes the way the pointer moves, into the free bytes; flipped where the plot ends.
+  let anchor: "start" | "end" = direction === "down" ? "end" : "start";
+  if (anchor === "end" && px - 6 - w < -MARGIN.left + 2) anchor = "start";
+  else if (anchor === "start" && px + 6 + w > innerWidth + MARGIN.right - 2) anchor = "end";
+  return { address: candidate.address, name: candidate.name, x: px, outside, textX: anchor === "end" ? px - 6 : px + 6, anchor, text };
+}
+
 function layoutRow(
   view: ChunkView,
   y: number,
   innerWidth: number,
-  direction: Direction,
-  bumpPtr: number | undefined,
+  data: MemoryMapData,
   z: AxisZoom,
 ): RowLayout {
+  const { direction, bumpPtr } = data;
   const { chunk } = view;
   const { header: hw, footer: fw } = metaWidths(chunk, innerWidth);
   const base = { x0: hw, x1: innerWidth - fw };
@@ -250,7 +310,7 @@ function layoutRow(
     shown.map((b) => {
       // Labels go over the part of a block that is in view.
       const x0 = Math.max(0, x(b.address));
-      const x1 = Math.min(innerWidth, x(b.address) + Math.max(1.5, x(b.address + b.size) - x(b.address)));
+      const x1 = Math.min(innerWidth, x(b.address) + Math.max(MIN_BLOCK_PX, x(b.address + b.size) - x(b.address)));
       // A block a moving realloc left behind says so where it has room.
       const full = b.state === "leaked" ? `${b.name} · leaked` : `${b.name} · ${b.size} B`;
       return { id: b.id, x0, x1: Math.max(x0, x1), full, short: b.name };
@@ -269,6 +329,10 @@ function layoutRow(
     for (let a = Math.ceil(visible.lo); a <= visible.hi; a++) if (a > chunk.start && a < end) grid.push(a);
   }
   const geometry = `${innerWidth}|${chunk.start}|${chunk.capacity}|${hw}|${fw}|${z.k}|${z.x}`;
+  const candidate = data.micro?.candidate;
+  const ghost = candidate && candidate.chunk === chunk.id && candidate.address !== bumpPtr ? layoutGhost(candidate, chunk, x, innerWidth, direction) : null;
+  const pad = data.micro?.padding;
+  const pending = pad && pad.chunk === chunk.id ? { x: x(pad.lo), width: x(pad.lo + pad.bytes) - x(pad.lo), lo: pad.lo, bytes: pad.bytes } : null;
   return {
     view,
     key: chunk.id,
@@ -285,6 +349,8 @@ function layoutRow(
     bins,
     labels,
     pointer,
+    ghost,
+    pending,
     ticks,
     grid,
     geometry,
@@ -293,7 +359,7 @@ function layoutRow(
 
 export function layoutMap(data: MemoryMapData, width: number, z: AxisZoom = IDENTITY): { rows: RowLayout[]; height: number } {
   const innerWidth = width - MARGIN.left - MARGIN.right;
-  const rows = data.rows.map((view, i) => layoutRow(view, i * (ROW_H + ROW_GAP), innerWidth, data.direction, data.bumpPtr, z));
+  const rows = data.rows.map((view, i) => layoutRow(view, i * (ROW_H + ROW_GAP), innerWidth, data, z));
   const height = rows.length === 0 ? EMPTY_H : rows.length * (ROW_H + ROW_GAP) - ROW_GAP + 4;
   return { rows, height };
 }

@@ -59,9 +59,16 @@ function buildRow(g: RowSel, clipId: string): void {
   // Catches the pointer over a binned row: the card then sums the bin under it.
   bins.append("rect").attr("class", "bin-hit").attr("y", BAR_Y).attr("height", BAR_H);
   bar.append("g").attr("class", "blocks");
+  // Padding an op has decided on but not yet placed (a micro-step inside it).
+  bar.append("rect").attr("class", "pending-pad").attr("role", "img").attr("y", BAR_Y + 1).attr("height", BAR_H - 2).attr("display", "none");
   bar.append("path").attr("class", "byte-grid").attr("aria-hidden", "true");
   g.append("rect").attr("class", "chunk-outline").attr("y", BAR_Y).attr("height", BAR_H).attr("rx", 3);
   g.append("g").attr("class", "callouts").attr("aria-hidden", "true");
+  // The ghost of the bump pointer: where the op's code has got to at a micro-step.
+  const ghost = g.append("g").attr("class", "ptr-ghost").attr("role", "img").attr("display", "none");
+  ghost.append("line").attr("class", "ghost-line").attr("y1", BAR_Y - 7).attr("y2", BAR_Y + BAR_H + 4);
+  ghost.append("path").attr("class", "ghost-head");
+  ghost.append("text").attr("class", "ghost-text").attr("y", BAR_Y + BAR_H - 7);
   g.append("g").attr("class", "axis").attr("aria-hidden", "true").attr("transform", `translate(0,${AXIS_Y})`);
 }
 
@@ -211,7 +218,9 @@ function draw(m: Mount, duration: number): void {
     .style("opacity", 1);
 
   rowSel.each(function (row) {
-    drawRow(m, select<SVGGElement, RowLayout>(this), row, data, innerWidth, duration);
+    const g = select<SVGGElement, RowLayout>(this);
+    drawMicro(g, row);
+    drawRow(m, g, row, data, innerWidth, duration);
   });
 
   // The bump pointer, in the current chunk's row.
@@ -240,6 +249,35 @@ function draw(m: Mount, duration: number): void {
     t.select("text.ptr-text").attr("x", p.textX);
   }
   updateCard(m);
+}
+
+/**
+ * Inside an op: the ghost pointer at the address its code holds and the
+ * padding it has decided on, drawn at once (they change with every
+ * micro-step, and a glide would show addresses the code never held).
+ */
+function drawMicro(g: Selection<SVGGElement, RowLayout, null, undefined>, row: RowLayout): void {
+  const ghost = g.select<SVGGElement>("g.ptr-ghost");
+  const gh = row.ghost;
+  ghost
+    .attr("display", gh ? null : "none")
+    .attr("data-address", gh?.address ?? null)
+    .attr("data-name", gh?.name ?? null)
+    .attr("data-outside", gh?.outside ?? null)
+    .attr("aria-label", gh ? `${gh.name} holds ${hex(gh.address)}${gh.outside ? `, ${gh.outside === "below" ? "below" : "past"} the chunk` : ""}: not yet the bump pointer` : null);
+  if (gh) {
+    ghost.select("line.ghost-line").attr("x1", gh.x).attr("x2", gh.x);
+    ghost.select("path.ghost-head").attr("d", `M${gh.x - 5},${BAR_Y - 7} h10 l-5,7 z`);
+    ghost.select("text.ghost-text").attr("x", gh.textX).attr("text-anchor", gh.anchor).text(gh.text);
+  }
+  const pad = row.pending;
+  g.select("rect.pending-pad")
+    .attr("display", pad ? null : "none")
+    .attr("x", pad?.x ?? 0)
+    .attr("width", pad ? Math.max(0, pad.width) : 0)
+    .attr("data-padding-start", pad?.lo ?? null)
+    .attr("data-bytes", pad?.bytes ?? null)
+    .attr("aria-label", pad ? `${bytes(pad.bytes)} of padding at ${hex(pad.lo)}, decided: the block is not placed yet` : null);
 }
 
 /** Path data for one rectangle per bin, `value(bin)` of BAR_H tall, stacked above `below(bin)`. */
@@ -284,7 +322,7 @@ function rowSignature(row: RowLayout, data: MemoryMapData, innerWidth: number, b
     binD ? binD.join("|") : "-",
   ];
   for (const b of row.shown) {
-    parts.push(`${b.id}:${b.name}:${b.state}:${data.focus.has(b.id) ? 1 : 0}:${b.chunk}:${b.address}:${b.size}:${b.align}:${b.padding}:${b.paddingStart}`);
+    parts.push(`${b.id}:${b.name}:${b.state}:${data.focus.has(b.id) ? 1 : 0}${data.highlight?.has(b.id) ? 1 : 0}:${b.chunk}:${b.address}:${b.size}:${b.align}:${b.padding}:${b.paddingStart}`);
   }
   for (const l of row.labels) parts.push(JSON.stringify(l));
   return parts.join("\n");

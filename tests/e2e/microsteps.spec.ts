@@ -1,0 +1,165 @@
+import { type Locator, type Page } from "@playwright/test";
+import { expect, test } from "./playground";
+
+// Micro-steps drawn on the map. Addresses checked against the engine in
+// web/src/model/microMap.test.ts: fitzgen-down, one 256-byte chunk at
+// 0x10010..0x10110; `a = alloc u8` takes 0x1010f; `b = alloc u64` subtracts
+// 8 (0x10107), rounds down to 0x10100 (7 bytes of padding, 0x10108..0x1010e),
+// checks the start, then bumps.
+const START = 0x10010;
+const CAPACITY = 256;
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+const counter = (page: Page) => page.locator(".step-counter");
+const block = (page: Page, name: string) => page.locator(`svg.memory-map g.chunk-row g[data-block="${name}"]`);
+const ghost = (page: Page) => page.locator("svg.memory-map g.chunk-row g.ptr-ghost");
+const bumpPtr = (page: Page) => page.locator("svg.memory-map g.bump-pointer");
+const pendingPad = (page: Page) => page.locator("svg.memory-map g.chunk-row rect.pending-pad");
+const microSteps = (page: Page) => page.getByRole("list", { name: "Micro-steps of the algorithm" }).locator("li");
+const num = async (l: Locator, attr: string): Promise<number> => Number(await l.getAttribute(attr));
+
+async function load(page: Page, source: string, allocator: string): Promise<void> {
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption(allocator);
+  await page.getByRole("textbox", { name: "Program" }).fill(source);
+  await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
+  await page.getByRole("button", { name: "First" }).click();
+  await expect(counter(page)).toHaveText(/^op 0 \//);
+}
+
+/** The x the map's axis gives `address` in the first row: the usable bytes' rectangle spans start..start + capacity. */
+async function axisX(page: Page, address: number): Promise<number> {
+  const free = page.locator("svg.memory-map g.chunk-row").first().locator("rect.chunk-free");
+  const x0 = await num(free, "x");
+  const w = await num(free, "width");
+  return x0 + ((address - START) / CAPACITY) * w;
+}
+
+test("micro-step 1 of a bump-down alloc draws the pointer at ptr − size", async ({ page }) => {
+  await load(page, "a = alloc u8\nb = alloc u64", "fitzgen-down");
+  await page.keyboard.press("ArrowRight");
+  await expect(counter(page)).toHaveText("op 1 / 2");
+  await expect(ghost(page)).toBeHidden();
+
+  // Into b's first micro-step: the code has subtracted the size and nothing else.
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(counter(page)).toHaveText("op 2 / 2");
+  await expect(page.locator(".op-micro")).toHaveText("Micro-step 1 of 4: subtract the size from the bump pointer");
+  await expect(ghost(page)).toBeVisible();
+  await expect(ghost(page)).toHaveAttribute("data-address", String(0x10107));
+  await expect(ghost(page)).toHaveAccessibleName("new_ptr holds 0x10107: not yet the bump pointer");
+  await expect(ghost(page).locator("text")).toHaveText("new_ptr 0x10107");
+  expect(await num(ghost(page).locator("line"), "x1")).toBeCloseTo(await axisX(page, 0x10107), 1);
+  // The bump pointer has not moved, b is not placed, no padding yet.
+  await expect(bumpPtr(page)).toHaveAttribute("data-address", String(0x1010f));
+  expect(await num(bumpPtr(page).locator("line.ptr-line"), "x1")).toBeCloseTo(await axisX(page, 0x1010f), 1);
+  await expect(block(page, "b")).toHaveCount(0);
+  await expect(block(page, "a")).toHaveCount(1);
+  await expect(pendingPad(page)).toBeHidden();
+  // The step list shows what ran and hides what has not.
+  await expect(microSteps(page)).toHaveCount(4);
+  await expect(microSteps(page).nth(0).locator(".values")).toBeVisible();
+  await expect(microSteps(page).nth(0).locator(".values")).toContainText("new_ptr 0x10107");
+  for (const i of [1, 2, 3]) {
+    await expect(microSteps(page).nth(i).locator(".values")).toBeHidden();
+    await expect(microSteps(page).nth(i).locator(".step-pending")).toHaveText("not run yet");
+  }
+  // Nor does anything else say where b lands before it does.
+  await expect(page.locator(".op-details")).not.toContainText("0x10100", { useInnerText: true });
+  await expect(page.locator(".op-details [data-kind=placed]")).toBeHidden();
+  await expect(page.locator("#stepper")).not.toContainText("0x10100", { useInnerText: true });
+
+  // Micro-step 2: the mask rounds down; the padding is decided, the block still not placed.
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(page.locator(".op-micro")).toHaveText("Micro-step 2 of 4: round down to the alignment (one mask)");
+  await expect(ghost(page)).toHaveAttribute("data-address", String(0x10100));
+  expect(await num(ghost(page).locator("line"), "x1")).toBeCloseTo(await axisX(page, 0x10100), 1);
+  await expect(pendingPad(page)).toBeVisible();
+  await expect(pendingPad(page)).toHaveAttribute("data-padding-start", String(0x10108));
+  await expect(pendingPad(page)).toHaveAttribute("data-bytes", "7");
+  expect(await num(pendingPad(page), "x")).toBeCloseTo(await axisX(page, 0x10108), 1);
+  expect(await num(pendingPad(page), "width")).toBeCloseTo((await axisX(page, 0x1010f)) - (await axisX(page, 0x10108)), 1);
+  await expect(block(page, "b")).toHaveCount(0);
+  await expect(microSteps(page).nth(1).locator(".values")).toContainText("new_ptr 0x10100");
+  await expect(microSteps(page).nth(2).locator(".values")).toBeHidden();
+
+  // Micro-step 4, the bump: the op's end. b is placed, the pointer moved, the ghost gone.
+  await page.keyboard.press("Shift+ArrowRight");
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(page.locator(".op-micro")).toHaveText("Micro-step 4 of 4: move the bump pointer down to the block");
+  await expect(ghost(page)).toBeHidden();
+  await expect(pendingPad(page)).toBeHidden();
+  await expect(block(page, "b")).toHaveAttribute("data-address", String(0x10100));
+  await expect(block(page, "b")).toHaveAttribute("data-padding", "7");
+  await expect(bumpPtr(page)).toHaveAttribute("data-address", String(0x10100));
+  for (const i of [0, 1, 2, 3]) await expect(microSteps(page).nth(i).locator(".values")).toBeVisible();
+  await expect(page.locator(".op-details [data-kind=placed]")).toHaveText("placed 8 bytes at 0x10100 (chunk 0, offset 240)");
+
+  // Back a micro-step: b is unplaced again.
+  await page.keyboard.press("Shift+ArrowLeft");
+  await expect(block(page, "b")).toHaveCount(0);
+  await expect(bumpPtr(page)).toHaveAttribute("data-address", String(0x1010f));
+  await expect(ghost(page)).toHaveAttribute("data-address", String(0x10100));
+});
+
+test("a failed capacity check draws the ghost pinned below the chunk", async ({ page }) => {
+  await load(page, "a = alloc u8\nc = alloc [u8; 300]", "fitzgen-down");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("Shift+ArrowRight");
+  const below = 0x1010f - 300;
+  await expect(ghost(page)).toHaveAttribute("data-address", String(below));
+  await expect(ghost(page)).toHaveAttribute("data-outside", "below");
+  await expect(ghost(page)).toHaveAccessibleName(`new_ptr holds ${hex(below)}, below the chunk: not yet the bump pointer`);
+  expect(await num(ghost(page).locator("line"), "x1")).toBeCloseTo(await axisX(page, START), 1);
+});
+
+test("a 1-byte block has a visible box", async ({ page }) => {
+  // Bumper's buffer is 1 MiB: at 1× one byte is a thousandth of a pixel.
+  await load(page, "a = alloc u8\nb = alloc u64", "bumper-alloc-buffer");
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(page.locator("svg.memory-map")).toHaveAttribute("data-zoom", "1");
+  const body = block(page, "a").locator("rect.body");
+  expect(await num(body, "width")).toBeGreaterThanOrEqual(3);
+  const box = await body.boundingBox();
+  expect(box?.width ?? 0).toBeGreaterThanOrEqual(3);
+  // Its name still gives its true extent.
+  await expect(block(page, "a")).toHaveAccessibleName(/^a: 1 byte at 0x10010/);
+});
+
+test("a narration's !highlight is marked apart from the current op's border", async ({ page }) => {
+  await load(page, ["a = alloc u8", "#> `b` goes below `a`.", "#> !highlight a", "b = alloc u64"].join("\n"), "fitzgen-down");
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(block(page, "a")).toHaveClass(/is-highlight/);
+  await expect(block(page, "a")).not.toHaveClass(/is-current/);
+  await expect(block(page, "b")).toHaveClass(/is-current/);
+  await expect(block(page, "b")).not.toHaveClass(/is-highlight/);
+  const style = (l: Locator) =>
+    l.evaluate((el) => {
+      const s = getComputedStyle(el);
+      return { display: s.display, stroke: s.stroke, dash: s.strokeDasharray };
+    });
+  const ring = await style(block(page, "a").locator("rect.hl"));
+  const border = await style(block(page, "b").locator("rect.body"));
+  expect(ring.display).not.toBe("none");
+  expect((await style(block(page, "b").locator("rect.hl"))).display).toBe("none");
+  expect(ring.stroke).not.toBe(border.stroke);
+  expect(ring.dash).not.toBe(border.dash);
+});
+
+test("the map's top does not move when the narration's length changes", async ({ page }) => {
+  await page.getByRole("button", { name: "Programs" }).click();
+  await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).click();
+  const body = page.locator(".narration-body");
+  const map = page.locator("svg.memory-map");
+  await page.getByRole("button", { name: "First" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(body).toContainText("very last byte, 0x1010f");
+  const first = { text: (await body.textContent()) ?? "", y: (await map.boundingBox())?.y };
+  // Step 3's narration is one line, step 1's five.
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(body).toContainText("0x10100 − 16 = 0x100f0");
+  const third = { text: (await body.textContent()) ?? "", y: (await map.boundingBox())?.y };
+  expect(third.text.length).toBeLessThan(first.text.length / 2);
+  expect(first.y).toBeDefined();
+  expect(third.y).toBe(first.y);
+});

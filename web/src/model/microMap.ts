@@ -1,0 +1,140 @@
+// What the memory map shows inside an op, at one of its micro-steps: the
+// values the model's probes recorded say where the code has got to. Until the
+// op's last micro-step its block is not placed and the bump pointer has not
+// moved, so the map shows the memory before the op, plus the address the code
+// holds so far (a ghost of the bump pointer: 0x10107 after "subtract the
+// size", 0x10100 after "round down") and, once the code has decided it, the
+// padding the block will skip. At the last micro-step the map is the op's end.
+//
+// Only the recorded values are read: nothing here re-runs an algorithm, so
+// a model whose code disagrees with its narration shows the disagreement.
+
+import { chunkMadeBy, type TraceView } from "../engine/traceView";
+import type { StepOut } from "../engine/types";
+import { clampStep } from "./blocks";
+import { bumpPointerAt, chunkViewsAt, currentChunkAt, type ChunkView } from "./chunks";
+import { microIndex, microSteps } from "./describe";
+
+/**
+ * Value names the models give an address the code computes on its way to the
+ * block: the bump pointer read, rounded, moved, or the block's start or end.
+ * Chunk bounds (start, end, slab_end, base, data) are compared against, not
+ * where the code is, and sizes, offsets and indices are not addresses.
+ */
+const ADDRESS_NAMES: ReadonlySet<string> = new Set([
+  "ptr",
+  "pos",
+  "cursor",
+  "new_ptr",
+  "new_pos",
+  "new_start",
+  "aligned",
+  "aligned_ptr",
+  "aligned_down",
+  "unaligned",
+  "below",
+  "next",
+  "block_end",
+  "result",
+  "addr",
+  "at",
+]);
+
+/**
+ * Value names the models give a position counted in bytes from the start of
+ * the buffer being bumped (Zig's end_index, Bumper's offset): an address once
+ * that buffer's start is added.
+ */
+const INDEX_NAMES: ReadonlySet<string> = new Set(["offset", "new_offset", "aligned_index", "end_index", "adjusted", "new_end"]);
+
+/** Value names the models give the padding the block skips. */
+const PADDING_NAMES: ReadonlySet<string> = new Set(["padding", "adjustment", "adjust", "align_offset"]);
+
+/** An address the op's code holds at a micro-step, named as the probe named it. */
+export interface MicroAddress {
+  address: number;
+  name: string;
+  /** The drawn chunk it falls in, else the current chunk (it is then outside it: a failed check). */
+  chunk: number | undefined;
+}
+
+export interface MicroMap {
+  /** The ops whose results the rows show: step - 1 until the op's last micro-step, then step. */
+  rowsStep: number;
+  rows: ChunkView[];
+  /** The committed bump pointer the map draws. */
+  bumpPtr: number | undefined;
+  /** The index of the micro-step in view (null: the op ran no recorded code). */
+  index: number | null;
+  /** The last address the code computed up to this micro-step (null: none yet). */
+  candidate: MicroAddress | null;
+  /** The micro-step at which the op's padding is decided (null: no padding, or never recorded). */
+  paddingFrom: number | null;
+  /** Padding decided but the block not yet placed: [lo, lo + bytes) in `chunk`. */
+  padding: { chunk: number; lo: number; bytes: number } | null;
+}
+
+/**
+ * The last address a micro-step recorded: an address-named value, or an
+ * index into the buffer starting at `indexBase` (undefined: indices are not
+ * read, as when the op makes the buffer they count in).
+ */
+function addressIn(step: StepOut, indexBase: number | undefined): { address: number; name: string } | null {
+  for (let j = step.values.length - 1; j >= 0; j--) {
+    const v = step.values[j];
+    if (v && ADDRESS_NAMES.has(v.name)) return { address: v.value, name: v.name };
+    if (v && indexBase !== undefined && INDEX_NAMES.has(v.name)) return { address: indexBase + v.value, name: v.name };
+  }
+  return null;
+}
+
+const inChunk = (row: ChunkView, address: number): boolean =>
+  address >= row.chunk.start && address <= row.chunk.start + row.chunk.capacity;
+
+/**
+ * The map at micro-step `micro` of the op that produced `step` (null or the
+ * last index: the op's end, exactly what the map shows at `step`).
+ */
+export function microMapAt(trace: TraceView, step: number, micro: number | null): MicroMap {
+  const s = clampStep(trace, step);
+  const op = s > 0 ? trace.op(s - 1) : undefined;
+  const steps = microSteps(op);
+  const index = microIndex(op, micro);
+  const last = index === null || index === steps.length - 1;
+  const rowsStep = last ? s : s - 1;
+  const rows = chunkViewsAt(trace, rowsStep);
+  const base: MicroMap = { rowsStep, rows, bumpPtr: bumpPointerAt(trace, rowsStep), index, candidate: null, paddingFrom: null, padding: null };
+  if (!op || index === null) return base;
+
+  const current = currentChunkAt(trace, rowsStep);
+  // An op that makes a buffer counts its indices from that buffer's start, which the micro-steps do not record.
+  const indexBase = current && chunkMadeBy(trace, op.index) === undefined ? current.start : undefined;
+  let candidate: { address: number; name: string } | null = null;
+  for (let j = index; j >= 0 && !candidate; j--) {
+    const at = steps[j];
+    if (at) candidate = addressIn(at, indexBase);
+  }
+  const row = candidate ? rows.find((r) => inChunk(r, candidate.address)) : undefined;
+
+  // The block's padding, as the op's end shows it; decided at the first
+  // micro-step that records it, or the block's final address.
+  const end = chunkViewsAt(trace, s);
+  const block = op.address !== undefined ? end.flatMap((r) => r.held.find(op.index) ?? []).at(0) : undefined;
+  let paddingFrom: number | null = null;
+  if (block && block.padding > 0) {
+    paddingFrom = steps.findIndex((st) =>
+      st.values.some((v) => (PADDING_NAMES.has(v.name) && v.value === block.padding) || (ADDRESS_NAMES.has(v.name) && v.value === block.address)),
+    );
+    if (paddingFrom < 0) paddingFrom = null;
+  }
+  const drawnChunk = block !== undefined && rows.some((r) => r.chunk.id === block.chunk);
+  return {
+    ...base,
+    candidate: candidate ? { ...candidate, chunk: row?.chunk.id ?? current?.id } : null,
+    paddingFrom,
+    padding:
+      !last && block && drawnChunk && paddingFrom !== null && paddingFrom <= index
+        ? { chunk: block.chunk, lo: block.paddingStart, bytes: block.padding }
+        : null,
+  };
+}
