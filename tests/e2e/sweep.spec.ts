@@ -283,3 +283,135 @@ test("a link whose sweep this version cannot run says why", async ({ page }) => 
   // The values stay as the link gave them, to be corrected and run.
   await expect(view(page).getByRole("textbox", { name: "Values" })).toHaveValue("bumpalo, no-such-preset");
 });
+
+/**
+ * The x tick labels as drawn (each label's box turned as it is on screen),
+ * and which pairs of neighbours overlap, or overlap the axis title, or leave
+ * the chart: separating-axis tests on the rotated boxes.
+ */
+function labelClashes(page: Page): Promise<{ labels: string[]; angle: string | null; clashes: string[] }> {
+  return view(page)
+    .locator("svg.sweep-svg")
+    .evaluate((svg: SVGSVGElement) => {
+      type P = { x: number; y: number };
+      const corners = (el: SVGGraphicsElement): P[] => {
+        const b = el.getBBox();
+        const m = el.getScreenCTM();
+        if (!m) return [];
+        return [
+          [b.x, b.y],
+          [b.x + b.width, b.y],
+          [b.x + b.width, b.y + b.height],
+          [b.x, b.y + b.height],
+        ].map(([x = 0, y = 0]) => new DOMPoint(x, y).matrixTransform(m));
+      };
+      const apart = (a: P[], b: P[]): boolean => {
+        for (const poly of [a, b]) {
+          for (let i = 0; i < poly.length; i++) {
+            const p = poly[i] as P;
+            const q = poly[(i + 1) % poly.length] as P;
+            const axis = { x: q.y - p.y, y: p.x - q.x };
+            const span = (ps: P[]) => ps.map((v) => v.x * axis.x + v.y * axis.y);
+            const [sa, sb] = [span(a), span(b)];
+            if (Math.max(...sa) <= Math.min(...sb) || Math.max(...sb) <= Math.min(...sa)) return true;
+          }
+        }
+        return false;
+      };
+      const texts = [...svg.querySelectorAll<SVGTextElement>(".axis-x .tick text")];
+      const boxes = texts.map(corners);
+      const title = svg.querySelector<SVGTextElement>(".axis-title[text-anchor=middle]");
+      const titleBox = title ? corners(title) : [];
+      const frame = svg.getBoundingClientRect();
+      const clashes: string[] = [];
+      boxes.forEach((box, i) => {
+        const name = texts[i]?.textContent ?? "";
+        const next = boxes[i + 1];
+        if (next && !apart(box, next)) clashes.push(`${name} / ${texts[i + 1]?.textContent}`);
+        if (!apart(box, titleBox)) clashes.push(`${name} / axis title`);
+        if (box.some((p) => p.x < frame.left - 0.5 || p.x > frame.right + 0.5 || p.y > frame.bottom + 0.5)) clashes.push(`${name} leaves the chart`);
+      });
+      return { labels: texts.map((t) => t.textContent ?? ""), angle: texts[0]?.getAttribute("data-angle") ?? null, clashes };
+    });
+}
+
+test("a preset sweep draws one bar per preset, no line joining them, and its slanted labels clear each other", async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // fitzgen-down has no MIN_ALIGN: the Sweep button opens on the presets, all of them.
+  await sweepButton(page).click();
+  await expect(view(page).getByRole("combobox", { name: "Parameter" })).toHaveValue("preset");
+  const values = (await view(page).getByRole("textbox", { name: "Values" }).inputValue()).split(", ");
+  expect(values).toEqual(expect.arrayContaining(["bump-scope-up", "bump-scope-down", "bumpalo", "fitzgen-down"]));
+  await view(page).getByRole("button", { name: "Run sweep" }).click();
+  await expect(status(page)).toHaveText(`${values.length} configurations run.`);
+
+  const svg = view(page).locator("svg.sweep-svg");
+  await expect(svg).toHaveAttribute("aria-label", "Wasm instructions by preset: one bar per configuration");
+  // A bar per preset, each inside its point, and no path joining them.
+  await expect(svg.locator("g.sweep-point > rect.sweep-bar")).toHaveCount(values.length);
+  await expect(svg.locator("path.sweep-line")).toHaveCount(0);
+  await expect(svg.locator("g.sweep-point circle:not(.sweep-hit)")).toHaveCount(0);
+  // Each bar stands on the axis and is as tall as its figure says.
+  const bars = await svg.locator("g.sweep-point").evaluateAll((gs) =>
+    gs.map((g) => {
+      const rect = g.querySelector("rect.sweep-bar")?.getBoundingClientRect();
+      const axis = g.closest("svg")?.querySelector(".axis-x")?.getBoundingClientRect();
+      return { figure: Number(g.getAttribute("data-metric-value")), height: rect?.height ?? 0, gap: Math.abs((rect?.bottom ?? 0) - (axis?.top ?? 0)) };
+    }),
+  );
+  for (const b of bars) {
+    expect(b.figure).toBeGreaterThan(0);
+    expect(b.gap).toBeLessThan(1);
+  }
+  const [tallest] = [...bars].sort((a, b) => b.figure - a.figure);
+  for (const b of bars) expect(b.height / (tallest?.height ?? 1)).toBeCloseTo(b.figure / (tallest?.figure ?? 1), 2);
+
+  // The tick labels, bump-scope-up beside bump-scope-down among them, lean and do not touch.
+  const drawn = await labelClashes(page);
+  expect(drawn.labels).toEqual(values);
+  expect(Number(drawn.angle)).toBeGreaterThanOrEqual(35);
+  expect(drawn.clashes).toEqual([]);
+
+  // The same sweep on a phone's width leans further and still clears.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(async () => Number((await labelClashes(page)).angle)).toBeGreaterThan(Number(drawn.angle));
+  expect((await labelClashes(page)).clashes).toEqual([]);
+
+  // Targets are categories too.
+  await view(page).getByRole("combobox", { name: "Parameter" }).selectOption("target");
+  await view(page).getByRole("button", { name: "Run sweep" }).click();
+  await expect(status(page)).toHaveText("2 configurations run.");
+  await expect(svg.locator("rect.sweep-bar")).toHaveCount(2);
+  await expect(svg.locator("path.sweep-line")).toHaveCount(0);
+});
+
+test("a MIN_ALIGN sweep on an allocator without MIN_ALIGN says so and runs nothing; on one with it, a line joins the points", async ({ page }) => {
+  await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("fitzgen-down");
+  await sweepButton(page).click();
+  await view(page).getByRole("combobox", { name: "Parameter" }).selectOption("minAlign");
+  const alert = view(page).getByRole("alert");
+  // Said on choosing the parameter, before any Run.
+  await expect(alert).toHaveText(/^fitzgen-down has no MIN_ALIGN setting, so a minimum alignment sweep has nothing to vary\. Presets that have one: .*\bbumpalo\b/);
+  await view(page).getByRole("textbox", { name: "Values" }).fill("1, 8");
+  await view(page).getByRole("button", { name: "Run sweep" }).click();
+  await expect(alert).toHaveText(/^fitzgen-down has no MIN_ALIGN setting/);
+  // Nothing ran: the chart still shows the presets the view opened on.
+  await expect(points(page, "MIN_ALIGN ")).toHaveCount(0);
+  await expect(view(page).locator("svg.sweep-svg")).toHaveAttribute("aria-label", /by preset/);
+
+  // The same sweep from a link says so too.
+  await page.goto("/#v1?a=fitzgen-down&t=64&s=0&w=minAlign:1,8&p=a+=+alloc+8&end");
+  await expect(view(page)).toBeVisible();
+  await expect(alert).toHaveText(/^fitzgen-down has no MIN_ALIGN setting/);
+  await expect(view(page).locator(".sweep-empty")).toHaveText("No configuration ran.");
+  await expect(view(page).locator(".sweep-point")).toHaveCount(0);
+
+  // On bumpalo, which has the setting, the message goes and the sweep runs: amounts, joined by a line.
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
+  await expect(view(page).locator(".sweep-form-error")).toHaveText("");
+  await expect(alert).toHaveCount(0);
+  await expect(status(page)).toHaveText("2 configurations run.");
+  await expect(points(page, "MIN_ALIGN ")).toHaveCount(2);
+  await expect(view(page).locator("svg.sweep-svg path.sweep-line")).toHaveCount(1);
+  await expect(view(page).locator("svg.sweep-svg rect.sweep-bar")).toHaveCount(0);
+});

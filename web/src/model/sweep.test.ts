@@ -6,12 +6,14 @@ import { randomMix, RANDOM_MIX_DEFAULTS } from "./generators";
 import {
   defaultValues,
   generatorOf,
+  isCategorical,
   parseValues,
   pointText,
   runSweep,
   specOf,
   sweepCsv,
   sweepPoints,
+  sweepUnavailable,
   type PointRunner,
   type SweepConfig,
   type SweepSpec,
@@ -106,6 +108,25 @@ describe("value lists", () => {
   it("start from the preset's minimum alignments in order", () => {
     expect(defaultValues("minAlign", BASE, allocators)).toEqual(["1", "2", "4", "8", "16"]);
     expect(defaultValues("preset", BASE, allocators)).toEqual(allocators.map((a) => a.name));
+  });
+
+  it("refuse a minimum alignment sweep on an allocator that has no MIN_ALIGN, naming the ones that do", () => {
+    const without = allocators.filter((a) => a.minAligns.length === 0).map((a) => a.name);
+    const withIt = allocators.filter((a) => a.minAligns.length > 0).map((a) => a.name);
+    expect(without).toContain("fitzgen-down");
+    expect(withIt).toEqual(expect.arrayContaining(["bumpalo", "bump-scope-up", "up-min-align"]));
+    const base = { ...BASE, allocator: "fitzgen-down" };
+    const message = `fitzgen-down has no MIN_ALIGN setting, so a minimum alignment sweep has nothing to vary. Presets that have one: ${withIt.join(", ")}.`;
+    expect(sweepUnavailable("minAlign", base, allocators)).toBe(message);
+    expect(specOf({ param: "minAlign", values: ["8"] }, base, allocators)).toEqual({ ok: false, error: message });
+    // Other parameters, and the same sweep on a preset with the setting, run.
+    expect(sweepUnavailable("preset", base, allocators)).toBeNull();
+    expect(sweepUnavailable("minAlign", BASE, allocators)).toBeNull();
+    expect(specOf({ param: "minAlign", values: ["8"] }, BASE, allocators).ok).toBe(true);
+  });
+
+  it("call presets and targets categories (no line joins them) and sizes amounts", () => {
+    expect(["minAlign", "target", "preset", "capacity", "generatorSize", "generatorAlign"].filter((p) => isCategorical(p as never))).toEqual(["target", "preset"]);
   });
 
   it("recover a generated program's random mix from its first line", () => {

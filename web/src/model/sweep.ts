@@ -201,8 +201,31 @@ export function generatorOf(source: string): RandomMixOptions {
 
 export type SpecResult = { ok: true; spec: SweepSpec } | { ok: false; error: string };
 
-/** The sweep a setup describes from `base`, or why its values do not parse. */
+/**
+ * Whether the parameter's values are categories (presets, targets) rather
+ * than amounts: their order means nothing, so no line may join their points.
+ */
+export function isCategorical(param: SweepParam): boolean {
+  return param === "preset" || param === "target";
+}
+
+/**
+ * Why a sweep of this parameter cannot run on the base's allocator, or null:
+ * a minimum alignment sweep needs a preset built with that setting, and a
+ * sweep of one that has none would only show the engine refusing each value.
+ */
+export function sweepUnavailable(param: SweepParam, base: SweepConfig, allocators: readonly AllocatorInfo[]): string | null {
+  if (param !== "minAlign") return null;
+  const info = allocators.find((a) => a.name === base.allocator);
+  if (!info || info.minAligns.length > 0) return null;
+  const withIt = allocators.filter((a) => a.minAligns.length > 0).map((a) => a.name);
+  return `${base.allocator} has no MIN_ALIGN setting, so a minimum alignment sweep has nothing to vary. Presets that have one: ${withIt.join(", ")}.`;
+}
+
+/** The sweep a setup describes from `base`, or why it cannot run (its values do not parse, or the allocator lacks the parameter). */
 export function specOf(setup: SweepSetup, base: SweepConfig, allocators: readonly AllocatorInfo[]): SpecResult {
+  const unavailable = sweepUnavailable(setup.param, base, allocators);
+  if (unavailable !== null) return { ok: false, error: unavailable };
   const parsed = parseValues(setup.param, setup.values.join(", "), allocators);
   return parsed.ok ? { ok: true, spec: { ...setup, values: parsed.values, base } } : parsed;
 }

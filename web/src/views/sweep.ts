@@ -17,6 +17,7 @@ import {
   defaultValues,
   figureText,
   generatorOf,
+  isCategorical,
   isSweepParam,
   metricInfo,
   metricOf,
@@ -26,6 +27,7 @@ import {
   pointText,
   specOf,
   sweepCsv,
+  sweepUnavailable,
   SWEEP_METRICS,
   SWEEP_PARAMS,
   type SweepConfig,
@@ -58,8 +60,14 @@ export interface SweepHandlers {
   onClose(): void;
 }
 
-const HEIGHT = 280;
-const MARGIN = { top: 26, right: 20, bottom: 70, left: 72 };
+/** The plot's own height: the chart's is this plus its margins, whose bottom grows with slanted tick labels. */
+const PLOT_HEIGHT = 184;
+const MARGIN = { top: 26, right: 20, left: 72 };
+/** The x tick labels' font size (.sweep-svg) and the width of one of their characters, at most. */
+const TICK_FONT_PX = 11;
+const TICK_CHAR_PX = 6.6;
+/** Room under the labels for the axis title. */
+const TITLE_ROOM = 26;
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 const X_TITLES: Record<SweepParam, string> = {
@@ -94,6 +102,8 @@ interface Refs {
   exports: HTMLButtonElement[];
   /** The setup the inputs were last filled from: a new one (a link) refills them. */
   shownSetup: SweepSetup | null;
+  /** The allocator the form's message was last checked against: a MIN_ALIGN sweep needs one that has the setting. */
+  shownAllocator: string | null;
   data: SweepViewData;
   handlers: SweepHandlers;
   /** What the chart was drawn from, so an unchanged render leaves focus alone. */
@@ -148,6 +158,11 @@ function showMixFields(refs: Refs, param: SweepParam): void {
 function run(refs: Refs): void {
   const { data, handlers } = refs;
   const param = isSweepParam(refs.param.value) ? refs.param.value : "minAlign";
+  const unavailable = sweepUnavailable(param, data.base, data.allocators);
+  if (unavailable !== null) {
+    setText(refs.formError, unavailable);
+    return;
+  }
   const parsed = parseValues(param, refs.values.value, data.allocators);
   if (!parsed.ok) {
     setText(refs.formError, parsed.error);
@@ -177,7 +192,7 @@ function run(refs: Refs): void {
 function build(mount: HTMLElement, data: SweepViewData, handlers: SweepHandlers): Refs {
   const n = ++instances;
   const id = (what: string): string => `sweep-${n}-${what}`;
-  const refs = { data, handlers, shownSetup: null, drawn: null } as unknown as Refs;
+  const refs = { data, handlers, shownSetup: null, shownAllocator: null, drawn: null } as unknown as Refs;
 
   refs.param = h("select", { id: id("param") }, ...SWEEP_PARAMS.map((p) => h("option", { value: p.param }, p.label)));
   refs.values = h("input", { id: id("values"), type: "text", class: "sweep-values", spellcheck: "false", autocomplete: "off" });
@@ -237,7 +252,8 @@ function build(mount: HTMLElement, data: SweepViewData, handlers: SweepHandlers)
     const mix = refs.data.setup.generator ?? generatorOf(refs.data.base.source);
     refs.otherRange.value = param === "generatorSize" ? `${mix.minAlign}-${mix.maxAlign}` : `${mix.minSize}-${mix.maxSize}`;
     showMixFields(refs, param);
-    setText(refs.formError, "");
+    // Said on choosing it, before Run: this allocator has no such setting to sweep.
+    setText(refs.formError, sweepUnavailable(param, refs.data.base, refs.data.allocators) ?? "");
   });
   refs.values.addEventListener("keydown", (event) => {
     if (event.key === "Enter") {
@@ -318,7 +334,12 @@ function showCard(refs: Refs, result: SweepPointResult, x: number, y: number): v
           ]),
         )
       : h("p", { class: "sweep-card-error" }, `Line ${result.error.line}, column ${result.error.column}: ${result.error.message}`),
-    h("p", { class: "sweep-card-hint" }, "Click or press Enter to open it."),
+    h(
+      "p",
+      { class: "sweep-card-hint" },
+      h("span", { class: "key-hint" }, "Click or press Enter to open it."),
+      h("span", { class: "touch-hint" }, "Tap it to open it."),
+    ),
   );
   card.hidden = false;
   // Beside the point, kept inside the chart's box.
@@ -347,59 +368,73 @@ function draw(refs: Refs): void {
   for (const b of refs.exports) b.disabled = false;
   const info = metricInfo(metric);
   const innerW = width - MARGIN.left - MARGIN.right;
-  const innerH = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const innerH = PLOT_HEIGHT;
   // Every value of the sweep has its place, run yet or not, so points do not shift as they arrive.
   const labels = pointLabels(refs, result);
   const x = scalePoint<string>().domain(labels).range([0, innerW]).padding(0.5);
+  // Ticks name the value alone; the axis title names the parameter.
+  const prefix = `${paramName(result.param)} `;
+  const tick = (label: string): string => (label.startsWith(prefix) ? label.slice(prefix.length) : label);
+  const slant = tickSlant(labels.map(tick), x.step());
+  const marginBottom = slant.drop + TITLE_ROOM;
+  const height = MARGIN.top + innerH + marginBottom;
   const values = points.map((p) => metricOf(p, metric));
   const top = Math.max(1, ...values.filter((v): v is number => v !== null));
   const y = scaleLinear().domain([0, top]).nice().range([innerH, 0]);
+  const categorical = isCategorical(result.param);
 
   const svg = document.createElementNS(SVG_NS, "svg");
   const sel = select(svg)
     .attr("class", "sweep-svg")
     .attr("width", width)
-    .attr("height", HEIGHT)
-    .attr("viewBox", `0 0 ${width} ${HEIGHT}`)
+    .attr("height", height)
+    .attr("viewBox", `0 0 ${width} ${height}`)
     .attr("role", "group")
-    .attr("aria-label", `${info.label} by ${paramName(result.param)}: one point per configuration`);
+    .attr("aria-label", `${info.label} by ${paramName(result.param)}: one ${categorical ? "bar" : "point"} per configuration`);
   const plot = sel.append("g").attr("transform", `translate(${MARGIN.left},${MARGIN.top})`);
   plot
     .append("g")
     .attr("class", "axis axis-y")
     .attr("aria-hidden", "true")
     .call(axisLeft(y).ticks(5).tickFormat((v) => Number(v).toLocaleString("en-US")));
-  // Ticks name the value alone; the axis title names the parameter.
-  const prefix = `${paramName(result.param)} `;
-  const tick = (label: string): string => (label.startsWith(prefix) ? label.slice(prefix.length) : label);
   const xAxis = plot
     .append("g")
     .attr("class", "axis axis-x")
     .attr("aria-hidden", "true")
     .attr("transform", `translate(0,${innerH})`)
     .call(axisBottom(x).tickFormat(tick));
-  // Long preset names lean so neighbours do not overlap.
-  const slanted = labels.length * Math.max(...labels.map((l) => tick(l).length)) * 7 > innerW;
-  if (slanted) {
-    xAxis.selectAll("text").attr("transform", "rotate(-30)").attr("text-anchor", "end").attr("dx", "-0.4em").attr("dy", "0.6em");
+  if (slant.angle > 0) {
+    // Slanted far enough that neighbouring labels, a step apart, clear each other (see tickSlant).
+    xAxis
+      .selectAll("text")
+      .attr("transform", `rotate(-${slant.angle})`)
+      .attr("text-anchor", "end")
+      .attr("dx", "-0.5em")
+      .attr("dy", "0.35em")
+      .attr("data-angle", String(slant.angle));
   }
   plot
     .append("text")
     .attr("class", "axis-title")
     .attr("x", innerW / 2)
-    .attr("y", innerH + MARGIN.bottom - 8)
+    .attr("y", innerH + marginBottom - 8)
     .attr("text-anchor", "middle")
     .attr("aria-hidden", "true")
     .text(X_TITLES[result.param]);
   plot.append("text").attr("class", "axis-title").attr("x", -MARGIN.left + 4).attr("y", -12).attr("aria-hidden", "true").text(info.label);
 
   const xOf = (p: SweepPointResult): number => x(p.point.label) ?? 0;
-  const drawnLine = line<SweepPointResult>()
-    .defined((p) => metricOf(p, metric) !== null)
-    .x(xOf)
-    .y((p) => y(metricOf(p, metric) ?? 0));
-  plot.append("path").attr("class", "sweep-line").attr("aria-hidden", "true").attr("d", drawnLine(points) ?? "");
-
+  // Amounts (alignments, sizes) lie on a scale, so a line shows the trend
+  // between them; presets and targets are categories with no order, so each
+  // stands alone as a bar and nothing joins them.
+  if (!categorical) {
+    const drawnLine = line<SweepPointResult>()
+      .defined((p) => metricOf(p, metric) !== null)
+      .x(xOf)
+      .y((p) => y(metricOf(p, metric) ?? 0));
+    plot.append("path").attr("class", "sweep-line").attr("aria-hidden", "true").attr("d", drawnLine(points) ?? "");
+  }
+  const barWidth = Math.max(4, Math.min(40, x.step() * 0.6));
   const cardId = refs.card.id;
   points.forEach((p, i) => {
     const v = values[i] ?? null;
@@ -415,7 +450,15 @@ function draw(refs: Refs): void {
       .attr("aria-describedby", cardId)
       .attr("data-value", p.point.value)
       .attr("data-metric-value", v === null ? "" : String(v));
-    if (p.ok) g.append("circle").attr("r", 6);
+    if (p.ok && categorical) {
+      // The bar runs from the value down to zero: the group sits at the value.
+      g.append("rect")
+        .attr("class", "sweep-bar")
+        .attr("x", -barWidth / 2)
+        .attr("y", 0)
+        .attr("width", barWidth)
+        .attr("height", Math.max(0, innerH - cy));
+    } else if (p.ok) g.append("circle").attr("r", 6);
     else g.append("path").attr("d", "M-6,-6L6,6M6,-6L-6,6");
     // A larger invisible target for the pointer.
     g.append("circle").attr("class", "sweep-hit").attr("r", 12);
@@ -450,6 +493,25 @@ function draw(refs: Refs): void {
   );
 }
 
+/**
+ * How far the x tick labels lean, in degrees (0: level), and how far below
+ * the axis they reach. Level labels fit when the longest is narrower than
+ * the step between ticks. Slanted ones are parallel strips one font size
+ * tall whose anchors are a step apart, so they stand step · sin(angle)
+ * apart: the angle is the least that leaves a line's height between them
+ * (35° at least, so the text reads; 90° at most, past which nothing helps).
+ */
+export function tickSlant(ticks: readonly string[], step: number): { angle: number; drop: number } {
+  const longest = Math.max(0, ...ticks.map((t) => t.length)) * TICK_CHAR_PX;
+  // The tick mark and d3's padding above the text.
+  const under = 9;
+  if (longest + 8 <= step) return { angle: 0, drop: under + TICK_FONT_PX + 6 };
+  const needed = (Math.asin(Math.min(1, (TICK_FONT_PX * 1.4) / Math.max(step, 1))) * 180) / Math.PI;
+  const angle = Math.min(90, Math.max(35, Math.ceil(needed / 5) * 5));
+  const rad = (angle * Math.PI) / 180;
+  return { angle, drop: Math.ceil(under + longest * Math.sin(rad) + TICK_FONT_PX * Math.cos(rad) + 6) };
+}
+
 /** The chart's x domain: the labels of every value swept, from the points run and the setup. */
 function pointLabels(refs: Refs, result: SweepResult): string[] {
   const labels = result.points.map((p) => p.point.label);
@@ -469,10 +531,15 @@ export function renderSweep(mount: HTMLElement, data: SweepViewData, handlers: S
   }
   refs.data = data;
   refs.handlers = handlers;
-  if (refs.shownSetup !== data.setup && JSON.stringify(refs.shownSetup) !== JSON.stringify(data.setup)) {
+  const newSetup = refs.shownSetup !== data.setup && JSON.stringify(refs.shownSetup) !== JSON.stringify(data.setup);
+  if (newSetup) {
     refs.shownSetup = data.setup;
     fillForm(refs, data.setup);
-    // A sweep from a link this version cannot run says why, where Run would.
+  }
+  if (newSetup || refs.shownAllocator !== data.base.allocator) {
+    refs.shownAllocator = data.base.allocator;
+    // A sweep this allocator or version cannot run (a link's, or MIN_ALIGN
+    // after switching to a preset without it) says why, where Run would.
     const spec = specOf(data.setup, data.base, data.allocators);
     setText(refs.formError, spec.ok ? "" : spec.error);
   }
