@@ -47,6 +47,28 @@ describe("microMapAt", () => {
     expect(m.candidate).toEqual({ address: 0x1010f - 300, name: "new_ptr", chunk: 0 });
   });
 
+  it("a chunk the op makes appears, empty and not current, after its new_chunk event", () => {
+    // bumpalo, 256-byte capacity: chunk 0 at 0x10010 (448 B); 900 bytes need chunk 1 (0x10210,
+    // 960 B), made after op 1's two failed-check and seven new-chunk micro-steps (0..8); the
+    // block goes at 0x1024c at the bump event's last micro-step (11).
+    const big = traced("a = alloc [u8; 200]\nb = alloc [u8; 900]", "bumpalo", { capacity: 256 });
+    const chunks = (k: number) => microMapAt(big, 2, k).rows.map((r) => [r.chunk.id, r.current, r.held.count]);
+    expect(chunks(8)).toEqual([[0, true, 1]]);
+    expect(chunks(9)).toEqual([
+      [0, true, 1],
+      [1, false, 0],
+    ]);
+    // The new chunk's pointer starts at its end, 0x105d0: drawn in no row until the chunk is.
+    expect(microMapAt(big, 2, 8).candidate).toEqual({ address: 0x105d0, name: "ptr", chunk: undefined });
+    const bumping = microMapAt(big, 2, 10);
+    expect(bumping.bumpPtr).toBe(0x10108);
+    expect(bumping.candidate).toEqual({ address: 0x105d0, name: "ptr", chunk: 1 });
+    expect(microMapAt(big, 2, 11).rows.map((r) => [r.chunk.id, r.current, r.held.count])).toEqual([
+      [0, false, 1],
+      [1, true, 1],
+    ]);
+  });
+
   it("before the first op and for ops without micro-steps is the step itself", () => {
     const m = microMapAt(t, 0, 0);
     expect(m.rowsStep).toBe(0);

@@ -4,16 +4,18 @@
 // moved, so the map shows the memory before the op, plus the address the code
 // holds so far (a ghost of the bump pointer: 0x10107 after "subtract the
 // size", 0x10100 after "round down") and, once the code has decided it, the
-// padding the block will skip. At the last micro-step the map is the op's end.
+// padding the block will skip. A chunk the op makes appears, empty, once its
+// new_chunk event has happened. At the last micro-step the map is the op's end.
 //
 // Only the recorded values are read: nothing here re-runs an algorithm, so
 // a model whose code disagrees with its narration shows the disagreement.
 
 import { chunkMadeBy, type TraceView } from "../engine/traceView";
-import type { StepOut } from "../engine/types";
+import type { Op, StepOut } from "../engine/types";
 import { clampStep } from "./blocks";
-import { bumpPointerAt, chunkViewsAt, currentChunkAt, type ChunkView } from "./chunks";
+import { bumpPointerAt, chunkView, chunkViewsAt, currentChunkAt, type ChunkView } from "./chunks";
 import { microIndex, microSteps } from "./describe";
+import { heldAt } from "./held";
 
 /**
  * Value names the models give an address the code computes on its way to the
@@ -88,6 +90,28 @@ function addressIn(step: StepOut, indexBase: number | undefined): { address: num
   return null;
 }
 
+/**
+ * The chunks op made before micro-step `index`: each appears, empty, from
+ * the first micro-step after its new_chunk event (the n-th such event made
+ * the op's n-th chunk). It is not yet current: the bump pointer moves there
+ * at the op's last micro-step.
+ */
+function chunksMadeSoFar(trace: TraceView, op: Op, index: number): ChunkView[] {
+  const made = trace.chunks.filter((c) => c.created_by === op.index);
+  if (made.length === 0) return [];
+  const appearsAt: number[] = [];
+  let count = 0;
+  for (const e of op.events) {
+    if (e.kind === "new_chunk") appearsAt.push(count);
+    count += e.steps?.length ?? 0;
+  }
+  const before = heldAt(trace, op.index);
+  return made.flatMap((chunk, n) => {
+    const at = appearsAt[n];
+    return at !== undefined && index >= at ? [chunkView(chunk, before.row(chunk.id), 0, false)] : [];
+  });
+}
+
 const inChunk = (row: ChunkView, address: number): boolean =>
   address >= row.chunk.start && address <= row.chunk.start + row.chunk.capacity;
 
@@ -103,6 +127,7 @@ export function microMapAt(trace: TraceView, step: number, micro: number | null)
   const last = index === null || index === steps.length - 1;
   const rowsStep = last ? s : s - 1;
   const rows = chunkViewsAt(trace, rowsStep);
+  if (op && index !== null && !last) rows.push(...chunksMadeSoFar(trace, op, index));
   const base: MicroMap = { rowsStep, rows, bumpPtr: bumpPointerAt(trace, rowsStep), index, candidate: null, paddingFrom: null, padding: null };
   if (!op || index === null) return base;
 
@@ -127,10 +152,12 @@ export function microMapAt(trace: TraceView, step: number, micro: number | null)
     );
     if (paddingFrom < 0) paddingFrom = null;
   }
+  // An address in a chunk the op has yet to make is drawn nowhere, not pinned to a chunk it is outside.
+  const unmade = candidate !== null && !row && trace.chunks.some((c) => c.created_by === op.index && candidate.address >= c.start && candidate.address <= c.start + c.capacity);
   const drawnChunk = block !== undefined && rows.some((r) => r.chunk.id === block.chunk);
   return {
     ...base,
-    candidate: candidate ? { ...candidate, chunk: row?.chunk.id ?? current?.id } : null,
+    candidate: candidate ? { ...candidate, chunk: row?.chunk.id ?? (unmade ? undefined : current?.id) } : null,
     paddingFrom,
     padding:
       !last && block && drawnChunk && paddingFrom !== null && paddingFrom <= index
