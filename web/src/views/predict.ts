@@ -186,23 +186,19 @@ function drawStrip(refs: Refs, strip: StripData, p: Prediction, data: PredictDat
       .text(`bump pointer ${hex(strip.pointer)}`);
   }
 
-  // The guess is one byte: a bar that wide (at least visible), and a pin above it.
+  // The guess is one byte: a bar that wide (at least visible), standing out of
+  // the strip below the pointer's label.
   const guess = svg.select<SVGGElement>(".predict-guess");
   guess.selectAll("*").remove();
   if (data.guess !== null) {
     const gx = x(data.guess);
-    const gw = Math.max(2, x(data.guess + 1) - gx);
     guess
       .append("rect")
       .attr("x", gx)
-      .attr("y", BAR_Y - 8)
-      .attr("width", gw)
-      .attr("height", BAR_H + 16);
-    guess
-      .append("circle")
-      .attr("cx", gx + gw / 2)
-      .attr("cy", BAR_Y - 8)
-      .attr("r", 3.5);
+      .attr("y", BAR_Y - 4)
+      .attr("width", Math.max(2, x(data.guess + 1) - gx))
+      .attr("height", BAR_H + 8)
+      .attr("rx", 1);
   }
 
   const answer = svg.select<SVGGElement>(".predict-answer");
@@ -287,7 +283,6 @@ export function renderPredict(mount: HTMLElement, data: PredictData, handlers: P
   }
   refs.strip.hidden = false;
   refs.pick.hidden = data.revealed;
-  refs.hint.hidden = data.revealed;
   showButtons(refs, { reveal: true, next: true });
   refs.reveal.disabled = data.revealed;
 
@@ -316,7 +311,8 @@ export function renderPredict(mount: HTMLElement, data: PredictData, handlers: P
   setText(refs.ask, `${what}, align ${p.align}, in ${chunkText} (${p.direction === "down" ? "bumping down" : "bumping up"})${pointer}.${older}`);
   setText(refs.pick, data.guess === null ? "No guess yet." : `Your guess: ${hex(data.guess)}.`);
   const alignKey = p.align > 1 ? `Shift+← →: to the next ${p.align}-aligned address` : "Shift+← → as well";
-  refs.hint.replaceChildren(`Click the byte where ${p.name} will start`, h("span", { class: "key-hint" }, `, or move your guess with ← → (one byte; ${alignKey}); Enter answers`), ".");
+  if (data.revealed) refs.hint.replaceChildren(`Next runs ${p.name}'s op and asks about the block after it`, h("span", { class: "key-hint" }, " (or press Enter)"), ".");
+  else refs.hint.replaceChildren(`Click the byte where ${p.name} will start`, h("span", { class: "key-hint" }, `, or move your guess with ← → (one byte; ${alignKey}); Enter answers`), ".");
 
   drawStrip(refs, strip, p, data, width);
 
