@@ -136,28 +136,101 @@ test("stats: counters and a chart of them; clicking the chart seeks", async ({ p
 });
 
 test("compare up vs down: two maps at the same step, the same block placed differently", async ({ page }) => {
-  await page.getByRole("button", { name: "Compare up vs down" }).click();
+  await page.getByRole("button", { name: /^Compare/ }).click();
   const columns = page.locator(".compare-column");
   await expect(columns).toHaveCount(2);
-  // One way out while comparing: the view's Exit compare (or Escape).
-  await expect(page.getByRole("button", { name: "Compare up vs down" })).toBeHidden();
+  // Each column by its heading: which one comes first is compare mode's choice.
+  const column = (name: string) => columns.filter({ has: page.getByRole("heading", { name, exact: true }) });
+  const up = column("hinckley-up");
+  const down = column("fitzgen-down");
+  // The mode stays in sight, pressed; the view's Exit compare (or Escape) leaves.
+  await expect(page.getByRole("button", { name: /^Compare/ })).toHaveAttribute("aria-pressed", "true");
   await expect(page.getByRole("button", { name: "Exit compare" })).toHaveCount(1);
   await expect(page.locator("svg.memory-map:visible")).toHaveCount(2);
   await page.getByRole("button", { name: "First" }).click();
   await page.getByRole("button", { name: "Step forward" }).click();
   // Bumping up puts a at the chunk start; bumping down at its last byte.
-  await expect(columns.nth(0).getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START)}, align 1`);
-  await expect(columns.nth(1).getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START + 0xff)}, align 1`);
+  await expect(up.getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START)}, align 1`);
+  await expect(down.getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START + 0xff)}, align 1`);
   // Stepping moves both columns.
   await page.getByRole("button", { name: "Step forward" }).click();
-  await expect(columns.nth(0).getByRole("img", { name: /^b:/ })).toHaveAccessibleName(`b: 8 bytes at ${hex(START + 8)}, align 8, 7 bytes padding`);
-  await expect(columns.nth(1).getByRole("img", { name: /^b:/ })).toHaveAccessibleName(`b: 8 bytes at ${hex(START + 0xf0)}, align 8, 7 bytes padding`);
+  await expect(up.getByRole("img", { name: /^b:/ })).toHaveAccessibleName(`b: 8 bytes at ${hex(START + 8)}, align 8, 7 bytes padding`);
+  await expect(down.getByRole("img", { name: /^b:/ })).toHaveAccessibleName(`b: 8 bytes at ${hex(START + 0xf0)}, align 8, 7 bytes padding`);
   // Escape leaves: one map again.
   await page.getByRole("heading", { name: "Memory" }).click();
   await page.keyboard.press("Escape");
   await expect(columns).toHaveCount(0);
   await expect(page.locator("svg.memory-map:visible")).toHaveCount(1);
-  await expect(page.getByRole("button", { name: "Compare up vs down" })).toBeVisible();
+  await expect(page.getByRole("button", { name: /^Compare/ })).toBeVisible();
+});
+
+test.describe("modes and panels", () => {
+  const modes = (page: Page) => page.getByRole("group", { name: "Mode" });
+  const pressed = (page: Page) =>
+    modes(page)
+      .getByRole("button")
+      .evaluateAll((els) => els.filter((e) => e.getAttribute("aria-pressed") === "true").map((e) => (e.textContent?.startsWith("Compare") ? "Compare" : e.textContent)));
+  const look = (page: Page, name: string | RegExp) =>
+    modes(page)
+      .getByRole("button", { name })
+      .evaluate((e) => {
+        const css = getComputedStyle(e);
+        return `${css.backgroundColor} ${css.color}`;
+      });
+
+  test("the header's mode toggle keeps the active mode pressed and visibly filled, and the shared panel's heading names it", async ({ page }) => {
+    const heading = page.locator("#map-heading");
+    await expect(modes(page).getByRole("button")).toHaveText(["Single run", /^Compare/, "Sweep"]);
+    expect(await pressed(page)).toEqual(["Single run"]);
+    await expect(heading).toHaveText("Memory");
+    const idle = await look(page, "Sweep");
+
+    await modes(page).getByRole("button", { name: /^Compare/ }).click();
+    await expect(page.locator(".compare-column")).toHaveCount(2);
+    expect(await pressed(page)).toEqual(["Compare"]);
+    await expect(heading).toHaveText("Memory, side by side");
+    await expect(page.getByRole("region", { name: "Memory, side by side" })).toBeVisible();
+    // Pressed is filled: its colours differ from an idle button's.
+    const active = await look(page, /^Compare/);
+    expect(active).not.toBe(idle);
+    expect(await look(page, "Single run")).toBe(idle);
+
+    await modes(page).getByRole("button", { name: "Sweep", exact: true }).click();
+    await expect(page.locator('[data-view="sweep"]')).toBeVisible();
+    expect(await pressed(page)).toEqual(["Sweep"]);
+    await expect(page.getByRole("region", { name: "Sweep: one run per value" })).toBeVisible();
+    await expect(modes(page)).toBeVisible();
+    expect(await look(page, "Sweep")).toBe(active);
+
+    // Single run goes back, as Escape does.
+    await modes(page).getByRole("button", { name: "Single run" }).click();
+    await expect(page.locator('[data-view="sweep"]')).toHaveCount(0);
+    expect(await pressed(page)).toEqual(["Single run"]);
+    await expect(heading).toHaveText("Memory");
+    // Pressing the active Compare again leaves it too.
+    await modes(page).getByRole("button", { name: /^Compare/ }).click();
+    await expect(page.locator(".compare-column")).toHaveCount(2);
+    await modes(page).getByRole("button", { name: /^Compare/ }).click();
+    await expect(page.locator(".compare-column")).toHaveCount(0);
+    expect(await pressed(page)).toEqual(["Single run"]);
+  });
+
+  test("every panel is a region named by what it shows", async ({ page }) => {
+    const names = await page
+      .locator("main section.panel:visible")
+      .evaluateAll((els) =>
+        els.map((e) => {
+          const by = e.getAttribute("aria-labelledby");
+          return (by ? document.getElementById(by)?.textContent : e.getAttribute("aria-label")) ?? "";
+        }),
+      );
+    expect(names).toEqual(["Program editor", "Memory", "Cost", "This step", "Algorithm"]);
+    for (const name of names) await expect(page.getByRole("region", { name, exact: true })).toBeVisible();
+    // Each named region with a heading shows it (the editor's name is its label's).
+    for (const name of ["Memory", "Cost", "This step", "Algorithm"]) {
+      await expect(page.getByRole("region", { name, exact: true }).getByRole("heading", { name, exact: true })).toBeVisible();
+    }
+  });
 });
 
 test.describe("share links", () => {
@@ -179,6 +252,29 @@ test.describe("share links", () => {
     await page.reload();
     await expect(counter(page)).toHaveText("op 2 / 2");
     await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("hinckley-up");
+  });
+
+  test("a link taken at a micro-step reopens at that micro-step", async ({ page }) => {
+    await page.getByRole("button", { name: "First" }).click();
+    await page.getByRole("button", { name: "Step forward" }).click();
+    await page.getByRole("heading", { name: "Memory" }).click();
+    await page.keyboard.press("Shift+ArrowRight");
+    await page.keyboard.press("Shift+ArrowRight");
+    const micro = "Micro-step 2 of 4: round down to the alignment (one mask)";
+    await expect(page.locator(".op-micro")).toHaveText(micro);
+    await expect(counter(page)).toHaveText("op 2 / 6");
+    await expect.poll(() => page.evaluate(() => window.location.hash)).toMatch(/&s=2&u=1&/);
+    const hash = await page.evaluate(() => window.location.hash);
+    // A fresh page on the link: same op, same micro-step, the code on its line.
+    const other = await page.context().newPage();
+    await other.goto(`/${hash}`);
+    await expect(other.locator(".step-counter")).toHaveText("op 2 / 6");
+    await expect(other.locator(".op-micro")).toHaveText(micro);
+    await expect(other.locator("#code-view .code-line.is-current")).toContainText("round_down");
+    await other.close();
+    // Stepping to the op's end drops the key again.
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => page.evaluate(() => window.location.hash)).not.toContain("u=");
   });
 
   test("a link with compare columns opens compare mode", async ({ page }) => {
@@ -360,5 +456,54 @@ test.describe("golden screenshots", () => {
     await expect(detail).toContainText("padding 7 bytes of padding before the block");
     await expect(detail).toContainText("let new_ptr = new_ptr & !(align - W::ONE); // step: round_down");
     await expect(detail).toHaveScreenshot("micro-step-dark.png", { maxDiffPixelRatio: 0.02, animations: "disabled" });
+  });
+});
+
+test.describe("a phone, 390 × 844", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  /** The memory map's top from the top of the page (not of the scrolled viewport). */
+  const mapTop = (page: Page) =>
+    page.locator("#memory-map svg.memory-map").evaluate((e) => Math.round(e.getBoundingClientRect().top + window.scrollY));
+
+  test("the memory map starts on the first screen, on first load and in a lesson", async ({ page }) => {
+    const first = await mapTop(page);
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(844);
+    // The editor follows the map on a phone.
+    const editorTop = await page.getByRole("region", { name: "Program editor" }).evaluate((e) => e.getBoundingClientRect().top + window.scrollY);
+    expect(editorTop).toBeGreaterThan(first);
+
+    await page.getByRole("button", { name: "Programs" }).click();
+    await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).click();
+    await expect(page.locator("section.narration").getByRole("heading", { name: "Why bumping down needs fewer instructions" })).toBeVisible();
+    await expect(page.locator("#memory-map svg.memory-map")).toBeVisible();
+    const inLesson = await mapTop(page);
+    expect(inLesson).toBeLessThan(844);
+  });
+});
+
+test.describe("a touch screen, 390 × 844", () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+  /** Visible text that names keys to press: arrows, Shift+, Ctrl+, Home/End keycaps. */
+  const keyHints = (page: Page) =>
+    page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("body *")]
+        .filter((e) => e.checkVisibility() && [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && /[←→]|Shift\\+|Ctrl\\+|press Enter/.test(n.textContent ?? "")))
+        .map((e) => e.textContent?.trim() ?? "")
+        .concat([...document.querySelectorAll("kbd")].filter((k) => k.checkVisibility()).map((k) => `kbd ${k.textContent}`)),
+    );
+
+  test("no keyboard hints are shown, on first load and in a lesson", async ({ page }) => {
+    // The hints exist for a keyboard: they are in the page, only not shown.
+    await expect(page.locator(".step-keys")).toHaveCount(1);
+    await expect(page.locator(".step-keys")).toBeHidden();
+    expect(await keyHints(page)).toEqual([]);
+    await page.getByRole("button", { name: "Programs" }).tap();
+    await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).tap();
+    await expect(page.locator("section.narration").getByRole("heading", { name: "Why bumping down needs fewer instructions" })).toBeVisible();
+    await page.getByRole("button", { name: "Step forward" }).tap();
+    expect(await keyHints(page)).toEqual([]);
   });
 });

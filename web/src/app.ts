@@ -103,7 +103,16 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
   });
   // The sweep view has no step: the keys that step or play the hidden single view do nothing there.
   bindStepKeys(document, dispatch, { micro: true, play: true, enabled: () => store.getState().sweep === null });
-  mounts.compareButton.addEventListener("click", () => dispatch({ type: "enterCompare", configs: UP_VS_DOWN }));
+  // The mode toggle: a pressed mode's button goes back to the single run, as Escape does.
+  const toSingle = (): void => {
+    dispatch({ type: "exitCompare" });
+    dispatch({ type: "closeSweep" });
+  };
+  mounts.singleButton.addEventListener("click", toSingle);
+  mounts.compareButton.addEventListener("click", () => {
+    if (store.getState().compare !== null) toSingle();
+    else dispatch({ type: "enterCompare", configs: UP_VS_DOWN });
+  });
   mounts.predictButton.addEventListener("click", () => dispatch({ type: "togglePredict" }));
   mounts.sweepButton.addEventListener("click", () => {
     const s = store.getState();

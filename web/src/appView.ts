@@ -50,12 +50,16 @@ export interface Mounts {
   code: HTMLElement;
   theme: HTMLElement;
   compare: HTMLElement;
+  /** The header's mode toggle: Single run, Compare, Sweep; the active one is pressed. */
+  singleButton: HTMLElement;
   compareButton: HTMLElement;
   /** The sweep view, in place of the single map and cost panels. */
   sweep: HTMLElement;
   sweepButton: HTMLElement;
   /** The map's legend: nothing on a sweep's chart is a block. */
   mapLegend: HTMLElement;
+  /** The heading of the panel the modes share: it names what the mode shows there. */
+  mapHeading: HTMLElement;
   /** Messages that are not the program's error (a share link that did not open). */
   notice: HTMLElement;
   narration: HTMLElement;
@@ -79,10 +83,12 @@ const IDS: Record<keyof Mounts, string> = {
   code: "code-view",
   theme: "theme-toggle",
   compare: "compare",
+  singleButton: "single-button",
   compareButton: "compare-button",
   sweep: "sweep",
   sweepButton: "sweep-button",
   mapLegend: "map-legend",
+  mapHeading: "map-heading",
   notice: "notice",
   narration: "narration",
   share: "share-panel",
@@ -146,16 +152,27 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
   } else if (m.predict.firstChild) m.predict.replaceChildren();
 }
 
+type Mode = "single" | "compare" | "sweep";
+
+/** What the shared panel shows in each mode, as its heading says it. */
+export const MODE_HEADINGS: Record<Mode, string> = {
+  single: "Memory",
+  compare: "Memory, side by side",
+  sweep: "Sweep: one run per value",
+};
+
 /** Shows one mode's mounts and hides the others'. */
-function showMode(m: Mounts, mode: "single" | "compare" | "sweep"): void {
+function showMode(m: Mounts, mode: Mode): void {
   m.sweep.hidden = mode !== "sweep";
   m.compare.hidden = mode !== "compare";
   // A sweep is of whole programs: no step to move, no blocks to key.
   m.stepper.hidden = mode === "sweep";
   m.mapLegend.hidden = mode === "sweep";
-  // While comparing or sweeping, the view's own close button (and Escape) leaves: one control, one name.
-  m.compareButton.hidden = mode === "compare";
-  m.sweepButton.hidden = mode === "sweep";
+  // The active mode stays in sight, pressed, whichever view is open.
+  m.singleButton.setAttribute("aria-pressed", String(mode === "single"));
+  m.compareButton.setAttribute("aria-pressed", String(mode === "compare"));
+  m.sweepButton.setAttribute("aria-pressed", String(mode === "sweep"));
+  if (m.mapHeading.textContent !== MODE_HEADINGS[mode]) m.mapHeading.textContent = MODE_HEADINGS[mode];
   for (const el of [m.mapSummary, m.map, m.stats, m.costPanel, m.details]) el.hidden = mode !== "single";
   // Dropped, not hidden: their live regions must not linger.
   if (mode !== "sweep" && m.sweep.firstChild) m.sweep.replaceChildren();
