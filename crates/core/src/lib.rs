@@ -19,6 +19,7 @@ pub mod program;
 pub mod run;
 pub mod source;
 pub mod steps;
+pub mod text;
 pub mod trace;
 pub mod word;
 

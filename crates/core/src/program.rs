@@ -19,6 +19,8 @@
 
 use serde::Serialize;
 
+use crate::text::bytes;
+
 /// Largest program text accepted, so a paste cannot exhaust memory.
 pub const MAX_SOURCE_BYTES: usize = 1 << 20;
 /// Deepest nesting of `repeat` blocks.
@@ -34,12 +36,21 @@ pub struct Pos {
     pub column: u32,
 }
 
+/// Most errors one parse reports: the first and this many less one in
+/// [`ProgramError::more`], then a count of the rest.
+pub const MAX_ERRORS: usize = 100;
+
 /// An error with the position it refers to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ProgramError {
     pub line: u32,
     pub column: u32,
     pub message: String,
+    /// The program's other errors, on later lines, when the parser found
+    /// more than one (at most one per line). Running stops at its first
+    /// error, so an error from a run has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<ProgramError>,
 }
 
 impl ProgramError {
@@ -48,6 +59,7 @@ impl ProgramError {
             line: pos.line,
             column: pos.column,
             message: message.into(),
+            more: Vec::new(),
         }
     }
 }
@@ -114,10 +126,14 @@ pub enum StmtKind {
     Realloc {
         name: String,
         block: String,
+        /// Where `block` is written, for errors about it.
+        block_pos: Pos,
         size: u64,
     },
     Free {
         block: String,
+        /// Where `block` is written, for errors about it.
+        block_pos: Pos,
     },
     Checkpoint {
         name: String,
@@ -157,8 +173,12 @@ struct Token {
     pos: Pos,
 }
 
-fn lex(src: &str) -> Result<Vec<Token>, ProgramError> {
+/// The tokens of `src`, and an error for each bad character, number or
+/// name. A bad number or name still yields a token, and a bad character is
+/// skipped, so the parser reads the line on and reports the lines after it.
+fn lex(src: &str) -> (Vec<Token>, Vec<ProgramError>) {
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     for (li, line) in src.lines().enumerate() {
         let line_no = li as u32 + 1;
         let chars: Vec<char> = line.chars().collect();
@@ -200,22 +220,27 @@ fn lex(src: &str) -> Result<Vec<Token>, ProgramError> {
                 }
                 let word: String = chars[begin..i].iter().collect();
                 let tok = if c.is_ascii_digit() || c == '-' {
-                    Tok::Num(parse_number(&word, pos)?)
-                } else if word.len() > MAX_NAME_CHARS {
-                    return Err(ProgramError::at(
-                        pos,
-                        format!(
-                            "this name is {} characters long: names are at most {MAX_NAME_CHARS}",
-                            word.len()
-                        ),
-                    ));
+                    Tok::Num(parse_number(&word, pos).unwrap_or_else(|e| {
+                        errors.push(e);
+                        0
+                    }))
                 } else {
+                    if word.len() > MAX_NAME_CHARS {
+                        errors.push(ProgramError::at(
+                            pos,
+                            format!(
+                                "this name is {} characters long: names are at most {MAX_NAME_CHARS}",
+                                word.len()
+                            ),
+                        ));
+                    }
                     Tok::Ident(word)
                 };
                 out.push(Token { tok, pos });
                 continue;
             }
-            return Err(ProgramError::at(pos, unexpected(c)));
+            errors.push(ProgramError::at(pos, unexpected(c)));
+            i += 1;
         }
         out.push(Token {
             tok: Tok::Newline,
@@ -225,7 +250,7 @@ fn lex(src: &str) -> Result<Vec<Token>, ProgramError> {
             },
         });
     }
-    Ok(out)
+    (out, errors)
 }
 
 /// What the lexer says about a character no token starts with. Invisible
@@ -279,6 +304,8 @@ struct Parser {
     toks: Vec<Token>,
     i: usize,
     end: Pos,
+    /// Errors found so far; the parser reads on past each one.
+    errors: Vec<ProgramError>,
 }
 
 impl Parser {
@@ -407,26 +434,87 @@ impl Parser {
         }
     }
 
-    fn block(&mut self, depth: usize) -> Result<Vec<Stmt>, ProgramError> {
+    /// The statements up to the end of the program or, inside a repeat,
+    /// to its `}`. A statement with an error is left out and the rest of its
+    /// line skipped (see [`Parser::recover`]).
+    fn block(&mut self, depth: usize) -> Vec<Stmt> {
         let mut out = Vec::new();
         loop {
             self.skip_newlines();
             match self.peek() {
-                None => return Ok(out),
+                None => return out,
                 Some(Token {
                     tok: Tok::RBrace,
                     pos,
                 }) => {
-                    if depth == 0 {
-                        return Err(ProgramError::at(
-                            *pos,
-                            "'}' without a matching 'repeat N {'",
-                        ));
+                    if depth > 0 {
+                        return out;
                     }
-                    return Ok(out);
+                    let pos = *pos;
+                    self.errors
+                        .push(ProgramError::at(pos, "'}' without a matching 'repeat N {'"));
+                    self.i += 1;
                 }
-                Some(_) => out.push(self.stmt(depth)?),
+                Some(_) => {
+                    let from = self.i;
+                    match self.stmt(depth) {
+                        Ok(s) => out.push(s),
+                        Err(e) => {
+                            self.errors.push(e);
+                            self.recover(from, depth);
+                        }
+                    }
+                }
             }
+        }
+    }
+
+    /// After an error in the statement whose first token is `from`: skips
+    /// the rest of its line (a statement is one line), stopping before a
+    /// `}` that closes the enclosing repeat. When the line opens a `{` (a
+    /// `repeat` with a bad count, say) the body is still parsed for its own
+    /// errors, up to its `}`, so that `}` does not read as unmatched.
+    fn recover(&mut self, from: usize, depth: usize) {
+        self.i = from;
+        let mut open = 0usize;
+        loop {
+            match self.peek().map(|t| &t.tok) {
+                None => return,
+                Some(Tok::Newline) => {
+                    self.i += 1;
+                    break;
+                }
+                Some(Tok::LBrace) => open += 1,
+                Some(Tok::RBrace) if open == 0 => return,
+                Some(Tok::RBrace) => open -= 1,
+                Some(_) => {}
+            }
+            self.i += 1;
+        }
+        while open > 0 {
+            if depth < MAX_REPEAT_DEPTH {
+                // The body's statements, discarded: only their errors count.
+                self.block(depth + 1);
+            } else {
+                // Too deep to parse (that is the error): skip to the `}`.
+                let mut inner = 0usize;
+                loop {
+                    match self.peek().map(|t| &t.tok) {
+                        None => return,
+                        Some(Tok::LBrace) => inner += 1,
+                        Some(Tok::RBrace) if inner == 0 => break,
+                        Some(Tok::RBrace) => inner -= 1,
+                        Some(_) => {}
+                    }
+                    self.i += 1;
+                }
+            }
+            if self.peek().is_none() {
+                return;
+            }
+            // At the body's `}`.
+            self.i += 1;
+            open -= 1;
         }
     }
 
@@ -444,9 +532,10 @@ impl Parser {
             ));
         };
         let kind = match word.as_str() {
-            "free" => StmtKind::Free {
-                block: self.name("the name of a block to free")?.0,
-            },
+            "free" => {
+                let (block, block_pos) = self.name("the name of a block to free")?;
+                StmtKind::Free { block, block_pos }
+            }
             "checkpoint" => StmtKind::Checkpoint {
                 name: self.name("a checkpoint name")?.0,
             },
@@ -463,15 +552,28 @@ impl Parser {
                 }
                 let (count, _) = self.number("a repeat count")?;
                 let open = self.expect(Tok::LBrace, "'{' after the repeat count")?;
-                let body = self.block(depth + 1)?;
+                let body = self.block(depth + 1);
+                let stmt = Stmt {
+                    pos: start,
+                    kind: StmtKind::Repeat { count, body },
+                };
+                // From here on the error is not in the header: the body
+                // is parsed already and must not be read again.
                 if self.peek().is_none() {
-                    return Err(ProgramError::at(
+                    self.errors.push(ProgramError::at(
                         open,
                         "this '{' is never closed: add a '}'",
                     ));
+                    return Ok(stmt);
                 }
-                self.expect(Tok::RBrace, "'}'")?;
-                StmtKind::Repeat { count, body }
+                // The block ends only at the end or at its '}'.
+                self.i += 1;
+                if let Err(e) = self.end_of_stmt() {
+                    self.errors.push(e);
+                    let from = self.i;
+                    self.recover(from, depth);
+                }
+                return Ok(stmt);
             }
             "alloc" | "realloc" | "align" => {
                 return Err(ProgramError::at(
@@ -516,9 +618,14 @@ impl Parser {
                         StmtKind::Alloc { name, size, align }
                     }
                     "realloc" => {
-                        let (block, _) = self.name("the block to reallocate")?;
+                        let (block, block_pos) = self.name("the block to reallocate")?;
                         let (size, _) = self.number("the new size in bytes")?;
-                        StmtKind::Realloc { name, block, size }
+                        StmtKind::Realloc {
+                            name,
+                            block,
+                            block_pos,
+                            size,
+                        }
                     }
                     _ => {
                         return Err(ProgramError::at(
@@ -554,17 +661,53 @@ pub fn parse(src: &str) -> Result<Vec<Stmt>, ProgramError> {
         return Err(ProgramError::at(
             Pos { line: 1, column: 1 },
             format!(
-                "the program is {} bytes; the limit is {MAX_SOURCE_BYTES}",
-                src.len()
+                "the program is {}; the limit is {}",
+                bytes(src.len() as u64),
+                bytes(MAX_SOURCE_BYTES as u64)
             ),
         ));
     }
     // A byte order mark some editors save is not part of the program.
     let src = src.strip_prefix('\u{feff}').unwrap_or(src);
-    let toks = lex(src)?;
+    let (toks, lex_errors) = lex(src);
     let end = toks.last().map_or(Pos { line: 1, column: 1 }, |t| t.pos);
-    let mut p = Parser { toks, i: 0, end };
-    p.block(0)
+    let mut p = Parser {
+        toks,
+        i: 0,
+        end,
+        errors: Vec::new(),
+    };
+    let stmts = p.block(0);
+    // One error per line: the lexer's first (a bad character makes the
+    // parser's reading of the rest of its line a guess), else the first the
+    // parser found there.
+    let mut by_line = std::collections::BTreeMap::new();
+    for e in lex_errors.into_iter().chain(p.errors) {
+        by_line.entry(e.line).or_insert(e);
+    }
+    let mut errors: Vec<ProgramError> = by_line.into_values().collect();
+    if errors.len() > MAX_ERRORS {
+        // The last one listed stands for itself and the rest.
+        let rest = errors.split_off(MAX_ERRORS - 1);
+        let at = Pos {
+            line: rest[0].line,
+            column: rest[0].column,
+        };
+        let message = format!(
+            "{} from this line on; the first: {}",
+            crate::text::plural(rest.len() as u64, "more error"),
+            rest[0].message
+        );
+        errors.push(ProgramError::at(at, message));
+    }
+    let mut errors = errors.into_iter();
+    match errors.next() {
+        None => Ok(stmts),
+        Some(mut first) => {
+            first.more = errors.collect();
+            Err(first)
+        }
+    }
 }
 
 /// Drops the repeats that execute no op (`repeat 99999999 { }`, or one
@@ -584,6 +727,49 @@ pub(crate) fn prune(stmts: Vec<Stmt>) -> Vec<Stmt> {
             _ => Some(s),
         })
         .collect()
+}
+
+/// Where a program gives a block its name (`a = alloc …` or `a = realloc …`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Assigned {
+    /// The first such statement that runs, or else the first one.
+    pub at: Pos,
+    /// The `repeat 0` around `at` when no statement naming the block runs:
+    /// why a later use of the name finds no block.
+    pub never_runs: Option<Pos>,
+}
+
+/// Every block name the program assigns, with where: so a use of a name
+/// that holds no block can say why not.
+pub fn assignments(stmts: &[Stmt]) -> std::collections::HashMap<String, Assigned> {
+    fn walk(
+        stmts: &[Stmt],
+        zero: Option<Pos>,
+        out: &mut std::collections::HashMap<String, Assigned>,
+    ) {
+        for s in stmts {
+            let name = match &s.kind {
+                StmtKind::Repeat { count, body } => {
+                    let zero = zero.or((*count == 0).then_some(s.pos));
+                    walk(body, zero, out);
+                    continue;
+                }
+                StmtKind::Alloc { name, .. } | StmtKind::Realloc { name, .. } => name,
+                _ => continue,
+            };
+            let here = Assigned {
+                at: s.pos,
+                never_runs: zero,
+            };
+            let e = out.entry(name.clone()).or_insert(here);
+            if e.never_runs.is_some() && zero.is_none() {
+                *e = here;
+            }
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    walk(stmts, None, &mut out);
+    out
 }
 
 /// Ops a statement list executes, saturating.

@@ -316,7 +316,7 @@ fn flatten(
                 let (kind, block) = match &s.kind {
                     StmtKind::Alloc { name, .. } => (OpKind::Alloc, Some(name)),
                     StmtKind::Realloc { name, .. } => (OpKind::Realloc, Some(name)),
-                    StmtKind::Free { block } => (OpKind::Free, Some(block)),
+                    StmtKind::Free { block, .. } => (OpKind::Free, Some(block)),
                     StmtKind::Checkpoint { name } => (OpKind::Checkpoint, Some(name)),
                     StmtKind::Restore { name } => (OpKind::Restore, Some(name)),
                     StmtKind::Reset => (OpKind::Reset, None),

@@ -20,9 +20,11 @@ fn outcome(src: &str, preset: PresetId, target: Target) -> Result<usize, String>
         target,
         ..Options::default()
     };
-    run(src, preset, &opts)
-        .map(|t| t.ops.len())
-        .map_err(|e| e.to_string())
+    run(src, preset, &opts).map(|t| t.ops.len()).map_err(|e| {
+        // Every error the program has, one a line.
+        let more = e.more.iter().map(|m| format!("\n{m}"));
+        std::iter::once(e.to_string()).chain(more).collect()
+    })
 }
 
 /// Errors that do not depend on the allocator or the target: the same
@@ -30,7 +32,7 @@ fn outcome(src: &str, preset: PresetId, target: Target) -> Result<usize, String>
 #[test]
 fn each_class_of_bad_program_has_one_exact_error_everywhere() {
     let unexpected = |c: &str| format!("unexpected character {c}: {ALLOWED}");
-    let deep = "repeat 1 {\n".repeat(9);
+    let deep = format!("{}{}", "repeat 1 {\n".repeat(9), "}\n".repeat(9));
     let long_name = format!("free {}", "n".repeat(65));
     let rows: Vec<(&str, &str, String)> = vec![
         // Alignment.
@@ -55,13 +57,18 @@ fn each_class_of_bad_program_has_one_exact_error_everywhere() {
         ("realloc size a type", "a = alloc 8\nb = realloc a u64", "2:15: expected the new size in bytes, found 'u64'".into()),
         ("a lone minus", "a = alloc 8 - 2", format!("1:13: {}", unexpected("'-'"))),
         // Blocks and checkpoints over time.
-        ("unknown block", "free zz", "1:1: unknown block 'zz': no earlier line allocates it".into()),
-        ("unknown block to realloc", "b = realloc zz 8", "1:1: unknown block 'zz': no earlier line allocates it".into()),
-        ("use after free", "a = alloc 8\nfree a\nb = realloc a 16", "3:1: cannot realloc 'a': it was already freed at 2:1".into()),
-        ("double free", "a = alloc 8\nfree a\nfree a", "3:1: cannot free 'a': it was already freed at 2:1".into()),
-        ("realloc of a freed block, later", "a = alloc 8\nb = alloc 8\nfree a\nc = alloc 8\na2 = realloc a 4", "5:1: cannot realloc 'a': it was already freed at 3:1".into()),
-        ("free of a replaced name", "a = alloc 8\nb = realloc a 16\nfree a", "3:1: cannot free 'a': it was reallocated at 2:1 (use the name the realloc gave it)".into()),
-        ("use after reset", "a = alloc 8\nreset\nfree a", "3:1: cannot free 'a': it was reclaimed by a reset or restore at 2:1".into()),
+        // A block's name is the error's column: the name is what is wrong.
+        ("unknown block", "free zz", "1:6: unknown block 'zz': no line allocates it".into()),
+        ("unknown block to realloc", "b = realloc zz 8", "1:13: unknown block 'zz': no line allocates it".into()),
+        ("unknown block, indented", "repeat 2 {\n  a = alloc 8\n    free zz\n}", "3:10: unknown block 'zz': no line allocates it".into()),
+        ("a block allocated only later", "free a\na = alloc 8", "1:6: unknown block 'a': it is first allocated later, at 2:1".into()),
+        ("a block allocated only in repeat 0", "repeat 0 {\n  a = alloc 8\n}\nfree a", "4:6: unknown block 'a': the line that allocates it, 2:3, is inside `repeat 0` at 1:1, which runs its body zero times".into()),
+        ("repeat 0 nested in a repeat that runs", "repeat 2 {\n  repeat 0 {\n    a = alloc 8\n  }\n}\nb = realloc a 16", "6:13: unknown block 'a': the line that allocates it, 3:5, is inside `repeat 0` at 2:3, which runs its body zero times".into()),
+        ("use after free", "a = alloc 8\nfree a\nb = realloc a 16", "3:13: cannot realloc 'a': it was already freed at 2:1".into()),
+        ("double free", "a = alloc 8\nfree a\nfree a", "3:6: cannot free 'a': it was already freed at 2:1".into()),
+        ("realloc of a freed block, later", "a = alloc 8\nb = alloc 8\nfree a\nc = alloc 8\na2 = realloc a 4", "5:14: cannot realloc 'a': it was already freed at 3:1".into()),
+        ("free of a replaced name", "a = alloc 8\nb = realloc a 16\nfree a", "3:6: cannot free 'a': it was reallocated at 2:1 (use the name the realloc gave it)".into()),
+        ("use after reset", "a = alloc 8\nreset\nfree a", "3:6: cannot free 'a': it was reclaimed by a reset or restore at 2:1".into()),
         ("restore of an unknown checkpoint", "restore s", "1:1: unknown checkpoint 's': save it first with `checkpoint s`".into()),
         ("restore of one an earlier restore dropped", "checkpoint s\ncheckpoint t\nrestore s\nrestore t", "4:1: cannot restore 't': restoring 's' at 3:1 dropped it (save it again with `checkpoint t`)".into()),
         ("restore of one a reset dropped", "checkpoint s\nreset\nrestore s", "3:1: cannot restore 's': the reset at 2:1 dropped it (save it again with `checkpoint s`)".into()),
@@ -365,5 +372,81 @@ fn the_columnar_run_has_its_own_op_limit() {
     assert_eq!(
         err("repeat 1000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}"),
         None
+    );
+}
+
+/// The parser reads on past an error: every line that has one is reported,
+/// in line order, each at its own line and column (one a line), and the
+/// lines around a bad one parse as if it were not there.
+#[test]
+fn every_line_with_an_error_is_reported() {
+    let rows: &[(&str, &str, &[&str])] = &[
+        (
+            "three bad lines among good ones",
+            "a = alloc x8\nb = alloc 8\nfree\nc = alloc 8 align 3x\nfree b",
+            &[
+                "1:11: unknown type 'x8': use a size in bytes or one of u8 u16 u32 u64 u128 usize",
+                "3:5: expected the name of a block to free, found the end of the line",
+                "4:19: '3x' is not a number (use decimal like 24 or hex like 0x18)",
+            ],
+        ),
+        (
+            "a repeat with a bad count still has its body read, and its '}' matched",
+            "repeat x {\n  a = alloc\n}\nb = alloc 8 @",
+            &[
+                "1:8: expected a repeat count, found 'x'",
+                "2:12: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line",
+                "4:13: unexpected character '@': names are letters, digits and _, numbers are decimal or 0x hex, and # starts a comment",
+            ],
+        ),
+        (
+            "a bad statement before a '}' on its line leaves the '}' to close the repeat",
+            "repeat 2 { a = alloc }\nfree",
+            &[
+                "1:22: expected a size (bytes, a type like u64, or [u32; 17]), found '}'",
+                "2:5: expected the name of a block to free, found the end of the line",
+            ],
+        ),
+        (
+            "two errors on one line: the first character's",
+            "a = alloc @ zz\nfree",
+            &[
+                "1:11: unexpected character '@': names are letters, digits and _, numbers are decimal or 0x hex, and # starts a comment",
+                "2:5: expected the name of a block to free, found the end of the line",
+            ],
+        ),
+        (
+            "a '}' too many after a bad line",
+            "a = alloc\n}\nb = alloc 8",
+            &[
+                "1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line",
+                "2:1: '}' without a matching 'repeat N {'",
+            ],
+        ),
+    ];
+    for (class, src, want) in rows {
+        let got = outcome(src, PresetId::HinckleyUp, Target::W64).unwrap_err();
+        assert_eq!(got, want.join("\n"), "{class}: {src:?}");
+    }
+}
+
+/// A paste of many bad lines lists the first hundred errors; the hundredth
+/// counts the rest and says what the first of them is.
+#[test]
+fn a_hundred_errors_at_most_the_last_counting_the_rest() {
+    let src = "free\n".repeat(150);
+    let e = run(&src, PresetId::HinckleyUp, &Options::default()).unwrap_err();
+    assert_eq!(e.more.len(), 99);
+    let lines: Vec<u32> = std::iter::once(e.line)
+        .chain(e.more.iter().map(|m| m.line))
+        .collect();
+    assert_eq!(lines, (1..=100).collect::<Vec<u32>>());
+    assert_eq!(
+        e.more[98].to_string(),
+        "100:5: 51 more errors from this line on; the first: expected the name of a block to free, found the end of the line"
+    );
+    assert_eq!(
+        e.more[97].to_string(),
+        "99:5: expected the name of a block to free, found the end of the line"
     );
 }

@@ -136,11 +136,11 @@ fn errors_name_their_position() {
     );
     assert_eq!(
         err("\nfree zz\n"),
-        "2:1: unknown block 'zz': no earlier line allocates it"
+        "2:6: unknown block 'zz': no line allocates it"
     );
     assert_eq!(
         err("a = alloc 8\nfree a\nfree a\n"),
-        "3:1: cannot free 'a': it was already freed at 2:1"
+        "3:6: cannot free 'a': it was already freed at 2:1"
     );
     assert_eq!(
         err("a = alloc -4\n"),
@@ -187,7 +187,7 @@ fn checkpoint_restore_rewinds() {
     let e = err("a = alloc 8\ncheckpoint s\nb = alloc 8\nrestore s\nfree b\n");
     assert_eq!(
         e,
-        "5:1: cannot free 'b': it was reclaimed by a reset or restore at 4:1"
+        "5:6: cannot free 'b': it was reclaimed by a reset or restore at 4:1"
     );
 }
 
@@ -270,10 +270,10 @@ fn every_error_class_names_position_and_what_is_allowed() {
         ("repeat {\n}\n", "1:8: expected a repeat count, found '{'"),
         ("repeat 2\n", "1:9: expected '{' after the repeat count, found the end of the line"),
         // Blocks over time.
-        ("a = alloc 8\nb = realloc a 16\nfree a\n", "3:1: cannot free 'a': it was reallocated at 2:1 (use the name the realloc gave it)"),
-        ("a = alloc 8\nfree a\nb = realloc a 16\n", "3:1: cannot realloc 'a': it was already freed at 2:1"),
-        ("a = alloc 8\nreset\nfree a\n", "3:1: cannot free 'a': it was reclaimed by a reset or restore at 2:1"),
-        ("b = realloc a 16\n", "1:1: unknown block 'a': no earlier line allocates it"),
+        ("a = alloc 8\nb = realloc a 16\nfree a\n", "3:6: cannot free 'a': it was reallocated at 2:1 (use the name the realloc gave it)"),
+        ("a = alloc 8\nfree a\nb = realloc a 16\n", "3:13: cannot realloc 'a': it was already freed at 2:1"),
+        ("a = alloc 8\nreset\nfree a\n", "3:6: cannot free 'a': it was reclaimed by a reset or restore at 2:1"),
+        ("b = realloc a 16\n", "1:13: unknown block 'a': no line allocates it"),
     ];
     for (src, want) in cases {
         assert_eq!(&err(src), want, "for {src:?}");

@@ -332,6 +332,15 @@ fn check_error(src: &str, e: &ProgramError) -> Result<(), String> {
     if e.message.is_empty() {
         return Err("an empty message".into());
     }
+    // The further errors: each on a later line than the one before it.
+    let mut last = e.line;
+    for m in &e.more {
+        if m.line <= last || !m.more.is_empty() {
+            return Err(format!("{m} listed after line {last}"));
+        }
+        last = m.line;
+        check_error(src, m)?;
+    }
     Ok(())
 }
 
@@ -517,6 +526,7 @@ fn the_checks_catch_bad_positions_and_counts() {
         line,
         column,
         message: "m".into(),
+        more: Vec::new(),
     };
     assert!(check_error("ab\ncd", &at(2, 3)).is_ok());
     assert!(check_error("ab\ncd", &at(2, 4)).is_err());

@@ -294,7 +294,7 @@ fn an_error_at_op_k_stops_the_run_there_with_its_position() {
         e.to_string(),
         run(src, PresetId::BumpScopeUp, &o).unwrap_err().to_string()
     );
-    assert_eq!((e.line, e.column), (5, 1));
+    assert_eq!((e.line, e.column), (5, 6));
     assert!(e.message.contains("already freed"), "{e}");
     assert_eq!(r.executed(), 6);
     assert_eq!(r.columns().len(), 6);

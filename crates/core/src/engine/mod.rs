@@ -29,7 +29,9 @@ use crate::heap::Heap;
 use crate::model::{Model, ModelOptions};
 use crate::presets::{self, PresetId, PresetVisitor};
 use crate::probe::Recorder;
-use crate::program::{check_op_count, parse, prune, Pos, ProgramError, Stmt, StmtKind};
+use crate::program::{
+    assignments, check_op_count, parse, prune, Assigned, Pos, ProgramError, Stmt, StmtKind,
+};
 use crate::trace::{ChunkInfo, EventKind, Op, OpKind, Stats};
 use crate::word::{Target, Word};
 
@@ -98,33 +100,41 @@ pub(crate) fn start(
         ""
     };
     check_op_count(&program, cap, what)?;
+    let assigned = Rc::new(assignments(&program));
     let program = prune(program);
     check_capacity(opts.capacity)?;
     let min_align = resolve_min_align(preset, opts.min_align)?;
-    let state = presets::visit(preset, opts.target, min_align, Build { preset, opts })?;
+    let build = Build {
+        preset,
+        opts,
+        assigned,
+    };
+    let state = presets::visit(preset, opts.target, min_align, build)?;
     Ok((program, state))
 }
 
 struct Build<'a> {
     preset: PresetId,
     opts: &'a Options,
+    assigned: Rc<std::collections::HashMap<String, Assigned>>,
 }
 
 impl PresetVisitor for Build<'_> {
     type Out = Result<Box<dyn State>, ProgramError>;
     fn visit<W: Word, M: Model<W>>(self) -> Self::Out {
-        Ok(Box::new(Engine::<W>::new::<M>(self.preset, self.opts)?))
+        let mut engine = Engine::<W>::new::<M>(self.preset, self.opts)?;
+        engine.assigned = self.assigned;
+        Ok(Box::new(engine))
     }
     fn not_built(self, preset: PresetId) -> Self::Out {
-        Err(ProgramError {
-            line: 1,
-            column: 1,
-            message: format!(
+        Err(ProgramError::at(
+            Pos { line: 1, column: 1 },
+            format!(
                 "{} runs in the other build of the trace module ({:?}): this one was built without it",
                 preset.name(),
                 preset.family()
             ),
-        })
+        ))
     }
 }
 
@@ -209,6 +219,11 @@ struct Engine<W: Word> {
     /// Ids of the chunks still live, oldest first.
     live: Vec<u32>,
     names: HashMap<String, usize>,
+    /// Where the program assigns each name, for errors about a name that
+    /// holds no block.
+    assigned: Rc<std::collections::HashMap<String, Assigned>>,
+    /// Names whose last alloc or realloc did not fit, and where that was.
+    unplaced: HashMap<String, Pos>,
     /// Saved checkpoints, oldest first: restoring one drops those after it.
     /// A name saved again leaves a hole (`None`) where it was, so neither
     /// saving nor restoring searches the list.
@@ -240,6 +255,8 @@ impl<W: Word> Clone for Engine<W> {
             chunks: self.chunks.clone(),
             live: self.live.clone(),
             names: self.names.clone(),
+            assigned: Rc::clone(&self.assigned),
+            unplaced: self.unplaced.clone(),
             checkpoints: self.checkpoints.clone(),
             saved: self.saved.clone(),
             dropped: self.dropped.clone(),
@@ -270,6 +287,8 @@ impl<W: Word> Engine<W> {
             chunks: Vector::new(),
             live: Vec::new(),
             names: HashMap::new(),
+            assigned: Rc::default(),
+            unplaced: HashMap::new(),
             checkpoints: Vector::new(),
             saved: HashMap::new(),
             dropped: HashMap::new(),
@@ -328,8 +347,13 @@ impl<W: Word> Engine<W> {
     fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError> {
         let mut op = match &s.kind {
             StmtKind::Alloc { name, size, align } => self.alloc(s.pos, name, *size, *align)?,
-            StmtKind::Realloc { name, block, size } => self.realloc(s.pos, name, block, *size)?,
-            StmtKind::Free { block } => self.free(s.pos, block)?,
+            StmtKind::Realloc {
+                name,
+                block,
+                block_pos,
+                size,
+            } => self.realloc(s.pos, name, (block, *block_pos), *size)?,
+            StmtKind::Free { block, block_pos } => self.free(s.pos, (block, *block_pos))?,
             StmtKind::Reset => {
                 let mut op = self.new_op(OpKind::Reset, s.pos, None);
                 let mut rec = self.recorder();

@@ -2,7 +2,8 @@
 //! make a bad name an error that says what became of the block.
 
 use crate::model::{AllocError, Layout};
-use crate::program::{Pos, ProgramError, SizeExpr};
+use crate::program::{Assigned, Pos, ProgramError, SizeExpr};
+use crate::text::bytes;
 use crate::trace::{EventKind, Op, OpKind};
 use crate::word::Word;
 
@@ -12,7 +13,8 @@ use super::translate::note;
 use super::Engine;
 
 impl<W: Word> Engine<W> {
-    /// The live block called `name`, or an error saying what became of it.
+    /// The live block called `name`, or an error at `pos` (where the name
+    /// is written) saying what became of it.
     pub(super) fn live_block(
         &self,
         name: &str,
@@ -20,10 +22,7 @@ impl<W: Word> Engine<W> {
         verb: &str,
     ) -> Result<usize, ProgramError> {
         let Some(&b) = self.names.get(name) else {
-            return Err(ProgramError::at(
-                pos,
-                format!("unknown block '{name}': no earlier line allocates it"),
-            ));
+            return Err(ProgramError::at(pos, self.unknown_block(name, pos)));
         };
         let block = &self.blocks[b];
         if let (Some(p), false) = (block.reallocated_at, block.state == BlockState::Live) {
@@ -50,6 +49,35 @@ impl<W: Word> Engine<W> {
             pos,
             format!("cannot {verb} '{name}': it {how}{at}"),
         ))
+    }
+
+    /// Why no block is called `name` at `pos`.
+    fn unknown_block(&self, name: &str, pos: Pos) -> String {
+        let at = |p: Pos| format!("{}:{}", p.line, p.column);
+        if let Some(p) = self.unplaced.get(name) {
+            return format!(
+                "unknown block '{name}': its allocation at {} did not fit, so no block has that name",
+                at(*p)
+            );
+        }
+        match self.assigned.get(name) {
+            Some(Assigned {
+                at: a,
+                never_runs: Some(r),
+            }) => format!(
+                "unknown block '{name}': the line that allocates it, {}, is inside `repeat 0` at {}, which runs its body zero times",
+                at(*a),
+                at(*r)
+            ),
+            Some(Assigned { at: a, .. }) if (a.line, a.column) > (pos.line, pos.column) => {
+                format!(
+                    "unknown block '{name}': it is first allocated later, at {}",
+                    at(*a)
+                )
+            }
+            Some(_) => format!("unknown block '{name}': no earlier line allocates it"),
+            None => format!("unknown block '{name}': no line allocates it"),
+        }
     }
 
     pub(super) fn alloc(
@@ -100,10 +128,10 @@ impl<W: Word> Engine<W> {
         &mut self,
         pos: Pos,
         name: &str,
-        block: &str,
+        (block, block_pos): (&str, Pos),
         size: u64,
     ) -> Result<Op, ProgramError> {
-        let old = self.live_block(block, pos, "realloc")?;
+        let old = self.live_block(block, block_pos, "realloc")?;
         let (old_op, old_addr, old_size, align) = {
             let b = &self.blocks[old];
             (b.op, b.address, b.size, b.align)
@@ -165,13 +193,17 @@ impl<W: Word> Engine<W> {
         let new = self.place(&mut op, addr, size, align);
         op.moved = Some(moved);
         let (kind, text) = match (moved, size >= old_size) {
+            (false, true) if size == old_size => (
+                EventKind::GrewInPlace,
+                format!("stayed in place at its {}", bytes(size)),
+            ),
             (false, true) => (
                 EventKind::GrewInPlace,
-                format!("grew in place from {old_size} to {size} bytes"),
+                format!("grew in place from {old_size} to {}", bytes(size)),
             ),
             (false, false) => (
                 EventKind::ShrankInPlace,
-                format!("shrank in place from {old_size} to {size} bytes"),
+                format!("shrank in place from {old_size} to {}", bytes(size)),
             ),
             (true, _) => (
                 EventKind::Moved,
@@ -181,7 +213,10 @@ impl<W: Word> Engine<W> {
         note(self.detail, &mut op.events, kind, || text);
         if left_behind {
             note(self.detail, &mut op.events, EventKind::Leaked, || {
-                format!("the old {old_size} bytes at {old_addr:#x} stay behind until they are reclaimed")
+                format!(
+                    "the old block ({} at {old_addr:#x}) stays behind until it is reclaimed",
+                    bytes(old_size)
+                )
             });
         }
         if let Some(chunk) = self.blocks[old].chunk {
@@ -193,8 +228,12 @@ impl<W: Word> Engine<W> {
         Ok(op)
     }
 
-    pub(super) fn free(&mut self, pos: Pos, name: &str) -> Result<Op, ProgramError> {
-        let b = self.live_block(name, pos, "free")?;
+    pub(super) fn free(
+        &mut self,
+        pos: Pos,
+        (name, name_pos): (&str, Pos),
+    ) -> Result<Op, ProgramError> {
+        let b = self.live_block(name, name_pos, "free")?;
         let mut op = self.new_op(OpKind::Free, pos, Some(name.to_string()));
         self.restate(b, BlockState::Freed);
         self.blocks[b].freed = true;
@@ -224,12 +263,16 @@ impl<W: Word> Engine<W> {
             });
         } else if op.reclaimed.contains(&self.blocks[b].op) {
             note(self.detail, &mut op.events, EventKind::Freed, || {
-                format!("freed: it was the last block, so its {size} bytes are free space again")
+                format!(
+                    "freed: it was the last block, so the bump pointer takes back its {}",
+                    bytes(size)
+                )
             });
         } else {
             note(self.detail, &mut op.events, EventKind::NotReclaimed, || {
                 format!(
-                    "freed, but its {size} bytes cannot be reused until the blocks after it go too"
+                    "freed, but its {} cannot be reused until the blocks after it go too",
+                    bytes(size)
                 )
             });
         }
@@ -255,9 +298,27 @@ impl<W: Word> Engine<W> {
     ) -> Result<(), ProgramError> {
         match e {
             AllocError::HeapExhausted => return Err(model_error(pos, e, self.target)),
-            AllocError::Full => note(self.detail, &mut op.events, EventKind::OutOfMemory, || {
-                "does not fit: this allocator's memory is full and it never grows".to_string()
-            }),
+            AllocError::Full => {
+                // A model that never grows has one fixed chunk (or buffer):
+                // a request larger than all of it fails however empty it is,
+                // which is a different lesson from "the chunk is full".
+                let whole = self
+                    .live
+                    .iter()
+                    .map(|&id| self.chunks[id as usize].info.capacity)
+                    .max();
+                let size = op.size.unwrap_or(0);
+                let text = match whole {
+                    Some(whole) if size > whole => format!(
+                        "too large: {} requested, but the whole chunk holds only {}, so it can never fit",
+                        bytes(size),
+                        bytes(whole)
+                    ),
+                    _ => "does not fit: this allocator's memory is full and it never grows"
+                        .to_string(),
+                };
+                note(self.detail, &mut op.events, EventKind::OutOfMemory, || text)
+            }
             AllocError::BadAlloc => {
                 note(self.detail, &mut op.events, EventKind::OutOfMemory, || {
                     "std::bad_alloc thrown: the padding std::align needed did not fit".to_string()
@@ -266,6 +327,7 @@ impl<W: Word> Engine<W> {
         }
         op.failed = true;
         self.names.remove(name);
+        self.unplaced.insert(name.to_string(), pos);
         Ok(())
     }
 }

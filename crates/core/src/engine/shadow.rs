@@ -9,6 +9,7 @@ use im::Vector;
 
 use crate::algorithms::Direction;
 use crate::program::Pos;
+use crate::text::bytes;
 use crate::trace::{ChunkInfo, EventKind, Op, OpKind};
 use crate::word::Word;
 
@@ -116,12 +117,13 @@ impl<W: Word> Engine<W> {
         op.padding = Some(padding);
         if padding > 0 {
             note(self.detail, &mut op.events, EventKind::Padding, || {
-                format!("{padding} bytes of padding before the block")
+                format!("{} of padding before the block", bytes(padding))
             });
         }
         note(self.detail, &mut op.events, EventKind::Placed, || {
             format!(
-                "{size} bytes at {addr:#x} (chunk {chunk}, offset {})",
+                "{} at {addr:#x} (chunk {chunk}, offset {})",
+                bytes(size),
                 addr - start
             )
         });

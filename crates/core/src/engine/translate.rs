@@ -8,6 +8,7 @@ use im::Vector;
 
 use crate::events::{ChunkReason, ModelEvent};
 use crate::probe::{Recorded, Recorder};
+use crate::text;
 use crate::trace::{ChunkInfo, Event, EventKind, NamedValue, StepOut};
 use crate::word::Word;
 
@@ -120,9 +121,12 @@ impl<W: Word> Engine<W> {
                     Event::new(
                         EventKind::NewChunk,
                         format!(
-                        "new chunk {}: {} usable bytes at {:#x} ({why}; {requested} bytes needed)",
-                        c.id, c.capacity, c.start
-                    ),
+                            "new chunk {}: {} usable at {:#x} ({why}; {} needed)",
+                            c.id,
+                            text::bytes(c.capacity),
+                            c.start,
+                            text::bytes(requested)
+                        ),
                     )
                 })
             }
@@ -146,8 +150,9 @@ impl<W: Word> Engine<W> {
             }),
             ModelEvent::Copied { bytes } => {
                 self.copied += bytes;
-                self.detail
-                    .then(|| Event::new(EventKind::Copied, format!("{bytes} bytes copied")))
+                self.detail.then(|| {
+                    Event::new(EventKind::Copied, format!("{} copied", text::bytes(bytes)))
+                })
             }
             ModelEvent::Note(text) => self
                 .detail
