@@ -106,3 +106,118 @@ test("predict mode by keyboard: End, then Enter answers", async ({ page }) => {
   await page.keyboard.press("Enter");
   await expect(page.locator(".predict-result")).toContainText("Right: a lands at 0x1010f");
 });
+
+// hinckley-up-naive bumps up from the same chunk's start: there `a` lands at
+// 0x10010, not at the lesson's 0x1010f (lessons.test.ts checks both runs).
+const banner = (page: Page) => narration(page).getByRole("status");
+const blockA = (page: Page) => page.locator("svg.memory-map").getByRole("img", { name: /^a:/ });
+const counter = (page: Page) => page.locator(".step-counter").first();
+
+test("switching the allocator inside a lesson shows the banner", async ({ page }) => {
+  await openLesson(page, "Why bumping down needs fewer instructions");
+  await expect(narration(page).locator(".narration-for")).toHaveText("Written for fitzgen-down, wasm32, capacity 256");
+  await expect(banner(page)).toBeHidden();
+  await page.getByRole("button", { name: "First" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(narrationBody(page)).toContainText("very last byte, 0x1010f");
+  await expect(blockA(page)).toHaveAttribute("aria-label", /^a: 1 byte at 0x1010f\b/);
+
+  // The lesson says to switch to hinckley-up-naive: do it by hand and step once.
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("hinckley-up-naive");
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(counter(page)).toHaveText("op 2 / 5");
+  await expect(blockA(page)).toHaveAttribute("aria-label", /^a: 1 byte at 0x10010\b/);
+  // The words of the fitzgen-down run are put away, not shown beside a map they do not describe.
+  await expect(narrationBody(page)).toBeHidden();
+  await expect(narration(page)).not.toContainText("0x1010f");
+  await expect(narration(page)).not.toContainText("0x10100");
+  await expect(banner(page)).toContainText("Trying hinckley-up-naive, as the lesson suggests.");
+  await expect(banner(page)).toContainText("The narration was written for fitzgen-down, wasm32, capacity 256");
+
+  // A change the lesson did not ask for is named as the learner's own.
+  await page.getByRole("combobox", { name: "Target" }).selectOption("64");
+  await expect(banner(page)).toContainText(
+    "The narration was written for fitzgen-down, wasm32, capacity 256. You changed the allocator to hinckley-up-naive, the target to 64-bit: its numbers would not describe this run",
+  );
+  await expect(narrationBody(page)).toBeHidden();
+
+  // One click back: the lesson's allocator, target and capacity, at the same op, and its words again.
+  await banner(page).getByRole("button", { name: "Back to the lesson" }).click();
+  await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("fitzgen-down");
+  await expect(page.getByRole("combobox", { name: "Target" })).toHaveValue("wasm32");
+  await expect(page.getByRole("combobox", { name: "Capacity" })).toHaveValue("256");
+  await expect(banner(page)).toBeHidden();
+  await expect(counter(page)).toHaveText("op 2 / 5");
+  await expect(narrationBody(page)).toContainText("rounds it down to 0x10100, skipping 7 bytes of padding");
+  await expect(page.locator("svg.memory-map").getByRole("img", { name: /^b:/ })).toHaveAttribute("aria-label", /^b: 8 bytes at 0x10100, align 8, 7 bytes padding/);
+  await expect(blockA(page)).toHaveAttribute("aria-label", /^a: 1 byte at 0x1010f\b/);
+});
+
+test("a Try-it action switches the allocator as an intended detour, and the way back restores the lesson", async ({ page }) => {
+  await openLesson(page, "Why bumping down needs fewer instructions");
+  await page.getByRole("button", { name: "Last" }).click();
+  const tries = narration(page).getByRole("group", { name: "Try it" });
+  await expect(tries.getByRole("button")).toHaveText(["Try it: switch to hinckley-up-naive", "Try it: switch to hinckley-up", "Try it: compare all three"]);
+
+  await tries.getByRole("button", { name: "Try it: switch to hinckley-up-naive" }).click();
+  await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("hinckley-up-naive");
+  await expect(blockA(page)).toHaveAttribute("aria-label", /^a: 1 byte at 0x10010\b/);
+  await expect(counter(page)).toHaveText("op 5 / 5");
+  // Asked for by the lesson: no "You changed", only where the words belong and the way back.
+  await expect(banner(page)).toHaveText(
+    "Trying hinckley-up-naive, as the lesson suggests. The narration was written for fitzgen-down, wasm32, capacity 256: its words are put away until you go back.Back to the lesson",
+  );
+  await expect(narrationBody(page)).toBeHidden();
+  // The other detours stay on offer; the one taken is the run on screen.
+  await expect(tries.getByRole("button", { name: "Try it: switch to hinckley-up-naive" })).toBeDisabled();
+  await tries.getByRole("button", { name: "Try it: switch to hinckley-up", exact: true }).click();
+  await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("hinckley-up");
+  await expect(banner(page)).toContainText("Trying hinckley-up, as the lesson suggests.");
+
+  await banner(page).getByRole("button", { name: "Back to the lesson" }).click();
+  await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("fitzgen-down");
+  await expect(banner(page)).toBeHidden();
+  await expect(counter(page)).toHaveText("op 5 / 5");
+  await expect(narrationBody(page)).toContainText("Switch the allocator to hinckley-up-naive");
+  await expect(blockA(page)).toHaveAttribute("aria-label", /^a: 1 byte at 0x1010f\b/);
+
+  // Compare mode, with the lesson's run as the first column beside the two it names, on the lesson's settings.
+  await tries.getByRole("button", { name: "Try it: compare all three" }).click();
+  const columns = page.locator('[data-view="compare"] section.compare-column');
+  await expect(columns).toHaveCount(3);
+  await expect(columns.getByRole("heading")).toHaveText([/^fitzgen-down\b/, /^hinckley-up-naive\b/, /^hinckley-up(?!-)\b/]);
+  await expect(columns.nth(0).getByRole("img", { name: /^a:/ })).toHaveAttribute("aria-label", /^a: 1 byte at 0x1010f\b/);
+  await expect(columns.nth(1).getByRole("img", { name: /^a:/ })).toHaveAttribute("aria-label", /^a: 1 byte at 0x10010\b/);
+  // The run on screen is still the lesson's: nothing to go back from.
+  await expect(page.getByRole("combobox", { name: "Allocator", exact: true })).toHaveValue("fitzgen-down");
+  await expect(banner(page)).toBeHidden();
+});
+
+test("a Try-it action goes to an op: the parser arena's exact fit", async ({ page }) => {
+  await openLesson(page, "A parser's arena: pools of small nodes");
+  await expect(narration(page).locator(".narration-for")).toHaveText("Written for cpp-arena, wasm32, capacity 32");
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 8 / 8");
+  await narration(page).getByRole("button", { name: "Try it: back to the exact fit" }).click();
+  await expect(counter(page)).toHaveText("op 5 / 8");
+  await expect(narrationBody(page)).toContainText("so an exact fit still makes a new pool, 128 bytes");
+});
+
+test("a directive the narration cannot read is shown at its line", async ({ page }) => {
+  const source = ["#> !tri allocator bumpalo", "#> Look at `a`.", "#> !try allocator no-such-arena", "#> !try step 9", "a = alloc 8", "b = alloc 8"].join("\n");
+  await page.getByRole("textbox", { name: "Program" }).fill(source);
+  await page.getByRole("button", { name: "First" }).click();
+  const errors = narration(page).getByRole("list", { name: "Narration errors" });
+  // Read as the program is: shown from the first op, before the statement's own step.
+  await expect(errors.getByRole("listitem")).toHaveText([
+    "Line 1: unknown directive !tri: a narration directive is one of !pause, ?predict, !highlight, !try",
+  ]);
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(narrationBody(page)).toHaveText("Look at a.");
+  await expect(errors.getByRole("listitem")).toHaveText([
+    "Line 1: unknown directive !tri: a narration directive is one of !pause, ?predict, !highlight, !try",
+    "Line 3: !try names no allocator the engine has: no-such-arena",
+    "Line 4: !try step 9: the program runs 2 ops",
+  ]);
+  await expect(narration(page).getByRole("button", { name: /^Try it/ })).toHaveCount(0);
+});

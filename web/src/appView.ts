@@ -13,8 +13,8 @@ import type { CompareColumn, CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";
 import { galleryById } from "./model/gallery";
-import { LESSONS, lessonById } from "./model/lessons";
-import { narrationAt, predictsNext, type Narration } from "./model/narration";
+import { departureFrom, LESSONS, lessonById, triedConfig } from "./model/lessons";
+import { narrationAt, narrationErrors, predictsNext, tryProblem, type Narration, type TryAction } from "./model/narration";
 import { predictShown } from "./model/predict";
 import type { SweepResult, SweepSetup, SweepSpec } from "./model/sweep";
 import { caseForOp, X86_REFERENCE } from "./model/x86";
@@ -126,14 +126,51 @@ export interface AppViewContext {
   onSweepCancel: () => void;
 }
 
+/**
+ * A narration's Try-it action: the run on another allocator (as the editor's
+ * menu would choose it), compare mode with the run on screen as its first
+ * column, or another op.
+ */
+function tryLessonAction(s: AppState, action: TryAction, dispatch: (a: Action) => void): void {
+  switch (action.kind) {
+    case "allocator":
+      dispatch({ type: "configure", config: triedConfig(s, action.allocator) });
+      return;
+    case "compare": {
+      const here = { allocator: s.allocator, target: s.target, capacity: s.capacity, minAlign: s.minAlign };
+      const others = action.allocators.map((allocator) => ({ ...here, allocator, minAlign: null }));
+      dispatch({ type: "enterCompare", configs: [here, ...others] });
+      return;
+    }
+    case "step":
+      dispatch({ type: "seek", step: action.step });
+      return;
+  }
+}
+
 /** The lesson's narration for the op in view, and the predict question for the next op. */
 function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, ctx: AppViewContext): void {
   const narr = ctx.narrations(s.tracedSource);
   const narration = narrationAt(trace, step, narr);
   const lesson = s.lesson !== null ? (lessonById(s.lesson) ?? null) : null;
+  const errors = s.narrationHidden ? [] : narrationErrors(s.source);
   // A sweep has no op in view to narrate. Mounts are emptied when unused, so their live regions go too.
-  if (s.sweep === null && (lesson || (narration && !s.narrationHidden))) {
-    renderNarration(m.narration, { narration, lesson }, { onExitLesson: () => ctx.dispatch({ type: "exitLesson" }) });
+  if (s.sweep === null && (lesson || (!s.narrationHidden && (narration || errors.length > 0)))) {
+    const known = { allocators: new Set(ctx.allocators.map((a) => a.name)), ops: trace.length };
+    const tries = (narration?.tries ?? []).map((action) => ({
+      action,
+      problem: tryProblem(action, known),
+      taken: action.kind === "allocator" && action.allocator === s.allocator,
+    }));
+    renderNarration(
+      m.narration,
+      { narration, lesson, departure: lesson ? departureFrom(lesson, s) : null, tries, errors },
+      {
+        onExitLesson: () => ctx.dispatch({ type: "exitLesson" }),
+        onBackToLesson: () => lesson && ctx.dispatch({ type: "backToLesson", lesson: { id: lesson.id, config: lesson.config } }),
+        onTry: (action) => tryLessonAction(s, action, ctx.dispatch),
+      },
+    );
   } else if (m.narration.firstChild) m.narration.replaceChildren();
   const asking = predictShown({ predict: s.predict, single: s.compare === null && s.sweep === null, lessonAsks: predictsNext(trace, step, narr) }, trace, step);
   m.predict.hidden = !asking;

@@ -44,6 +44,7 @@ describe("tokenizeLine", () => {
     expect(kinds("#> !pause")).toEqual(["directive:#> !pause"]);
     expect(kinds("#> ?predict")).toEqual(["directive:#> ?predict"]);
     expect(kinds("#> !highlight a b")).toEqual(["directive:#> !highlight a b"]);
+    expect(kinds('#> !try step 5 "back"')).toEqual(['directive:#> !try step 5 "back"']);
     expect(kinds("#> !pause now, please")).toEqual(["narration:#> !pause now, please"]);
     expect(kinds("#> !highlighted text")).toEqual(["narration:#> !highlighted text"]);
     // Inside a comment nothing is a keyword.

@@ -13,7 +13,7 @@ export type TokenKind =
   | "comment"
   /** `#>` lines: lesson narration, shown beside the step rather than run. */
   | "narration"
-  /** `#> !pause`, `#> ?predict`, `#> !highlight a b`: narration that steers the lesson. */
+  /** `#> !pause`, `#> ?predict`, `#> !highlight a b`, `#> !try …`: narration that steers the lesson. */
   | "directive"
   | "invalid"
   | "space";
@@ -36,7 +36,7 @@ const WORD = /^[A-Za-z0-9_]$/;
 const DECIMAL = /^[0-9_]+$/;
 const HEX = /^0[xX][0-9A-Fa-f_]*[0-9A-Fa-f][0-9A-Fa-f_]*$/;
 // The directives model/narration.ts acts on.
-const DIRECTIVE = /^\s*(?:!pause|\?predict|!highlight(?:\s.*)?)\s*$/;
+const DIRECTIVE = /^\s*(?:!pause|\?predict|!highlight(?:\s.*)?|!try\s.*)\s*$/;
 // Rust's char::is_whitespace, enough of it for text typed or pasted into a textarea.
 const SPACE = /^\s$/u;
 

@@ -4,8 +4,8 @@ import type { Op, Trace } from "../engine/types";
 import { jsonTrace, viewOf } from "../test/runs";
 import { chunkViewsAt } from "./chunks";
 import { baselineCost, realCost } from "./costs";
-import { LESSONS, lessonById, type Lesson } from "./lessons";
-import { parseNarration } from "./narration";
+import { departureFrom, LESSONS, lessonById, settingsText, triedConfig, type Lesson } from "./lessons";
+import { narrationErrors, parseNarration, tryProblem } from "./narration";
 import { predictionAt } from "./predict";
 
 /** The lesson's run with its costs (the cost module's JSON trace: op by op, costs included). */
@@ -96,8 +96,88 @@ describe("every lesson", () => {
         const blocks = new Set(trace.ops.map((o) => o.block));
         for (const n of narrations.values()) for (const name of n.highlight) expect(blocks.has(name), name).toBe(true);
       });
+
+      it("has no directive the narration cannot read", () => {
+        expect(narrationErrors(l.config.source)).toEqual([]);
+      });
+
+      it("offers only Try-it actions its run can take: allocators the engine has, ops the program runs", () => {
+        const known = { allocators: new Set(loadTraceModuleSync().allocators().map((a) => a.name)), ops: trace.ops.length };
+        for (const n of narrations.values()) {
+          for (const t of n.tries) {
+            expect(tryProblem(t, known), `line ${t.line}`).toBeNull();
+            // The detour itself runs the lesson's program without a failed op.
+            if (t.kind === "allocator") expect(traceLesson(l, t.allocator).ops.filter((o) => o.failed), t.allocator).toEqual([]);
+          }
+        }
+      });
+
+      it("is the run its own narration was written for, and each of its Try-it allocators an intended detour", () => {
+        expect(departureFrom(l, l.config)).toBeNull();
+        for (const n of narrations.values()) {
+          for (const t of n.tries) {
+            if (t.kind !== "allocator") continue;
+            expect(departureFrom(l, triedConfig(l.config, t.allocator)), t.allocator).toMatchObject({ intended: true, changed: [`the allocator to ${t.allocator}`] });
+          }
+        }
+      });
     });
   }
+});
+
+describe("what each lesson asks the reader to try", () => {
+  const tries = (l: Lesson): string[] =>
+    [...parseNarration(l.config.source).values()].flatMap((n) =>
+      n.tries.map((t) => `${t.label}: ${t.kind} ${t.kind === "allocator" ? t.allocator : t.kind === "compare" ? t.allocators.join(" ") : t.step}`),
+    );
+
+  it("offers a Try-it action where its narration says to switch, compare or go back", () => {
+    expect(Object.fromEntries(LESSONS.map((l) => [l.id, tries(l)]))).toEqual({
+      "bump-down": [
+        "switch to hinckley-up-naive: allocator hinckley-up-naive",
+        "switch to hinckley-up: allocator hinckley-up",
+        "compare all three: compare hinckley-up-naive hinckley-up",
+      ],
+      "realloc-fast-path": [],
+      "min-align": ["switch to down-min-align: allocator down-min-align"],
+      "slab-boundary": [],
+      "parser-arena": ["back to the exact fit: step 5"],
+      "bump-vs-malloc": [],
+    });
+  });
+
+  it("parser-arena: op 5 is the exact fit", () => {
+    const t = traceLesson(lesson("parser-arena"));
+    expect(t.ops[4]?.block).toBe("exact");
+  });
+
+  it("names the run a lesson was written for", () => {
+    expect(settingsText(lesson("bump-down").config)).toBe("fitzgen-down, wasm32, capacity 256");
+    expect(settingsText(lesson("min-align").config)).toBe("up-min-align, wasm32, capacity 256, minimum alignment 8");
+    expect(settingsText(lesson("bump-vs-malloc").config)).toBe("bumpalo, wasm32");
+  });
+
+  it("tells a detour the lesson asked for from a change of the learner's own", () => {
+    const l = lesson("bump-down");
+    expect(departureFrom(l, { ...l.config, allocator: "hinckley-up-naive" })).toEqual({
+      intended: true,
+      changed: ["the allocator to hinckley-up-naive"],
+      now: { allocator: "hinckley-up-naive", target: "wasm32", capacity: 256, minAlign: null },
+    });
+    expect(departureFrom(l, { ...l.config, allocator: "bumpalo" })).toMatchObject({ intended: false, changed: ["the allocator to bumpalo"] });
+    // The suggested allocator, but on another target, is no longer what the lesson asked for.
+    expect(departureFrom(l, { ...l.config, allocator: "hinckley-up", target: "64" })).toMatchObject({
+      intended: false,
+      changed: ["the allocator to hinckley-up", "the target to 64-bit"],
+    });
+    expect(departureFrom(l, { ...l.config, capacity: null })?.changed).toEqual(["the capacity to the preset's default"]);
+    // An edited program brings its own narration: only the settings are the lesson's to keep.
+    expect(departureFrom(l, { ...l.config, source: `${l.config.source}\nf = alloc 1` })).toBeNull();
+    const m = lesson("min-align");
+    // Another allocator resets the minimum alignment by itself: that is not a change of its own.
+    expect(departureFrom(m, triedConfig(m.config, "down-min-align"))).toMatchObject({ intended: true, changed: ["the allocator to down-min-align"] });
+    expect(departureFrom(m, { ...m.config, minAlign: 16 })?.changed).toEqual(["the minimum alignment to 16"]);
+  });
 });
 
 describe("the claims each lesson makes", () => {

@@ -4,7 +4,9 @@
 // or comparison the narration states is checked against the engine's trace in
 // lessons.test.ts: edit a lesson and that test says which claim broke.
 
-import type { RunConfig } from "../engine/config";
+import { configOf, sameSettings, type RunConfig, type RunSettings } from "../engine/config";
+import { targetText } from "./compare";
+import { parseNarration } from "./narration";
 
 export interface Lesson {
   id: string;
@@ -16,6 +18,12 @@ export interface Lesson {
    * small enough that the map stays readable.
    */
   config: RunConfig;
+  /**
+   * The allocator Compare runs beside the lesson's own, and why, when the
+   * lesson's point is made by another partner than the usual counterpart
+   * (model/compare.ts's COUNTERPARTS).
+   */
+  compareWith?: { allocator: string; why: string };
 }
 
 const lines = (...text: string[]): string => text.join("\n");
@@ -55,6 +63,11 @@ const BUMP_DOWN: Lesson = {
       "#>",
       "#> Then try `hinckley-up`, Hinckley's one-branch bump up: it leans on the `Layout` guarantee to check once, so it",
       "#> runs *fewer* branches than bumping down, yet still more instructions (the addition stays).",
+      "#>",
+      "#> Or see all three side by side, op by op, in compare mode.",
+      "#> !try allocator hinckley-up-naive",
+      "#> !try allocator hinckley-up",
+      '#> !try compare hinckley-up-naive hinckley-up "compare all three"',
       "e = alloc u64",
     ),
     allocator: "fitzgen-down",
@@ -103,6 +116,10 @@ const REALLOC: Lesson = {
     capacity: null,
     minAlign: null,
   },
+  compareWith: {
+    allocator: "bumpalo",
+    why: "The lesson's pair: bump-scope bumping up grows the last block in place, bumpalo bumping down moves and copies it on every growth.",
+  },
 };
 
 /** Seed 000 (minimum alignment): up-min-align. */
@@ -139,6 +156,7 @@ const MIN_ALIGN: Lesson = {
       "}",
       "#> Switch the allocator to `down-min-align`: bumping down keeps the pointer aligned the same way, rounding",
       "#> each size up to 8, so a 3-byte block takes 8 bytes there too.",
+      "#> !try allocator down-min-align",
     ),
     allocator: "up-min-align",
     target: "wasm32",
@@ -213,6 +231,9 @@ const PARSER: Lesson = {
       "#> !pause",
       "#> Freeing one node does nothing at all: `deallocate` is a no-op that executes no instruction (see the",
       "#> **Cost** panel). The pools go back only when the whole arena is destroyed.",
+      "#>",
+      "#> Go back to the exact fit to see the 16 bytes its pool left unused.",
+      '#> !try step 5 "back to the exact fit"',
       "free call",
     ),
     allocator: "cpp-arena",
@@ -267,4 +288,58 @@ export const LESSONS: readonly Lesson[] = [BUMP_DOWN, REALLOC, MIN_ALIGN, SLAB, 
 
 export function lessonById(id: string): Lesson | undefined {
   return LESSONS.find((l) => l.id === id);
+}
+
+/** A run's settings in words: "fitzgen-down, wasm32, capacity 256". */
+export function settingsText(s: RunSettings): string {
+  const parts = [s.allocator, targetText(s.target)];
+  if (s.capacity !== null) parts.push(`capacity ${s.capacity}`);
+  if (s.minAlign !== null) parts.push(`minimum alignment ${s.minAlign}`);
+  return parts.join(", ");
+}
+
+/**
+ * How the run on screen differs from the one a lesson's narration was
+ * written for. Only the settings count: an edited program brings its own
+ * narration (a teacher edits a lesson's words with its statements), while
+ * another allocator or size runs the same words against other numbers.
+ */
+export interface Departure {
+  /**
+   * The lesson asked for this run: an allocator one of its `!try allocator`
+   * actions names, with the lesson's other settings. Still not the run the
+   * narration describes, but no mistake either.
+   */
+  intended: boolean;
+  /** What changed, in words ("the allocator to hinckley-up", "the target to 64-bit"). */
+  changed: string[];
+  /** The settings of the run on screen. */
+  now: RunSettings;
+}
+
+/**
+ * The run a `!try allocator` switches to: as choosing that allocator in the
+ * editor does, the preset starts at its own default minimum alignment.
+ */
+export function triedConfig(from: RunConfig, allocator: string): RunConfig {
+  return { ...configOf(from), allocator, minAlign: allocator === from.allocator ? from.minAlign : null };
+}
+
+/** Null while `current` runs on the settings the lesson was written for. */
+export function departureFrom(lesson: Lesson, current: RunConfig): Departure | null {
+  const l = lesson.config;
+  if (sameSettings(l, current)) return null;
+  const changed: string[] = [];
+  if (current.allocator !== l.allocator) changed.push(`the allocator to ${current.allocator}`);
+  if (current.target !== l.target) changed.push(`the target to ${targetText(current.target)}`);
+  if (current.capacity !== l.capacity) changed.push(current.capacity === null ? "the capacity to the preset's default" : `the capacity to ${current.capacity}`);
+  // Another allocator resets the minimum alignment by itself: only a chosen one is a change of its own.
+  if (current.minAlign !== l.minAlign && (current.minAlign !== null || current.allocator === l.allocator)) {
+    changed.push(current.minAlign === null ? "the minimum alignment to the preset's default" : `the minimum alignment to ${current.minAlign}`);
+  }
+  // The detours the program on screen offers (a teacher's edit may add one).
+  const suggested = new Set<string>();
+  for (const n of parseNarration(current.source).values()) for (const t of n.tries) if (t.kind === "allocator") suggested.add(t.allocator);
+  const intended = [...suggested].some((a) => sameSettings(triedConfig(l, a), current));
+  return { intended, changed, now: { allocator: current.allocator, target: current.target, capacity: current.capacity, minAlign: current.minAlign } };
 }

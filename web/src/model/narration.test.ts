@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { lineOf, type TraceView } from "../engine/traceView";
 import { traced } from "../test/runs";
-import { inlineText, narrationAt, parseInline, parseNarration, parseParagraphs, pausesAt, predictsNext, safeHref } from "./narration";
+import { inlineText, narrationAt, narrationErrors, parseInline, parseNarration, parseParagraphs, pausesAt, predictsNext, safeHref, tryProblem, type TryAction } from "./narration";
 
 function trace(source: string, allocator = "fitzgen-down"): TraceView {
   return traced(source, allocator, { capacity: 256 });
@@ -12,16 +12,72 @@ describe("parseNarration", () => {
     const src = ["#> First line", "#> goes on.", "#>", "#> Second paragraph.", "a = alloc 8", "b = alloc 8"].join("\n");
     const n = parseNarration(src);
     expect([...n.keys()]).toEqual([5]);
-    expect(n.get(5)).toEqual({ text: "First line goes on.\n\nSecond paragraph.", pause: false, predict: false, highlight: [] });
+    expect(n.get(5)).toEqual({ text: "First line goes on.\n\nSecond paragraph.", pause: false, predict: false, highlight: [], tries: [] });
   });
 
   it("reads the directives and keeps them out of the text", () => {
     const src = ["  #> !pause", "#> ?predict", "#> !highlight a b", "#> !highlight b, c", "#> Look.", "c = alloc 8"].join("\n");
-    expect(parseNarration(src).get(6)).toEqual({ text: "Look.", pause: true, predict: true, highlight: ["a", "b", "c"] });
+    expect(parseNarration(src).get(6)).toEqual({ text: "Look.", pause: true, predict: true, highlight: ["a", "b", "c"], tries: [] });
   });
 
-  it("treats an unknown directive-looking line as text", () => {
-    expect(parseNarration("#> !stop here\na = alloc 1").get(2)?.text).toBe("!stop here");
+  it("reports an unknown directive at its line instead of reading it as text", () => {
+    const src = "#> !stop here\na = alloc 1";
+    expect(parseNarration(src).get(2)?.text).toBe("");
+    expect(narrationErrors(src)).toEqual([{ line: 1, message: "unknown directive `!stop`: a narration directive is one of `!pause`, `?predict`, `!highlight`, `!try`" }]);
+    // Text that merely starts with punctuation is still text.
+    expect(parseNarration("#> !!! Look.\n#> ? Why.\na = alloc 1").get(3)?.text).toBe("!!! Look. ? Why.");
+    expect(narrationErrors("#> !!! Look.\na = alloc 1")).toEqual([]);
+  });
+
+  it("reads Try-it actions with their default or quoted labels, in order", () => {
+    const src = [
+      "#> Try others.",
+      "#> !try allocator hinckley-up-naive",
+      '#> !try compare bump-scope-down bumpalo "both real crates"',
+      "#> !try step 3",
+      "a = alloc 8",
+      "#> !try compare hinckley-up",
+      "b = alloc 8",
+    ].join("\n");
+    const n = parseNarration(src);
+    expect(n.get(5)?.tries).toEqual([
+      { kind: "allocator", allocator: "hinckley-up-naive", label: "switch to hinckley-up-naive", line: 2 },
+      { kind: "compare", allocators: ["bump-scope-down", "bumpalo"], label: "both real crates", line: 3 },
+      { kind: "step", step: 3, label: "go to op 3", line: 4 },
+    ]);
+    expect(n.get(7)?.tries).toEqual([{ kind: "compare", allocators: ["hinckley-up"], label: "compare with hinckley-up", line: 6 }]);
+    expect(narrationErrors(src)).toEqual([]);
+  });
+
+  it("reports each malformed directive at its line, and keeps the rest", () => {
+    const src = [
+      "#> !try allocator",
+      "#> !try compare a b c d",
+      "#> !try step five",
+      "#> !try jump 3",
+      '#> !try step 2 "unclosed',
+      "#> !pause now",
+      "#> !highlight",
+      "#> !try allocator bumpalo",
+      "a = alloc 8",
+    ].join("\n");
+    expect(narrationErrors(src).map((e) => e.line)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(narrationErrors(src)[3]?.message).toMatch(/^`!try jump` is not an action/);
+    expect(narrationErrors(src)[5]?.message).toBe("`!pause` takes nothing after it");
+    const n = parseNarration(src).get(9);
+    expect(n?.tries.map((t) => t.label)).toEqual(["switch to bumpalo"]);
+    expect(n?.pause).toBe(false);
+  });
+
+  it("checks a Try-it action against the run it would act on", () => {
+    const ctx = { allocators: new Set(["fitzgen-down", "bumpalo"]), ops: 4 };
+    const at = (action: TryAction): string | null => tryProblem(action, ctx);
+    const common = { label: "x", line: 1 };
+    expect(at({ kind: "allocator", allocator: "bumpalo", ...common })).toBeNull();
+    expect(at({ kind: "allocator", allocator: "nope", ...common })).toBe("`!try` names no allocator the engine has: `nope`");
+    expect(at({ kind: "compare", allocators: ["bumpalo", "gone"], ...common })).toBe("`!try` names no allocator the engine has: `gone`");
+    expect(at({ kind: "step", step: 4, ...common })).toBeNull();
+    expect(at({ kind: "step", step: 5, ...common })).toBe("`!try step 5`: the program runs 4 ops");
   });
 
   it("does not join #> lines a plain line separates, but still attaches both to the next statement", () => {
@@ -33,8 +89,8 @@ describe("parseNarration", () => {
     const src = ["#> Before the loop.", "repeat 3 {", "  #> Inside.", "  x = alloc 8", "}", "#> After.", "y = alloc 8"].join("\n");
     const n = parseNarration(src);
     expect([...n.entries()]).toEqual([
-      [4, { text: "Before the loop.\n\nInside.", pause: false, predict: false, highlight: [] }],
-      [7, { text: "After.", pause: false, predict: false, highlight: [] }],
+      [4, { text: "Before the loop.\n\nInside.", pause: false, predict: false, highlight: [], tries: [] }],
+      [7, { text: "After.", pause: false, predict: false, highlight: [], tries: [] }],
     ]);
   });
 
@@ -44,7 +100,7 @@ describe("parseNarration", () => {
 
   it("adds narration after the last statement to that statement's narration", () => {
     const src = ["a = alloc 1", "#> Said first.", "b = alloc 1", "#> The end.", "#> !pause"].join("\n");
-    expect(parseNarration(src).get(3)).toEqual({ text: "Said first.\n\nThe end.", pause: true, predict: false, highlight: [] });
+    expect(parseNarration(src).get(3)).toEqual({ text: "Said first.\n\nThe end.", pause: true, predict: false, highlight: [], tries: [] });
     expect(parseNarration("a = alloc 1\n#> Only an ending.").get(1)?.text).toBe("Only an ending.");
   });
 

@@ -7,7 +7,14 @@
 //   #> !pause            autoplay stops after this statement runs
 //   #> ?predict          ask where this statement's block lands, before it runs
 //   #> !highlight a b    highlight blocks a and b on the map
+//   #> !try allocator hinckley-up       a "Try it" button: run on that allocator
+//   #> !try compare bump-scope-down     open compare mode beside that allocator
+//   #> !try step 5 "see b again"        go to op 5 (a quoted label replaces the default)
 //   b = alloc u64
+//
+// A `#>` line whose text starts with `!` or `?` and a letter is a directive;
+// one this parser does not know, or a known one written wrongly, is an error
+// reported at its line (narrationErrors) rather than read as text.
 //
 // Markdown-lite inside the text: *emphasis*, **strong**, `code` and
 // [links](https://…). Parsed here into a small AST; the view builds DOM nodes
@@ -15,6 +22,7 @@
 
 import { lineOf, type TraceView } from "../engine/traceView";
 import { clampStep } from "./blocks";
+import { MAX_COMPARE } from "./limits";
 
 export interface Narration {
   /** Paragraphs separated by a blank line ("\n\n"); lines of one paragraph joined by a space. */
@@ -25,23 +33,100 @@ export interface Narration {
   predict: boolean;
   /** Block names to highlight while the narration shows. */
   highlight: string[];
+  /** "Try it" actions offered while the narration shows, in the order written. */
+  tries: TryAction[];
+}
+
+/**
+ * A detour the narration offers. Allocator names and op numbers are checked
+ * against the engine only where they are shown (tryProblem): the parser does
+ * not know the allocators.
+ */
+export type TryAction =
+  | { kind: "allocator"; allocator: string; label: string; line: number }
+  | { kind: "compare"; allocators: string[]; label: string; line: number }
+  | { kind: "step"; step: number; label: string; line: number };
+
+/** A directive the parser could not read, at its 1-based line. */
+export interface NarrationError {
+  line: number;
+  message: string;
 }
 
 const NARRATION = /^\s*#>(.*)$/;
 
-/** A directive line's effect, or null when the line is narration text. */
-function directive(body: string): ((n: Pending) => void) | null {
-  const trimmed = body.trim();
-  if (trimmed === "!pause") return (n) => (n.pause = true);
-  if (trimmed === "?predict") return (n) => (n.predict = true);
-  const hl = /^!highlight(?:\s+(.*))?$/.exec(trimmed);
-  if (hl) {
-    const names = (hl[1] ?? "").split(/[\s,]+/).filter((s) => s.length > 0);
-    return (n) => {
-      for (const name of names) if (!n.highlight.includes(name)) n.highlight.push(name);
-    };
+const DIRECTIVE = /^[!?][A-Za-z]/;
+const KNOWN = "`!pause`, `?predict`, `!highlight`, `!try`";
+
+/** An allocator name as the engine spells them (letters, digits, `-`, `_`, `.`). */
+const ALLOCATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** Compare mode's other columns, beside the run on screen. */
+const MAX_TRY_COMPARE = MAX_COMPARE - 1;
+
+const joinNames = (names: readonly string[]): string =>
+  names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1] ?? ""}`;
+
+/** `!try KIND ARGS ["label"]`: the action, or what is wrong with it. */
+function parseTry(rest: string, line: number): TryAction | string {
+  const usage = 'write `!try allocator NAME`, `!try compare NAME …` or `!try step N`, optionally followed by a "label"';
+  const quoted = /^(.*?)\s*"([^"]*)"\s*$/.exec(rest);
+  const head = (quoted ? (quoted[1] ?? "") : rest).trim();
+  const label = quoted ? (quoted[2] ?? "").trim() : null;
+  if (label !== null && label === "") return "`!try`'s label is empty";
+  if (rest.includes('"') && !quoted) return `\`!try\` has an unclosed quote: ${usage}`;
+  const [kind, ...args] = head.split(/\s+/).filter((w) => w.length > 0);
+  switch (kind) {
+    case "allocator": {
+      const [name, ...extra] = args;
+      if (name === undefined || extra.length > 0 || !ALLOCATOR_NAME.test(name)) return `\`!try allocator\` takes one allocator name, e.g. \`!try allocator hinckley-up\``;
+      return { kind: "allocator", allocator: name, label: label ?? `switch to ${name}`, line };
+    }
+    case "compare": {
+      if (args.length === 0 || args.length > MAX_TRY_COMPARE || !args.every((a) => ALLOCATOR_NAME.test(a))) {
+        return `\`!try compare\` takes one to ${MAX_TRY_COMPARE} allocator names, e.g. \`!try compare bump-scope-down\``;
+      }
+      return { kind: "compare", allocators: args, label: label ?? `compare with ${joinNames(args)}`, line };
+    }
+    case "step": {
+      const [n, ...extra] = args;
+      if (n === undefined || extra.length > 0 || !/^[0-9]{1,7}$/.test(n)) return "`!try step` takes one op number, e.g. `!try step 5`";
+      const step = Number(n);
+      return { kind: "step", step, label: label ?? `go to op ${step}`, line };
+    }
+    default:
+      return `\`!try ${kind ?? ""}\` is not an action: ${usage}`;
   }
-  return null;
+}
+
+/**
+ * A directive line's effect, an error message, or null when the line is
+ * narration text.
+ */
+function directive(body: string, line: number): ((n: Pending) => void) | string | null {
+  const trimmed = body.trim();
+  if (!DIRECTIVE.test(trimmed)) return null;
+  const [word = "", ...rest] = trimmed.split(/\s+/);
+  const args = trimmed.slice(word.length).trim();
+  switch (word) {
+    case "!pause":
+    case "?predict":
+      if (rest.length > 0) return `\`${word}\` takes nothing after it`;
+      return word === "!pause" ? (n) => (n.pause = true) : (n) => (n.predict = true);
+    case "!highlight": {
+      const names = args.split(/[\s,]+/).filter((s) => s.length > 0);
+      if (names.length === 0) return "`!highlight` names the blocks to mark, e.g. `!highlight a b`";
+      return (n) => {
+        for (const name of names) if (!n.highlight.includes(name)) n.highlight.push(name);
+      };
+    }
+    case "!try": {
+      const action = parseTry(args, line);
+      return typeof action === "string" ? action : (n) => n.tries.push(action);
+    }
+    default:
+      return `unknown directive \`${word}\`: a narration directive is one of ${KNOWN}`;
+  }
 }
 
 /**
@@ -68,12 +153,13 @@ interface Pending {
   pause: boolean;
   predict: boolean;
   highlight: string[];
+  tries: TryAction[];
   /** Whether any `#>` line was seen. */
   any: boolean;
 }
 
 function emptyPending(): Pending {
-  return { paragraphs: [], current: [], pause: false, predict: false, highlight: [], any: false };
+  return { paragraphs: [], current: [], pause: false, predict: false, highlight: [], tries: [], any: false };
 }
 
 function closeParagraph(p: Pending): void {
@@ -83,7 +169,7 @@ function closeParagraph(p: Pending): void {
 
 function toNarration(p: Pending): Narration {
   closeParagraph(p);
-  return { text: p.paragraphs.join("\n\n"), pause: p.pause, predict: p.predict, highlight: [...p.highlight] };
+  return { text: p.paragraphs.join("\n\n"), pause: p.pause, predict: p.predict, highlight: [...p.highlight], tries: [...p.tries] };
 }
 
 /** Folds a later narration into an earlier one (trailing narration onto the last statement). */
@@ -91,7 +177,7 @@ function merge(into: Narration, more: Narration): Narration {
   const text = [into.text, more.text].filter((t) => t.length > 0).join("\n\n");
   const highlight = [...into.highlight];
   for (const name of more.highlight) if (!highlight.includes(name)) highlight.push(name);
-  return { text, pause: into.pause || more.pause, predict: into.predict || more.predict, highlight };
+  return { text, pause: into.pause || more.pause, predict: into.predict || more.predict, highlight, tries: [...into.tries, ...more.tries] };
 }
 
 /**
@@ -103,7 +189,13 @@ function merge(into: Narration, more: Narration): Narration {
  * attach it to and it is dropped.
  */
 export function parseNarration(source: string): Map<number, Narration> {
+  return readNarration(source).narrations;
+}
+
+/** Both halves of a program's narration: each statement's, and the directives that could not be read. */
+function readNarration(source: string): { narrations: Map<number, Narration>; errors: NarrationError[] } {
   const out = new Map<number, Narration>();
+  const errors: NarrationError[] = [];
   const lines = source.split(/\r\n|\r|\n/);
   let pending = emptyPending();
   let lastStatement: number | undefined;
@@ -112,8 +204,10 @@ export function parseNarration(source: string): Map<number, Narration> {
     if (m) {
       pending.any = true;
       const body = m[1] ?? "";
-      const apply = directive(body);
-      if (apply) {
+      const apply = directive(body, i + 1);
+      if (typeof apply === "string") {
+        errors.push({ line: i + 1, message: apply });
+      } else if (apply) {
         apply(pending);
       } else if (body.trim() === "") {
         closeParagraph(pending);
@@ -135,7 +229,40 @@ export function parseNarration(source: string): Map<number, Narration> {
     const existing = out.get(lastStatement);
     out.set(lastStatement, existing ? merge(existing, trailing) : trailing);
   }
-  return out;
+  return { narrations: out, errors };
+}
+
+let lastErrors: { source: string; errors: readonly NarrationError[] } | null = null;
+
+/**
+ * The directives of `source` that could not be read, each at its line. The
+ * page asks on every render, so the last answer is kept.
+ */
+export function narrationErrors(source: string): readonly NarrationError[] {
+  if (lastErrors?.source !== source) lastErrors = { source, errors: readNarration(source).errors };
+  return lastErrors.errors;
+}
+
+/** What the page knows to check a Try-it action against. */
+export interface TryContext {
+  allocators: ReadonlySet<string>;
+  /** The program's op count: `!try step` goes to 0 .. this. */
+  ops: number;
+}
+
+/** Why a Try-it action cannot be offered in this run (an unknown allocator, an op past the end), or null. */
+export function tryProblem(action: TryAction, ctx: TryContext): string | null {
+  const unknown = (name: string): string => `\`!try\` names no allocator the engine has: \`${name}\``;
+  switch (action.kind) {
+    case "allocator":
+      return ctx.allocators.has(action.allocator) ? null : unknown(action.allocator);
+    case "compare": {
+      const bad = action.allocators.find((a) => !ctx.allocators.has(a));
+      return bad === undefined ? null : unknown(bad);
+    }
+    case "step":
+      return action.step <= ctx.ops ? null : `\`!try step ${action.step}\`: the program runs ${ctx.ops} op${ctx.ops === 1 ? "" : "s"}`;
+  }
 }
 
 // ---- Which narration a step shows ---------------------------------------------

@@ -240,6 +240,17 @@ describe("reducer: lessons", () => {
     expect(run(s, { type: "configure", config: { source: "#> mine\na = alloc 1" } }).narrationHidden).toBe(false);
     expect(run(s, { type: "startLesson", lesson }).narrationHidden).toBe(false);
   });
+
+  it("back to the lesson restores its settings, keeps an edited program, and opens at the same op once traced", () => {
+    const edited = "a = alloc 1\nb = alloc u32";
+    let s = run(loaded(), { type: "startLesson", lesson }, { type: "traced", trace: TWO, source: lesson.config.source }, { type: "seek", step: 1 });
+    s = run(s, { type: "configure", config: { allocator: "bumpalo", capacity: 512, minAlign: 8, target: "wasm32", source: edited } });
+    s = run(s, { type: "traced", trace: TWO, source: s.source });
+    expect(s).toMatchObject({ allocator: "bumpalo", capacity: 512, step: 1, lesson: "padding" });
+    s = run(s, { type: "backToLesson", lesson });
+    expect(s).toMatchObject({ allocator: "hinckley-up", target: "64", capacity: 128, minAlign: null, source: edited, lesson: "padding", pendingStep: 1, playing: false });
+    expect(run(s, { type: "traced", trace: TWO, source: edited }).step).toBe(1);
+  });
 });
 
 describe("reducer: predict mode", () => {

@@ -113,6 +113,11 @@ export type Action =
   | { type: "openConfig"; config: RunConfig }
   | { type: "startLesson"; lesson: LessonStart }
   | { type: "exitLesson" }
+  /**
+   * Back to the settings a lesson was written for (from a detour or a change
+   * of settings), at the same op, so its narration describes the map again.
+   */
+  | { type: "backToLesson"; lesson: LessonStart }
   | { type: "togglePredict" }
   | { type: "guess"; address: number }
   | { type: "reveal" }
@@ -316,6 +321,24 @@ function base(state: AppState, action: Action): AppState {
     }
     case "exitLesson":
       return state.lesson === null ? state : { ...state, lesson: null, narrationHidden: true };
+    case "backToLesson": {
+      // The lesson's settings; the program stays, edits and all (its narration is its own).
+      const { allocator, target, capacity, minAlign } = action.lesson.config;
+      return {
+        ...state,
+        allocator,
+        target,
+        capacity,
+        minAlign,
+        lesson: action.lesson.id,
+        narrationHidden: false,
+        sweep: null,
+        // The same op of the lesson's run, once it is traced again.
+        pendingStep: state.step,
+        micro: null,
+        playing: false,
+      };
+    }
     case "togglePredict":
       // Predicting is done one step at a time, in the single view.
       return {

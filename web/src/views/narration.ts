@@ -1,19 +1,41 @@
-// The lesson's voice: its title, the narration of the step in view, and a way
-// out. Narration is author text: it is built as DOM nodes from the
-// markdown-lite AST (model/narration.ts), never parsed as HTML.
+// The lesson's voice: its title, the run it was written for, the narration of
+// the step in view with its "Try it" actions, and a way out. Narration is
+// author text: it is built as DOM nodes from the markdown-lite AST
+// (model/narration.ts), never parsed as HTML.
+//
+// Narration states numbers of one run. When the run on screen is another
+// (the learner changed a setting, or followed a Try-it detour), the step's
+// words are put away behind a banner that names the run they describe and
+// offers the way back: stale numbers are never shown as if they were true.
 
-import type { Lesson } from "../model/lessons";
-import { parseParagraphs, type Inline, type Narration } from "../model/narration";
+import { settingsText, type Departure, type Lesson } from "../model/lessons";
+import { parseInline, parseParagraphs, type Inline, type Narration, type NarrationError, type TryAction } from "../model/narration";
 import { h, setText } from "./dom";
 import "./narration.css";
+
+/** A Try-it action as shown: a button, or why it cannot be offered in this run. */
+export interface TryEntry {
+  action: TryAction;
+  problem: string | null;
+  /** The action's run is the one on screen (its allocator is chosen): shown, but nothing to do. */
+  taken?: boolean;
+}
 
 export interface NarrationData {
   narration: Narration | null;
   lesson: Lesson | null;
+  /** How the run on screen differs from the lesson's; null or absent: it is the lesson's run (or there is no lesson). */
+  departure?: Departure | null;
+  /** The step's Try-it actions, each checked against this run (absent: none offered, as in an embed). */
+  tries?: readonly TryEntry[];
+  /** The program's directives that could not be read. */
+  errors?: readonly NarrationError[];
 }
 
 export interface NarrationHandlers {
   onExitLesson(): void;
+  onBackToLesson?(): void;
+  onTry?(action: TryAction): void;
 }
 
 interface Refs {
@@ -21,9 +43,16 @@ interface Refs {
   kicker: HTMLElement;
   title: HTMLElement;
   exit: HTMLButtonElement;
+  writtenFor: HTMLElement;
+  banner: HTMLElement;
+  bannerText: HTMLElement;
   body: HTMLElement;
+  tries: HTMLElement;
+  errors: HTMLElement;
   /** What the body shows, so an unchanged step does not re-announce it. */
   key: string | null;
+  /** What the banner, actions and errors show. */
+  restKey: string | null;
   handlers: NarrationHandlers;
 }
 
@@ -48,21 +77,50 @@ export function inlineNodes(nodes: readonly Inline[]): Node[] {
 }
 
 function build(mount: HTMLElement, handlers: NarrationHandlers): Refs {
-  const kicker = h("p", { class: "narration-kicker" }, "Lesson");
+  const writtenFor = h("span", { class: "narration-for" });
+  const kicker = h("p", { class: "narration-kicker" }, "Lesson", " ", writtenFor);
   const title = h("h2", { class: "narration-title", id: "narration-title" });
   const exit = h("button", { type: "button", class: "narration-exit" }, "Exit lesson");
+  const bannerText = h("p", {});
+  const back = h("button", { type: "button", class: "narration-back" }, "Back to the lesson");
+  const banner = h("div", { class: "narration-banner", role: "status" }, bannerText, back);
   const body = h("div", { class: "narration-body", "aria-live": "polite" });
+  const tries = h("div", { class: "narration-tries", role: "group", "aria-label": "Try it" });
+  const errors = h("ul", { class: "narration-errors", "aria-label": "Narration errors" });
   const root = h(
     "section",
     { class: "narration", "aria-labelledby": "narration-title" },
     h("div", { class: "narration-head" }, h("div", {}, kicker, title), exit),
+    banner,
     body,
+    tries,
+    errors,
   );
   root.dataset["view"] = "narration";
   mount.replaceChildren(root);
-  const refs: Refs = { root, kicker, title, exit, body, key: null, handlers };
+  const refs: Refs = { root, kicker, title, exit, writtenFor, banner, bannerText, body, tries, errors, key: null, restKey: null, handlers };
   exit.addEventListener("click", () => refs.handlers.onExitLesson());
+  back.addEventListener("click", () => refs.handlers.onBackToLesson?.());
   return refs;
+}
+
+/** The banner's words: the run the narration describes, the one on the map, and why the words are away. */
+function bannerWords(lesson: Lesson, departure: Departure): string {
+  const written = `The narration was written for ${settingsText(lesson.config)}`;
+  if (departure.intended) {
+    return `Trying ${departure.now.allocator}, as the lesson suggests. ${written}: its words are put away until you go back.`;
+  }
+  return `${written}. You changed ${departure.changed.join(", ")}: its numbers would not describe this run, so they are put away until you go back.`;
+}
+
+function tryButton(entry: TryEntry, handlers: () => NarrationHandlers): HTMLElement {
+  const button = h("button", { type: "button", class: "narration-try", disabled: entry.taken === true }, `Try it: ${entry.action.label}`);
+  button.addEventListener("click", () => handlers().onTry?.(entry.action));
+  return button;
+}
+
+function errorItem(line: number, message: string): HTMLElement {
+  return h("li", {}, `Line ${line}: `, ...inlineNodes(parseInline(message)));
 }
 
 export function renderNarration(mount: HTMLElement, data: NarrationData, handlers: NarrationHandlers): void {
@@ -73,18 +131,43 @@ export function renderNarration(mount: HTMLElement, data: NarrationData, handler
   }
   refs.handlers = handlers;
   const { narration, lesson } = data;
+  const departure = data.departure ?? null;
+  const allTries = data.tries ?? [];
+  const errors = data.errors ?? [];
   const text = narration?.text ?? "";
+  const away = lesson !== null && departure !== null;
   // A program of the user's own with `#>` comments narrates too, without a lesson around it.
-  refs.root.hidden = lesson === null && text === "";
+  refs.root.hidden = lesson === null && text === "" && allTries.length === 0 && errors.length === 0;
+  refs.root.classList.toggle("is-away", away);
   refs.kicker.hidden = lesson === null;
   refs.exit.hidden = lesson === null;
+  refs.writtenFor.hidden = lesson === null;
+  setText(refs.writtenFor, lesson ? `Written for ${settingsText(lesson.config)}` : "");
   setText(refs.title, lesson?.title ?? "Narration");
+  refs.banner.hidden = !away;
+  refs.body.hidden = away;
 
-  // Before the first narrated step, the lesson's one-line summary.
-  const key = text !== "" ? `n:${text}` : lesson ? `s:${lesson.summary}` : "";
+  const current = refs;
+  const tries = allTries.filter((t) => t.problem === null);
+  const problems = [...errors, ...allTries.flatMap((t) => (t.problem === null ? [] : [{ line: t.action.line, message: t.problem }]))];
+  const restKey = JSON.stringify([away && lesson && departure ? bannerWords(lesson, departure) : "", tries.map((t) => [t.action, t.taken === true]), problems]);
+  if (restKey !== refs.restKey) {
+    refs.restKey = restKey;
+    if (away && lesson && departure) setText(refs.bannerText, bannerWords(lesson, departure));
+    refs.tries.replaceChildren(...tries.map((t) => tryButton(t, () => current.handlers)));
+    refs.tries.hidden = tries.length === 0;
+    refs.errors.replaceChildren(...problems.map((p) => errorItem(p.line, p.message)));
+    refs.errors.hidden = problems.length === 0;
+  }
+
+  // Before the first narrated step, the lesson's one-line summary. Away from
+  // the lesson's run the body is hidden, and emptied so nothing stale is announced.
+  const key = away ? "away" : text !== "" ? `n:${text}` : lesson ? `s:${lesson.summary}` : "";
   if (key === refs.key) return;
   refs.key = key;
-  if (text !== "") {
+  if (away) {
+    refs.body.replaceChildren();
+  } else if (text !== "") {
     refs.body.replaceChildren(...parseParagraphs(text).map((p) => h("p", {}, ...inlineNodes(p))));
   } else if (lesson) {
     refs.body.replaceChildren(h("p", { class: "narration-summary" }, lesson.summary));
