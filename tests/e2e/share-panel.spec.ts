@@ -64,6 +64,30 @@ test("Copy link: the copied link, opened in a new page, shows the same program, 
   await other.close();
 });
 
+test("Copy link inside an op: the copied link reopens at the same micro-step", async ({ page, context }) => {
+  await openAtState(page);
+  // Shift+→ enters op 3 (c = alloc 24 align 16) at its first micro-step, then the next.
+  await page.locator("details.share-menu > summary").click();
+  await page.getByRole("heading", { name: "Memory" }).click();
+  await page.keyboard.press("Shift+ArrowRight");
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(counter(page)).toHaveText("op 3 / 6");
+  const micro = page.locator(".op-micro");
+  await expect(micro).toHaveText(/^Micro-step 2 of \d+: /);
+  const shown = await micro.textContent();
+  await page.locator("details.share-menu > summary").click();
+  await page.getByRole("button", { name: "Copy link", exact: true }).click();
+  await expect(page.locator(".share-status")).toHaveText("Link copied.");
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toContain("&s=3&u=1&");
+
+  const other = await context.newPage();
+  await other.goto(copied);
+  await expect(counter(other)).toHaveText("op 3 / 6");
+  await expect(other.locator(".op-micro")).toHaveText(shown ?? "");
+  await other.close();
+});
+
 test("Copy embed code: five snippets, each carrying the current link", async ({ page }) => {
   await openAtState(page);
   await page.getByRole("button", { name: "Copy embed code" }).click();
