@@ -14,7 +14,7 @@ import { bindPredictKeys, bindStepKeys } from "./controller/keyboard";
 import { startPlayback } from "./controller/playback";
 import { sweepBase, sweepRunner } from "./controller/sweep";
 import { startTracer } from "./controller/tracer";
-import { UP_VS_DOWN } from "./model/compare";
+import { startingColumns } from "./model/compare";
 import { lessonById } from "./model/lessons";
 import { clampStep } from "./model/blocks";
 import { parseNarration, pausesAt, predictsNext, type Narration } from "./model/narration";
@@ -23,7 +23,7 @@ import { parseTraceFile, replayDiffers } from "./share/traceFile";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { syncShareLinks } from "./state/shareSync";
 import { createStore, type Store } from "./state/store";
-import { findMounts, progressBar, renderApp, showNotice, type Mounts } from "./appView";
+import { findMounts, lessonPair, progressBar, renderApp, showNotice, type Mounts } from "./appView";
 import { frameScheduler } from "./views/dom";
 import { applyTheme, storedTheme } from "./views/theme";
 
@@ -109,9 +109,20 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
     dispatch({ type: "closeSweep" });
   };
   mounts.singleButton.addEventListener("click", toSingle);
+  // Compare starts from the run on screen: it, then its counterpart (the
+  // lesson's own while one is followed) with the same settings where they carry.
+  const compareStart = (s: AppState) => startingColumns(s, allocators, lessonPair(s)?.pair);
+  const nameCounterpart = (s: AppState): void => {
+    const [here, there] = compareStart(s);
+    const title = here && there ? `Run this program on ${here.allocator} beside ${there.allocator}` : "";
+    if (mounts.compareButton.textContent !== "Compare") mounts.compareButton.textContent = "Compare";
+    if (mounts.compareButton.title !== title) mounts.compareButton.title = title;
+  };
+  nameCounterpart(store.getState());
+  store.subscribe(nameCounterpart);
   mounts.compareButton.addEventListener("click", () => {
     if (store.getState().compare !== null) toSingle();
-    else dispatch({ type: "enterCompare", configs: UP_VS_DOWN });
+    else dispatch({ type: "enterCompare", configs: compareStart(store.getState()) });
   });
   mounts.predictButton.addEventListener("click", () => dispatch({ type: "togglePredict" }));
   mounts.sweepButton.addEventListener("click", () => {

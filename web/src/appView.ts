@@ -9,7 +9,7 @@ import { sourceShown, type SourceLookup } from "./engine/sourceTexts";
 import type { TraceView } from "./engine/traceView";
 import type { AllocatorInfo, Trace } from "./engine/types";
 import { clampStep } from "./model/blocks";
-import type { CompareColumn, CompareConfig } from "./model/compare";
+import { compareStepText, pairReason, type CompareColumn, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";
 import { galleryById } from "./model/gallery";
@@ -29,6 +29,7 @@ import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
 import { renderPredict } from "./views/predict";
 import { renderRun, renderRunStepper } from "./views/runView";
+import { renderStepper } from "./views/stepper";
 import { renderSharePanel } from "./views/sharePanel";
 import { renderStats } from "./views/stats";
 import { renderSweep } from "./views/sweep";
@@ -148,10 +149,18 @@ function tryLessonAction(s: AppState, action: TryAction, dispatch: (a: Action) =
   }
 }
 
+/** The lesson's own Compare partner, while the run on screen is on the lesson's allocator. */
+export function lessonPair(s: AppState): { allocator: string; pair: string; why: string } | undefined {
+  const lesson = s.lesson !== null ? lessonById(s.lesson) : undefined;
+  const pair = lesson?.compareWith;
+  return lesson && pair && lesson.config.allocator === s.allocator ? { allocator: lesson.config.allocator, pair: pair.allocator, why: pair.why } : undefined;
+}
+
 /** The lesson's narration for the op in view, and the predict question for the next op. */
 function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, ctx: AppViewContext): void {
   const narr = ctx.narrations(s.tracedSource);
-  const narration = narrationAt(trace, step, narr);
+  // Narration describes the single run: in compare mode it waits (the compare view says so) until compare closes.
+  const narration = s.compare === null ? narrationAt(trace, step, narr) : null;
   const lesson = s.lesson !== null ? (lessonById(s.lesson) ?? null) : null;
   const errors = s.narrationHidden ? [] : narrationErrors(s.source);
   // A sweep has no op in view to narrate. Mounts are emptied when unused, so their live regions go too.
@@ -280,8 +289,13 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   const trace = s.trace;
   if (!trace) return;
   const step = clampStep(trace, s.step);
-  // Compare columns run different code: the single view's micro-step would mislead.
-  renderRunStepper(m.stepper, s, trace, s.compare === null, dispatch);
+  // Compare columns run different code: the stepper names the op they all ran,
+  // not what the single run's allocator did (nor its micro-steps).
+  if (s.compare === null) renderRunStepper(m.stepper, s, trace, true, dispatch);
+  else {
+    const description = compareStepText(trace, step, ctx.lines(s.tracedSource));
+    renderStepper(m.stepper, { step, total: trace.length, playing: s.playing, speed: s.speed, description, micro: null }, dispatch);
+  }
   renderLearning(m, s, trace, step, ctx);
   if (s.sweep !== null) {
     showMode(m, "sweep");
@@ -308,6 +322,8 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
         step: s.step,
         animate: ctx.animate(),
         sourceLines: ctx.lines(s.tracedSource),
+        why: pairReason(s.compare, lessonPair(s)),
+        narrationWaits: !s.narrationHidden && (s.lesson !== null || ctx.narrations(s.tracedSource).size > 0),
       },
       {
         onSeek: (to) => dispatch({ type: "seek", step: to }),

@@ -19,11 +19,19 @@ import {
   placementText,
   removeColumn,
   traceOf,
-  UP_VS_DOWN,
   withAllocator,
+  capacityCarries,
+  carryNotes,
+  carrySettings,
+  compareStepText,
+  COUNTERPARTS,
+  counterpartOf,
+  pairReason,
+  startingColumns,
   type CompareConfig,
   type Placement,
 } from "./compare";
+import { lessonById } from "./lessons";
 import { chunksAt } from "./chunks";
 
 // Every number below was read off the engine's traces (64-bit unless said):
@@ -60,6 +68,9 @@ function placementOf(op: Op): Placement {
 }
 
 const UP_DOWN_PROGRAM = "a = alloc 1\nb = alloc u64";
+
+/** The seed algorithms bumping up and down, on 64-bit at their defaults. */
+const UP_VS_DOWN: readonly CompareConfig[] = [cfg("hinckley-up"), cfg("fitzgen-down")];
 
 describe("compare: up vs down on the same program", () => {
   const [up, down] = traces(UP_VS_DOWN, UP_DOWN_PROGRAM);
@@ -316,5 +327,133 @@ describe("compare: rows from the columns", () => {
       }
     }
     expect(compared).toBeGreaterThan(200);
+  });
+});
+
+describe("compare: starting from the run on screen", () => {
+  const names = allocators.map((a) => a.name);
+  const direction = (name: string) => allocators.find((a) => a.name === name)?.direction;
+
+  it("gives every allocator the trace module lists a counterpart: another listed allocator, with a reason", () => {
+    expect(Object.keys(COUNTERPARTS).sort()).toEqual([...names].sort());
+    for (const name of names) {
+      const pair = COUNTERPARTS[name];
+      expect(pair, name).toBeDefined();
+      expect(pair?.allocator, name).not.toBe(name);
+      expect(names, name).toContain(pair?.allocator);
+      expect(pair?.why.length, name).toBeGreaterThan(40);
+      expect(counterpartOf(name, allocators)).toBe(pair?.allocator);
+    }
+  });
+
+  it("pairs each allocator with the one that teaches its lesson", () => {
+    const pairs = Object.fromEntries(names.map((n) => [n, COUNTERPARTS[n]?.allocator]));
+    expect(pairs).toEqual({
+      // Up against down where a sibling bumps the other way.
+      "fitzgen-down": "hinckley-up",
+      "hinckley-up": "fitzgen-down",
+      "up-min-align": "down-min-align",
+      "down-min-align": "up-min-align",
+      "bump-scope-up": "bump-scope-down",
+      "bump-scope-down": "bump-scope-up",
+      // A first version against its rewrite; the two Rust crates; the same library's other buffer.
+      "hinckley-up-naive": "hinckley-up",
+      bumpalo: "bump-scope-up",
+      "blink-alloc": "bumpalo",
+      "bumper-alloc-buffer": "bumper-slab",
+      "bumper-slab": "bumper-alloc-buffer",
+      // Hand-written C++ against the standard library; two slab arenas; Zig's two arenas.
+      "cpp-arena": "pmr-monotonic",
+      "pmr-monotonic": "cpp-arena",
+      "llvm-bump-ptr": "bumper-slab",
+      "zig-arena": "zig-fixed-buffer",
+      "zig-fixed-buffer": "zig-arena",
+    });
+    for (const [a, b] of [["fitzgen-down", "hinckley-up"], ["up-min-align", "down-min-align"], ["bump-scope-up", "bump-scope-down"], ["bumpalo", "bump-scope-up"]] as const) {
+      expect(direction(a), `${a} and ${b} bump opposite ways`).not.toBe(direction(b));
+    }
+  });
+
+  it("opens bump-scope-up beside bump-scope-down on the same target, MIN_ALIGN and capacity", () => {
+    const run = cfg("bump-scope-up", { target: "wasm32", minAlign: 16, capacity: 1024 });
+    const columns = startingColumns(run, allocators);
+    expect(columns).toEqual([run, cfg("bump-scope-down", { target: "wasm32", minAlign: 16, capacity: 1024 })]);
+    expect(columnLabels(columns, allocators)).toEqual(["bump-scope-up · MIN_ALIGN 16 · capacity 1024", "bump-scope-down · MIN_ALIGN 16 · capacity 1024"]);
+    expect(pairReason(columns)).toBe(COUNTERPARTS["bump-scope-up"]?.why);
+    // The setup row's columns are plain settings: nothing else of the run comes along.
+    expect(Object.keys(columns[0]!).sort()).toEqual(["allocator", "capacity", "minAlign", "target"]);
+  });
+
+  it("takes a lesson's own pair while the run is on the lesson's allocator", () => {
+    const lesson = lessonById("realloc-fast-path");
+    const pair = lesson?.compareWith;
+    expect(pair?.allocator).toBe("bumpalo");
+    const columns = startingColumns(lesson!.config, allocators, pair?.allocator);
+    expect(columns.map((c) => c.allocator)).toEqual(["bump-scope-up", "bumpalo"]);
+    expect(columns[1]?.target).toBe("wasm32");
+    expect(pairReason(columns, { allocator: "bump-scope-up", pair: "bumpalo", why: pair!.why })).toBe(pair?.why);
+    // The table's pair otherwise names no lesson reason for it.
+    expect(pairReason(columns)).toBeNull();
+    // A pair naming the run's own allocator, or one not listed, is no pair.
+    expect(counterpartOf("bumpalo", allocators, "bumpalo")).toBe("bump-scope-up");
+    expect(counterpartOf("bumpalo", allocators, "no-such-arena")).toBe("bump-scope-up");
+  });
+
+  it("in the realloc lesson's program, the pair's columns disagree where the lesson says: in place against moved", () => {
+    const lesson = lessonById("realloc-fast-path")!;
+    for (const partner of [counterpartOf("bump-scope-up", allocators), lesson.compareWith!.allocator]) {
+      const columns = startingColumns(lesson.config, allocators, partner === "bumpalo" ? "bumpalo" : undefined);
+      expect(columns[1]?.allocator).toBe(partner);
+      const rows = compareOps(traces(columns, lesson.config.source));
+      const grows = rows.filter((r) => r.kind === "realloc").slice(0, 2);
+      expect(grows).toHaveLength(2);
+      for (const r of grows) expect(r.columns.map((c) => c?.placement.moved), `${partner}: ${r.name}`).toEqual([false, true]);
+    }
+  });
+
+  it("gives a setting the partner cannot take its default, and the label says so", () => {
+    // zig-fixed-buffer's capacity is its buffer's size; zig-arena's, what a reset keeps.
+    expect(capacityCarries("zig-fixed-buffer", "zig-arena")).toBe(false);
+    expect(capacityCarries("hinckley-up", "fitzgen-down")).toBe(true);
+    const zig = startingColumns(cfg("zig-fixed-buffer", { capacity: 64, target: "wasm32" }), allocators);
+    expect(zig[1]).toEqual(cfg("zig-arena", { target: "wasm32" }));
+    expect(columnLabels(zig, allocators)).toEqual([
+      "zig-fixed-buffer · capacity 64",
+      "zig-arena · default capacity: column 1's 64 is its buffer size, here capacity is the reset's retain limit",
+    ]);
+    // A minimum alignment the partner does not offer.
+    const wide = cfg("up-min-align", { minAlign: 32 });
+    const narrow = carrySettings(wide, "bumpalo", allocators);
+    expect(narrow).toEqual(cfg("bumpalo"));
+    expect(columnLabels([wide, narrow], allocators)).toEqual([
+      "up-min-align · MIN_ALIGN 32",
+      "bumpalo · MIN_ALIGN 1, its default: column 1's 32 is not offered here",
+    ]);
+    const none = carrySettings(cfg("bumpalo", { minAlign: 16 }), "blink-alloc", allocators);
+    expect(none.minAlign).toBeNull();
+    // A preset without the setting is no difference to note.
+    expect(carryNotes(cfg("bumpalo", { minAlign: 16 }), none, allocators)).toEqual([]);
+    // What carried, or what a column chose for itself, needs no note.
+    expect(carryNotes(wide, cfg("down-min-align", { minAlign: 32 }), allocators)).toEqual([]);
+    expect(carryNotes(cfg("zig-arena", { capacity: 64 }), cfg("zig-fixed-buffer", { capacity: 128 }), allocators)).toEqual([]);
+  });
+
+  it("falls back, for an allocator the table does not know, to one bumping the other way", () => {
+    const list: AllocatorInfo[] = [
+      { name: "new-up", direction: "up", source: "bump-up", description: "", minAligns: [], family: "core" },
+      { name: "other-up", direction: "up", source: "bump-up", description: "", minAligns: [], family: "core" },
+      { name: "some-down", direction: "down", source: "bump-down", description: "", minAligns: [], family: "core" },
+    ];
+    expect(counterpartOf("new-up", list)).toBe("some-down");
+    expect(counterpartOf("some-down", list)).toBe("new-up");
+    expect(counterpartOf("new-up", list.slice(0, 2))).toBe("other-up");
+  });
+
+  it("names in the stepper the op every column ran, never one column's result", () => {
+    const [up] = traces(UP_VS_DOWN, UP_DOWN_PROGRAM);
+    const lines = UP_DOWN_PROGRAM.split("\n");
+    expect(compareStepText(up!, 0, lines)).toBe("Before the first op: each column shows its own allocator's start.");
+    expect(compareStepText(up!, 2, lines)).toBe("Line 2, b = alloc u64: each column shows what its own allocator did.");
+    for (let s = 0; s <= up!.length; s++) expect(compareStepText(up!, s, lines)).not.toMatch(/0x|hinckley|fitzgen/);
   });
 });

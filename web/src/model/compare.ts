@@ -44,12 +44,6 @@ export interface CompareColumn {
 /** Compare mode shows at least two and at most four columns. */
 export { MAX_COMPARE, MIN_COMPARE } from "./limits";
 
-/** The start page's one-click comparison: the seed algorithms bumping up and down. */
-export const UP_VS_DOWN: readonly CompareConfig[] = [
-  { allocator: "hinckley-up", target: "64", minAlign: null, capacity: null },
-  { allocator: "fitzgen-down", target: "64", minAlign: null, capacity: null },
-];
-
 // ---- Configurations -----------------------------------------------------------
 
 /** The minimum alignment a column runs with: the one chosen, else the preset's default; null when the preset has no such setting. */
@@ -65,11 +59,13 @@ export function targetText(target: Target): string {
 
 /**
  * One heading per column: the preset's name, then only the settings that
- * differ between columns ("bumpalo · wasm32 · MIN_ALIGN 8"). A minimum
- * alignment shows where columns that have the setting differ in it, or where
- * it is not the preset's default (a preset without the setting is no
- * difference). Columns that would still read the same get their column
- * number so none is ambiguous.
+ * differ between columns or are not the preset's default ("bumpalo · wasm32
+ * · MIN_ALIGN 8 · capacity 256"). A minimum alignment shows where columns
+ * that have the setting differ in it, or where it is not the preset's
+ * default (a preset without the setting is no difference). A setting of
+ * column 1 that another column could not take says so in that column's
+ * heading (see carryNotes). Columns that would still read the same get
+ * their column number so none is ambiguous.
  */
 export function columnLabels(configs: readonly CompareConfig[], allocators: readonly AllocatorInfo[]): string[] {
   const aligns = configs.map((c) => effectiveMinAlign(c, allocators));
@@ -77,13 +73,18 @@ export function columnLabels(configs: readonly CompareConfig[], allocators: read
   const varies = <T>(values: readonly T[]): boolean => new Set(values).size > 1;
   const showTarget = varies(configs.map((c) => c.target));
   const alignsVary = varies(aligns.filter((a) => a !== null));
-  const showCapacity = varies(configs.map((c) => c.capacity));
+  // No control in the setup row shows the capacity: the heading does, whenever one is chosen.
+  const showCapacity = varies(configs.map((c) => c.capacity)) || configs.some((c) => c.capacity !== null);
+  const first = configs[0];
   const labels = configs.map((c, i) => {
+    const notes = first && i > 0 ? carryNotes(first, c, allocators) : [];
+    const noted = (setting: CarryNote["setting"]): boolean => notes.some((n) => n.setting === setting);
     const parts = [c.allocator];
     if (showTarget) parts.push(targetText(c.target));
     const align = aligns[i];
-    if (align !== null && align !== undefined && (alignsVary || align !== defaults[i])) parts.push(`MIN_ALIGN ${align}`);
-    if (showCapacity) parts.push(c.capacity === null ? "default capacity" : `capacity ${c.capacity}`);
+    if (!noted("minAlign") && align !== null && align !== undefined && (alignsVary || align !== defaults[i])) parts.push(`MIN_ALIGN ${align}`);
+    if (showCapacity && !noted("capacity")) parts.push(c.capacity === null ? "default capacity" : `capacity ${c.capacity}`);
+    parts.push(...notes.map((n) => n.text));
     return parts.join(" · ");
   });
   return labels.map((l, i) => (labels.indexOf(l) !== labels.lastIndexOf(l) ? `${l} (column ${i + 1})` : l));
@@ -116,6 +117,188 @@ export function addColumn(configs: readonly CompareConfig[], allocators: readonl
 export function removeColumn(configs: readonly CompareConfig[], index: number): CompareConfig[] {
   if (configs.length <= MIN_COMPARE || index < 0 || index >= configs.length) return [...configs];
   return configs.filter((_, i) => i !== index);
+}
+
+// ---- Starting from the run on screen ----------------------------------------
+
+/**
+ * Each allocator's partner in the one-click comparison, and what the two
+ * columns side by side teach. Up against down where the allocator has a
+ * sibling bumping the other way; otherwise the nearest arena that behaves
+ * otherwise in one telling way (the same library's other buffer, the same
+ * language's other arena, a hand-written arena against the standard one).
+ */
+export const COUNTERPARTS: Readonly<Record<string, { allocator: string; why: string }>> = {
+  "fitzgen-down": {
+    allocator: "hinckley-up",
+    why: "The seed algorithms over the same fixed chunk: bumping down rounds with one mask, bumping up needs an extra addition but only one branch.",
+  },
+  "hinckley-up": {
+    allocator: "fitzgen-down",
+    why: "The seed algorithms over the same fixed chunk: bumping up needs an extra addition but only one branch, bumping down rounds with one mask.",
+  },
+  "hinckley-up-naive": {
+    allocator: "hinckley-up",
+    why: "Hinckley's first bump up against his one-branch rewrite: the same addresses, fewer branches per allocation.",
+  },
+  "up-min-align": {
+    allocator: "down-min-align",
+    why: "The minimum-alignment trick bumping up and bumping down, at the same MIN_ALIGN: where the rounding goes and what it costs.",
+  },
+  "down-min-align": {
+    allocator: "up-min-align",
+    why: "The minimum-alignment trick bumping down and bumping up, at the same MIN_ALIGN: where the rounding goes and what it costs.",
+  },
+  "bumper-alloc-buffer": {
+    allocator: "bumper-slab",
+    why: "Bumper.jl's two buffers: one fixed buffer that fails when it is full, against slabs that add a slab instead.",
+  },
+  "bumper-slab": {
+    allocator: "bumper-alloc-buffer",
+    why: "Bumper.jl's two buffers: slabs that add a slab when one is full, against one fixed buffer that fails instead.",
+  },
+  "cpp-arena": {
+    allocator: "pmr-monotonic",
+    why: "A hand-written C++ arena against the standard library's monotonic buffer resource: how each sizes its next pool, and where its bookkeeping sits.",
+  },
+  "pmr-monotonic": {
+    allocator: "cpp-arena",
+    why: "The standard library's monotonic buffer resource against a hand-written C++ parser arena: how each sizes its next buffer, and where its bookkeeping sits.",
+  },
+  "bump-scope-up": {
+    allocator: "bump-scope-down",
+    why: "One crate, both directions: bumping up grows the last block in place, bumping down copies it; the header sits at the chunk's start or its end.",
+  },
+  "bump-scope-down": {
+    allocator: "bump-scope-up",
+    why: "One crate, both directions: bumping down copies the last block to grow it, bumping up grows it in place; the header sits at the chunk's end or its start.",
+  },
+  bumpalo: {
+    allocator: "bump-scope-up",
+    why: "The two Rust bump crates: bumpalo bumps down with a footer and copies a growing block, bump-scope bumps up with a header and grows it in place.",
+  },
+  "blink-alloc": {
+    allocator: "bumpalo",
+    why: "Two Rust arenas: blink-alloc bumps up with a header and rounds its chunks to powers of two, bumpalo bumps down with a footer and doubles them.",
+  },
+  "llvm-bump-ptr": {
+    allocator: "bumper-slab",
+    why: "Two slab arenas that give a large request a slab of its own: LLVM's threshold is the whole slab, Bumper.jl's half of one.",
+  },
+  "zig-arena": {
+    allocator: "zig-fixed-buffer",
+    why: "Zig's two standard arenas: the arena asks its child allocator for a bigger buffer, the fixed buffer fails when it is full.",
+  },
+  "zig-fixed-buffer": {
+    allocator: "zig-arena",
+    why: "Zig's two standard arenas: the fixed buffer fails when it is full, the arena asks its child allocator for a bigger buffer.",
+  },
+};
+
+/**
+ * What each allocator's capacity setting sets. The engine passes one number
+ * to every model; a capacity carries to another allocator only when it
+ * means the same kind of thing there (a size of memory to bump through),
+ * never from a size to zig-arena's limit on what a reset keeps, or back.
+ */
+const CAPACITY_MEANS: Readonly<Record<string, string>> = {
+  "fitzgen-down": "chunk size",
+  "hinckley-up-naive": "chunk size",
+  "hinckley-up": "chunk size",
+  "up-min-align": "chunk size",
+  "down-min-align": "chunk size",
+  "bumper-alloc-buffer": "buffer size",
+  "bumper-slab": "slab size",
+  "cpp-arena": "pool size cap",
+  "bump-scope-up": "first chunk size",
+  "bump-scope-down": "first chunk size",
+  bumpalo: "first chunk size",
+  "blink-alloc": "first chunk size",
+  "llvm-bump-ptr": "slab size",
+  "pmr-monotonic": "first buffer size",
+  "zig-arena": "reset's retain limit",
+  "zig-fixed-buffer": "buffer size",
+};
+const RETAIN_LIMIT = "reset's retain limit";
+
+/** Whether a capacity chosen for `from` means the same kind of thing for `to`. */
+export function capacityCarries(from: string, to: string): boolean {
+  return (CAPACITY_MEANS[from] === RETAIN_LIMIT) === (CAPACITY_MEANS[to] === RETAIN_LIMIT);
+}
+
+/**
+ * The allocator to run beside `allocator`: the lesson's own choice when it
+ * names one, else the table's, else (an allocator the table does not know)
+ * the first one bumping the other way, else any other.
+ */
+export function counterpartOf(allocator: string, allocators: readonly AllocatorInfo[], lessonPair?: string): string {
+  const known = (name: string | undefined): name is string => name !== undefined && name !== allocator && allocators.some((a) => a.name === name);
+  if (known(lessonPair)) return lessonPair;
+  const listed = COUNTERPARTS[allocator]?.allocator;
+  if (known(listed)) return listed;
+  const direction = allocators.find((a) => a.name === allocator)?.direction;
+  return (allocators.find((a) => a.name !== allocator && a.direction !== direction) ?? allocators.find((a) => a.name !== allocator))?.name ?? allocator;
+}
+
+/**
+ * `settings` moved to `allocator`: the same target; the same minimum
+ * alignment where `allocator` offers it; the same capacity where it means
+ * the same there. What cannot carry is the preset's default (null), and
+ * `carryNotes` says so in the column's label.
+ */
+export function carrySettings(settings: CompareConfig, allocator: string, allocators: readonly AllocatorInfo[]): CompareConfig {
+  const aligns = allocators.find((a) => a.name === allocator)?.minAligns ?? [];
+  return {
+    allocator,
+    target: settings.target,
+    minAlign: settings.minAlign !== null && aligns.includes(settings.minAlign) ? settings.minAlign : null,
+    capacity: settings.capacity !== null && capacityCarries(settings.allocator, allocator) ? settings.capacity : null,
+  };
+}
+
+/** Compare mode as the Compare button opens it: the run on screen, then its counterpart with the same settings where they carry. */
+export function startingColumns(run: CompareConfig, allocators: readonly AllocatorInfo[], lessonPair?: string): CompareConfig[] {
+  const settings: CompareConfig = { allocator: run.allocator, target: run.target, minAlign: run.minAlign, capacity: run.capacity };
+  return [settings, carrySettings(settings, counterpartOf(run.allocator, allocators, lessonPair), allocators)];
+}
+
+/**
+ * Why two columns sit side by side, when they are a counterpart pair (the
+ * lesson's, given its allocator and its pair, or the table's); null for
+ * columns chosen otherwise.
+ */
+export function pairReason(configs: readonly CompareConfig[], lesson?: { allocator: string; pair: string; why: string }): string | null {
+  const [first, second, ...rest] = configs;
+  if (!first || !second || rest.length > 0) return null;
+  if (lesson && first.allocator === lesson.allocator && second.allocator === lesson.pair) return lesson.why;
+  const listed = COUNTERPARTS[first.allocator];
+  return listed && listed.allocator === second.allocator ? listed.why : null;
+}
+
+/** A setting of column 1 that another column runs without, and why. */
+export interface CarryNote {
+  setting: "minAlign" | "capacity";
+  text: string;
+}
+
+/**
+ * What of column 1's settings `to` runs without, and why: a minimum
+ * alignment its preset does not offer (where it has the setting), a
+ * capacity that means another thing there. Empty when everything carried, or when `to` chose its own value.
+ */
+export function carryNotes(from: CompareConfig, to: CompareConfig, allocators: readonly AllocatorInfo[]): CarryNote[] {
+  const notes: CarryNote[] = [];
+  const aligns = allocators.find((a) => a.name === to.allocator)?.minAligns ?? [];
+  // A preset without the setting is no difference (as in columnLabels): only a value it lacks is noted.
+  if (from.minAlign !== null && to.minAlign === null && aligns.length > 0 && !aligns.includes(from.minAlign)) {
+    notes.push({ setting: "minAlign", text: `MIN_ALIGN ${aligns[0]}, its default: column 1's ${from.minAlign} is not offered here` });
+  }
+  if (from.capacity !== null && to.capacity === null && !capacityCarries(from.allocator, to.allocator)) {
+    const there = CAPACITY_MEANS[from.allocator] ?? "size setting";
+    const here = CAPACITY_MEANS[to.allocator] ?? "size setting";
+    notes.push({ setting: "capacity", text: `default capacity: column 1's ${from.capacity} is its ${there}, here capacity is the ${here}` });
+  }
+  return notes;
 }
 
 /** The trace of a column whose program ran, else null. */
@@ -415,4 +598,19 @@ export function focusAt(trace: TraceView, step: number): Set<number> {
   if ((op.kind === "alloc" || op.kind === "realloc") && !op.failed) ids.add(op.index);
   if (op.target_op !== undefined) ids.add(op.target_op);
   return ids;
+}
+
+// ---- The stepper -----------------------------------------------------------------
+
+/**
+ * The stepper's sentence in compare mode: the op every column ran (the
+ * program's, so the same in each), never what one allocator did with it;
+ * each column's map, summary and table cell say that for its own run.
+ */
+export function compareStepText(trace: TraceView, step: number, sourceLines: readonly string[]): string {
+  const s = clampStep(trace, step);
+  if (s === 0) return "Before the first op: each column shows its own allocator's start.";
+  const line = lineOf(trace, s - 1);
+  const source = sourceLines[line - 1]?.trim() || opNameAt(trace, s - 1);
+  return `Line ${line}, ${source}: each column shows what its own allocator did.`;
 }

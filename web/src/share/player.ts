@@ -15,12 +15,15 @@ import { measureOnPage } from "../controller/costs";
 import { bindStepKeys } from "../controller/keyboard";
 import { startPlayback } from "../controller/playback";
 import { startTracer } from "../controller/tracer";
+import { clampStep } from "../model/blocks";
+import { compareStepText } from "../model/compare";
 import { narrationAt, parseNarration } from "../model/narration";
 import { initialState, reducer, type Action, type AppState } from "../state/reducer";
 import { createStore, type Store } from "../state/store";
 import { frameScheduler, h, setText } from "../views/dom";
 import { renderNarration } from "../views/narration";
-import { renderRun, renderRunStepper, type RunRenderers } from "../views/runView";
+import { renderRun, type RunRenderers } from "../views/runView";
+import { renderStepper } from "../views/stepper";
 import { encodeShare, type SharedState } from "./link";
 
 /** Views an embed may show besides the map (the map is always shown). */
@@ -166,7 +169,11 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
     const trace = s.trace;
     if (!views || !trace) return;
     if (s.compare) {
-      if (options.controls) renderRunStepper(mounts.stepper, s, trace, false, dispatch);
+      // The stepper names the op every column ran, not what the single run's allocator did.
+      if (options.controls) {
+        const description = compareStepText(trace, s.step, s.tracedSource.split("\n"));
+        renderStepper(mounts.stepper, { step: clampStep(trace, s.step), total: trace.length, playing: s.playing, speed: s.speed, description, micro: null }, dispatch);
+      }
       const shown = columns.columns(s.tracedSource, s.compare);
       if (!shown || !views.compare) return;
       views.compare(

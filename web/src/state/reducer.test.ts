@@ -215,6 +215,19 @@ describe("reducer: compare mode", () => {
     expect(reducer(loaded(), { type: "enterCompare", configs: five }).compare).toHaveLength(4);
   });
 
+  it("enters from the run on screen: its settings become column 1, the run, step and lesson stay", () => {
+    const lesson = { id: "realloc", config: { source: "s = alloc 8\ns = realloc s 16", allocator: "bump-scope-up", target: "wasm32" as const, capacity: 1024, minAlign: 16 } };
+    const s = run(loaded(), { type: "startLesson", lesson }, { type: "traced", trace: SIX, source: lesson.config.source }, { type: "seek", step: 2 });
+    const partner: CompareConfig = { allocator: "bump-scope-down", target: "wasm32", capacity: 1024, minAlign: 16 };
+    // A column handed over as a whole run (here the state itself) keeps only its settings.
+    const c = run(s, { type: "enterCompare", configs: [s, partner] });
+    expect(c.compare).toEqual([{ allocator: "bump-scope-up", target: "wasm32", capacity: 1024, minAlign: 16 }, partner]);
+    expect(Object.keys(c.compare?.[0] ?? {}).sort()).toEqual(["allocator", "capacity", "minAlign", "target"]);
+    expect(c).toMatchObject({ allocator: "bump-scope-up", target: "wasm32", capacity: 1024, minAlign: 16, step: 2, lesson: "realloc", trace: SIX });
+    // Entering again with the same columns changes nothing.
+    expect(reducer(c, { type: "enterCompare", configs: [s, partner] })).toBe(c);
+  });
+
   it("a column edit below two columns leaves compare mode", () => {
     const s = run(loaded(), { type: "enterCompare", configs: UP_DOWN });
     const three = run(s, { type: "setCompare", configs: [...UP_DOWN, { ...UP_DOWN[0]!, target: "wasm32" }] });

@@ -197,9 +197,15 @@ function microBack(state: AppState): AppState {
 const sameConfigs = (a: readonly CompareConfig[] | null, b: readonly CompareConfig[]): boolean =>
   a !== null && a.length === b.length && a.every((c, i) => JSON.stringify(c) === JSON.stringify(b[i]));
 
-/** Compare mode's columns: at most MAX_COMPARE; fewer than MIN_COMPARE is not a comparison. */
+/**
+ * Compare mode's columns: at most MAX_COMPARE; fewer than MIN_COMPARE is not
+ * a comparison. Only the settings are kept: a column built from a whole run
+ * (the state itself, with its program and trace) must not carry them along.
+ */
 function compareConfigs(configs: readonly CompareConfig[]): CompareConfig[] | null {
-  const list = configs.slice(0, MAX_COMPARE).map((c) => ({ ...c }));
+  const list = configs
+    .slice(0, MAX_COMPARE)
+    .map(({ allocator, target, capacity, minAlign }): CompareConfig => ({ allocator, target, capacity, minAlign }));
   return list.length >= MIN_COMPARE ? list : null;
 }
 

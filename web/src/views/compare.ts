@@ -41,6 +41,10 @@ export interface CompareData {
   step: number;
   animate: boolean;
   sourceLines: readonly string[];
+  /** Why these columns sit side by side (a counterpart pair), else null. */
+  why?: string | null;
+  /** The program narrates the single run: its narration waits until compare closes, and the view says so. */
+  narrationWaits?: boolean;
 }
 
 export interface CompareHandlers {
@@ -69,6 +73,8 @@ interface Refs {
   body: HTMLTableSectionElement;
   foot: HTMLTableSectionElement;
   pageNote: HTMLElement;
+  why: HTMLElement;
+  narrationNote: HTMLElement;
   cells: SetupCell[];
   views: ColumnView[];
   /** What the table body was built from: rebuilt only when it changes. */
@@ -172,6 +178,12 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
   );
   const scroll = h("div", { class: "compare-table-scroll", tabindex: 0, role: "region", "aria-label": "Per-op comparison" }, table);
   const pageNote = h("p", { class: "compare-page-note" });
+  const why = h("p", { class: "compare-why" });
+  const narrationNote = h(
+    "p",
+    { class: "compare-narration-note" },
+    "The narration describes the single run, so it waits while you compare: it comes back when you leave compare mode.",
+  );
   const root = h(
     "div",
     { class: "compare" },
@@ -181,6 +193,8 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
       setupCells,
       h("div", { class: "compare-setup-actions" }, add, exit),
     ),
+    why,
+    narrationNote,
     columns,
     h("h3", { class: "compare-table-title" }, "Op by op"),
     h(
@@ -205,6 +219,8 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
     body,
     foot,
     pageNote,
+    why,
+    narrationNote,
     cells: [],
     views: [],
     tableKey: null,
@@ -488,6 +504,9 @@ export function renderCompare(mount: HTMLElement, data: CompareData, handlers: C
   refs.data = data;
   refs.handlers = handlers;
   drawSetup(refs, data);
+  setText(refs.why, data.why ?? "");
+  refs.why.hidden = !data.why;
+  refs.narrationNote.hidden = data.narrationWaits !== true;
   drawColumns(refs, data);
   drawTable(refs, data);
 }
