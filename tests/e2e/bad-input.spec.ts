@@ -139,11 +139,17 @@ const EDITOR_CASES: readonly { name: string; source: string; error: string }[] =
   { name: "negative", source: "x = alloc -8", error: "1:11: '-8' is negative: sizes and counts are whole numbers of 0 or more" },
   { name: "nonNumeric", source: "x = alloc lots", error: "1:11: unknown type 'lots': use a size in bytes or one of u8 u16 u32 u64 u128 usize" },
   { name: "missing", source: "x = alloc", error: "1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line" },
-  { name: "unknownBlock", source: "a = alloc 8\nfree zz", error: "2:1: unknown block 'zz': no earlier line allocates it" },
-  { name: "afterReset", source: "a = alloc 8\nreset\nfree a", error: "3:1: cannot free 'a': it was reclaimed by a reset or restore at 2:1" },
-  { name: "afterRestore", source: "checkpoint s\na = alloc 8\nrestore s\nb = realloc a 16", error: "4:1: cannot realloc 'a': it was reclaimed by a reset or restore at 3:1" },
-  { name: "doubleFree", source: "a = alloc 8\nfree a\nfree a", error: "3:1: cannot free 'a': it was already freed at 2:1" },
-  { name: "reallocFreed", source: "a = alloc 8\nfree a\na = realloc a 16", error: "3:1: cannot realloc 'a': it was already freed at 2:1" },
+  { name: "unknownBlock", source: "a = alloc 8\nfree zz", error: "2:6: unknown block 'zz': no line allocates it" },
+  { name: "allocatedLater", source: "free a\na = alloc 8", error: "1:6: unknown block 'a': it is first allocated later, at 2:1" },
+  {
+    name: "onlyInRepeat0",
+    source: "repeat 0 {\n  a = alloc 8\n}\nfree a",
+    error: "4:6: unknown block 'a': the line that allocates it, 2:3, is inside `repeat 0` at 1:1, which runs its body zero times",
+  },
+  { name: "afterReset", source: "a = alloc 8\nreset\nfree a", error: "3:6: cannot free 'a': it was reclaimed by a reset or restore at 2:1" },
+  { name: "afterRestore", source: "checkpoint s\na = alloc 8\nrestore s\nb = realloc a 16", error: "4:13: cannot realloc 'a': it was reclaimed by a reset or restore at 3:1" },
+  { name: "doubleFree", source: "a = alloc 8\nfree a\nfree a", error: "3:6: cannot free 'a': it was already freed at 2:1" },
+  { name: "reallocFreed", source: "a = alloc 8\nfree a\na = realloc a 16", error: "3:13: cannot realloc 'a': it was already freed at 2:1" },
   { name: "restoreUnknown", source: "a = alloc 8\nrestore nope", error: "2:1: unknown checkpoint 'nope': save it first with `checkpoint nope`" },
   { name: "restoreDropped", source: "checkpoint s\nreset\nrestore s", error: "3:1: cannot restore 's': the reset at 2:1 dropped it (save it again with `checkpoint s`)" },
   { name: "unclosed", source: "repeat 2 {\n  a = alloc 8", error: "1:10: this '{' is never closed: add a '}'" },
@@ -165,6 +171,98 @@ for (const c of EDITOR_CASES) {
     await expect(page.locator("#map-summary .stale-badge")).toHaveText("showing the last valid program");
   });
 }
+
+test("editor: every bad line is listed; each entry moves the caret to its line, by mouse or keyboard", async ({ page }) => {
+  await openAtFour(page);
+  const source = "a = alloc\nb = alloc 8\nfree\nrepeat x {\n  c = alloc 8 @\n}\nd = alloc 8";
+  await program(page).fill(source);
+  const entries = programError(page).getByRole("button");
+  await expect(entries).toHaveText([
+    "1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line",
+    "3:5: expected the name of a block to free, found the end of the line",
+    "4:8: expected a repeat count, found 'x'",
+    `5:15: unexpected character '@'${STRAY}`,
+  ]);
+  await expect(programError(page).locator(".program-error-count")).toHaveText("4 errors");
+  // Each bad line is marked in the gutter and at its column in the mirror.
+  await expect(page.locator(".gutter .ln.is-error")).toHaveText(["1", "3", "4", "5"]);
+  await expect(page.locator('.code-mirror [data-line="4"] .is-error')).toHaveText("x");
+  await expect(page.locator('.code-mirror [data-line="5"] .is-error')).toHaveAttribute("data-error-column", "15");
+  // The last good run stays on screen, marked as such.
+  await expectKept(page);
+  await expect(page.locator("#map-summary .stale-badge")).toBeVisible();
+
+  // A click puts the caret at the error's line and column.
+  await entries.nth(1).click();
+  await expect(program(page)).toBeFocused();
+  const caret = () => program(page).evaluate((el) => (el as HTMLTextAreaElement).selectionStart);
+  expect(await caret()).toBe(source.indexOf("free") + 4);
+  // From the keyboard: Tab from the textarea reaches the list's entries, in order; Enter or Space follows one.
+  await page.keyboard.press("Tab");
+  await expect(entries.nth(0)).toBeFocused();
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  await expect(entries.nth(2)).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(program(page)).toBeFocused();
+  expect(await caret()).toBe(source.indexOf("x {"));
+  await entries.nth(3).focus();
+  await page.keyboard.press("Space");
+  expect(await caret()).toBe(source.indexOf("@"));
+
+  // Fixing the lines one by one shortens the list; the last fix runs the program.
+  await program(page).fill("a = alloc 8\nb = alloc 8\nfree\nd = alloc 8");
+  await expect(entries).toHaveText(["3:5: expected the name of a block to free, found the end of the line"]);
+  await expect(programError(page).locator(".program-error-count")).toHaveCount(0);
+  await program(page).fill("a = alloc 8\nb = alloc 8\nfree b\nd = alloc 8");
+  await expect(entries).toHaveCount(0);
+  await expect(program(page)).toHaveAttribute("aria-invalid", "false");
+});
+
+test("editor: an unknown block is marked at its name, not at the statement", async ({ page }) => {
+  await openAtFour(page);
+  await program(page).fill("a = alloc 8\nb = realloc zz 16");
+  await expect(programError(page)).toHaveText("2:13: unknown block 'zz': no line allocates it");
+  const marked = page.locator(".code-mirror .is-error");
+  await expect(marked).toHaveCount(1);
+  await expect(marked).toHaveText("zz");
+  await expect(marked).toHaveAttribute("data-error-column", "13");
+  await expect(page.locator(".gutter .ln.is-error")).toHaveText("2");
+  await expectKept(page);
+});
+
+test("editor: a request larger than the whole fixed chunk says it is too large, with both sizes", async ({ page }) => {
+  await openAtFour(page);
+  await page.locator("#capacity").selectOption("64");
+  // 8 + 56 bytes fill the 64-byte chunk exactly; b alone is larger than all of it.
+  await program(page).fill("a = alloc 8\nb = alloc 100\nc = alloc 56\nd = alloc 1\ne = alloc 2");
+  await expect(counter(page)).toHaveText(/^op \d \/ 5$/);
+  await expect(programError(page)).toHaveText("");
+  const description = page.locator(".step-description").first();
+  const seek = async (op: number): Promise<void> => {
+    await page.getByRole("button", { name: "First" }).click();
+    for (let i = 0; i < op; i++) await page.getByRole("button", { name: "Step forward" }).click();
+    await expect(counter(page)).toHaveText(`op ${op} / 5`);
+  };
+  await seek(2);
+  await expect(description).toHaveText("b: too large: 100 bytes requested, but the whole chunk holds only 64 bytes, so it can never fit");
+  // A request that would fit the empty chunk finds it full instead; one byte is "1 byte" and "does".
+  await seek(4);
+  await expect(description).toHaveText("d: 1 byte (align 1) does not fit: the chunk is full");
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(description).toHaveText("e: 2 bytes (align 1) do not fit: the chunk is full");
+
+  // zig-fixed-buffer's one buffer is a fixed chunk too.
+  await page.locator("#allocator").selectOption("zig-fixed-buffer");
+  await seek(2);
+  await expect(description).toHaveText("b: too large: 100 bytes requested, but the whole chunk holds only 64 bytes, so it can never fit");
+
+  // An arena that grows makes a chunk for it instead: not too large, not failed.
+  await page.locator("#allocator").selectOption("bumpalo");
+  await seek(2);
+  await expect(description).not.toContainText("too large");
+  await expect(description).not.toContainText("do not fit");
+});
 
 test("editor: a repeat count over the op limit is refused at once, without freezing the page", async ({ page }) => {
   // The limit is what a trace can carry (crates/core MAX_EXECUTED_OPS): over it,

@@ -281,3 +281,54 @@ test("the Programs menu replays known behaviours of real arenas, each beside an 
   await expect(columns.nth(0).locator("g.chunk-row[data-chunk-id]")).toHaveCount(1);
   await expect(columns.nth(1).locator("g.chunk-row[data-chunk-id]")).toHaveCount(2);
 });
+
+test("stepping through a long program scrolls the editor so the current op's line is in view", async ({ page }) => {
+  const source = Array.from({ length: 200 }, (_, i) => `b${i + 1} = alloc 8`).join("\n");
+  await program(page).fill(source);
+  await page.locator("#allocator").selectOption("bumpalo");
+  await expect(counter(page).first()).toHaveText("op 200 / 200");
+  const current = page.locator(".code-mirror .code-line.is-current");
+  const scrollTop = (): Promise<number> => program(page).evaluate((el) => el.scrollTop);
+  /** The current line's box lies inside the textarea's box, and the gutter marks the same line. */
+  const expectInView = async (line: number): Promise<void> => {
+    await expect(current).toHaveAttribute("data-line", String(line));
+    await expect(page.locator(".gutter .ln.is-current")).toHaveText(String(line));
+    await expect
+      .poll(async () => {
+        const [box, area] = [await current.boundingBox(), await program(page).boundingBox()];
+        if (!box || !area) return false;
+        return box.y >= area.y && box.y + box.height <= area.y + area.height;
+      })
+      .toBe(true);
+  };
+
+  await page.getByRole("button", { name: "First" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expectInView(1);
+  expect(await scrollTop()).toBe(0);
+
+  // Step by step past the bottom of the box: the editor follows.
+  const visible = await program(page).evaluate((el) => Math.floor(el.clientHeight / 20));
+  for (let line = 2; line <= visible + 3; line++) {
+    await page.getByRole("button", { name: "Step forward" }).click();
+    await expectInView(line);
+  }
+  const down = await scrollTop();
+  expect(down).toBeGreaterThan(0);
+
+  // The last op, far below: in view again; then back to the top.
+  await page.getByRole("button", { name: "Last" }).click();
+  await expectInView(200);
+  expect(await scrollTop()).toBeGreaterThan(down);
+  await page.getByRole("button", { name: "First" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expectInView(1);
+  expect(await scrollTop()).toBe(0);
+
+  // The keyboard's steps scroll it too (with nothing focused, as after a click on the page).
+  await page.getByRole("button", { name: "Last" }).click();
+  await expectInView(200);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press("ArrowLeft");
+  await expectInView(199);
+});

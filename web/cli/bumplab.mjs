@@ -109,9 +109,12 @@ if (command === "list") {
   const out = trace(source);
   const parsed = JSON.parse(out);
   if (parsed.error) {
-    // Exactly `FILE:LINE:COLUMN: message`, the line editors and CI logs link.
-    const { line, column, message } = parsed.error;
-    process.stderr.write(`${rest[0] === "-" ? "<stdin>" : rest[0]}:${line}:${column}: ${message}\n`);
+    // Exactly `FILE:LINE:COLUMN: message`, the line editors and CI logs
+    // link, for each error the program has (the parser reports one a line).
+    const file = rest[0] === "-" ? "<stdin>" : rest[0];
+    for (const { line, column, message } of [parsed.error, ...(parsed.error.more ?? [])]) {
+      process.stderr.write(`${file}:${line}:${column}: ${message}\n`);
+    }
     process.exit(1);
   }
   // The canonical trace text, byte for byte what the page's "Export trace

@@ -166,6 +166,39 @@ describe("bumplab trace", () => {
       expect(second.stdout).toBe(first.stdout);
     }
   });
+
+  it("realloc of the last block on the seed algorithms: in place bumping up, moved down over its old bytes bumping down", () => {
+    writeFileSync(join(dir, "grow.txt"), "a = alloc 16 align 8\na = realloc a 32\n");
+    interface Realloc {
+      address: number;
+      moved: boolean;
+      reclaimed: number[];
+      bump_ptr: number;
+      events: { kind: string; text: string }[];
+      stats: { copied: number; leaked: number; used: number };
+    }
+    for (const [allocator, direction] of PRESETS.slice(0, 5)) {
+      const t = trace(["--allocator", allocator, "grow.txt"]);
+      const chunk = t.chunks[0]!;
+      const end = chunk.start + chunk.capacity;
+      const r = t.ops[1] as unknown as Realloc;
+      const kinds = r.events.map((e) => e.kind);
+      // Either way the old block's bytes are the new one's: reused, not left behind.
+      expect(r.reclaimed, allocator).toEqual([0]);
+      expect(r.stats.leaked, allocator).toBe(0);
+      expect(r.stats.used, allocator).toBe(32);
+      expect(kinds, allocator).not.toContain("leaked");
+      if (direction === "up") {
+        expect([r.address, r.moved, r.stats.copied, r.bump_ptr], allocator).toEqual([chunk.start, false, 0, chunk.start + 32]);
+        expect(r.events.find((e) => e.kind === "grew_in_place")?.text, allocator).toBe("grew in place from 16 to 32 bytes");
+        expect(kinds, allocator).not.toContain("copied");
+      } else {
+        expect([r.address, r.moved, r.stats.copied, r.bump_ptr], allocator).toEqual([end - 32, true, 16, end - 32]);
+        expect(r.events.find((e) => e.kind === "copied")?.text, allocator).toBe("16 bytes copied");
+        expect(r.events.find((e) => e.kind === "moved")?.text, allocator).toBe(`moved from 0x${(end - 16).toString(16)} to 0x${(end - 32).toString(16)}`);
+      }
+    }
+  });
 });
 
 describe("bumplab errors", () => {
@@ -244,9 +277,14 @@ const BAD_INPUTS: { class: string; program: string; args?: string[]; stderr: str
     program: "a = alloc 0xffffffffffff align 4096",
     stderr: "1:1: the simulated base allocator has no room for the chunk this needs (its heap is 0x100000000 bytes)",
   },
-  { class: "unknown block", program: "free zz", stderr: "1:1: unknown block 'zz': no earlier line allocates it" },
-  { class: "double free", program: "a = alloc 8\nb = alloc 8\nfree a\nfree a", stderr: "4:1: cannot free 'a': it was already freed at 3:1" },
-  { class: "realloc of a freed block", program: "a = alloc 8\nfree a\nb = realloc a 16", stderr: "3:1: cannot realloc 'a': it was already freed at 2:1" },
+  { class: "unknown block", program: "free zz", stderr: "1:6: unknown block 'zz': no line allocates it" },
+  {
+    class: "a block allocated only in repeat 0",
+    program: "repeat 0 {\n  a = alloc 8\n}\nfree a",
+    stderr: "4:6: unknown block 'a': the line that allocates it, 2:3, is inside `repeat 0` at 1:1, which runs its body zero times",
+  },
+  { class: "double free", program: "a = alloc 8\nb = alloc 8\nfree a\nfree a", stderr: "4:6: cannot free 'a': it was already freed at 3:1" },
+  { class: "realloc of a freed block", program: "a = alloc 8\nfree a\nb = realloc a 16", stderr: "3:13: cannot realloc 'a': it was already freed at 2:1" },
   { class: "restore of an unknown checkpoint", program: "restore s", stderr: "1:1: unknown checkpoint 's': save it first with `checkpoint s`" },
   {
     class: "restore of a checkpoint a restore dropped",
@@ -275,7 +313,7 @@ const BAD_INPUTS: { class: string; program: string; args?: string[]; stderr: str
     stderr:
       "2:3: 1145 chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks",
   },
-  { class: "a program over 1 MiB", program: "#".repeat(1_048_577), stderr: "1:1: the program is 1048577 bytes; the limit is 1048576" },
+  { class: "a program over 1 MiB", program: "#".repeat(1_048_577), stderr: "1:1: the program is 1048577 bytes; the limit is 1048576 bytes" },
 ];
 
 describe("bumplab trace, bad input", () => {
@@ -289,6 +327,21 @@ describe("bumplab trace, bad input", () => {
       expect(r.status).toBe(1);
     });
   }
+
+  it("a program with several bad lines: one FILE:LINE:COLUMN: message line for each, in line order", () => {
+    writeFileSync(join(dir, "several.txt"), "a = alloc\nb = alloc 8\nfree\nc = alloc 8 @\n");
+    const r = bumplab(["trace", "--allocator", "bumpalo", "several.txt"]);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      [
+        "several.txt:1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line",
+        "several.txt:3:5: expected the name of a block to free, found the end of the line",
+        `several.txt:4:13: unexpected character '@': ${ALLOWED}`,
+        "",
+      ].join("\n"),
+    );
+    expect(r.status).toBe(1);
+  });
 
   it("an empty program and a repeat that runs nothing are valid, with no ops", () => {
     for (const program of ["", "# just a comment\n", "repeat 18446744073709551615 {\n}\n"]) {

@@ -22,18 +22,35 @@ export function internalError(thrown: unknown, lastPanic: (() => string | undefi
   };
 }
 
-/** `{line, column, message}` from the modules' error JSON, or a description of what came back. */
+/** `{line, column, message}`, or undefined when `v` is not one. */
+function oneError(v: unknown): ProgramError | undefined {
+  if (typeof v !== "object" || v === null) return undefined;
+  const e = v as Record<string, unknown>;
+  if (typeof e["line"] !== "number" || typeof e["column"] !== "number" || typeof e["message"] !== "string") return undefined;
+  return { line: e["line"], column: e["column"], message: e["message"] };
+}
+
+/**
+ * `{line, column, message, more}` from the modules' error JSON, or a
+ * description of what came back. `more` keeps the further errors that read
+ * as errors.
+ */
 export function parseProgramError(json: string | undefined): ProgramError {
   try {
     const v: unknown = JSON.parse(json ?? "");
-    if (typeof v === "object" && v !== null) {
-      const e = v as Record<string, unknown>;
-      if (typeof e["line"] === "number" && typeof e["column"] === "number" && typeof e["message"] === "string") {
-        return { line: e["line"], column: e["column"], message: e["message"] };
-      }
+    const first = oneError(v);
+    if (first) {
+      const more = (v as Record<string, unknown>)["more"];
+      const rest = Array.isArray(more) ? more.map(oneError).filter((e): e is ProgramError => e !== undefined) : [];
+      return rest.length > 0 ? { ...first, more: rest } : first;
     }
   } catch {
     // fall through: report what came back
   }
   return { line: 1, column: 1, message: `the engine failed without a readable error (${String(json)})` };
+}
+
+/** Every error in `error`, the first and then `more`, in line order. */
+export function allErrors(error: ProgramError): ProgramError[] {
+  return [error, ...(error.more ?? [])];
 }

@@ -195,6 +195,8 @@ export interface ProgramError {
   line: number;
   column: number;
   message: string;
+  /** The program's other errors, on later lines (one a line), when it has more than one. */
+  more?: ProgramError[];
 }
 
 export type TraceResult = { ok: true; trace: Trace } | { ok: false; error: ProgramError };

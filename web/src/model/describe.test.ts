@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { opAt } from "../engine/traceView";
 import { traced } from "../test/runs";
-import { describeMicro, microIndex, microSteps } from "./describe";
+import { describeMicro, describeStep, microIndex, microSteps } from "./describe";
 
 // fitzgen-down, 256-byte chunk at 0x10010: `b = alloc u64` runs the bump-down
 // algorithm's four recorded micro-steps; `free b` one, in fixed.rs (nothing to
@@ -41,5 +41,20 @@ describe("micro-steps", () => {
     expect(describeMicro(b, null)).toBe("4 of 4: move the bump pointer down to the block");
     expect(describeMicro(free, null)).toBe("1 of 1: nothing to do: a plain bump allocator cannot reuse a freed block");
     expect(describeMicro(undefined, null)).toBeNull();
+  });
+});
+
+describe("a failed request", () => {
+  it("larger than the whole fixed chunk says it is too large, with both sizes", () => {
+    for (const allocator of ["fitzgen-down", "zig-fixed-buffer"]) {
+      const run = traced("a = alloc 100", allocator, { capacity: 64 });
+      expect(describeStep(run, 1)).toBe("a: too large: 100 bytes requested, but the whole chunk holds only 64 bytes, so it can never fit");
+    }
+  });
+
+  it("that would fit an empty chunk finds it full, the verb agreeing with 1 byte", () => {
+    const run = traced("a = alloc 64\nb = alloc 1\nc = alloc 2", "fitzgen-down", { capacity: 64 });
+    expect(describeStep(run, 2)).toBe("b: 1 byte (align 1) does not fit: the chunk is full");
+    expect(describeStep(run, 3)).toBe("c: 2 bytes (align 1) do not fit: the chunk is full");
   });
 });

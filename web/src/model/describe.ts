@@ -42,6 +42,17 @@ function placement(op: Op): string {
   return `${bytes(op.size ?? 0)} at ${hex(op.address ?? 0)}${chunkNote(op)}${pad}`;
 }
 
+/**
+ * Why a request failed: the engine's own sentence when the request is larger
+ * than the whole fixed chunk (no chunk could ever hold it), else the chunk
+ * is full.
+ */
+function failedText(op: Op, what: string): string {
+  const tooLarge = op.events.find((e) => e.kind === "out_of_memory" && e.text.startsWith("too large"));
+  if (tooLarge) return tooLarge.text;
+  return `${what} ${op.size === 1 ? "does" : "do"} not fit: the chunk is full`;
+}
+
 function pointerText(ptr: number | undefined): string {
   return ptr === undefined ? "no chunk left" : `bump pointer back at ${hex(ptr)}`;
 }
@@ -52,12 +63,12 @@ export function describeOp(trace: TraceView, op: Op): string {
   switch (op.kind) {
     case "alloc":
       return op.failed
-        ? `${name}: ${bytes(op.size ?? 0)} (align ${op.align ?? 1}) do not fit: the chunk is full`
+        ? `${name}: ${failedText(op, `${bytes(op.size ?? 0)} (align ${op.align ?? 1})`)}`
         : `${name}: ${placement(op)}`;
     case "realloc": {
       const from = op.target_op !== undefined ? opAt(trace, op.target_op)?.block : undefined;
       const head = from && from !== name ? `${name} = realloc ${from}` : `realloc ${name}`;
-      if (op.failed) return `${head}: ${bytes(op.size ?? 0)} do not fit: the chunk is full`;
+      if (op.failed) return `${head}: ${failedText(op, bytes(op.size ?? 0))}`;
       if (op.moved === false) return `${head}: resized in place, ${placement(op)}`;
       const reused = op.target_op !== undefined && (op.reclaimed ?? []).includes(op.target_op);
       return `${head}: moved to ${placement(op)}, ${reused ? "old bytes reused" : "old bytes left behind"}`;

@@ -14,6 +14,9 @@ describe("format", () => {
     expect(bytes(1)).toBe("1 byte");
     expect(bytes(0)).toBe("0 bytes");
     expect(bytes(24)).toBe("24 bytes");
+    expect(bytes(2)).toBe("2 bytes");
+    expect(bytes(1, "1")).toBe("1 byte");
+    expect(bytes(1515, "1,515")).toBe("1,515 bytes");
   });
 
   it("percent: one decimal", () => {

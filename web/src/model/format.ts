@@ -6,9 +6,9 @@ export function hex(n: number): string {
   return n < 0 ? `-0x${(-n).toString(16)}` : `0x${n.toString(16)}`;
 }
 
-/** `1 byte`, `24 bytes`. */
-export function bytes(n: number): string {
-  return `${n} ${n === 1 ? "byte" : "bytes"}`;
+/** `1 byte`, `24 bytes`; `written` is how the number is shown (`1,515`). */
+export function bytes(n: number, written = String(n)): string {
+  return `${written} ${n === 1 ? "byte" : "bytes"}`;
 }
 
 /** A 0..1 ratio as a percentage with one decimal: `23.8%`. */

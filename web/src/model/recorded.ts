@@ -7,6 +7,7 @@
 // trace (recordedFacts), so no number in a narration is typed in unchecked.
 
 import type { Trace } from "../engine/types";
+import { bytes } from "./format";
 
 /** What one replay of a recorded program did, as recordedFacts reads it off the trace. */
 export interface RecordedFacts {
@@ -84,7 +85,7 @@ const count = (n: number): string => n.toLocaleString("en-US");
 
 /** `1,515 bytes`, `255.4 KiB`, `35.9 MiB`. */
 function size(n: number): string {
-  if (n < 10 * 1024) return `${count(n)} bytes`;
+  if (n < 10 * 1024) return bytes(n, count(n));
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadTraceModuleSync } from "../engine/node";
+import { config, viewResult } from "../test/runs";
 import type { AllocatorInfo } from "../engine/types";
-import { capacityHelp, formatError, groupAllocators } from "./editor";
+import { capacityHelp, errorColumns, formatError, groupAllocators, offsetOf, scrollToShow } from "./editor";
 import { menuKeyIndex, typeaheadIndex } from "./programMenu";
 
 const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: "", description: "", minAligns: [], family: "core" });
@@ -54,6 +55,56 @@ describe("allocator chooser groups", () => {
 describe("error text", () => {
   it("reads line:column: message, as the engine prints it", () => {
     expect(formatError({ line: 7, column: 19, message: "alignment 3 is not allowed" })).toBe("7:19: alignment 3 is not allowed");
+  });
+});
+
+describe("every error", () => {
+  it("marks one column a line, the first error's, from the engine's list of every bad line", () => {
+    const r = viewResult(config("a = alloc\nb = alloc 8\nfree\nrepeat x {\n  c = alloc @\n}", "bumpalo"));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect([r.error, ...(r.error.more ?? [])].map(formatError)).toEqual([
+      "1:10: expected a size (bytes, a type like u64, or [u32; 17]), found the end of the line",
+      "3:5: expected the name of a block to free, found the end of the line",
+      "4:8: expected a repeat count, found 'x'",
+      "5:13: unexpected character '@': names are letters, digits and _, numbers are decimal or 0x hex, and # starts a comment",
+    ]);
+    expect([...errorColumns(r.error)]).toEqual([
+      [1, 10],
+      [3, 5],
+      [4, 8],
+      [5, 13],
+    ]);
+    expect(errorColumns(null).size).toBe(0);
+  });
+
+  it("finds the caret offset of a line and column, counting characters as the engine does", () => {
+    const text = "a = alloc 8\nfree b\né = 1 ü x";
+    expect(offsetOf(text, 1, 1)).toBe(0);
+    expect(offsetOf(text, 2, 6)).toBe(17);
+    expect(text.slice(offsetOf(text, 2, 6))).toBe("b\né = 1 ü x");
+    // Past the line's end: the end of the line; past the last line: the last line.
+    expect(offsetOf(text, 2, 40)).toBe(18);
+    expect(offsetOf(text, 9, 1)).toBe(19);
+    // An astral character is one column but two UTF-16 units.
+    expect(offsetOf("a\u{1F600}b", 1, 3)).toBe(3);
+  });
+});
+
+describe("scrolling to the current line", () => {
+  // 20 px lines under 10 px of padding, in a 200 px box: lines 1 to 9 fit unscrolled.
+  const show = (line: number, scrollTop: number): number => scrollToShow(line, scrollTop, 200, 20, 10);
+
+  it("leaves the scroll alone while the line is in view", () => {
+    expect(show(1, 0)).toBe(0);
+    expect(show(9, 0)).toBe(0);
+    expect(show(50, 900)).toBe(900);
+  });
+
+  it("scrolls a line out of view to a third of the way down, never above the top", () => {
+    expect(show(10, 0)).toBe(Math.round(10 + 9 * 20 - 200 / 3));
+    expect(show(150, 0)).toBe(Math.round(10 + 149 * 20 - 200 / 3));
+    expect(show(2, 900)).toBe(0);
   });
 });
 

@@ -5,6 +5,7 @@
 // the error marker. The textarea keeps native editing, undo and its label.
 
 import type { RunConfig } from "../engine/config";
+import { allErrors } from "../engine/errors";
 import type { AllocatorInfo, ProgramError } from "../engine/types";
 import { errorTokenIndex, tokenizeLine } from "../model/highlight";
 import { h, setText } from "./dom";
@@ -102,6 +103,36 @@ export function formatError(error: ProgramError): string {
   return `${error.line}:${error.column}: ${error.message}`;
 }
 
+/** The column to mark on each line that has an error (one a line, the first). */
+export function errorColumns(error: ProgramError | null): Map<number, number> {
+  const columns = new Map<number, number>();
+  if (error) for (const e of allErrors(error)) if (!columns.has(e.line)) columns.set(e.line, e.column);
+  return columns;
+}
+
+/**
+ * The textarea offset (UTF-16 units) of 1-based `line` and `column`, where
+ * the engine counts columns in characters; clamped to the text.
+ */
+export function offsetOf(text: string, line: number, column: number): number {
+  const lines = text.split("\n");
+  let offset = 0;
+  for (let i = 0; i < Math.min(line - 1, lines.length - 1); i++) offset += (lines[i] ?? "").length + 1;
+  const chars = Array.from(lines[Math.min(line, lines.length) - 1] ?? "");
+  return offset + chars.slice(0, Math.max(0, column - 1)).join("").length;
+}
+
+/**
+ * The scrollTop that shows 1-based `line` in a box of `height` pixels
+ * scrolled to `scrollTop`: unchanged when the line is in view already, else
+ * the line a third of the way down, so a few lines before it show too.
+ */
+export function scrollToShow(line: number, scrollTop: number, height: number, lineHeight: number, padTop: number): number {
+  const top = padTop + (line - 1) * lineHeight;
+  if (top >= scrollTop && top + lineHeight <= scrollTop + height) return scrollTop;
+  return Math.max(0, Math.round(top - height / 3));
+}
+
 const SYNTAX: readonly [string, string][] = [
   ["a = alloc 24 align 8", "24 bytes, aligned to 8"],
   ["b = alloc u64", "a type: its size and alignment"],
@@ -119,9 +150,11 @@ interface Code {
   textarea: HTMLTextAreaElement;
   gutter: HTMLElement;
   mirror: HTMLElement;
-  /** The error and current line to mark, kept so typing repaints them without a render. */
-  error: ProgramError | null;
+  /** The errors' columns by line and the current line to mark, kept so typing repaints them without a render. */
+  errors: Map<number, number>;
   current: number | null;
+  /** The current line the textarea last scrolled to show. */
+  shown: number | null;
   /** Gutter state last drawn: line count, current line, error line. */
   marks: string;
   /** The mirror's line elements and what each was drawn from. */
@@ -154,11 +187,12 @@ function mirrorLine(text: string, line: number, errorColumn: number | null, curr
 /** Redraws the mirror lines whose text or marks changed, and the gutter when its marks did. */
 function paint(code: Code): void {
   const lines = code.textarea.value.split("\n");
-  const { error, current } = code;
+  const { errors, current } = code;
+  const failed = errors.size > 0;
   lines.forEach((text, i) => {
     const n = i + 1;
-    const errorColumn = error && error.line === n ? error.column : null;
-    const isCurrent = n === current && !error;
+    const errorColumn = errors.get(n) ?? null;
+    const isCurrent = n === current && !failed;
     const key = `${errorColumn ?? ""}|${isCurrent ? 1 : 0}|${text}`;
     if (code.keys[i] === key) return;
     const el = mirrorLine(text, n, errorColumn, isCurrent);
@@ -172,15 +206,14 @@ function paint(code: Code): void {
   code.keys.length = lines.length;
 
   const count = Math.max(1, lines.length);
-  const errorLine = error?.line ?? null;
-  const marks = `${count}|${current ?? ""}|${errorLine ?? ""}`;
+  const marks = `${count}|${current ?? ""}|${[...errors.keys()].join(",")}`;
   if (marks === code.marks) return;
   code.marks = marks;
   const items: HTMLElement[] = [];
   for (let n = 1; n <= count; n++) {
     const cls = ["ln"];
-    if (n === current && errorLine === null) cls.push("is-current");
-    if (n === errorLine) cls.push("is-error");
+    if (n === current && !failed) cls.push("is-current");
+    if (errors.has(n)) cls.push("is-error");
     items.push(h("span", { class: cls.join(" ") }, String(n)));
   }
   code.gutter.replaceChildren(...items);
@@ -192,6 +225,45 @@ function syncScroll(code: Code): void {
   code.gutter.scrollTop = code.textarea.scrollTop;
   code.mirror.scrollTop = code.textarea.scrollTop;
   code.mirror.scrollLeft = code.textarea.scrollLeft;
+}
+
+/** Scrolls the textarea (and with it the mirror and gutter) so `line` is in view. */
+function showLine(code: Code, line: number): void {
+  const { textarea } = code;
+  const style = getComputedStyle(textarea);
+  const lineHeight = Number.parseFloat(style.lineHeight) || 20;
+  const padTop = Number.parseFloat(style.paddingTop) || 0;
+  textarea.scrollTop = scrollToShow(line, textarea.scrollTop, textarea.clientHeight, lineHeight, padTop);
+  syncScroll(code);
+}
+
+/** The error list: one button per error, each moving the caret to its place. */
+function renderErrors(list: HTMLElement, error: ProgramError | null, code: Code): void {
+  const errors = error ? allErrors(error) : [];
+  const key = JSON.stringify(errors);
+  if (list.dataset["key"] === key) return;
+  list.dataset["key"] = key;
+  list.classList.toggle("is-empty", errors.length === 0);
+  const go = (e: ProgramError): void => {
+    const { textarea } = code;
+    const at = offsetOf(textarea.value, e.line, e.column);
+    textarea.focus({ preventScroll: true });
+    textarea.setSelectionRange(at, at);
+    showLine(code, e.line);
+  };
+  const items = errors.map((e) =>
+    h(
+      "li",
+      {},
+      h("button", { type: "button", class: "program-error-item", title: `Move the caret to line ${e.line}` }, formatError(e)),
+    ),
+  );
+  items.forEach((li, i) => {
+    const e = errors[i];
+    if (e) li.firstElementChild?.addEventListener("click", () => go(e));
+  });
+  const count = errors.length > 1 ? [h("p", { class: "program-error-count" }, `${errors.length} errors`)] : [];
+  list.replaceChildren(...count, ...(items.length > 0 ? [h("ul", { class: "program-error-list" }, ...items)] : []));
 }
 
 type Refs = ReturnType<typeof build>;
@@ -212,8 +284,8 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
   const gutter = h("div", { class: "gutter", "aria-hidden": "true" });
   // The mirror repeats the text: hidden from assistive tech, which reads the textarea.
   const mirror = h("pre", { class: "code-mirror", "aria-hidden": "true" });
-  const code: Code = { textarea, gutter, mirror, error: null, current: null, marks: "", lines: [], keys: [] };
-  const error = h("p", { id: "program-error", class: "program-error", role: "alert" });
+  const code: Code = { textarea, gutter, mirror, errors: new Map(), current: null, shown: null, marks: "", lines: [], keys: [] };
+  const error = h("div", { id: "program-error", class: "program-error is-empty", role: "alert" });
   const allocator = h("select", { id: "allocator" });
   const description = h("p", { id: "allocator-description", class: "field-help is-clamped" });
   allocator.setAttribute("aria-describedby", description.id);
@@ -320,14 +392,20 @@ export function renderEditor(container: HTMLElement, data: EditorData, handlers:
 
   // Mirror and gutter: the text in the textarea (what is on screen), the
   // error at its line and column, the op in view.
-  code.error = data.error;
+  code.errors = errorColumns(data.error);
   code.current = data.currentLine;
   paint(code);
+  // Stepping moves the current line: scroll it into view, once per line so
+  // the reader can scroll away from it, and never under the caret of someone
+  // typing.
+  if (data.currentLine !== code.shown) {
+    code.shown = data.currentLine;
+    if (data.currentLine !== null && !data.error && document.activeElement !== textarea) showLine(code, data.currentLine);
+  }
   syncScroll(code);
 
   textarea.setAttribute("aria-invalid", data.error ? "true" : "false");
-  setText(error, data.error ? formatError(data.error) : "");
-  error.classList.toggle("is-empty", !data.error);
+  renderErrors(error, data.error, code);
 
   refs.menu.setLessons(data.lessons ?? []);
 
