@@ -285,6 +285,12 @@ describe("reducer: predict mode", () => {
     expect(run(s, { type: "forward" })).toMatchObject({ step: 3, revealed: false });
   });
 
+  it("→ steps at once past an op that places no block: there is no question to answer", () => {
+    // The next op at step 4 is `free b`.
+    const s = run(loaded(), { type: "seek", step: 4 }, { type: "togglePredict" }, { type: "forward" });
+    expect(s).toMatchObject({ step: 5, revealed: false });
+  });
+
   it("a lesson's question takes a guess outside predict mode; turning the mode on pauses and leaves compare mode", () => {
     expect(run(loaded(), { type: "seek", step: 2 }, { type: "guess", address: 5 })).toMatchObject({ predict: false, guess: 5 });
     const s = run(loaded(), { type: "enterCompare", configs: UP_DOWN }, { type: "togglePlay" }, { type: "togglePredict" });

@@ -11,6 +11,7 @@ import { DEFAULT_CONFIG } from "../model/generators";
 import type { SweepSetup } from "../model/sweep";
 import type { SharedState } from "../share/link";
 import { microSteps } from "../model/describe";
+import { predictionAt } from "../model/predict";
 
 /** Playback speeds offered, in ops per beat of the base interval. */
 export const SPEEDS = [0.5, 1, 2, 4] as const;
@@ -209,6 +210,11 @@ function compareConfigs(configs: readonly CompareConfig[]): CompareConfig[] | nu
   return list.length >= MIN_COMPARE ? list : null;
 }
 
+/** Whether predict mode has a question open at the state's step: the next op places a block. */
+function asksAt(state: AppState): boolean {
+  return state.trace !== null && predictionAt(state.trace, state.step) !== null;
+}
+
 function base(state: AppState, action: Action): AppState {
   switch (action.type) {
     case "configure": {
@@ -256,8 +262,9 @@ function base(state: AppState, action: Action): AppState {
       // From inside an op, back goes to the previous op's end (as microBack at 0).
       return seek(state, state.step - 1);
     case "forward":
-      // Predicting: the first press checks the guess, the next one steps.
-      if (state.predict && !state.revealed && state.step < lastStep(state)) return { ...state, revealed: true };
+      // Predicting: the first press checks the guess, the next one steps. An
+      // op that places no block asks nothing, so the press steps at once.
+      if (state.predict && !state.revealed && state.step < lastStep(state) && asksAt(state)) return { ...state, revealed: true };
       return seek(state, state.step + 1);
     case "seek":
       return seek(state, action.step);
