@@ -194,19 +194,19 @@ impl PresetId {
     pub fn description(self) -> &'static str {
         match self {
             PresetId::FitzgenDown => {
-                "Bump down over one fixed chunk (Fitzgerald 2019): checked subtract, round down, compare to start. An allocation's fast path takes 2 conditional branches."
+                "Bump down over one fixed chunk (Fitzgerald 2019): checked subtract, round down, compare to start. An allocation's fast path takes 2 conditional branches. Realloc is not in the listings; as Hinckley's discussion of reallocation describes bumpalo's trick, the last block is bumped again from its own end and its bytes are copied to the new start over the old ones (moved down to grow, up to shrink): no space is lost, but every byte is copied. Any other block is allocated anew and copied, its old bytes left behind."
             }
             PresetId::HinckleyUpNaive => {
-                "Bump up over one fixed chunk, first version (Hinckley 2024): round up, add, compare to end, each checked. An allocation's fast path takes 3 conditional branches."
+                "Bump up over one fixed chunk, first version (Hinckley 2024): round up, add, compare to end, each checked. An allocation's fast path takes 3 conditional branches. Realloc is not in the post's listings; as its discussion of reallocation describes, the last block grows or shrinks in place when the chunk has room (only the bump pointer moves, no byte is copied), and any other block is allocated anew and copied, its old bytes left behind."
             }
             PresetId::HinckleyUp => {
-                "Bump up over one fixed chunk, one-branch version (Hinckley 2024): padding + size compared once with the room left. An allocation's fast path takes 1 conditional branch."
+                "Bump up over one fixed chunk, one-branch version (Hinckley 2024): padding + size compared once with the room left. An allocation's fast path takes 1 conditional branch. Realloc is not in the post's listings; as its discussion of reallocation describes, the last block grows or shrinks in place when the chunk has room (only the bump pointer moves, no byte is copied), and any other block is allocated anew and copied, its old bytes left behind."
             }
             PresetId::UpMinAlign => {
-                "Bump up with a minimum alignment over one fixed chunk (Hinckley 2024): sizes rounded up to MIN_ALIGN keep the pointer aligned, so a request aligned to at most MIN_ALIGN needs no alignment work. An allocation's fast path takes 1 conditional branch."
+                "Bump up with a minimum alignment over one fixed chunk (Hinckley 2024): sizes rounded up to MIN_ALIGN keep the pointer aligned, so a request aligned to at most MIN_ALIGN needs no alignment work. An allocation's fast path takes 1 conditional branch. Realloc is not in the post's listings; as its discussion of reallocation describes, the last block grows or shrinks in place when the chunk has room (only the bump pointer moves, no byte is copied), and any other block is allocated anew and copied, its old bytes left behind."
             }
             PresetId::DownMinAlign => {
-                "Bump down with a minimum alignment over one fixed chunk: the size rounded up to MIN_ALIGN, rounding down only above it. An allocation's fast path takes 2 conditional branches."
+                "Bump down with a minimum alignment over one fixed chunk: the size rounded up to MIN_ALIGN, rounding down only above it. An allocation's fast path takes 2 conditional branches. Realloc is not in the listings; as Hinckley's discussion of reallocation describes bumpalo's trick, the last block is bumped again from its own end and its bytes are copied to the new start over the old ones (moved down to grow, up to shrink): no space is lost, but every byte is copied. Any other block is allocated anew and copied, its old bytes left behind."
             }
             PresetId::BumperAllocBuffer => {
                 "Bumper.jl's AllocBuffer: one fixed 1 MiB buffer bumped up by the byte count, with no alignment; the offset moves before the check, so an overflow error leaves it past the end."

@@ -94,6 +94,40 @@ describe("the seed algorithms' fast paths, as Hinckley's \"Bump Allocation: Up o
   });
 });
 
+describe("realloc on the seed algorithms, as their descriptions state it", () => {
+  interface Resized {
+    address: number;
+    moved: boolean;
+    failed: boolean;
+    stats: { copied: number; leaked: number };
+  }
+  const resized = (source: string, allocator: string, target: TargetName): Resized[] => trace(source, allocator, target).ops as unknown as Resized[];
+  const seeds: [string, "up" | "down"][] = [
+    ["fitzgen-down", "down"],
+    ["hinckley-up-naive", "up"],
+    ["hinckley-up", "up"],
+    ["up-min-align", "up"],
+    ["down-min-align", "down"],
+  ];
+  for (const [allocator, direction] of seeds) {
+    it(`${allocator}: the last block ${direction === "up" ? "in place" : "moved over its old bytes"}, any other anew, from the discussion, not the listings`, () => {
+      const d = description(allocator);
+      expect(d).toMatch(/Realloc is not in the (post's )?listings/);
+      expect(d).toMatch(/any other block is allocated anew and copied, its old bytes left behind/i);
+      if (direction === "up") expect(d).toContain("the last block grows or shrinks in place when the chunk has room (only the bump pointer moves, no byte is copied)");
+      else expect(d).toContain("the last block is bumped again from its own end and its bytes are copied to the new start over the old ones");
+      for (const target of TARGETS) {
+        const [a, grown] = resized("a = alloc 16 align 8\na = realloc a 32\n", allocator, target);
+        const want = direction === "up" ? { address: a!.address, moved: false, copied: 0 } : { address: a!.address - 16, moved: true, copied: 16 };
+        expect({ address: grown!.address, moved: grown!.moved, copied: grown!.stats.copied }, `${allocator} ${target}`).toEqual(want);
+        expect(grown!.stats.leaked).toBe(0);
+        const other = resized("a = alloc 16 align 8\nb = alloc 8\na = realloc a 32\n", allocator, target)[2]!;
+        expect([other.moved, other.stats.copied, other.stats.leaked], `${allocator} ${target}`).toEqual([true, 16, 16]);
+      }
+    });
+  }
+});
+
 describe("sizes the descriptions state", () => {
   const capacityOfFirstChunk = (allocator: string, target: TargetName): number => trace("a = alloc 8\n", allocator, target).chunks[0]!.capacity;
 

@@ -79,29 +79,31 @@ describe("blocksAt with reset, restore, realloc and failures", () => {
   });
 
   it("restore reclaims what came after the checkpoint, including a moved block", () => {
-    const t = trace("a = alloc 8\ncheckpoint s\nb = alloc 8\nc = realloc b 16\nrestore s\nd = alloc 8", "hinckley-up");
-    expect(summary(t, 4)).toEqual([
+    // x after b: b is not the last block, so its realloc moves it.
+    const t = trace("a = alloc 8\ncheckpoint s\nb = alloc 8\nx = alloc 8\nc = realloc b 16\nrestore s\nd = alloc 8", "hinckley-up");
+    expect(summary(t, 5)).toEqual([
       ["a", 0x00, 8, 0, "live"],
       ["b", 0x08, 8, 0, "leaked"],
-      ["c", 0x10, 16, 0, "live"],
+      ["x", 0x10, 8, 0, "live"],
+      ["c", 0x18, 16, 0, "live"],
     ]);
-    expect([...(t.op(4).reclaimed ?? [])].sort()).toEqual([2, 3]);
-    expect(summary(t, 5)).toEqual([["a", 0x00, 8, 0, "live"]]);
-    expect(bumpPointerAt(t, 5)).toBe(start(t) + 8);
-    expect(summary(t, 6)).toEqual([
+    expect([...(t.op(5).reclaimed ?? [])].sort()).toEqual([2, 3, 4]);
+    expect(summary(t, 6)).toEqual([["a", 0x00, 8, 0, "live"]]);
+    expect(bumpPointerAt(t, 6)).toBe(start(t) + 8);
+    expect(summary(t, 7)).toEqual([
       ["a", 0x00, 8, 0, "live"],
       ["d", 0x08, 8, 0, "live"],
     ]);
   });
 
   it("a block carries the op that placed it and, for a realloc, the block it replaced", () => {
-    const t = trace("a = alloc 8\nb = alloc 8\nb = realloc b 16\nc = alloc 4", "hinckley-up");
+    const t = trace("a = alloc 8\nb = alloc 8\na = realloc a 16\nc = alloc 4", "hinckley-up");
     const byName = (step: number) => blocksAt(t, step).map((b) => [b.name, b.id, b.kind, b.line, b.from, b.state]);
-    // Op 2 moved b (op 1's block) to a new place: the old bytes stay behind.
+    // Op 2 moved a (op 0's block, not the last one) to a new place: the old bytes stay behind.
     expect(byName(4)).toEqual([
-      ["a", 0, "alloc", 1, undefined, "live"],
-      ["b", 1, "alloc", 2, undefined, "leaked"],
-      ["b", 2, "realloc", 3, 1, "live"],
+      ["a", 0, "alloc", 1, undefined, "leaked"],
+      ["b", 1, "alloc", 2, undefined, "live"],
+      ["a", 2, "realloc", 3, 0, "live"],
       ["c", 3, "alloc", 4, undefined, "live"],
     ]);
   });

@@ -1,8 +1,16 @@
 //! One fixed chunk, bumped by one of the seed-000 algorithms.
 //!
-//! The references define only allocation. The rest is the least a bump
-//! allocator can do: `free` reclaims nothing, `realloc` allocates anew and
-//! copies, `reset` and `restore` move the bump pointer back.
+//! The references list only allocation. `realloc` follows what Hinckley's
+//! post says of it rather than any listing, for the last block (the one
+//! whose bytes border the free space). Bumping up, it keeps its address and
+//! only the bump pointer moves (the realloc fast path: no byte is copied),
+//! when the chunk has room for the new size. Bumping down,
+//! the free space is below the block, so it is bumped again from its own
+//! end and its bytes are moved to the new start over the old ones (bumpalo's
+//! trick: no space is wasted, but every byte is copied). Any other block is
+//! allocated anew and copied, its old bytes left behind. The rest is the
+//! least a bump allocator can do: `free` reclaims nothing, `reset` and
+//! `restore` move the bump pointer back.
 
 use crate::algorithms::{ChunkBump, Direction};
 use crate::events::{ChunkDesc, ChunkReason, ModelEvent};
@@ -11,7 +19,7 @@ use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;
-use crate::word::Word;
+use crate::word::{word, Word};
 use crate::{event, probe};
 
 /// Usable bytes of the chunk when the user chose none: small enough to read
@@ -117,11 +125,78 @@ impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
         new_size: W,
         p: &mut P,
     ) -> Allocated<W> {
+        let ptr = self.bump.ptr();
+        // Where the block's bytes end as the algorithm reserved them: a
+        // minimum-alignment algorithm rounds every size up to CHUNK_ALIGN
+        // (for the others it is 1, and this is the block's last byte + 1).
+        // Cannot overflow: the rounded end is at most the chunk's end, which
+        // is a multiple of CHUNK_ALIGN.
+        let chunk_align = word::<W>(A::CHUNK_ALIGN);
+        let unrounded = addr + old.size;
+        let end = unrounded + (chunk_align.wrapping_sub(unrounded) & (chunk_align - W::ONE));
+        // The last block ends at the bump pointer bumping up and starts at
+        // it bumping down: only its bytes lie between it and the free space.
+        let edge = match A::DIRECTION {
+            Direction::Up => end,
+            Direction::Down => addr,
+        };
+        let last = edge == ptr; // step: is_last
+        if !last {
+            probe!(p, IS_LAST_NO, edge, ptr);
+            let Some(new) = self.bump.alloc(new_size, old.align, p) else {
+                return Allocated::err(AllocError::Full);
+            };
+            let copied = old.size.min(new_size); // step: copy
+            probe!(p, COPY, addr, new, copied);
+            event!(p, ModelEvent::Copied { bytes: copied });
+            return Allocated::ok(new);
+        }
+        probe!(p, IS_LAST_YES, edge, ptr);
+
+        if A::DIRECTION == Direction::Up {
+            // The block starts aligned and the free space follows its end:
+            // of an allocation only the room check and the pointer move are
+            // left (the realloc fast path). The block lies in the chunk, so
+            // the room cannot wrap.
+            let room = self.end() - addr;
+            if new_size > room {
+                // step: room
+                probe!(p, ROOM_FAIL, new_size, room);
+                return Allocated::err(AllocError::Full);
+            }
+            probe!(p, ROOM_PASS, new_size, room);
+            // new_size <= room, so no overflow; rounding up to CHUNK_ALIGN
+            // stays at or below the chunk's end, a multiple of it.
+            let new_end = addr + new_size;
+            let new_ptr = new_end + (chunk_align.wrapping_sub(new_end) & (chunk_align - W::ONE));
+            self.bump.set_ptr(new_ptr); // step: resize_in_place
+            probe!(p, RESIZE_IN_PLACE, addr, new_ptr);
+            return Allocated::ok(addr);
+        }
+
+        // Bumping down the free space is below the block: give its bytes
+        // back by moving the pointer to its end, then bump for the new size
+        // with the algorithm itself, as an allocation would.
+        self.bump.set_ptr(end); // step: rewind
+        probe!(p, REWIND, end);
         let Some(new) = self.bump.alloc(new_size, old.align, p) else {
+            // The block's own bytes plus the free space cannot hold the new
+            // size, so no other place in the chunk can either.
+            self.bump.set_ptr(ptr); // step: no_room
+            probe!(p, NO_ROOM, ptr);
             return Allocated::err(AllocError::Full);
         };
-        let copied = old.size.min(new_size); // step: copy
-        probe!(p, COPY, addr, new, copied);
+        // A shrink by less than the alignment, or to the same size, lands
+        // the block where it was.
+        if new == addr {
+            // step: in_place
+            probe!(p, IN_PLACE, new);
+            return Allocated::ok(new);
+        }
+        // The new block overlaps the old one (lower when it grew, higher
+        // when it shrank), so the copy is a memmove.
+        let copied = old.size.min(new_size); // step: copy_within
+        probe!(p, COPY_WITHIN, addr, new, copied);
         event!(p, ModelEvent::Copied { bytes: copied });
         Allocated::ok(new)
     }
@@ -164,7 +239,16 @@ impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
 steps! {
     Source::Fixed;
     FREE = "free": "nothing to do: a plain bump allocator cannot reuse a freed block";
-    COPY = "copy": "copy the old bytes to the new block";
+    IS_LAST_YES = "is_last" / "yes": "the last block: its bytes border the free space, so they can be bumped again";
+    IS_LAST_NO = "is_last" / "no": "not the last block: allocate a new one and copy";
+    COPY = "copy": "copy the old bytes to the new block; the old ones stay behind until a reset";
+    ROOM_PASS = "room" / "pass": "the bytes from the block's start to the chunk's end hold the new size";
+    ROOM_FAIL = "room" / "fail": "the new size runs past the chunk's end, and no other place in it has more room";
+    RESIZE_IN_PLACE = "resize_in_place": "the block keeps its address, the bump pointer moves to its new end; no byte is copied";
+    REWIND = "rewind": "give the block's bytes back: the bump pointer moves up to the block's end";
+    NO_ROOM = "no_room": "no room for the new size even with the block's bytes: the pointer goes back, the block is kept";
+    IN_PLACE = "in_place": "bumped again, the block lands where it was; no byte is copied";
+    COPY_WITHIN = "copy_within": "move the bytes to the new start over the old ones (a memmove: down to grow, up to shrink)";
     RESET = "reset": "move the bump pointer back to the chunk's edge";
     RESTORE = "restore": "move the bump pointer back to the saved one";
 }

@@ -1,0 +1,58 @@
+import { type Page } from "@playwright/test";
+import { expect, test } from "./playground";
+
+// Realloc on the seed algorithms, as Hinckley's post describes it: bumping
+// up, the last block grows in place; bumping down, it moves down over its own
+// old bytes, which are copied. Each seed preset has one 256-byte chunk at
+// 0x10010..0x10110 (crates/core/tests/fixed_realloc.rs checks the same
+// addresses on the engine).
+const START = 0x10010;
+const END = START + 256;
+const hex = (n: number) => `0x${n.toString(16)}`;
+const GROW = "a = alloc 16 align 8\na = realloc a 32";
+
+const counter = (page: Page) => page.locator(".step-counter");
+const description = (page: Page) => page.locator(".step-description");
+const details = (page: Page) => page.locator(".op-details");
+const stat = (page: Page, key: string) => page.locator(`[data-stat="${key}"]`);
+const block = (page: Page, name: string) => page.locator(`svg.memory-map g.chunk-row g[data-block="${name}"]`);
+
+async function load(page: Page, allocator: string): Promise<void> {
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption(allocator);
+  await page.getByRole("textbox", { name: "Program" }).fill(GROW);
+  await expect(counter(page)).toHaveText(/\/ 2$/);
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 2 / 2");
+}
+
+test("hinckley-up: growing the last block is in place, 0 bytes copied", async ({ page }) => {
+  await load(page, "hinckley-up");
+  await expect(page.locator("#allocator-description")).toContainText("the last block grows or shrinks in place when the chunk has room");
+  await expect(description(page)).toHaveText(`realloc a: resized in place, 32 bytes at ${hex(START)}`);
+  await expect(details(page).locator("[data-kind=grew_in_place]")).toContainText("grew in place from 16 to 32 bytes");
+  await expect(details(page).locator("[data-kind=copied]")).toHaveCount(0);
+  await expect(details(page).locator("[data-kind=leaked]")).toHaveCount(0);
+  await expect(stat(page, "copied")).toHaveText("0 B");
+  await expect(stat(page, "leaked")).toHaveText("0 B");
+  await expect(stat(page, "used")).toHaveText("32 B");
+  // One block on the map, still at the chunk's start, and the pointer past its new end.
+  await expect(block(page, "a")).toHaveCount(1);
+  await expect(block(page, "a")).toHaveAttribute("data-address", String(START));
+  await expect(page.locator("svg.memory-map g.bump-pointer")).toHaveAttribute("data-address", String(START + 32));
+});
+
+test("fitzgen-down: growing the last block moves it down, 16 bytes copied, the old space reused", async ({ page }) => {
+  await load(page, "fitzgen-down");
+  await expect(page.locator("#allocator-description")).toContainText("bumped again from its own end");
+  await expect(description(page)).toHaveText(`realloc a: moved to 32 bytes at ${hex(END - 32)}, old bytes reused`);
+  await expect(details(page).locator("[data-kind=moved]")).toContainText(`moved from ${hex(END - 16)} to ${hex(END - 32)}`);
+  await expect(details(page).locator("[data-kind=copied]")).toContainText("16 bytes copied");
+  // The old 16 bytes are the new block's upper half: nothing is left behind.
+  await expect(details(page).locator("[data-kind=leaked]")).toHaveCount(0);
+  await expect(stat(page, "copied")).toHaveText("16 B");
+  await expect(stat(page, "leaked")).toHaveText("0 B");
+  await expect(stat(page, "used")).toHaveText("32 B");
+  await expect(block(page, "a")).toHaveCount(1);
+  await expect(block(page, "a")).toHaveAttribute("data-address", String(END - 32));
+  await expect(page.locator("svg.memory-map g.bump-pointer")).toHaveAttribute("data-address", String(END - 32));
+});
