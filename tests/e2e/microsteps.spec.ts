@@ -16,6 +16,7 @@ const ghost = (page: Page) => page.locator("svg.memory-map g.chunk-row g.ptr-gho
 const bumpPtr = (page: Page) => page.locator("svg.memory-map g.bump-pointer");
 const pendingPad = (page: Page) => page.locator("svg.memory-map g.chunk-row rect.pending-pad");
 const microSteps = (page: Page) => page.getByRole("list", { name: "Micro-steps of the algorithm" }).locator("li");
+// The map eases the pointer and blocks to their places: positions are polled until drawn.
 const num = async (l: Locator, attr: string): Promise<number> => Number(await l.getAttribute(attr));
 
 async function load(page: Page, source: string, allocator: string): Promise<void> {
@@ -48,10 +49,16 @@ test("micro-step 1 of a bump-down alloc draws the pointer at ptr − size", asyn
   await expect(ghost(page)).toHaveAttribute("data-address", String(0x10107));
   await expect(ghost(page)).toHaveAccessibleName("new_ptr holds 0x10107: not yet the bump pointer");
   await expect(ghost(page).locator("text")).toHaveText("new_ptr 0x10107");
-  expect(await num(ghost(page).locator("line"), "x1")).toBeCloseTo(await axisX(page, 0x10107), 1);
+  {
+    const want = await axisX(page, 0x10107);
+    await expect.poll(() => num(ghost(page).locator("line"), "x1")).toBeCloseTo(want, 1);
+  }
   // The bump pointer has not moved, b is not placed, no padding yet.
   await expect(bumpPtr(page)).toHaveAttribute("data-address", String(0x1010f));
-  expect(await num(bumpPtr(page).locator("line.ptr-line"), "x1")).toBeCloseTo(await axisX(page, 0x1010f), 1);
+  {
+    const want = await axisX(page, 0x1010f);
+    await expect.poll(() => num(bumpPtr(page).locator("line.ptr-line"), "x1")).toBeCloseTo(want, 1);
+  }
   await expect(block(page, "b")).toHaveCount(0);
   await expect(block(page, "a")).toHaveCount(1);
   await expect(pendingPad(page)).toBeHidden();
@@ -67,17 +74,29 @@ test("micro-step 1 of a bump-down alloc draws the pointer at ptr − size", asyn
   await expect(page.locator(".op-details")).not.toContainText("0x10100", { useInnerText: true });
   await expect(page.locator(".op-details [data-kind=placed]")).toBeHidden();
   await expect(page.locator("#stepper")).not.toContainText("0x10100", { useInnerText: true });
+  // The counters follow the map: a's 1 byte in use, no padding yet.
+  await expect(page.locator('dd[data-stat="used"]')).toHaveText("1 B");
+  await expect(page.locator('dd[data-stat="padding"]')).toHaveText("0 B");
 
   // Micro-step 2: the mask rounds down; the padding is decided, the block still not placed.
   await page.keyboard.press("Shift+ArrowRight");
   await expect(page.locator(".op-micro")).toHaveText("Micro-step 2 of 4: round down to the alignment (one mask)");
   await expect(ghost(page)).toHaveAttribute("data-address", String(0x10100));
-  expect(await num(ghost(page).locator("line"), "x1")).toBeCloseTo(await axisX(page, 0x10100), 1);
+  {
+    const want = await axisX(page, 0x10100);
+    await expect.poll(() => num(ghost(page).locator("line"), "x1")).toBeCloseTo(want, 1);
+  }
   await expect(pendingPad(page)).toBeVisible();
   await expect(pendingPad(page)).toHaveAttribute("data-padding-start", String(0x10108));
   await expect(pendingPad(page)).toHaveAttribute("data-bytes", "7");
-  expect(await num(pendingPad(page), "x")).toBeCloseTo(await axisX(page, 0x10108), 1);
-  expect(await num(pendingPad(page), "width")).toBeCloseTo((await axisX(page, 0x1010f)) - (await axisX(page, 0x10108)), 1);
+  {
+    const want = await axisX(page, 0x10108);
+    await expect.poll(() => num(pendingPad(page), "x")).toBeCloseTo(want, 1);
+  }
+  {
+    const want = (await axisX(page, 0x1010f)) - (await axisX(page, 0x10108));
+    await expect.poll(() => num(pendingPad(page), "width")).toBeCloseTo(want, 1);
+  }
   await expect(block(page, "b")).toHaveCount(0);
   await expect(microSteps(page).nth(1).locator(".values")).toContainText("new_ptr 0x10100");
   await expect(microSteps(page).nth(2).locator(".values")).toBeHidden();
@@ -93,6 +112,8 @@ test("micro-step 1 of a bump-down alloc draws the pointer at ptr − size", asyn
   await expect(bumpPtr(page)).toHaveAttribute("data-address", String(0x10100));
   for (const i of [0, 1, 2, 3]) await expect(microSteps(page).nth(i).locator(".values")).toBeVisible();
   await expect(page.locator(".op-details [data-kind=placed]")).toHaveText("placed 8 bytes at 0x10100 (chunk 0, offset 240)");
+  await expect(page.locator('dd[data-stat="used"]')).toHaveText("16 B");
+  await expect(page.locator('dd[data-stat="padding"]')).toHaveText("7 B");
 
   // Back a micro-step: b is unplaced again.
   await page.keyboard.press("Shift+ArrowLeft");
@@ -109,7 +130,10 @@ test("a failed capacity check draws the ghost pinned below the chunk", async ({ 
   await expect(ghost(page)).toHaveAttribute("data-address", String(below));
   await expect(ghost(page)).toHaveAttribute("data-outside", "below");
   await expect(ghost(page)).toHaveAccessibleName(`new_ptr holds ${hex(below)}, below the chunk: not yet the bump pointer`);
-  expect(await num(ghost(page).locator("line"), "x1")).toBeCloseTo(await axisX(page, START), 1);
+  {
+    const want = await axisX(page, START);
+    await expect.poll(() => num(ghost(page).locator("line"), "x1")).toBeCloseTo(want, 1);
+  }
 });
 
 test("a 1-byte block has a visible box", async ({ page }) => {
@@ -118,7 +142,10 @@ test("a 1-byte block has a visible box", async ({ page }) => {
   await page.getByRole("button", { name: "Last" }).click();
   await expect(page.locator("svg.memory-map")).toHaveAttribute("data-zoom", "1");
   const body = block(page, "a").locator("rect.body");
-  expect(await num(body, "width")).toBeGreaterThanOrEqual(3);
+  {
+    const want = 3;
+    await expect.poll(() => num(body, "width")).toBeGreaterThanOrEqual(want);
+  }
   const box = await body.boundingBox();
   expect(box?.width ?? 0).toBeGreaterThanOrEqual(3);
   // Its name still gives its true extent.

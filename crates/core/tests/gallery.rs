@@ -164,7 +164,7 @@ fn check(e: &Entry) {
             let left = first.capacity - 1000;
             assert_eq!(left, 72);
             states(e, left);
-            assert!(left < 5000 && left >= 30);
+            assert!((30..5000).contains(&left));
             let second = &t.chunks[b.chunk.unwrap() as usize];
             assert_ne!(b.chunk, a.chunk);
             assert_eq!(second.size, 5056);

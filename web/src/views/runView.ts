@@ -81,10 +81,11 @@ export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: Run
   // Inside an op (a micro-step before its last) the map shows the memory as its code has it so far.
   const micro = microMapAt(trace, step, input.micro ? s.micro : null);
   const rows = micro.rows;
-  const stats = statsAt(trace, step);
+  // The counters follow the map: inside an op they are the memory's before it.
+  const stats = statsAt(trace, micro.rowsStep);
   if (mounts.stepper) renderRunStepper(mounts.stepper, s, trace, input.micro, dispatch);
   renderMapSummary(mounts.mapSummary, {
-    used: statsAt(trace, micro.rowsStep).used,
+    used: stats.used,
     capacity: rows.reduce((n, r) => n + r.chunk.capacity, 0),
     chunks: rows.length,
     current: rows.find((r) => r.current)?.chunk,
@@ -104,7 +105,7 @@ export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: Run
     animate: input.animate,
   });
   const seek = (to: number): void => dispatch({ type: "seek", step: to });
-  if (mounts.stats && renderers.stats) renderers.stats(mounts.stats, { series: statsSeries(trace), step, current: stats }, { onSeek: seek });
+  if (mounts.stats && renderers.stats) renderers.stats(mounts.stats, { series: statsSeries(trace), step: micro.rowsStep, current: stats }, { onSeek: seek });
   // Until the cost module has answered, the cost view says it is measuring.
   if (mounts.cost && renderers.cost) renderers.cost(mounts.cost, { trace, step, metric: s.costMetric, docsHref: input.docsHref }, dispatch);
   if (mounts.code && renderers.code) {
