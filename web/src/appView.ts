@@ -9,7 +9,7 @@ import { sourceShown, type SourceLookup } from "./engine/sourceTexts";
 import type { TraceView } from "./engine/traceView";
 import type { AllocatorInfo, Trace } from "./engine/types";
 import { clampStep } from "./model/blocks";
-import { compareStepText, pairReason, type CompareColumn, type CompareConfig } from "./model/compare";
+import { carrySettings, compareStepText, pairReason, type CompareColumn, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";
 import { galleryById } from "./model/gallery";
@@ -132,14 +132,15 @@ export interface AppViewContext {
  * menu would choose it), compare mode with the run on screen as its first
  * column, or another op.
  */
-function tryLessonAction(s: AppState, action: TryAction, dispatch: (a: Action) => void): void {
+function tryLessonAction(s: AppState, action: TryAction, dispatch: (a: Action) => void, allocators: readonly AllocatorInfo[]): void {
   switch (action.kind) {
     case "allocator":
       dispatch({ type: "configure", config: triedConfig(s, action.allocator) });
       return;
     case "compare": {
       const here = { allocator: s.allocator, target: s.target, capacity: s.capacity, minAlign: s.minAlign };
-      const others = action.allocators.map((allocator) => ({ ...here, allocator, minAlign: null }));
+      // Each named column takes the settings its allocator can take, as Compare's own partner does.
+      const others = action.allocators.map((allocator) => carrySettings(here, allocator, allocators));
       dispatch({ type: "enterCompare", configs: [here, ...others] });
       return;
     }
@@ -177,7 +178,7 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
       {
         onExitLesson: () => ctx.dispatch({ type: "exitLesson" }),
         onBackToLesson: () => lesson && ctx.dispatch({ type: "backToLesson", lesson: { id: lesson.id, config: lesson.config } }),
-        onTry: (action) => tryLessonAction(s, action, ctx.dispatch),
+        onTry: (action) => tryLessonAction(s, action, ctx.dispatch, ctx.allocators),
       },
     );
   } else if (m.narration.firstChild) m.narration.replaceChildren();
