@@ -137,7 +137,7 @@ const SYNTAX: readonly [string, string][] = [
   ["a = alloc 24 align 8", "24 bytes, aligned to 8"],
   ["b = alloc u64", "a type: its size and alignment"],
   ["c = alloc [u32; 17]", "an array of a type"],
-  ["a = realloc a 64", "grow: allocates anew and copies"],
+  ["a = realloc a 64", "resize: in place or moved with a copy"],
   ["free b", "bump allocators cannot reuse it"],
   ["checkpoint s / restore s", "save and rewind the pointer"],
   ["reset", "reclaim everything"],
