@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadTraceModuleSync } from "../engine/node";
 import { failed as opFailed, kindOf, type TraceView } from "../engine/traceView";
-import { config, opsOf, viewResult } from "../test/runs";
+import { config, opsOf, traced, viewResult } from "../test/runs";
 import {
   EXAMPLES,
   GENERATORS,
@@ -162,5 +162,33 @@ describe("validateRandomMix", () => {
       "Largest size: 8 is below the smallest size, 64",
       "Largest alignment: 4 is below the smallest alignment, 16",
     ]);
+  });
+});
+
+describe("generators: what their comments say about realloc", () => {
+  // Both programs say: bumping down, a growth moves the block and copies it;
+  // bumping up, an arena with a fast path grows the last block in place.
+  const allocators = loadTraceModuleSync().allocators();
+  const reallocs = (source: string, allocator: string) =>
+    opsOf(traced(source, allocator)).filter((o) => o.kind === "realloc" && !o.failed);
+
+  it("a Vec's growth moves and copies on every allocator that bumps down", () => {
+    const down = allocators.filter((a) => a.direction === "down");
+    expect(down.map((a) => a.name)).toEqual(expect.arrayContaining(["fitzgen-down", "bumpalo", "bump-scope-down", "down-min-align"]));
+    for (const a of down) {
+      const r = reallocs(vecPush(), a.name);
+      expect(r.length, a.name).toBe(3);
+      for (const o of r) expect(o.moved, `${a.name} line ${o.line}`).toBe(true);
+    }
+  });
+
+  it("bumping up, the seed algorithms and bump-scope grow the Vec and the string in place", () => {
+    for (const name of ["hinckley-up", "hinckley-up-naive", "up-min-align", "bump-scope-up"]) {
+      for (const source of [vecPush(), stringBuilding()]) {
+        const r = reallocs(source, name);
+        expect(r.length).toBeGreaterThan(2);
+        for (const o of r) expect(o.moved, `${name} line ${o.line}`).toBe(false);
+      }
+    }
   });
 });

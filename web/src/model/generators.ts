@@ -82,8 +82,9 @@ export function vecPush({ elements, element }: VecPushOptions = { elements: 32, 
   const bytes = ELEMENT_BYTES[element];
   const lines = [
     `# Vec<${element}>: push ${elements} elements. A full Vec doubles its capacity`,
-    "# with realloc. Bumping up, the last block grows in place; bumping",
-    "# down, it moves and the old copy stays behind until a reset.",
+    "# with realloc. Bumping up, an arena with a realloc fast path grows the",
+    "# last block in place while its chunk has room; bumping down, every",
+    "# growth moves the block down and copies its bytes.",
   ];
   let capacity = 0;
   for (let push = 1; push <= elements; push++) {
@@ -109,8 +110,9 @@ export const WORDS: readonly string[] = ["the", "quick", "brown", "fox", "jumps"
 export function stringBuilding(words: readonly string[] = WORDS): string {
   const lines = [
     `# String building: append ${words.length} words, reallocating to the exact`,
-    "# length each time. Bumping up, every realloc grows the last block in",
-    "# place; bumping down, every one copies the string to a new block.",
+    "# length each time. Bumping up, an arena with a realloc fast path grows",
+    "# the last block in place; bumping down, a growth moves the string down",
+    "# and copies it, unless rounding to a minimum alignment had room to spare.",
   ];
   let text = "";
   for (const word of words) {
