@@ -56,3 +56,27 @@ test("fitzgen-down: growing the last block moves it down, 16 bytes copied, the o
   await expect(block(page, "a")).toHaveAttribute("data-address", String(END - 32));
   await expect(page.locator("svg.memory-map g.bump-pointer")).toHaveAttribute("data-address", String(END - 32));
 });
+
+test("the realloc lesson's closing Try-it puts the article's algorithms beside bump-scope, with each realloc's cost", async ({ page }) => {
+  await page.getByRole("button", { name: "Programs" }).click();
+  await page.getByRole("menuitem", { name: "The realloc fast path: up keeps it, down copies" }).click();
+  await page.getByRole("button", { name: "Last" }).click();
+  await page.getByRole("button", { name: "Try it: compare with the article's algorithms" }).click();
+  const view = page.locator('[data-view="compare"]');
+  const columns = page.locator("section.compare-column");
+  await expect(columns).toHaveCount(3);
+  await expect(columns.nth(0).getByRole("heading")).toHaveText("bump-scope-up");
+  await expect(columns.nth(1).getByRole("heading")).toHaveText("hinckley-up");
+  await expect(columns.nth(2).getByRole("heading")).toHaveText("fitzgen-down");
+  const row = (op: number) => view.getByRole("table").locator(`tbody tr[data-op="${op}"]`);
+  // Both growths of s: in place in the two columns bumping up, moved bumping down.
+  for (const op of [1, 2]) {
+    await expect(row(op).locator("td").nth(0)).toContainText("in place");
+    await expect(row(op).locator("td").nth(1)).toContainText("in place");
+    await expect(row(op).locator("td").nth(2)).toContainText("moved");
+    await expect(row(op)).toContainText("realloc in place vs in place vs moved");
+    // Each column's count of wasm instructions leads its cell.
+    for (const col of [0, 1, 2]) await expect(row(op).locator("td").nth(col)).toHaveText(/^\d+/);
+  }
+
+});

@@ -358,3 +358,27 @@ describe("axis labels", () => {
     expect([0, 500, 999, 1000, 1500, 12_000, 107_784].map(countTick)).toEqual(["0", "500", "999", "1k", "1.5k", "12k", "108k"]);
   });
 });
+
+describe("costs: a realloc's copy, which the models do not run", () => {
+  const GROW = "s = alloc 8\ns = realloc s 16";
+  const summary = (allocator: string) => {
+    const t = viewOf(traced(GROW, allocator, "wasm32"));
+    return opCostSummary(t, t.op(1));
+  };
+
+  it("a moved realloc says its count leaves out the bytes copied", () => {
+    expect(summary("fitzgen-down")?.notes).toContain(
+      "Not in the model's count: copying the block's 8 bytes. The model tracks addresses, not the bytes at them, so its code copies nothing; a real allocator pays a memmove for them.",
+    );
+  });
+
+  it("a realloc in place copies nothing and says nothing of it", () => {
+    expect(summary("hinckley-up")?.notes.join(" ")).not.toContain("copying");
+  });
+
+  it("against the real crate, the copy is named among the reasons the crate ran more", () => {
+    const s = summary("bumpalo");
+    expect(s?.real).toMatch(/^real bumpalo [\d.]+: \d+ wasm instructions$/);
+    expect(s?.realWhy).toMatch(/^Model \d+ instructions fewer than the crate: among other things, bumpalo [\d.]+ copies the block's 8 bytes \(a memmove\)/);
+  });
+});

@@ -365,6 +365,10 @@ function realDifference(trace: TraceView, op: Op, model: Cost, real: Cost): stri
   const by = `${plural(Math.abs(diff), "instruction")} ${diff > 0 ? "more" : "fewer"} than the crate`;
   const ran = realRan(trace);
   const crate = ran ? crateLabel(ran) : "the crate";
+  const copied = copiedBy(trace, op);
+  if (copied > 0 && diff < 0) {
+    return `Model ${by}: among other things, ${crate} copies the block's ${plural(copied, "byte")} (a memmove), where the model moves no bytes at all.`;
+  }
   if (model.slow_instructions > 0 || real.slow_instructions > 0 || op.events.some((e) => e.kind === "new_chunk")) {
     return `Model ${by}: both took their slow path, which asks a different base allocator for a chunk: the model the simulated heap (a first-fit free list), ${crate} the module's own allocator (a bump region while the program is replayed).`;
   }
@@ -375,6 +379,13 @@ function realDifference(trace: TraceView, op: Op, model: Cost, real: Cost): stri
     return `Model ${by}: it holds the current chunk's bump pointer and bounds in the allocator itself, where ${crate} reaches them through a pointer to the chunk's ${trace.allocator === "bumpalo" ? "footer" : "header"}: a load more on every bump.`;
   }
   return `Model ${by}: the same algorithm in other code (one Model trait for every preset: one realloc for grow and shrink, the chunk list in vectors), compiled by the same compiler.`;
+}
+
+/** Bytes op `op` copied (a realloc that moved its block), from the running count before and after it. */
+function copiedBy(trace: TraceView, op: Op): number {
+  if (op.kind !== "realloc" || !op.events.some((e) => e.kind === "copied")) return 0;
+  const before = op.index > 0 ? trace.op(op.index - 1).stats.copied : 0;
+  return Math.max(0, op.stats.copied - before);
 }
 
 export function opCostSummary(trace: TraceView, op: Op): OpCostSummary | null {
@@ -408,6 +419,12 @@ export function opCostSummary(trace: TraceView, op: Op): OpCostSummary | null {
   if (real && unavailable !== undefined) notes.push(`${crateLabel(real)} not compared: ${unavailable}`);
   if (ran && realOp?.note !== undefined) notes.push(`${crateLabel(ran)}: ${realOp.note}`);
   if (trace.baseline?.unavailable !== undefined) notes.push(`${baselineLabel(trace)}: ${trace.baseline.unavailable}`);
+  const copied = copiedBy(trace, op);
+  if (cost && copied > 0) {
+    notes.push(
+      `Not in the model's count: copying the block's ${plural(copied, "byte")}. The model tracks addresses, not the bytes at them, so its code copies nothing; a real allocator pays a memmove for them.`,
+    );
+  }
   if (text === null && !rc && !bc && !verdict && notes.length === 0) return null;
   return {
     text: text ?? "not measured",

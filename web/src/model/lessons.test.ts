@@ -138,7 +138,7 @@ describe("what each lesson asks the reader to try", () => {
         "switch to hinckley-up: allocator hinckley-up",
         "compare all three: compare hinckley-up-naive hinckley-up",
       ],
-      "realloc-fast-path": [],
+      "realloc-fast-path": ["switch to bumpalo: allocator bumpalo", "compare with the article's algorithms: compare hinckley-up fitzgen-down"],
       "min-align": ["switch to down-min-align: allocator down-min-align"],
       "slab-boundary": [],
       "parser-arena": ["back to the exact fit: step 5"],
@@ -232,6 +232,20 @@ describe("the claims each lesson makes", () => {
     ]);
     // Over its own old bytes: nothing left behind.
     for (const o of grows) expect(o.events.some((e) => e.kind === "leaked")).toBe(false);
+
+    // The article's algorithms, as the closing words say: bump up grows s in
+    // place twice, bump down moves it over its old bytes, copying 8 then 16.
+    const hinckley = opsAt(traceLesson(l, "hinckley-up"), "s").slice(1, 3);
+    expect(hinckley.map((o) => [o.moved, o.stats.copied])).toEqual([
+      [false, 0],
+      [false, 0],
+    ]);
+    const fitzgen = opsAt(traceLesson(l, "fitzgen-down"), "s").slice(1, 3);
+    expect(fitzgen.map((o) => [o.moved, o.events.find((e) => e.kind === "copied")?.text])).toEqual([
+      [true, "8 bytes copied"],
+      [true, "16 bytes copied"],
+    ]);
+    for (const o of fitzgen) expect(o.events.some((e) => e.kind === "leaked")).toBe(false);
   });
 
   it("min-align: an always-aligned pointer, no alignment step up to 8, 8 bytes used per byte", () => {
