@@ -80,9 +80,10 @@ fn bad_input_makes_a_failed_run_with_a_json_error() {
     assert!(run.error().is_none());
     assert!(run.advance(10));
     let e = json(&run.error().unwrap());
+    // At the block's name, `free a`'s column 6.
     assert_eq!(
         (e["line"].as_u64(), e["column"].as_u64()),
-        (Some(3), Some(1))
+        (Some(3), Some(6))
     );
     assert!(e["message"].as_str().unwrap().contains("already freed"));
     assert_eq!(run.executed(), 2);
