@@ -118,10 +118,12 @@ test("picking a generator replaces the program, redraws the map, and Undo brings
 
   await page.getByRole("button", { name: "Last" }).click();
   await expect(counter(page)).toHaveText("op 4 / 4");
-  // Bumping down, every growth moves: the live Vec and the three copies left behind.
-  await expect(block(page, "v")).toHaveCount(4);
-  await expect(block(page, "v").and(page.locator('[data-state="live"]'))).toHaveCount(1);
+  // Bumping down, every growth moves the Vec down over its own old bytes and
+  // copies them (16 + 32 + 64): one live block, nothing left behind.
+  await expect(block(page, "v")).toHaveCount(1);
   await expect(block(page, "v").and(page.locator('[data-state="live"]'))).toHaveAttribute("data-size", "128");
+  await expect(page.locator('dd[data-stat="copied"]')).toHaveText("112 B");
+  await expect(page.locator('dd[data-stat="leaked"]')).toHaveText("0 B");
 
   await program(page).focus();
   await page.keyboard.press("Control+z");

@@ -308,3 +308,18 @@ test("the auto-resize snippet in docs/embedding.md is the one the host page runs
   const fenced = /```html bumplab-resize\n([\s\S]*?)```/.exec(docs)?.[1]?.trim();
   expect(fenced).toBe(between(readFileSync(HOST_FILE, "utf8")));
 });
+
+test("an embed opened from a link taken inside an op shows that micro-step: the pointer's ghost, not the placed block", async ({ page }) => {
+  // fitzgen-down, one 256-byte chunk ending at 0x10110: a takes 0x1010f, and
+  // b's first micro-step subtracts 8 from it (0x10107) before rounding down.
+  const inside: SharedState = { ...STATE, source: "a = alloc 1\nb = alloc u64", step: 2, micro: 0 };
+  await page.goto(`${ORIGIN}/embed.html#${await encodeShare(inside)}`);
+  await expect(page.locator("#embed")).toHaveAttribute("data-ready", "true");
+  const map = page.locator("svg.memory-map");
+  await expect(map.locator("g.ptr-ghost")).toHaveAttribute("data-address", String(0x10107));
+  await expect(map.locator('g[data-block="b"]')).toHaveCount(0);
+  await expect(map.locator("g.bump-pointer")).toHaveAttribute("data-address", String(0x1010f));
+  // Its Open in Bump Lab link keeps the micro-step.
+  const href = (await page.getByRole("link", { name: "Open in Bump Lab ↗" }).getAttribute("href")) ?? "";
+  expect(await decodeShare(href)).toEqual({ ok: true, state: inside });
+});

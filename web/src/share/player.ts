@@ -86,7 +86,9 @@ export function parseViews(text: string | null | undefined): Set<OptionalView> {
 export function startPlayer(module: TraceModule, root: HTMLElement, shared: SharedState, options: PlayerOptions): Player {
   const comparing = shared.compare !== null;
   const { source, allocator, target, capacity, minAlign, compare, step } = shared;
-  const store = createStore(reducer, initialState({ source, allocator, target, capacity, minAlign, compare, pendingStep: step }));
+  // A link taken inside an op opens the figure at that micro-step (dropped once traced if the op has no such step).
+  const micro = shared.micro ?? null;
+  const store = createStore(reducer, initialState({ source, allocator, target, capacity, minAlign, compare, pendingStep: step, micro }));
   const { dispatch } = store;
   const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
   const life = new AbortController();
@@ -144,7 +146,10 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
   const narrations = parseNarration(source);
   const sharedNow = (): SharedState => {
     const s = store.getState();
-    return { ...shared, ...configOf(s), step: s.step, compare: s.compare };
+    const at: SharedState = { ...shared, ...configOf(s), step: s.step, compare: s.compare };
+    if (s.micro !== null) at.micro = s.micro;
+    else delete at.micro;
+    return at;
   };
   let linkRevision = 0;
   const updateOpenLink = (): void => {
