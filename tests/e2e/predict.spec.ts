@@ -137,3 +137,29 @@ test("predict at the last op says the program is finished and offers to start ov
   await expect(counter(page)).toHaveText("op 0 / 5");
   await expect(page.getByRole("slider", { name: "Where will a land?" })).toBeVisible();
 });
+
+test("the Predict toggle hands the keys to the question: arrows then Enter answer it, and the step keys' hint is put away", async ({ page }) => {
+  // A plain program (no lesson asking): the question opens with the toggle.
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("fitzgen-down");
+  await page.getByRole("combobox", { name: "Capacity" }).selectOption("256");
+  await page.getByRole("textbox", { name: "Program" }).fill("a = alloc u8\nb = alloc u64");
+  await page.getByRole("button", { name: "First" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(counter(page)).toHaveText("op 1 / 2");
+  const keysHint = page.locator("#stepper .step-keys");
+  await expect(keysHint).toBeVisible();
+  await page.getByRole("button", { name: "Predict", exact: true }).click();
+  await expect(page.getByRole("slider", { name: "Where will b land?" })).toBeFocused();
+  await expect(keysHint).toBeHidden();
+  // One byte up from the strip's middle, 0x10090.
+  await page.keyboard.press("ArrowRight");
+  await expect(pick(page)).toHaveText("Your guess: 0x10091.");
+  // Enter answers; it does not press the toggle again.
+  await page.keyboard.press("Enter");
+  await expect(verdict(page)).toHaveText("Wrong: you picked 0x10091, 111 bytes too low: b lands at 0x10100.");
+  await expect(page.getByRole("button", { name: "Predict", exact: true })).toHaveAttribute("aria-pressed", "true");
+  await expect(counter(page)).toHaveText("op 1 / 2");
+  // Closing the question gives the step keys their hint back.
+  await page.getByRole("button", { name: "Predict", exact: true }).click();
+  await expect(keysHint).toBeVisible();
+});

@@ -10,7 +10,7 @@ import { sourceTexts } from "./engine/sourceTexts";
 import type { TraceModule } from "./engine/traceModule";
 import type { Trace } from "./engine/types";
 import { compareTracer } from "./controller/compare";
-import { bindPredictKeys, bindStepKeys } from "./controller/keyboard";
+import { bindPredictKeys, bindStepKeys, PREDICT_STRIP_ATTR } from "./controller/keyboard";
 import { startPlayback } from "./controller/playback";
 import { sweepBase, sweepRunner } from "./controller/sweep";
 import { startTracer } from "./controller/tracer";
@@ -124,7 +124,12 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
     if (store.getState().compare !== null) toSingle();
     else dispatch({ type: "enterCompare", configs: compareStart(store.getState()) });
   });
-  mounts.predictButton.addEventListener("click", () => dispatch({ type: "togglePredict" }));
+  mounts.predictButton.addEventListener("click", () => {
+    dispatch({ type: "togglePredict" });
+    // The question takes the keys at once: Enter then answers it instead of
+    // pressing the toggle again, which would close it.
+    if (store.getState().predict) requestAnimationFrame(() => mounts.predict.querySelector<HTMLElement>(`[${PREDICT_STRIP_ATTR}]`)?.focus());
+  });
   mounts.sweepButton.addEventListener("click", () => {
     const s = store.getState();
     dispatch(s.sweep !== null ? { type: "closeSweep" } : { type: "setSweep", setup: sweeps.toOpen(s) });

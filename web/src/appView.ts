@@ -184,6 +184,8 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
   } else if (m.narration.firstChild) m.narration.replaceChildren();
   const asking = predictShown({ predict: s.predict, single: s.compare === null && s.sweep === null, lessonAsks: predictsNext(trace, step, narr) }, trace, step);
   m.predict.hidden = !asking;
+  // While a question is open ←/→ move the guess: the stepper's key hints would say otherwise.
+  m.stepper.toggleAttribute("data-predicting", asking);
   m.predictButton.setAttribute("aria-pressed", s.predict ? "true" : "false");
   if (asking) {
     renderPredict(
