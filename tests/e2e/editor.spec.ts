@@ -209,11 +209,12 @@ test("the random mix form validates its fields and generates a seeded program", 
 test("the menu lists the lessons first, and choosing one loads its program and preset", async ({ page }) => {
   await menuButton(page).click();
   const groups = menu(page).getByRole("group");
-  await expect(groups).toHaveCount(4);
+  await expect(groups).toHaveCount(5);
   await expect(groups.nth(0)).toHaveAccessibleName("Lessons");
   await expect(groups.nth(1)).toHaveAccessibleName("Examples");
   await expect(groups.nth(2)).toHaveAccessibleName("Known behaviours of real arenas");
-  await expect(groups.nth(3)).toHaveAccessibleName("Generators");
+  await expect(groups.nth(3)).toHaveAccessibleName("Recorded from real programs");
+  await expect(groups.nth(4)).toHaveAccessibleName("Generators");
   const lesson = page.getByRole("menuitem", { name: "The realloc fast path: up keeps it, down copies" });
   await expect(lesson).toHaveAccessibleDescription(/Growing the last block is free when bumping up/);
   await lesson.click();

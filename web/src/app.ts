@@ -15,7 +15,7 @@ import { startPlayback } from "./controller/playback";
 import { sweepBase, sweepRunner } from "./controller/sweep";
 import { startTracer } from "./controller/tracer";
 import { startingColumns } from "./model/compare";
-import { lessonById } from "./model/lessons";
+import { lessonById, recordedLesson } from "./model/lessons";
 import { clampStep } from "./model/blocks";
 import { parseNarration, pausesAt, predictsNext, type Narration } from "./model/narration";
 import { predictShown } from "./model/predict";
@@ -164,6 +164,23 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
     );
   };
 
+  // ---- Recorded programs --------------------------------------------------------
+  // Hundreds of kB each, so a file under the site's examples/, fetched when
+  // chosen; it opens at its last op, where the narration's totals hold.
+  const openRecorded = async (id: string): Promise<void> => {
+    const found = recordedLesson(id);
+    if (!found) return;
+    const { lesson, recorded } = found;
+    try {
+      const response = await fetch(new URL(recorded.path, document.baseURI));
+      if (!response.ok) throw new Error(`${response.status} ${response.statusText}`.trim());
+      const source = await response.text();
+      dispatch({ type: "startLesson", lesson: { id, config: { ...lesson.config, source }, step: Number.MAX_SAFE_INTEGER } });
+    } catch (error: unknown) {
+      showNotice(mounts.notice, `The recorded program ${recorded.path} did not load (${error instanceof Error ? error.message : String(error)}): the program on screen is unchanged.`);
+    }
+  };
+
   // ---- Rendering --------------------------------------------------------------
   const sourceOf = sourceTexts({ sourcePath: (name) => module.sourcePath(name), load: loadSourceText, onLoaded: () => scheduleRender() });
   const showProgress = progressBar(mounts.map);
@@ -189,6 +206,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
         else dispatch({ type: "setSweep", setup });
       },
       onSweepCancel: () => sweeps.cancel(),
+      onOpenRecorded: (id) => void openRecorded(id),
     });
     document.body.dataset["ready"] = "true";
     tracer.afterRender();

@@ -13,7 +13,7 @@ import { carrySettings, compareStepText, pairReason, type CompareColumn, type Co
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";
 import { galleryById } from "./model/gallery";
-import { departureFrom, LESSONS, lessonById, triedConfig } from "./model/lessons";
+import { departureFrom, LESSONS, lessonById, recordedLesson, triedConfig } from "./model/lessons";
 import { narrationAt, narrationErrors, predictsNext, tryProblem, type Narration, type TryAction } from "./model/narration";
 import { predictShown } from "./model/predict";
 import type { SweepResult, SweepSetup, SweepSpec } from "./model/sweep";
@@ -125,6 +125,8 @@ export interface AppViewContext {
   onExportTrace: () => Promise<Trace | string>;
   onSweepRun: (spec: SweepSpec, setup: SweepSetup) => void;
   onSweepCancel: () => void;
+  /** Fetches a recorded program's file and opens it like a lesson. */
+  onOpenRecorded: (id: string) => void;
 }
 
 /**
@@ -272,6 +274,8 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     {
       onConfigure: (config) => dispatch({ type: "configure", config }),
       onLesson: (id) => {
+        // A recorded program's file is fetched first.
+        if (recordedLesson(id)) return ctx.onOpenRecorded(id);
         const lesson = lessonById(id);
         if (lesson) dispatch({ type: "startLesson", lesson: { id: lesson.id, config: lesson.config } });
       },

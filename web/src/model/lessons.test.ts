@@ -346,3 +346,19 @@ describe("the claims each lesson makes", () => {
     expect(realCost(viewOf(t), reset.index)?.wasm_instructions ?? Infinity).toBeLessThan(baselineCost(viewOf(t), reset.index)?.wasm_instructions ?? 0);
   });
 });
+
+describe("recorded programs read like lessons", () => {
+  it("each is found by its id, written for its arena on 64-bit, its narration and command as the summary", () => {
+    const jq = lessonById("recorded:jq-package-lock");
+    expect(jq?.title).toBe("Recorded: jq pretty-printing package-lock.json (C, malloc)");
+    expect(jq && settingsText(jq.config)).toBe("bumpalo, 64-bit");
+    expect(jq?.summary).toMatch(/^jq 1\.6 pretty-printing this repository's package-lock\.json/);
+    expect(jq?.summary).toMatch(/ Recorded with: cargo run -p bumplab-record -- run --out web\/public\/examples\/recorded\/jq-package-lock\.txt -- jq \. package-lock\.json > \/dev\/null$/);
+    // Its program is a file fetched when opened: the lesson carries none.
+    expect(jq?.config.source).toBe("");
+    expect(lessonById("recorded:nope")).toBeUndefined();
+    expect(lessonById("jq-package-lock")).toBeUndefined();
+    // Not in the lesson chooser: that lists the lessons proper.
+    expect(LESSONS.some((l) => l.id.startsWith("recorded:"))).toBe(false);
+  });
+});

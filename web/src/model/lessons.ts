@@ -7,6 +7,7 @@
 import { configOf, sameSettings, type RunConfig, type RunSettings } from "../engine/config";
 import { targetText } from "./compare";
 import { parseNarration } from "./narration";
+import { narrationOf, recordedById, type RecordedProgram } from "./recorded";
 
 export interface Lesson {
   id: string;
@@ -293,8 +294,30 @@ const VERSUS: Lesson = {
 
 export const LESSONS: readonly Lesson[] = [BUMP_DOWN, REALLOC, MIN_ALIGN, SLAB, PARSER, VERSUS];
 
+/** A recorded program's lesson id: `recorded:` and its id. */
+export const RECORDED_LESSON_PREFIX = "recorded:";
+
+/**
+ * A program recorded from real software, opened from the Programs menu,
+ * reads like a lesson: its narration (what the arena does with the
+ * workload, written from facts a test recomputes from its trace) is written
+ * for one allocator on 64-bit, and is put away when the settings change.
+ * Its program is a file fetched when opened, so the lesson carries none.
+ */
+export function recordedLesson(id: string): { lesson: Lesson; recorded: RecordedProgram } | undefined {
+  const recorded = id.startsWith(RECORDED_LESSON_PREFIX) ? recordedById(id.slice(RECORDED_LESSON_PREFIX.length)) : undefined;
+  if (!recorded) return undefined;
+  const lesson: Lesson = {
+    id,
+    title: `Recorded: ${recorded.title}`,
+    summary: `${narrationOf(recorded)} Recorded with: ${recorded.command}`,
+    config: { source: "", allocator: recorded.allocator, target: "64", capacity: null, minAlign: null },
+  };
+  return { lesson, recorded };
+}
+
 export function lessonById(id: string): Lesson | undefined {
-  return LESSONS.find((l) => l.id === id);
+  return LESSONS.find((l) => l.id === id) ?? recordedLesson(id)?.lesson;
 }
 
 /** A run's settings in words: "fitzgen-down, wasm32, capacity 256". */

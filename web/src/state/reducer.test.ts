@@ -359,3 +359,13 @@ describe("reducer: sweeps", () => {
     });
   });
 });
+
+describe("reducer: a lesson's opening step", () => {
+  it("opens at op 0 by default, or at the op it names, clamped once traced", () => {
+    const config = { source: "six", allocator: "fitzgen-down", target: "64" as const, capacity: 256, minAlign: null };
+    const first = run(initialState(), { type: "startLesson", lesson: { id: "x", config } }, { type: "traced", trace: SIX, source: "six" });
+    expect(first.step).toBe(0);
+    const last = run(initialState(), { type: "startLesson", lesson: { id: "x", config, step: Number.MAX_SAFE_INTEGER } }, { type: "traced", trace: SIX, source: "six" });
+    expect(last.step).toBe(6);
+  });
+});

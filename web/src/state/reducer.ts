@@ -24,6 +24,8 @@ export type Theme = "auto" | "light" | "dark";
 export interface LessonStart {
   id: string;
   config: RunConfig;
+  /** The op it opens at (clamped once traced); a lesson is read from its first op by default. */
+  step?: number;
 }
 
 /** The app's state: the run's configuration (its source as typed), and what is shown of it. */
@@ -327,7 +329,7 @@ function base(state: AppState, action: Action): AppState {
         compare: null,
         sweep: null,
         step: 0,
-        pendingStep: 0,
+        pendingStep: l.step ?? 0,
         micro: null,
         playing: false,
       };

@@ -5,6 +5,8 @@
 // of its textarea.
 
 import { GALLERY } from "../model/gallery";
+import { RECORDED_LESSON_PREFIX } from "../model/lessons";
+import { RECORDED } from "../model/recorded";
 import {
   EXAMPLES,
   GENERATORS,
@@ -109,6 +111,12 @@ export function programMenu(load: (text: string) => void, onLesson: (id: string)
     actions.set(item, { kind: "gallery", id: e.id });
     return item;
   });
+  // Allocations recorded from real software: each opens like a lesson, narrated for the arena it was measured on.
+  const recordedItems = RECORDED.map((r) => {
+    const item = menuItem(`recorded-${r.id}`, r.title, `${r.facts.ops.toLocaleString("en-US")} ops, narrated on ${r.allocator}. Recorded with: ${r.command}`);
+    actions.set(item, { kind: "lesson", id: `${RECORDED_LESSON_PREFIX}${r.id}` });
+    return item;
+  });
   const mixItem = menuItem("random-mix", "Random mix…", "A seeded mix of allocs, reallocs and frees: choose the ranges.");
   actions.set(mixItem, { kind: "randomMix" });
   const lessonsGroup = menuGroup("Lessons", []);
@@ -132,6 +140,7 @@ export function programMenu(load: (text: string) => void, onLesson: (id: string)
     lessonsGroup,
     menuGroup("Examples", entryItems(EXAMPLES)),
     menuGroup("Known behaviours of real arenas", galleryItems),
+    menuGroup("Recorded from real programs", recordedItems),
     menuGroup("Generators", [...entryItems(GENERATORS), mixItem]),
   );
   const programs = h("div", { class: "programs" }, button, menu);
