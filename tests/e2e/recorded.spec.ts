@@ -24,6 +24,10 @@ test("a recorded program opens from the Programs menu at its last op, narrated f
   await expect(group.getByRole("menuitem", { name: JSON_ARENA })).toHaveAccessibleDescription(/^2,425 ops, narrated on bumpalo\. Recorded with: cargo run -p bumplab-record --example json_arena/);
   await page.keyboard.press("Escape");
 
+  await openRecorded(page, "jq pretty-printing package-lock.json (C, malloc)");
+  await expect(counter(page)).toHaveText("op 20842 / 20842");
+  await expect(narration(page)).toContainText("jq 1.6 pretty-printing this repository's package-lock.json");
+
   await openRecorded(page, JSON_ARENA);
   await expect(counter(page)).toHaveText("op 2425 / 2425");
   await expect(program(page)).toHaveValue(/^# Recorded by bumplab-record 0\.1\.0 through the Rust Allocator wrapper/);

@@ -176,7 +176,8 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
     }));
     renderNarration(
       m.narration,
-      { narration, lesson, departure: lesson ? departureFrom(lesson, s) : null, tries, errors },
+      // Until the lesson's program is traced, the map is the previous run's.
+      { narration, lesson, departure: lesson ? departureFrom(lesson, s) : null, tries, errors, pending: s.tracing !== null && s.tracedSource !== s.source },
       {
         onExitLesson: () => ctx.dispatch({ type: "exitLesson" }),
         onBackToLesson: () => lesson && ctx.dispatch({ type: "backToLesson", lesson: { id: lesson.id, config: lesson.config } }),

@@ -30,6 +30,8 @@ export interface NarrationData {
   tries?: readonly TryEntry[];
   /** The program's directives that could not be read. */
   errors?: readonly NarrationError[];
+  /** The lesson's program is still being traced: the map shows the previous run, which its words do not describe. */
+  pending?: boolean;
 }
 
 export interface NarrationHandlers {
@@ -162,11 +164,14 @@ export function renderNarration(mount: HTMLElement, data: NarrationData, handler
 
   // Before the first narrated step, the lesson's one-line summary. Away from
   // the lesson's run the body is hidden, and emptied so nothing stale is announced.
-  const key = away ? "away" : text !== "" ? `n:${text}` : lesson ? `s:${lesson.summary}` : "";
+  const pending = lesson !== null && !away && data.pending === true;
+  const key = away ? "away" : pending ? "pending" : text !== "" ? `n:${text}` : lesson ? `s:${lesson.summary}` : "";
   if (key === refs.key) return;
   refs.key = key;
   if (away) {
     refs.body.replaceChildren();
+  } else if (pending) {
+    refs.body.replaceChildren(h("p", { class: "narration-summary" }, "Tracing the lesson's program: its narration follows once the map shows it."));
   } else if (text !== "") {
     refs.body.replaceChildren(...parseParagraphs(text).map((p) => h("p", {}, ...inlineNodes(p))));
   } else if (lesson) {
