@@ -257,3 +257,26 @@ fn every_preset_keeps_its_invariants() {
         property(preset);
     }
 }
+
+/// A case the property found: `b1`, a zero-size block, sits at `b0`'s end,
+/// which is the bump pointer, so blink-alloc grows `b0` in place over `b1`'s
+/// address. The bytes up to `b0`'s new end are `b0`'s, not padding before `b3`.
+#[test]
+fn a_block_grown_over_a_zero_size_block_is_not_padding_after_it() {
+    let src =
+        "b0 = alloc 1 align 1\nb1 = alloc 0 align 1\nb2 = realloc b0 2\nb3 = alloc 0 align 1\n";
+    for target in [Target::W64, Target::Wasm32] {
+        let opts = Options {
+            target,
+            capacity: None,
+            min_align: None,
+        };
+        let t = run(src, PresetId::BlinkAlloc, &opts).unwrap();
+        let grow = &t.ops[2];
+        assert_eq!((grow.moved, grow.size), (Some(false), Some(2)));
+        let last = &t.ops[3];
+        assert_eq!(last.address, Some(grow.address.unwrap() + 2));
+        assert_eq!(last.padding, Some(0));
+        check(&t, true).unwrap();
+    }
+}

@@ -102,14 +102,26 @@ impl<W: Word> Engine<W> {
         // Padding is the gap between this block and its neighbour towards
         // the bump origin (or the chunk edge): alignment padding plus any
         // rounding the previous block's size got.
+        // The neighbour is the nearest block with bytes: a zero-size block can
+        // sit inside a block that grew in place over its address, and the
+        // bytes up to its end are that block's, not padding.
         let (start, end) = (rec.info.start, rec.info.start + rec.info.capacity);
-        let neighbour = at.checked_sub(1).map(|i| &self.blocks[rec.holding[i]]);
+        let mut edge = if up { start } else { end };
+        for &b in rec.holding.iter().take(at).rev() {
+            let n = &self.blocks[b];
+            edge = if up {
+                edge.max(n.address + n.size)
+            } else {
+                edge.min(n.address)
+            };
+            if n.size > 0 {
+                break;
+            }
+        }
         let padding = if up {
-            addr.saturating_sub(neighbour.map_or(start, |n| n.address + n.size))
+            addr.saturating_sub(edge)
         } else {
-            neighbour
-                .map_or(end, |n| n.address)
-                .saturating_sub(addr + size)
+            edge.saturating_sub(addr + size)
         };
         op.chunk = Some(chunk);
         op.address = Some(addr);
