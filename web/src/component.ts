@@ -21,7 +21,7 @@ import { standaloneSvg, svgFileText } from "./share/export";
 import { decodeShare, parseCompare, type SharedState } from "./share/link";
 import { parseViews, startPlayer, type Player } from "./share/player";
 import { parseTheme, setTheme } from "./share/theme";
-import { DEFAULT_CONFIG } from "./model/generators";
+import { DEFAULT_CONFIG } from "./model/defaults";
 
 /** styles.css written for a shadow root: its :root rules apply to the host. */
 export function shadowCss(css: string): string {

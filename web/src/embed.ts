@@ -8,7 +8,7 @@ import { loadTraceModule } from "./engine/load";
 import { decodeShare, type SharedState } from "./share/link";
 import { parseViews, startPlayer } from "./share/player";
 import { parseHostMessage, parseTheme, resizeMessage, setTheme } from "./share/theme";
-import { DEFAULT_CONFIG } from "./model/generators";
+import { DEFAULT_CONFIG } from "./model/defaults";
 
 const DEFAULT_STATE: SharedState = { ...DEFAULT_CONFIG, step: 0, compare: null };
 

@@ -9,6 +9,7 @@
 // the same program statement in each (a `repeat` unrolls the same way for
 // every allocator). A column whose program failed has no ops at all.
 
+import { targetText } from "./settings";
 import { bisectLeft } from "d3-array";
 import {
   addressOf,
@@ -25,7 +26,7 @@ import {
   type ViewResult,
 } from "../engine/traceView";
 import type { RunSettings } from "../engine/config";
-import type { AllocatorInfo, Cost, OpKind, Target } from "../engine/types";
+import type { AllocatorInfo, Cost, OpKind } from "../engine/types";
 import { clampStep } from "./blocks";
 import { statsAt } from "./chunks";
 import { costOf, costSums, opNameAt, type CostMetric } from "./costs";
@@ -53,9 +54,7 @@ export function effectiveMinAlign(config: CompareConfig, allocators: readonly Al
   return config.minAlign !== null && aligns.includes(config.minAlign) ? config.minAlign : (aligns[0] ?? null);
 }
 
-export function targetText(target: Target): string {
-  return target === "64" ? "64-bit" : "wasm32";
-}
+
 
 /**
  * One heading per column: the preset's name, then only the settings that
@@ -602,15 +601,6 @@ export function focusAt(trace: TraceView, step: number): Set<number> {
 
 // ---- The stepper -----------------------------------------------------------------
 
-/**
- * The stepper's sentence in compare mode: the op every column ran (the
- * program's, so the same in each), never what one allocator did with it;
- * each column's map, summary and table cell say that for its own run.
- */
-export function compareStepText(trace: TraceView, step: number, sourceLines: readonly string[]): string {
-  const s = clampStep(trace, step);
-  if (s === 0) return "Before the first op: each column shows its own allocator's start.";
-  const line = lineOf(trace, s - 1);
-  const source = sourceLines[line - 1]?.trim() || opNameAt(trace, s - 1);
-  return `Line ${line}, ${source}: each column shows what its own allocator did.`;
-}
+
+export { targetText };
+export { compareStepText } from "./describe";

@@ -1,6 +1,6 @@
 // One plain sentence for the op that produced the current step.
 
-import { opAt, type TraceView } from "../engine/traceView";
+import { blockNameOf, kindOf, lineOf, opAt, type TraceView } from "../engine/traceView";
 import type { Op, StepOut } from "../engine/types";
 import { clampStep } from "./blocks";
 import { bumpPointerAt, chunksAt, noChunkYet, statsAt } from "./chunks";
@@ -120,4 +120,24 @@ export function describeMicro(op: Op | undefined, micro: number | null): string 
   const i = microIndex(op, micro);
   const s = i === null ? undefined : steps[i];
   return s && i !== null ? `${i + 1} of ${steps.length}: ${s.label}` : null;
+}
+
+/**
+ * The stepper's sentence in compare mode: the op every column ran (the
+ * program's, so the same in each), never what one allocator did with it;
+ * each column's map, summary and table cell say that for its own run.
+ */
+export function compareStepText(trace: TraceView, step: number, sourceLines: readonly string[]): string {
+  const s = clampStep(trace, step);
+  if (s === 0) return "Before the first op: each column shows its own allocator's start.";
+  const line = lineOf(trace, s - 1);
+  const source = sourceLines[line - 1]?.trim() || opName(trace, s - 1);
+  return `Line ${line}, ${source}: each column shows what its own allocator did.`;
+}
+
+/** "alloc c", "reset": the op's kind and block from the columns alone. */
+function opName(trace: TraceView, index: number): string {
+  const block = blockNameOf(trace, index);
+  const kind = kindOf(trace, index);
+  return block !== undefined ? `${kind} ${block}` : kind;
 }

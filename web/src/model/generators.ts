@@ -7,21 +7,10 @@
 // worst case (see `worstCost`); blocks past that are allocated but never
 // referenced, and simply fail on a full fixed chunk.
 
-import type { RunConfig } from "../engine/config";
+import { DEFAULT_PROGRAM } from "./defaults";
 import { RANDOM_MIX_LIMITS, type RandomMixOptions } from "./randomMixOptions";
 
-/** The program the page starts with: sizes, types, an array, padding and a free. */
-export const DEFAULT_PROGRAM = [
-  "a = alloc 1",
-  "b = alloc u64",
-  "c = alloc 24 align 16",
-  "d = alloc [u32; 5]",
-  "free b",
-  "e = alloc u128",
-].join("\n");
-
-/** The run the page, an embed and <bump-lab> start with when nothing says otherwise. */
-export const DEFAULT_CONFIG: RunConfig = { source: DEFAULT_PROGRAM, allocator: "fitzgen-down", target: "64", capacity: null, minAlign: null };
+export { DEFAULT_CONFIG, DEFAULT_PROGRAM } from "./defaults";
 
 /** One entry of the menu: a title, one line on what it shows, and the text. */
 export interface ProgramEntry {

@@ -16,7 +16,7 @@ import { bindStepKeys } from "../controller/keyboard";
 import { startPlayback } from "../controller/playback";
 import { startTracer } from "../controller/tracer";
 import { clampStep } from "../model/blocks";
-import { compareStepText } from "../model/compare";
+import { compareStepText } from "../model/describe";
 import { narrationAt, parseNarration } from "../model/narration";
 import { initialState, reducer, type Action, type AppState } from "../state/reducer";
 import { createStore, type Store } from "../state/store";

@@ -2,16 +2,15 @@
 // (trace, step) plus view settings; nothing derived is stored here.
 
 import { configOf, sameConfig, type RunConfig } from "../engine/config";
-import { opAt, type TraceView } from "../engine/traceView";
+import { opAt, placed, type TraceView } from "../engine/traceView";
 import type { ProgramError } from "../engine/types";
 import type { CompareConfig } from "../model/compare";
 import { MAX_COMPARE, MIN_COMPARE } from "../model/limits";
 import type { CostMetric } from "../model/costs";
-import { DEFAULT_CONFIG } from "../model/generators";
+import { DEFAULT_CONFIG } from "../model/defaults";
 import type { SweepSetup } from "../model/sweep";
 import type { SharedState } from "../share/link";
 import { microSteps } from "../model/describe";
-import { predictionAt } from "../model/predict";
 
 /** Playback speeds offered, in ops per beat of the base interval. */
 export const SPEEDS = [0.5, 1, 2, 4] as const;
@@ -214,7 +213,7 @@ function compareConfigs(configs: readonly CompareConfig[]): CompareConfig[] | nu
 
 /** Whether predict mode has a question open at the state's step: the next op places a block. */
 function asksAt(state: AppState): boolean {
-  return state.trace !== null && predictionAt(state.trace, state.step) !== null;
+  return state.trace !== null && state.step < state.trace.length && placed(state.trace, state.step);
 }
 
 function base(state: AppState, action: Action): AppState {

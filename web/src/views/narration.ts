@@ -8,7 +8,8 @@
 // words are put away behind a banner that names the run they describe and
 // offers the way back: stale numbers are never shown as if they were true.
 
-import { settingsText, type Departure, type Lesson } from "../model/lessons";
+import type { Lesson } from "../model/lessons";
+import { settingsText, type Departure } from "../model/settings";
 import { parseInline, parseParagraphs, type Inline, type Narration, type NarrationError, type TryAction } from "../model/narration";
 import { h, setText } from "./dom";
 import "./narration.css";

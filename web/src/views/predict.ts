@@ -1,6 +1,6 @@
 // Predict mode: a strip of the chunk the next block will land in, drawn to
 // scale with what it holds now. The learner places a guess on an exact byte
-// (a click, or ←/→ from anywhere on the page: controller/keyboard.ts), then
+// (a click, or ←/→ from anywhere on the page: controller/predictKeys.ts), then
 // answers; the answer is graded to the byte, and a wrong guess is explained
 // in terms of the guess. Past the last op it says the program is finished.
 //
@@ -9,7 +9,7 @@
 
 import { scaleLinear } from "d3-scale";
 import { select } from "d3-selection";
-import { PREDICT_STRIP_ATTR } from "../controller/keyboard";
+import { PREDICT_STRIP_ATTR } from "../controller/predictKeys";
 import type { TraceView } from "../engine/traceView";
 import type { Block } from "../model/blocks";
 import { bytes, hex } from "../model/format";

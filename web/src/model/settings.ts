@@ -1,0 +1,36 @@
+// A run's settings in words, for the lessons and the narration view: small,
+// so an embed's narration does not load the lessons (or compare) with it.
+
+import type { RunSettings } from "../engine/config";
+import type { Target } from "../engine/types";
+
+export function targetText(target: Target): string {
+  return target === "64" ? "64-bit" : "wasm32";
+}
+
+/** A run's settings in words: "fitzgen-down, wasm32, capacity 256". */
+export function settingsText(s: RunSettings): string {
+  const parts = [s.allocator, targetText(s.target)];
+  if (s.capacity !== null) parts.push(`capacity ${s.capacity}`);
+  if (s.minAlign !== null) parts.push(`minimum alignment ${s.minAlign}`);
+  return parts.join(", ");
+}
+
+/**
+ * How the run on screen differs from the one a lesson's narration was
+ * written for. Only the settings count: an edited program brings its own
+ * narration (a teacher edits a lesson's words with its statements), while
+ * another allocator or size runs the same words against other numbers.
+ */
+export interface Departure {
+  /**
+   * The lesson asked for this run: an allocator one of its `!try allocator`
+   * actions names, with the lesson's other settings. Still not the run the
+   * narration describes, but no mistake either.
+   */
+  intended: boolean;
+  /** What changed, in words ("the allocator to hinckley-up", "the target to 64-bit"). */
+  changed: string[];
+  /** The settings of the run on screen. */
+  now: RunSettings;
+}
