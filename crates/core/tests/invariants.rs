@@ -212,6 +212,12 @@ fn property(preset: PresetId) {
     let honours_alignment = !matches!(preset.name(), "bumper-alloc-buffer" | "bumper-slab");
     let mut config = ProptestConfig::with_cases(CASES);
     config.failure_persistence = None;
+    // In CI the same cases every run, so a submission is judged on its own
+    // change; a developer's run draws new ones each time, to find new bugs
+    // (each one found is pinned below as a test of its own).
+    if std::env::var_os("CI").is_some() {
+        config.rng_seed = proptest::test_runner::RngSeed::Fixed(0x5eed_b00c);
+    }
     let errors = std::cell::Cell::new(0u32);
     proptest!(config, |(stmts in proptest::collection::vec(stmt(), 1..40), wasm32 in any::<bool>())| {
         let target = if wasm32 { Target::Wasm32 } else { Target::W64 };
@@ -279,4 +285,20 @@ fn a_block_grown_over_a_zero_size_block_is_not_padding_after_it() {
         assert_eq!(last.padding, Some(0));
         check(&t, true).unwrap();
     }
+}
+
+/// Another: bumping up with a minimum alignment, `b2` (zero bytes) lands
+/// after `b1`'s rounded end with padding before it; `b1` then grows in place
+/// over `b2`'s address, so that padding is `b1`'s bytes now.
+#[test]
+fn a_zero_size_block_covered_by_a_growth_in_place_keeps_no_padding() {
+    let src = "b0 = alloc 17 align 1\nb1 = alloc 9 align 1\nfree b0\nb2 = alloc 0 align 1\nb3 = realloc b1 2302\n";
+    let opts = Options {
+        target: Target::W64,
+        capacity: Some(8192),
+        min_align: None,
+    };
+    let t = run(src, PresetId::UpMinAlign, &opts).unwrap();
+    assert_eq!(t.ops[4].moved, Some(false));
+    check(&t, true).unwrap();
 }

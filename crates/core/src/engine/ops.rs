@@ -191,6 +191,9 @@ impl<W: Word> Engine<W> {
             b.reallocated_at = Some(pos);
         }
         let new = self.place(&mut op, addr, size, align);
+        if !left_behind {
+            self.absorb_zero_size(new);
+        }
         op.moved = Some(moved);
         let (kind, text) = match (moved, size >= old_size) {
             (false, true) if size == old_size => (

@@ -185,6 +185,33 @@ impl<W: Word> Engine<W> {
         }
     }
 
+    /// A block resized where it was can cover the address of a zero-size
+    /// block placed at its old end: the gap counted as that block's padding
+    /// is now the resized block's bytes, so it is padding no more.
+    pub(super) fn absorb_zero_size(&mut self, b: usize) {
+        let (Some(c), lo, hi) = (
+            self.blocks[b].chunk,
+            self.blocks[b].address,
+            self.blocks[b].address + self.blocks[b].size,
+        ) else {
+            return;
+        };
+        let inside: Vec<usize> = self.chunks[c as usize]
+            .holding
+            .iter()
+            .copied()
+            .filter(|&z| {
+                let blk = &self.blocks[z];
+                z != b && blk.size == 0 && blk.padding > 0 && lo < blk.address && blk.address <= hi
+            })
+            .collect();
+        for z in inside {
+            self.untally(z);
+            self.blocks[z].padding = 0;
+            self.tally(z);
+        }
+    }
+
     pub(super) fn count(&mut self, b: usize, add: bool) {
         let blk = &self.blocks[b];
         let Some(c) = blk.chunk else { return };
