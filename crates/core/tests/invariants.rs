@@ -302,3 +302,21 @@ fn a_zero_size_block_covered_by_a_growth_in_place_keeps_no_padding() {
     assert_eq!(t.ops[4].moved, Some(false));
     check(&t, true).unwrap();
 }
+
+/// And: a zero-size block right after a block that then grows in place is
+/// measured from the block's new end (MIN_ALIGN 4: 3 bytes of padding
+/// become 2).
+#[test]
+fn a_zero_size_block_after_a_growth_in_place_is_measured_from_its_new_end() {
+    let src = "a5 = alloc 1 align 1\na6 = alloc 0 align 1\na7 = realloc a5 2\n";
+    let opts = Options {
+        target: Target::W64,
+        capacity: Some(2048),
+        min_align: Some(4),
+    };
+    let t = run(src, PresetId::UpMinAlign, &opts).unwrap();
+    assert_eq!(t.ops[1].padding, Some(3));
+    assert_eq!(t.ops[2].moved, Some(false));
+    assert_eq!(t.ops[2].stats.padding, 2);
+    check(&t, true).unwrap();
+}

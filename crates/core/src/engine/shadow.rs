@@ -185,30 +185,41 @@ impl<W: Word> Engine<W> {
         }
     }
 
-    /// A block resized where it was can cover the address of a zero-size
-    /// block placed at its old end: the gap counted as that block's padding
-    /// is now the resized block's bytes, so it is padding no more.
+    /// A block resized where it was changes the gap before the zero-size
+    /// blocks placed right after it (towards the bump pointer, before the
+    /// next block with bytes): their padding is measured from its new edge,
+    /// and a growth over one's address leaves it none.
     pub(super) fn absorb_zero_size(&mut self, b: usize) {
-        let (Some(c), lo, hi) = (
-            self.blocks[b].chunk,
-            self.blocks[b].address,
-            self.blocks[b].address + self.blocks[b].size,
-        ) else {
+        let Some(c) = self.blocks[b].chunk else {
             return;
         };
-        let inside: Vec<usize> = self.chunks[c as usize]
-            .holding
+        let (lo, hi) = (
+            self.blocks[b].address,
+            self.blocks[b].address + self.blocks[b].size,
+        );
+        let up = self.direction == Direction::Up;
+        let holding = &self.chunks[c as usize].holding;
+        let Some(at) = holding.iter().position(|&x| x == b) else {
+            return;
+        };
+        let after: Vec<usize> = holding
             .iter()
+            .skip(at + 1)
             .copied()
-            .filter(|&z| {
-                let blk = &self.blocks[z];
-                z != b && blk.size == 0 && blk.padding > 0 && lo < blk.address && blk.address <= hi
-            })
+            .take_while(|&z| self.blocks[z].size == 0)
             .collect();
-        for z in inside {
-            self.untally(z);
-            self.blocks[z].padding = 0;
-            self.tally(z);
+        for z in after {
+            let addr = self.blocks[z].address;
+            let padding = if up {
+                addr.saturating_sub(hi)
+            } else {
+                lo.saturating_sub(addr)
+            };
+            if padding != self.blocks[z].padding {
+                self.untally(z);
+                self.blocks[z].padding = padding;
+                self.tally(z);
+            }
         }
     }
 
