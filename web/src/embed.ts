@@ -5,7 +5,7 @@
 import "./styles.css";
 import "./embed.css";
 import { loadTraceModule } from "./engine/load";
-import { decodeShare, type SharedState } from "./share/link";
+import { decodeShare, queryParams, type SharedState } from "./share/link";
 import { parseViews, startPlayer } from "./share/player";
 import { parseHostMessage, parseTheme, resizeMessage, setTheme } from "./share/theme";
 import { DEFAULT_CONFIG } from "./model/defaults";
@@ -27,7 +27,7 @@ function flag(text: string | null, fallback: boolean): boolean {
 async function main(): Promise<void> {
   const root = document.getElementById("embed");
   if (!root) throw new Error("#embed is missing from embed.html");
-  const params = new URLSearchParams(location.search);
+  const params = queryParams(location.search);
 
   setTheme(document.documentElement, parseTheme(params.get("theme")) ?? "auto");
   window.addEventListener("message", (event) => {

@@ -116,6 +116,14 @@ describe("share-link corpus (v1)", () => {
     expect(new Set(corpus.map((e) => e.state.allocator)).size).toBeGreaterThanOrEqual(5);
   });
 
+  it("decodes every recorded link the same when its \"&\"s arrive HTML-escaped, as copied from a page's source", async () => {
+    for (const entry of corpus) {
+      const escaped = entry.link.replaceAll("&", "&amp;");
+      const decoded = await decodeShare(`https://you.github.io/bump-lab/embed.html?views=code&amp;theme=dark#${escaped}`);
+      expect(decoded, entry.name).toEqual({ ok: true, state: entry.state });
+    }
+  });
+
   for (const entry of corpus) {
     it(`decodes "${entry.name}" to the recorded state and layout`, async () => {
       const decoded = await decodeShare(entry.link);

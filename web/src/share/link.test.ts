@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CompareConfig } from "../model/compare";
 import type { SweepSetup } from "../model/sweep";
-import { base64url, COMPRESS_FROM, decodeShare, encodeShare, MAX_INFLATED_BYTES, shareQuery, type SharedState } from "./link";
+import { base64url, COMPRESS_FROM, decodeShare, encodeShare, MAX_INFLATED_BYTES, queryParams, shareQuery, type SharedState } from "./link";
 
 const BASE: SharedState = {
   source: "a = alloc 1\nb = alloc u64",
@@ -152,6 +152,22 @@ describe("share links: round trip", () => {
     expect(compressed, "the property test exercises the compressed form").toBeGreaterThan(20);
   });
 
+  it("reads a link whose \"&\"s arrive HTML-escaped (once or twice) as the same state, for 300 random states", async () => {
+    const next = rng(0xa3b);
+    let escaped = 0;
+    for (let i = 0; i < 300; i++) {
+      const state = randomState(next);
+      const link = await encodeShare(state);
+      if (link.includes("&")) escaped++;
+      const once = link.replaceAll("&", "&amp;");
+      expect(await decodeOk(once), once).toEqual(normalised(state));
+      expect(await decodeOk(once.replaceAll("&", "&amp;")), once).toEqual(normalised(state));
+      // Copied from a page's source: the embed's whole address, query and hash escaped.
+      expect(await decodeOk(`https://example.org/bump-lab/embed.html?views=code&amp;controls=0#${once}`), once).toEqual(normalised(state));
+    }
+    expect(escaped, "most random states give short links, whose separators are escaped").toBeGreaterThan(100);
+  });
+
   it("reads a hand-written link with the defaults filled in", async () => {
     expect(await decodeOk("v1?a=bumpalo&p=a%20=%20alloc%208&end")).toEqual({
       source: "a = alloc 8",
@@ -183,6 +199,23 @@ describe("share links: hostile and broken input", () => {
     const long = await encodeShare({ ...BASE, source: Array.from({ length: 300 }, (_, i) => `x${i} = alloc ${i}`).join("\n") });
     expect(long.startsWith("v1z")).toBe(true);
     expect(await decodeError(long.slice(0, Math.floor(long.length / 2)))).toMatch(/truncated or damaged/);
+  });
+
+  it("says a link is truncated wherever it is cut, its \"&\"s plain or HTML-escaped", async () => {
+    const link = await encodeShare({ ...BASE, compare: [BASE, BASE].map((b) => ({ allocator: b.allocator, target: b.target, minAlign: 8, capacity: 64 })) });
+    expect(link).toBe("v1?a=bumpalo&t=64&s=2&x=bumpalo:64:8:64,bumpalo:64:8:64&p=a+=+alloc+1%0Ab+=+alloc+u64&end");
+    for (const whole of [link, link.replaceAll("&", "&amp;"), link.replaceAll("&", "&amp;amp;")]) {
+      expect((await decodeShare(whole)).ok, whole).toBe(true);
+      // Every cut from "v1" on, including inside "&amp;" and inside "&end".
+      for (let at = 2; at < whole.length; at++) {
+        expect(await decodeError(whole.slice(0, at)), whole.slice(0, at)).toMatch(/the link is truncated/);
+      }
+    }
+  });
+
+  it("does not take \"&amp\" without its \";\", or an escaped \"&\" inside a value, for a separator", async () => {
+    expect(await decodeError("v1?a=bumpalo&ampp=x&end")).toMatch(/no program/);
+    expect(await decodeOk("v1?a=bumpalo&p=a+%26amp;+b&amp;end")).toMatchObject({ source: "a &amp; b" });
   });
 
   it("rejects what is not a Bump Lab link", async () => {
@@ -259,5 +292,21 @@ describe("share links: hostile and broken input", () => {
     }
     const notText = [null, 42, {}, ["v1"]] as unknown as string[];
     for (const x of notText) expect((await decodeShare(x)).ok).toBe(false);
+  });
+});
+
+describe("embed parameters", () => {
+  it("reads the query before the hash the same whether its \"&\"s are plain or HTML-escaped", () => {
+    for (const search of ["?views=code,cost&controls=0&theme=dark&height=420", "?views=code,cost&amp;controls=0&amp;theme=dark&amp;amp;height=420"]) {
+      const params = queryParams(search);
+      expect([...params.entries()], search).toEqual([
+        ["views", "code,cost"],
+        ["controls", "0"],
+        ["theme", "dark"],
+        ["height", "420"],
+      ]);
+    }
+    expect(queryParams("").get("views")).toBeNull();
+    expect(queryParams("?theme=a%26amp%3Bb").get("theme")).toBe("a&amp;b");
   });
 });

@@ -321,7 +321,25 @@ function parseQuery(query: string): SharedState {
 }
 
 /**
+ * The text with each HTML-escaped "&" ("&amp;", escaped once or more) put
+ * back to "&". Links reach us copied out of a page's source, or through site
+ * generators that escape an attribute value a second time (the iframe then
+ * receives "&amp;" literally). A link as written never holds "&amp;" itself:
+ * an "&" inside a value is "%26", and no key is named "amp;…", so this
+ * cannot change what a whole link says, nor make a cut one look whole.
+ */
+export function unescapeAmpersands(text: string): string {
+  return text.replace(/&(?:amp;)+/g, "&");
+}
+
+/** An embed URL's parameters (its query, before the "#"), read the same whether its "&"s arrive plain or HTML-escaped. */
+export function queryParams(search: string): URLSearchParams {
+  return new URLSearchParams(unescapeAmpersands(search));
+}
+
+/**
  * Reads a share link: the hash text with or without its '#', or a whole URL.
+ * "&amp;" reads as "&" (see unescapeAmpersands).
  * Never throws: every problem comes back as a sentence for the reader.
  */
 export async function decodeShare(text: string): Promise<DecodeResult> {
@@ -330,6 +348,7 @@ export async function decodeShare(text: string): Promise<DecodeResult> {
     let body = text.trim();
     const hash = body.indexOf("#");
     if (hash >= 0) body = body.slice(hash + 1);
+    body = unescapeAmpersands(body);
     if (body === "") fail("the link is empty");
     if (body.length > MAX_LINK_CHARS) fail(`the link is longer than ${MAX_LINK_CHARS} characters`);
     const version = /^v(\d{1,6})(?=[?z]|$)/.exec(body);

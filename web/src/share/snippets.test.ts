@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { decodeShare } from "./link";
 import { appBase, embedSnippets } from "./snippets";
 
 describe("share panel snippets", () => {
@@ -18,8 +19,21 @@ describe("share panel snippets", () => {
     expect(byId.get("component")).toContain('<script type="module" src="https://me.github.io/bump-lab/bump-lab.js"></script>');
     expect(byId.get("component")).toContain('<bump-lab link="v1?a=bumpalo&amp;t=64');
     expect(byId.get("markdown")).toBe(`[![Bump Lab: bumpalo](bumplab-figure.svg)](https://me.github.io/bump-lab/index.html#${hash})`);
-    expect(byId.get("hugo")).toMatch(/^\{\{< bumplab src="https:\/\/me\.github\.io\/bump-lab\/embed\.html#v1\?a=bumpalo&amp;t=64/);
-    expect(byId.get("jekyll")).toMatch(/^\{% include bumplab\.html src=".+" height="360" %\}$/);
+    // The generators' templates escape the parameter once: it carries the raw link.
+    expect(byId.get("hugo")).toBe(`{{< bumplab src="https://me.github.io/bump-lab/embed.html#${hash}" height="360" >}}`);
+    expect(byId.get("jekyll")).toBe(`{% include bumplab.html src="https://me.github.io/bump-lab/embed.html#${hash}" height="360" %}`);
+  });
+
+  it("keeps a hand-made link from ending the shortcode's or the include's quoted parameter", async () => {
+    const hash = "v1?a=bumpalo&p=\"}}>{{x}}\\ 'y'%}&end".replace("%}", "%25}");
+    const s = embedSnippets("https://x.org/", hash, "bumpalo");
+    const param = (id: string): string => /src="([^"]*)"/.exec(s.find((x) => x.id === id)?.code ?? "")?.[1] ?? "";
+    const original = await decodeShare(hash);
+    expect(original.ok && original.state.source).toBe("\"}}>{{x}}\\ 'y'%}");
+    for (const id of ["hugo", "jekyll"]) {
+      expect(param(id), id).toBe("https://x.org/embed.html#v1?a=bumpalo&p=%22%7D%7D%3E%7B%7Bx%7D%7D%5C%20%27y%27%25%7D&end");
+      expect(await decodeShare(param(id)), id).toEqual(original);
+    }
   });
 
   it("escapes quotes and angle brackets a hand-made link might carry", () => {

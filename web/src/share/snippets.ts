@@ -19,7 +19,22 @@ export function appBase(href: string): string {
 
 const escapeAttr = (s: string): string => s.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
 
-/** The snippets for a link hash, for a blog on any host. Attribute values are escaped for HTML. */
+/**
+ * A URL as a quoted parameter of a Hugo shortcode or a Jekyll include: the
+ * raw URL, because their templates (docs/embedding.md, tests/sites/) escape
+ * it for the attribute themselves, and escaping here too would hand the
+ * iframe a literal "&amp;". What could end the quoted string or the tag
+ * early (a quote, a brace, an angle bracket, a backslash, white space) is
+ * percent-encoded instead, which a link reads as the same character.
+ */
+const generatorParam = (url: string): string =>
+  url.replace(/[\s"'`<>{}\\]/g, (c) => [...new TextEncoder().encode(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""));
+
+/**
+ * The snippets for a link hash, for a blog on any host. Attribute values are
+ * escaped for HTML; the Hugo and Jekyll parameters carry the URL unescaped,
+ * for their templates to escape once.
+ */
 export function embedSnippets(base: string, hash: string, allocator: string): Snippet[] {
   const embed = `${base}embed.html#${hash}`;
   const app = `${base}index.html#${hash}`;
@@ -46,14 +61,14 @@ export function embedSnippets(base: string, hash: string, allocator: string): Sn
     {
       id: "hugo",
       title: "Hugo shortcode",
-      code: `{{< bumplab src="${escapeAttr(embed)}" height="360" >}}`,
-      note: "Needs layouts/shortcodes/bumplab.html (docs/embedding.md).",
+      code: `{{< bumplab src="${generatorParam(embed)}" height="360" >}}`,
+      note: "Needs layouts/shortcodes/bumplab.html (docs/embedding.md), which escapes the link once.",
     },
     {
       id: "jekyll",
       title: "Jekyll include",
-      code: `{% include bumplab.html src="${escapeAttr(embed)}" height="360" %}`,
-      note: "Needs _includes/bumplab.html (docs/embedding.md).",
+      code: `{% include bumplab.html src="${generatorParam(embed)}" height="360" %}`,
+      note: "Needs _includes/bumplab.html (docs/embedding.md), which escapes the link once.",
     },
   ];
 }
