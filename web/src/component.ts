@@ -7,7 +7,11 @@
 //   b = alloc u64"><img src="figure.svg" alt="…"></bump-lab>
 //
 // Children are the fallback (shown until the element upgrades, or forever
-// without JavaScript): the shadow root has no slot, so they hide once it runs.
+// without JavaScript): the shadow root has no slot, so they hide once it runs,
+// and come back (through a slot, under the reason) if its wasm cannot load.
+// A page whose bump-lab.js itself cannot load (no CORS header on another
+// origin) never defines the element: the snippet's own `bump-lab:not(:defined)`
+// style frames the children as the fallback then.
 //
 // It traces with the lean wasm module; the metered one is fetched only when
 // `views` has `cost` or it compares. A player is destroyed (its runs freed)
@@ -15,10 +19,10 @@
 
 import appStyles from "./styles.css?inline";
 import playerStyles from "./embed.css?inline";
-import { loadTraceModule } from "./engine/load";
+import { EngineLoadError, loadTraceModule, logEngineFailure } from "./engine/load";
 import type { Target } from "./engine/types";
 import { standaloneSvg, svgFileText } from "./share/export";
-import { decodeShare, parseCompare, type SharedState } from "./share/link";
+import { decodeShare, encodeShare, parseCompare, type SharedState } from "./share/link";
 import { parseViews, startPlayer, type Player } from "./share/player";
 import { parseTheme, setTheme } from "./share/theme";
 import { DEFAULT_CONFIG } from "./model/defaults";
@@ -36,6 +40,8 @@ const viewStyles = Object.values(import.meta.glob<string>("./views/**/*.css", { 
 const HOST_CSS = `
 :host { display: block; contain: content; }
 :host([hidden]) { display: none; }
+.bl-load-failed { padding: 8px 12px; border: 1px dashed var(--muted); border-radius: 6px; }
+.bl-load-failed > .bl-error { margin: 0 0 8px; }
 `;
 
 let sheet: CSSStyleSheet | undefined;
@@ -136,6 +142,32 @@ export class BumpLabElement extends HTMLElement {
     this.#mount.replaceChildren(p);
   }
 
+  /**
+   * The engine could not load: the reason in words, then the element's own
+   * children (its static figure, through a slot), or a link to the live
+   * figure in the app when it has none.
+   */
+  async #failToLoad(error: EngineLoadError, appUrl: string): Promise<void> {
+    const state = await this.#state().catch(() => "unreadable");
+    const p = document.createElement("p");
+    p.className = "bl-error";
+    p.setAttribute("role", "alert");
+    p.textContent = `Bump Lab could not load its engine: ${error.message}.`;
+    const fallback = document.createElement("slot");
+    const open = document.createElement("a");
+    open.href = typeof state === "string" ? appUrl : `${appUrl}#${await encodeShare(state)}`;
+    open.target = "_blank";
+    open.rel = "noopener";
+    open.textContent = "Open this figure in Bump Lab ↗";
+    fallback.append(open);
+    const box = document.createElement("div");
+    box.className = "bl-load-failed";
+    box.append(p, fallback);
+    this.#mount.replaceChildren(box);
+    this.dataset["error"] = error.reason;
+    logEngineFailure(error);
+  }
+
   /** The state the attributes describe: a share link, then each attribute over it. */
   async #state(): Promise<SharedState | string> {
     let state: SharedState = { ...DEFAULT_CONFIG, step: 0, compare: null };
@@ -175,6 +207,9 @@ export class BumpLabElement extends HTMLElement {
 
   async #start(): Promise<void> {
     const generation = ++this.#generation;
+    // The app's page sits beside this script in dist/.
+    const appUrl = new URL(/* @vite-ignore */ "index.html", import.meta.url).href;
+    delete this.dataset["error"];
     try {
       const [state, lean] = await Promise.all([this.#state(), loadTraceModule()]);
       if (generation !== this.#generation || !this.isConnected) return;
@@ -190,14 +225,18 @@ export class BumpLabElement extends HTMLElement {
       const player = startPlayer(lean, this.#mount, state, {
         controls,
         views,
-        // The app's page sits beside this script in dist/.
-        appUrl: new URL(/* @vite-ignore */ "index.html", import.meta.url).href,
+        appUrl,
         label: this.getAttribute("aria-label") ?? "Bump Lab figure",
       });
       this.#player = player;
       await player.ready;
       if (this.#player === player) this.dataset["ready"] = "true";
     } catch (error) {
+      if (generation !== this.#generation) return;
+      if (error instanceof EngineLoadError) {
+        await this.#failToLoad(error, appUrl);
+        return;
+      }
       this.#fail(`Bump Lab could not start: ${error instanceof Error ? error.message : String(error)}`);
     }
   }

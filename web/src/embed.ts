@@ -4,7 +4,7 @@
 
 import "./styles.css";
 import "./embed.css";
-import { loadTraceModule } from "./engine/load";
+import { EngineLoadError, loadTraceModule, logEngineFailure } from "./engine/load";
 import { decodeShare, queryParams, type SharedState } from "./share/link";
 import { parseViews, startPlayer } from "./share/player";
 import { parseHostMessage, parseTheme, resizeMessage, setTheme } from "./share/theme";
@@ -93,6 +93,21 @@ main().catch((error: unknown) => {
     const p = document.createElement("p");
     p.className = "bl-error";
     p.setAttribute("role", "alert");
+    root.removeAttribute("aria-busy");
+    if (error instanceof EngineLoadError) {
+      // The engine's wasm could not load: the reason, and the figure live in the app as the fallback.
+      p.textContent = `Bump Lab could not load its engine: ${error.message}.`;
+      const open = document.createElement("a");
+      open.className = "bl-open";
+      open.href = new URL(`index.html${location.hash}`, location.href).href;
+      open.target = "_blank";
+      open.rel = "noopener";
+      open.textContent = "Open this figure in Bump Lab ↗";
+      root.replaceChildren(p, open);
+      root.dataset["error"] = error.reason;
+      logEngineFailure(error);
+      return;
+    }
     p.textContent = `Bump Lab could not start: ${error instanceof Error ? error.message : String(error)}`;
     root.replaceChildren(p);
   }

@@ -30,6 +30,9 @@ const escapeAttr = (s: string): string => s.replaceAll("&", "&amp;").replaceAll(
 const generatorParam = (url: string): string =>
   url.replace(/[\s"'`<>{}\\]/g, (c) => [...new TextEncoder().encode(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""));
 
+/** The component snippet's style for a <bump-lab> the browser has not defined: its children as a visible fallback box. */
+export const FALLBACK_CSS = "bump-lab:not(:defined){display:block;padding:12px 16px;border:1px dashed #888;border-radius:6px}";
+
 /**
  * The snippets for a link hash, for a blog on any host. Attribute values are
  * escaped for HTML; the Hugo and Jekyll parameters carry the URL unescaped,
@@ -49,8 +52,12 @@ export function embedSnippets(base: string, hash: string, allocator: string): Sn
     {
       id: "component",
       title: "Web component",
-      code: `<script type="module" src="${escapeAttr(`${base}bump-lab.js`)}"></script>\n<bump-lab link="${escapeAttr(hash)}"><a href="${escapeAttr(app)}">${escapeAttr(title)}</a></bump-lab>`,
-      note: "One script per page, any number of elements. The link inside shows where scripts do not run.",
+      // The <style> frames the link as a fallback box while the element is
+      // not defined: without JavaScript, or when bump-lab.js cannot load (a
+      // module script from another origin needs a CORS header) and so cannot
+      // say anything itself.
+      code: `<style>${FALLBACK_CSS}</style>\n<script type="module" src="${escapeAttr(`${base}bump-lab.js`)}"></script>\n<bump-lab link="${escapeAttr(hash)}"><a href="${escapeAttr(app)}">${escapeAttr(title)}</a> (a live figure: if it does not show here, the link opens it)</bump-lab>`,
+      note: "One script per page, any number of elements. The link inside shows, framed, where the script does not run.",
     },
     {
       id: "markdown",
