@@ -3,7 +3,8 @@
 // (with --with-browser) Debian's Chromium for the browser tests, and (with
 // --with-native-tools) what the differential tests against the C++ and Zig
 // allocators build with: Debian's g++ and LLVM development package, and the
-// Zig toolchain from PyPI's ziglang wheel, kept under ~/.cache/bump-lab/.
+// Zig toolchain from PyPI's ziglang wheel, kept under ~/.cache/bump-lab/,
+// and (with --with-site-generators) Debian's hugo and jekyll.
 // A second run only checks versions and takes a few seconds.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -13,6 +14,7 @@ import { CHROMIUM, WASM_BINDGEN, WASM_PACK, ZIGLANG } from "./versions.mjs";
 
 const withBrowser = process.argv.includes("--with-browser");
 const withNativeTools = process.argv.includes("--with-native-tools");
+const withSiteGenerators = process.argv.includes("--with-site-generators");
 const stamps = join(root, ".stamps");
 mkdirSync(stamps, { recursive: true });
 
@@ -103,6 +105,20 @@ function ziglang() {
   }
 }
 
+// Debian's Hugo and Jekyll build the tiny blogs in tests/sites/ that
+// tests/e2e/sites.spec.ts embeds the share panel's snippets in. Debian's
+// jekyll runs without bundler and brings its plugins as packages, so a site
+// build fetches no gems.
+function siteGenerators() {
+  const missing = [];
+  if (!output("hugo", ["version"])) missing.push("hugo");
+  if (!output("jekyll", ["--version"])) missing.push("jekyll");
+  if (missing.length === 0) return;
+  log(`installing Debian's ${missing.join(" and ")} for the blog embed tests (once)`);
+  apt(["update", "-q"]);
+  apt(["install", "-y", "-q", "--no-install-recommends", ...missing]);
+}
+
 checkPins();
 npmPackages();
 rustTarget();
@@ -115,5 +131,10 @@ if (withNativeTools) {
   const gxx = output("g++", ["-dumpfullversion"]);
   const llvm = output("llvm-config", ["--version"]);
   log(`differential tests build with g++ ${gxx}, LLVM ${llvm} (llvm-config) and Zig ${ZIGLANG} (~/.cache/bump-lab/ziglang-${ZIGLANG})`);
+}
+if (withSiteGenerators) {
+  siteGenerators();
+  const hugo = output("hugo", ["version"])?.split(" ").slice(0, 2).join(" ");
+  log(`blog embed tests build with ${hugo} and ${output("jekyll", ["--version"])}`);
 }
 log("setup complete");

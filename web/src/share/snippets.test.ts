@@ -20,19 +20,20 @@ describe("share panel snippets", () => {
     expect(byId.get("component")).toContain('<bump-lab link="v1?a=bumpalo&amp;t=64');
     expect(byId.get("markdown")).toBe(`[![Bump Lab: bumpalo](bumplab-figure.svg)](https://me.github.io/bump-lab/index.html#${hash})`);
     // The generators' templates escape the parameter once: it carries the raw link.
-    expect(byId.get("hugo")).toBe(`{{< bumplab src="https://me.github.io/bump-lab/embed.html#${hash}" height="360" >}}`);
-    expect(byId.get("jekyll")).toBe(`{% include bumplab.html src="https://me.github.io/bump-lab/embed.html#${hash}" height="360" %}`);
+    expect(byId.get("hugo")).toBe(`{{< bumplab src="https://me.github.io/bump-lab/embed.html#${hash}" title="Bump Lab: bumpalo" height="360" >}}`);
+    expect(byId.get("jekyll")).toBe(`{% include bumplab.html src="https://me.github.io/bump-lab/embed.html#${hash}" title="Bump Lab: bumpalo" height="360" %}`);
   });
 
   it("keeps a hand-made link from ending the shortcode's or the include's quoted parameter", async () => {
     const hash = "v1?a=bumpalo&p=\"}}>{{x}}\\ 'y'%}&end".replace("%}", "%25}");
-    const s = embedSnippets("https://x.org/", hash, "bumpalo");
+    const s = embedSnippets("https://x.org/", hash, 'bum"}}{%palo');
     const param = (id: string): string => /src="([^"]*)"/.exec(s.find((x) => x.id === id)?.code ?? "")?.[1] ?? "";
     const original = await decodeShare(hash);
     expect(original.ok && original.state.source).toBe("\"}}>{{x}}\\ 'y'%}");
     for (const id of ["hugo", "jekyll"]) {
       expect(param(id), id).toBe("https://x.org/embed.html#v1?a=bumpalo&p=%22%7D%7D%3E%7B%7Bx%7D%7D%5C%20%27y%27%25%7D&end");
       expect(await decodeShare(param(id)), id).toEqual(original);
+      expect(s.find((x) => x.id === id)?.code, id).toContain(' title="Bump Lab: bumpalo" ');
     }
   });
 

@@ -33,6 +33,9 @@ const generatorParam = (url: string): string =>
 /** The component snippet's style for a <bump-lab> the browser has not defined: its children as a visible fallback box. */
 export const FALLBACK_CSS = "bump-lab:not(:defined){display:block;padding:12px 16px;border:1px dashed #888;border-radius:6px}";
 
+/** Text as a quoted parameter of a shortcode or an include, without what could end it early. */
+const generatorText = (text: string): string => text.replace(/["'`<>{}%\\]/g, "");
+
 /**
  * The snippets for a link hash, for a blog on any host. Attribute values are
  * escaped for HTML; the Hugo and Jekyll parameters carry the URL unescaped,
@@ -68,13 +71,13 @@ export function embedSnippets(base: string, hash: string, allocator: string): Sn
     {
       id: "hugo",
       title: "Hugo shortcode",
-      code: `{{< bumplab src="${generatorParam(embed)}" height="360" >}}`,
+      code: `{{< bumplab src="${generatorParam(embed)}" title="${generatorText(title)}" height="360" >}}`,
       note: "Needs layouts/shortcodes/bumplab.html (docs/embedding.md), which escapes the link once.",
     },
     {
       id: "jekyll",
       title: "Jekyll include",
-      code: `{% include bumplab.html src="${generatorParam(embed)}" height="360" %}`,
+      code: `{% include bumplab.html src="${generatorParam(embed)}" title="${generatorText(title)}" height="360" %}`,
       note: "Needs _includes/bumplab.html (docs/embedding.md), which escapes the link once.",
     },
   ];
