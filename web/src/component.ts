@@ -6,6 +6,9 @@
 //   <bump-lab allocator="bumpalo" step="3" views="code" program="a = alloc 8
 //   b = alloc u64"><img src="figure.svg" alt="…"></bump-lab>
 //
+// `figure` makes it a read-only figure (maps fitted to the bytes in use, no
+// editing controls) and `caption="…"` captions it.
+//
 // Children are the fallback (shown until the element upgrades, or forever
 // without JavaScript): the shadow root has no slot, so they hide once it runs,
 // and come back (through a slot, under the reason) if its wasm cannot load.
@@ -64,7 +67,7 @@ function whole(text: string | null, min: number, max: number): number | null | "
 }
 
 export class BumpLabElement extends HTMLElement {
-  static readonly observedAttributes = ["link", "program", "allocator", "target", "capacity", "min-align", "compare", "step", "views", "controls", "theme"];
+  static readonly observedAttributes = ["link", "program", "allocator", "target", "capacity", "min-align", "compare", "step", "views", "controls", "theme", "figure", "caption"];
 
   readonly #root: ShadowRoot;
   readonly #mount: HTMLElement;
@@ -227,6 +230,9 @@ export class BumpLabElement extends HTMLElement {
         views,
         appUrl,
         label: this.getAttribute("aria-label") ?? "Bump Lab figure",
+        // A boolean attribute: present means a figure, unless it says otherwise (figure="false").
+        figure: this.hasAttribute("figure") && !["0", "false", "no", "off"].includes((this.getAttribute("figure") ?? "").toLowerCase()),
+        caption: this.getAttribute("caption"),
       });
       this.#player = player;
       await player.ready;

@@ -1,5 +1,6 @@
 // The iframe embed (embed.html): a share link's state in the hash, chrome
-// chosen by URL parameters (controls, step, views, theme, height). Talks to
+// chosen by URL parameters (controls, step, views, theme, height, and
+// figure=1 with caption=<text> for a read-only figure). Talks to
 // its host page only by postMessage: its content height out, a theme in.
 
 import "./styles.css";
@@ -78,6 +79,8 @@ async function main(): Promise<void> {
     views,
     appUrl: new URL("index.html", location.href).href.replace(/[?#].*$/, ""),
     label: "Bump Lab figure",
+    figure: flag(params.get("figure"), false),
+    caption: params.get("caption"),
   });
   await player.ready;
   root.removeAttribute("aria-busy");

@@ -59,6 +59,14 @@ export interface PlayerOptions {
   appUrl: string;
   /** Announced as the embed's name. */
   label: string;
+  /**
+   * A figure for a post or slide: read-only (compare columns are headed by
+   * their allocators, with no setup row or table), each map fitted to the
+   * bytes its run uses with no zoom controls. Step controls follow `controls`.
+   */
+  figure?: boolean;
+  /** A figure's caption, shown below it (plain text). */
+  caption?: string | null;
 }
 
 export interface Player {
@@ -114,10 +122,14 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
   // The program's `#>` narration at the step in view (hidden when it has none).
   const narration = h("div", { class: "bl-narration" });
   const shows = (v: OptionalView): boolean => !comparing && options.views.has(v);
+  const figure = options.figure === true;
+  const captionText = options.caption?.trim() ?? "";
+  // A figure is a <figure>: its caption names it for screen readers too.
+  const caption = figure && captionText !== "" ? h("figcaption", { class: "bl-caption" }, captionText) : null;
   root.replaceChildren(
     h(
-      "div",
-      { class: "bl-player", role: "region", "aria-label": options.label },
+      figure ? "figure" : "div",
+      figure ? { class: "bl-player is-figure", "aria-label": options.label } : { class: "bl-player", role: "region", "aria-label": options.label },
       h("div", { class: "bl-head" }, title, status, open),
       error,
       comparing ? compareMount : null,
@@ -128,6 +140,7 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
       shows("stats") ? mounts.stats : null,
       shows("cost") ? mounts.cost : null,
       shows("code") ? mounts.code : null,
+      caption,
     ),
   );
 
@@ -183,7 +196,7 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
       if (!shown || !views.compare) return;
       views.compare(
         compareMount,
-        { allocators: module.allocators(), columns: shown, step: s.step, animate: !reducedMotion.matches, sourceLines: s.tracedSource.split("\n") },
+        { allocators: module.allocators(), columns: shown, step: s.step, animate: !reducedMotion.matches, sourceLines: s.tracedSource.split("\n"), figure },
         { onSeek: (to) => dispatch({ type: "seek", step: to }), onConfigs: (configs) => dispatch({ type: "setCompare", configs }), onExit: () => undefined },
       );
       columns.afterRender();
@@ -200,6 +213,7 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
           micro: true,
           docsHref: new URL("docs/trace-format.html#cost", options.appUrl).href,
           source: (file) => ({ path: module.sourcePath(file) ?? (file === trace.source ? trace.source_path : file), text: sourceShown(sourceOf(file)) }),
+          figure,
         },
         dispatch,
       );

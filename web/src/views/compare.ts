@@ -32,7 +32,7 @@ import {
 } from "../model/compare";
 import { h, markCurrent, setText } from "./dom";
 import { fillAllocators } from "./editor";
-import { renderMemoryMap } from "./map";
+import { figureFit, renderMemoryMap } from "./map";
 import "./compare.css";
 
 export interface CompareData {
@@ -45,6 +45,12 @@ export interface CompareData {
   why?: string | null;
   /** The program narrates the single run: its narration waits until compare closes, and the view says so. */
   narrationWaits?: boolean;
+  /**
+   * A figure (an embed for a post): the columns alone, headed by their
+   * allocators, each map fitted to the bytes its run uses; no setup row,
+   * table or other control to edit with.
+   */
+  figure?: boolean;
 }
 
 export interface CompareHandlers {
@@ -81,6 +87,8 @@ interface Refs {
   tableKey: { results: ViewResult[]; text: string } | null;
   rows: Map<number, HTMLTableRowElement>;
   lastStep: number;
+  /** Built as a figure: only the columns are in the document. */
+  figure: boolean;
   /** The latest data and handlers, for listeners made on the first render. */
   data: CompareData;
   handlers: CompareHandlers;
@@ -184,27 +192,31 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
     { class: "compare-narration-note" },
     "The narration describes the single run, so it waits while you compare: it comes back when you leave compare mode.",
   );
-  const root = h(
-    "div",
-    { class: "compare" },
-    h(
-      "div",
-      { class: "compare-setup", role: "group", "aria-label": "Compare setup" },
-      setupCells,
-      h("div", { class: "compare-setup-actions" }, add, exit),
-    ),
-    why,
-    narrationNote,
-    columns,
-    h("h3", { class: "compare-table-title" }, "Op by op"),
-    h(
-      "p",
-      { class: "compare-legend" },
-      "Wasm instructions per op: ▼ the fewest, Σ the running total. ≠ where the columns placed a block differently. Choose a row to step there.",
-    ),
-    pageNote,
-    scroll,
-  );
+  const figure = data.figure === true;
+  // A figure keeps the columns only: the setup row and the table are never attached.
+  const root = figure
+    ? h("div", { class: "compare is-figure" }, why, columns)
+    : h(
+        "div",
+        { class: "compare" },
+        h(
+          "div",
+          { class: "compare-setup", role: "group", "aria-label": "Compare setup" },
+          setupCells,
+          h("div", { class: "compare-setup-actions" }, add, exit),
+        ),
+        why,
+        narrationNote,
+        columns,
+        h("h3", { class: "compare-table-title" }, "Op by op"),
+        h(
+          "p",
+          { class: "compare-legend" },
+          "Wasm instructions per op: ▼ the fewest, Σ the running total. ≠ where the columns placed a block differently. Choose a row to step there.",
+        ),
+        pageNote,
+        scroll,
+      );
   root.dataset["view"] = "compare";
   container.replaceChildren(root);
 
@@ -226,6 +238,7 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
     tableKey: null,
     rows: new Map(),
     lastStep: -1,
+    figure,
     data,
     handlers,
     resize: null,
@@ -344,6 +357,7 @@ function drawColumns(refs: Refs, data: CompareData): void {
       focus: focusAt(trace, step),
       emptyText: emptyText(trace, step),
       animate: data.animate,
+      ...(data.figure ? { fit: figureFit(trace) } : {}),
     });
   });
 }
@@ -496,17 +510,21 @@ function drawTable(refs: Refs, data: CompareData): void {
 
 export function renderCompare(mount: HTMLElement, data: CompareData, handlers: CompareHandlers): void {
   let refs = views.get(mount);
-  if (!refs || !mount.contains(refs.root)) {
+  if (!refs || !mount.contains(refs.root) || refs.figure !== (data.figure === true)) {
     refs?.resize?.disconnect();
     refs = build(mount, data, handlers);
     views.set(mount, refs);
   }
   refs.data = data;
   refs.handlers = handlers;
-  drawSetup(refs, data);
   setText(refs.why, data.why ?? "");
   refs.why.hidden = !data.why;
   refs.narrationNote.hidden = data.narrationWaits !== true;
+  if (refs.figure) {
+    drawColumns(refs, data);
+    return;
+  }
+  drawSetup(refs, data);
   drawColumns(refs, data);
   drawTable(refs, data);
 }

@@ -14,7 +14,7 @@ import type { Narration } from "../model/narration";
 import type { Action, AppState } from "../state/reducer";
 import type { renderCodeView as RenderCode } from "./codeView";
 import type { renderCostView as RenderCost } from "./costView";
-import { renderMapSummary, renderMemoryMap } from "./map";
+import { figureFit, renderMapSummary, renderMemoryMap } from "./map";
 import type { renderStats as RenderStats } from "./stats";
 import { renderStepper } from "./stepper";
 
@@ -48,6 +48,8 @@ export interface RunViewInput {
   docsHref: string;
   /** A source file's path and text (the code view). */
   source: (file: string) => { path: string; text: string };
+  /** A figure: the map fitted to the bytes the run uses, without zoom controls (views/map/fit.ts). */
+  figure?: boolean;
 }
 
 export const emptyMapText = (trace: TraceView, step: number): string =>
@@ -103,6 +105,7 @@ export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: Run
     ...(input.sourceLines ? { sourceLines: input.sourceLines } : {}),
     emptyText: emptyMapText(trace, step),
     animate: input.animate,
+    ...(input.figure ? { fit: figureFit(trace) } : {}),
   });
   const seek = (to: number): void => dispatch({ type: "seek", step: to });
   if (mounts.stats && renderers.stats) renderers.stats(mounts.stats, { series: statsSeries(trace), step: micro.rowsStep, current: stats }, { onSeek: seek });

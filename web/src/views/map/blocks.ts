@@ -8,7 +8,7 @@ import type { BaseType, Selection } from "d3-selection";
 import type { Block } from "../../model/blocks";
 import type { PlacedLabel } from "./labelLayout";
 import { blockLabel } from "./labels";
-import { BAR_H, BAR_Y, blockIn, LANE0_Y, MIN_BLOCK_PX, TITLE_Y, type MemoryMapData, type RowLayout } from "./layout";
+import { BAR_H, BAR_Y, blockIn, LANE0_Y, TITLE_Y, type MemoryMapData, type RowLayout } from "./layout";
 import { updateCard, type Mount } from "./mount";
 import { blockColour } from "./palette";
 
@@ -19,8 +19,8 @@ interface Geometry {
   bodyW: number;
 }
 
-function geometryOf(x: ScaleLinear<number, number>, b: Pick<Block, "address" | "size" | "padding" | "paddingStart">): Geometry {
-  const bodyW = Math.max(MIN_BLOCK_PX, x(b.address + b.size) - x(b.address));
+function geometryOf(x: ScaleLinear<number, number>, b: Pick<Block, "address" | "size" | "padding" | "paddingStart">, minPx: number): Geometry {
+  const bodyW = Math.max(minPx, x(b.address + b.size) - x(b.address));
   // Widened past its bytes, a block at the chunk's end grows inwards, not over the footer.
   const end = x.range()[1] ?? Infinity;
   return {
@@ -68,7 +68,7 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
   const labelOf = new Map<number, PlacedLabel>(row.labels.map((l) => [l.id, l]));
   const focus = data.focus;
   const highlight = data.highlight;
-  const now = (b: Block): Geometry => geometryOf(x, b);
+  const now = (b: Block): Geometry => geometryOf(x, b, row.minBlockPx);
   // The chunk's blocks by id (O(1) each, from the held index).
   const here = (id: number): Block | undefined => view.held.find(id);
   // Where a block slides in from: the block a realloc replaced (stepping
@@ -125,7 +125,7 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
         t.call((tt) =>
           place(tt, (d) => {
             const back = d.from !== undefined ? here(d.from) : undefined;
-            return geometryOf(x, back && back.chunk === d.chunk ? back : d);
+            return geometryOf(x, back && back.chunk === d.chunk ? back : d, row.minBlockPx);
           }),
         );
         t.style("opacity", 0).remove();

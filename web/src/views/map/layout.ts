@@ -12,6 +12,7 @@ import type { ChunkView } from "../../model/chunks";
 import type { HeldRow } from "../../model/held";
 import type { MicroAddress } from "../../model/microMap";
 import { hex } from "../../model/format";
+import { cutLabel, rowCut, type MapFit } from "./fit";
 import { layoutLabels, type LabelItem, type PlacedLabel } from "./labelLayout";
 import { chunkReason } from "./labels";
 import { addressTicks, BYTE_GRID_MIN_PX, IDENTITY, visibleAddresses, zoomX, type AxisZoom } from "./scale";
@@ -41,6 +42,11 @@ export interface MemoryMapData {
   animate: boolean;
   /** The traced program's lines: a block's card quotes the line of the op that made it. */
   sourceLines?: readonly string[];
+  /**
+   * A figure's view (fit.ts): each row narrowed to the bytes the run ever
+   * uses, blocks at least `minBlockPx` wide, and no zoom of its own.
+   */
+  fit?: MapFit;
 }
 
 // Geometry of one row (y relative to the row's top).
@@ -114,6 +120,15 @@ export interface MetaRegion {
   label: string;
 }
 
+/** A figure row's break: the chunk's bytes past the run's high-water mark, drawn as one labelled gap. */
+export interface CutRegion {
+  side: "start" | "end";
+  bytes: number;
+  x: number;
+  width: number;
+  label: string;
+}
+
 /** The ghost of the bump pointer inside an op: the address its code holds at the micro-step in view. */
 export interface Ghost {
   address: number;
@@ -157,6 +172,10 @@ export interface RowLayout {
   /** Pixels per byte at this zoom. */
   bytePx: number;
   meta: MetaRegion[];
+  /** In a figure, the unused bytes left out of the scale; null when the row is drawn whole. */
+  cut: CutRegion | null;
+  /** The narrowest a block is drawn here, in pixels. */
+  minBlockPx: number;
   title: string;
   fill: string;
   /** Blocks drawn one by one: those in view, unless there are too many. */
@@ -248,20 +267,40 @@ function layoutRow(
   y: number,
   innerWidth: number,
   data: MemoryMapData,
-  z: AxisZoom,
+  viewZoom: AxisZoom,
 ): RowLayout {
+  // A figure has no zoom of its own: its rows are already fitted to their bytes.
+  const z = data.fit ? IDENTITY : viewZoom;
   const { direction, bumpPtr } = data;
   const { chunk } = view;
   const { header: hw, footer: fw } = metaWidths(chunk, innerWidth);
-  const base = { x0: hw, x1: innerWidth - fw };
-  const usable = { x0: zoomX(z, base.x0), x1: zoomX(z, base.x1) };
   const end = chunk.start + chunk.capacity;
-  const x = scaleLinear().domain([chunk.start, end]).range([usable.x0, usable.x1]);
-  const visible = visibleAddresses(chunk, base.x0, base.x1, innerWidth, z);
-  const bytePx = chunk.capacity > 0 ? (usable.x1 - usable.x0) / chunk.capacity : 0;
+  const base = { x0: hw, x1: innerWidth - fw };
+  // A figure narrows the row to the bytes in use and puts the rest in a break
+  // at the far end; the span between is drawn to scale, unzoomed.
+  const rc = rowCut(chunk, direction, data.fit);
+  let cut: CutRegion | null = null;
+  let domain = { lo: chunk.start, hi: end };
+  if (rc) {
+    // The break takes what its words need, up to 45% of the row; a narrow row says less.
+    const room = (base.x1 - base.x0) * 0.45;
+    const full = cutLabel(rc.bytes);
+    const label = labelWidth(full) + 16 <= room ? full : cutLabel(rc.bytes, true);
+    const width = Math.min(room, labelWidth(label) + 16);
+    cut = { side: rc.side, bytes: rc.bytes, x: rc.side === "end" ? base.x1 - width : base.x0, width, label };
+    if (rc.side === "end") base.x1 -= width;
+    else base.x0 += width;
+    domain = rc.span;
+  }
+  const span = domain.hi - domain.lo;
+  const usable = { x0: zoomX(z, base.x0), x1: zoomX(z, base.x1) };
+  const x = scaleLinear().domain([domain.lo, domain.hi]).range([usable.x0, usable.x1]);
+  const visible = visibleAddresses({ start: domain.lo, capacity: span }, base.x0, base.x1, innerWidth, z);
+  const bytePx = span > 0 ? (usable.x1 - usable.x0) / span : 0;
   const meta: MetaRegion[] = [];
   if (hw > 0) meta.push({ kind: "header", bytes: chunk.header, x: zoomX(z, 0), width: hw * z.k, label: `header ${chunk.header} B` });
-  if (fw > 0) meta.push({ kind: "footer", bytes: chunk.footer, x: usable.x1, width: fw * z.k, label: `footer ${chunk.footer} B` });
+  if (fw > 0) meta.push({ kind: "footer", bytes: chunk.footer, x: zoomX(z, innerWidth - fw), width: fw * z.k, label: `footer ${chunk.footer} B` });
+  const minBlockPx = Math.max(MIN_BLOCK_PX, data.fit?.minBlockPx ?? 0);
 
   const fill = `${view.used} / ${chunk.capacity} B used`;
   const reason = chunkReason(chunk);
@@ -310,7 +349,7 @@ function layoutRow(
     shown.map((b) => {
       // Labels go over the part of a block that is in view.
       const x0 = Math.max(0, x(b.address));
-      const x1 = Math.min(innerWidth, x(b.address) + Math.max(MIN_BLOCK_PX, x(b.address + b.size) - x(b.address)));
+      const x1 = Math.min(innerWidth, x(b.address) + Math.max(minBlockPx, x(b.address + b.size) - x(b.address)));
       // A block a moving realloc left behind says so where it has room.
       const full = b.state === "leaked" ? `${b.name} · leaked` : `${b.name} · ${b.size} B`;
       return { id: b.id, x0, x1: Math.max(x0, x1), full, short: b.name };
@@ -321,14 +360,14 @@ function layoutRow(
 
   const ticks = addressTicks(visible.lo, visible.hi, viewX1 - viewX0, {
     spacing: 84,
-    edges: [chunk.start, end],
+    edges: [domain.lo, domain.hi],
     labelWidth: (a) => axisWidth(hex(a)),
   });
   const grid: number[] = [];
   if (bytePx >= BYTE_GRID_MIN_PX) {
-    for (let a = Math.ceil(visible.lo); a <= visible.hi; a++) if (a > chunk.start && a < end) grid.push(a);
+    for (let a = Math.ceil(visible.lo); a <= visible.hi; a++) if (a > domain.lo && a < domain.hi) grid.push(a);
   }
-  const geometry = `${innerWidth}|${chunk.start}|${chunk.capacity}|${hw}|${fw}|${z.k}|${z.x}`;
+  const geometry = `${innerWidth}|${chunk.start}|${chunk.capacity}|${hw}|${fw}|${z.k}|${z.x}|${domain.lo}|${domain.hi}`;
   const candidate = data.micro?.candidate;
   const ghost = candidate && candidate.chunk === chunk.id && candidate.address !== bumpPtr ? layoutGhost(candidate, chunk, x, innerWidth, direction) : null;
   const pad = data.micro?.padding;
@@ -342,6 +381,8 @@ function layoutRow(
     visible,
     bytePx,
     meta,
+    cut,
+    minBlockPx,
     title,
     fill,
     shown,

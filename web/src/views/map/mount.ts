@@ -24,6 +24,8 @@ export interface Mount {
   root: HTMLElement;
   svg: Svg;
   card: HTMLElement;
+  /** Hidden in a figure, which has no zoom. */
+  toolbar: HTMLElement;
   zoomIn: HTMLButtonElement;
   zoomOut: HTMLButtonElement;
   reset: HTMLButtonElement;
@@ -158,6 +160,7 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
     root,
     svg,
     card,
+    toolbar,
     zoomIn,
     zoomOut,
     reset,

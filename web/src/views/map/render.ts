@@ -52,6 +52,12 @@ function buildRow(g: RowSel, clipId: string): void {
   bar.append("rect").attr("class", "chunk-free").attr("y", BAR_Y).attr("height", BAR_H);
   bar.append("rect").attr("class", "chunk-used").attr("y", BAR_Y).attr("height", BAR_H);
   bar.append("g").attr("class", "meta-regions");
+  // A figure's break: the chunk's bytes the run never reaches, left out of the scale.
+  const cut = bar.append("g").attr("class", "row-cut").attr("role", "img").attr("display", "none");
+  cut.append("rect").attr("class", "cut-body").attr("y", BAR_Y).attr("height", BAR_H);
+  cut.append("path").attr("class", "cut-edge");
+  cut.append("text").attr("class", "cut-label").attr("y", BAR_Y + BAR_H / 2).attr("dy", "0.35em").attr("text-anchor", "middle");
+  cut.append("title");
   const bins = bar.append("g").attr("class", "bins").attr("aria-hidden", "true");
   bins.append("path").attr("class", "bin-live");
   bins.append("path").attr("class", "bin-dead");
@@ -89,9 +95,12 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
   if (m.innerWidth > 0 && innerWidth !== m.innerWidth) m.z = { k: m.z.k, x: (m.z.x * innerWidth) / m.innerWidth };
   m.innerWidth = innerWidth;
   const keys = layoutKeys(data.rows.map((r) => r.chunk));
-  if (!keepsZoom(m.keys, keys)) m.z = IDENTITY;
+  if (!keepsZoom(m.keys, keys) || data.fit) m.z = IDENTITY;
   if (keys.length > 0) m.keys = keys;
-  m.kMax = data.rows.reduce((k, r) => Math.max(k, maxZoom(r.chunk.capacity, baseUsableWidth(r, innerWidth))), 1);
+  // A figure's rows are fitted already: no zoom, and no zoom controls.
+  m.kMax = data.fit ? 1 : data.rows.reduce((k, r) => Math.max(k, maxZoom(r.chunk.capacity, baseUsableWidth(r, innerWidth))), 1);
+  m.root.classList.toggle("is-figure", data.fit !== undefined);
+  m.toolbar.hidden = data.fit !== undefined;
   m.z = clampZoom(m.z, innerWidth, m.kMax);
   // Only a zoom this render changed is pushed to d3-zoom: an animated zoom in flight keeps going.
   if (m.z.k !== was.k || m.z.x !== was.x) syncZoom(m);
@@ -120,6 +129,7 @@ function draw(m: Mount, duration: number): void {
     .attr("data-chunk-capacity", first ? first.capacity : null)
     .attr("data-current-chunk", current ? current.id : null)
     .attr("data-zoom", m.z.k)
+    .attr("data-min-block-px", data.fit ? data.fit.minBlockPx : null)
     .classed("is-zoomed", m.z.k > 1)
     .attr("data-binned-rows", binned)
     .attr(
@@ -210,6 +220,7 @@ function draw(m: Mount, duration: number): void {
     .attr("data-used", (d) => d.view.used)
     .attr("data-view-start", (d) => Math.floor(d.visible.lo))
     .attr("data-view-end", (d) => Math.ceil(d.visible.hi))
+    .attr("data-unused-cut", (d) => d.cut?.bytes ?? null)
     .attr("data-blocks-in-view", (d) => d.inView);
   rowSel
     .transition("row")
@@ -319,6 +330,7 @@ function rowSignature(row: RowLayout, data: MemoryMapData, innerWidth: number, b
     row.ticks.join(","),
     row.grid.length,
     row.meta.map((r) => `${r.kind}:${r.x}:${r.width}:${r.label}`).join(","),
+    row.cut ? `${row.cut.side}:${row.cut.x}:${row.cut.width}:${row.cut.label}` : "-",
     binD ? binD.join("|") : "-",
   ];
   for (const b of row.shown) {
@@ -354,16 +366,35 @@ function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, inn
   g.select("rect.chunk-free").attr("x", usable.x0).attr("width", usable.x1 - usable.x0);
   g.select("rect.chunk-outline").attr("x", 0).attr("width", innerWidth);
 
-  // The used bytes: from the bump origin to the pointer (or the chunk's fill).
-  const origin = data.direction === "down" ? usable.x1 : usable.x0;
-  const usedW = (view.chunk.capacity ? view.used / view.chunk.capacity : 0) * (usable.x1 - usable.x0);
+  // The used bytes: from the bump origin to the pointer (or the chunk's fill),
+  // on the row's scale (a figure's row starts at its span, not the chunk).
+  const { start, capacity } = view.chunk;
+  const usedFrom = data.direction === "down" ? x(start + capacity - view.used) : x(start);
+  const usedTo = data.direction === "down" ? x(start + capacity) : x(start + view.used);
   const used = g.select<SVGRectElement>("rect.chunk-used");
   if (duration === 0) used.interrupt("used");
   used
     .transition("used")
     .duration(duration)
-    .attr("x", data.direction === "down" ? origin - usedW : origin)
-    .attr("width", usedW);
+    .attr("x", usedFrom)
+    .attr("width", Math.max(0, usedTo - usedFrom));
+
+  // A figure's break past the high-water mark: a zigzag edge where the scale stops, and what it leaves out.
+  const cut = row.cut;
+  const cutG = g
+    .select<SVGGElement>("g.row-cut")
+    .attr("display", cut ? null : "none")
+    .attr("data-bytes", cut?.bytes ?? null)
+    .attr("data-side", cut?.side ?? null)
+    .attr("aria-label", cut ? `${bytes(cut.bytes)} never used, not drawn to scale` : null);
+  if (cut) {
+    const edge = cut.side === "end" ? cut.x : cut.x + cut.width;
+    const zig = [0, 1, 2, 3, 4, 5].map((k) => `${(edge + (k % 2 === 0 ? -3 : 3)).toFixed(1)},${(BAR_Y + (k * BAR_H) / 5).toFixed(1)}`).join("L");
+    cutG.select("rect.cut-body").attr("x", cut.x).attr("width", cut.width);
+    cutG.select("path.cut-edge").attr("d", `M${zig}`);
+    cutG.select("text.cut-label").attr("x", cut.x + cut.width / 2).text(cut.label);
+    cutG.select("title").text(`${bytes(cut.bytes)} of the chunk never used, not drawn to scale`);
+  }
 
   // Header or footer: chunk metadata, solid and labelled.
   g.select<SVGGElement>("g.meta-regions")
