@@ -11,6 +11,7 @@ import type { TraceModule } from "./engine/traceModule";
 import type { Trace } from "./engine/types";
 import { compareTracer } from "./controller/compare";
 import { bindStepKeys } from "./controller/keyboard";
+import { bindPresent, presentFromSearch } from "./controller/present";
 import { bindPredictKeys, PREDICT_STRIP_ATTR } from "./controller/predictKeys";
 import { startPlayback } from "./controller/playback";
 import { sweepBase, sweepRunner } from "./controller/sweep";
@@ -49,7 +50,10 @@ function lastOf<T>(f: (text: string) => T): (text: string) => T {
 export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, Action> {
   const allocators = module.allocators();
   const preferred = allocators.find((a) => a.name === "fitzgen-down") ?? allocators[0];
-  const store = createStore(reducer, initialState({ ...(preferred ? { allocator: preferred.name } : {}), theme: storedTheme() }));
+  const store = createStore(
+    reducer,
+    initialState({ ...(preferred ? { allocator: preferred.name } : {}), theme: storedTheme(), present: presentFromSearch(window.location.search) }),
+  );
   const { dispatch } = store;
   const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
   const narrations = lastOf((text): ReadonlyMap<number, Narration> => parseNarration(text));
@@ -93,6 +97,10 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
     else return;
     event.preventDefault();
   });
+  // Presentation mode's toggle goes in the header beside the theme; its P and
+  // Escape keys are bound after Escape's handler above, which closes what is open first.
+  const tools = mounts.theme.parentElement;
+  if (tools) bindPresent(store, tools, mounts.theme);
   // While the predict panel is shown its keys come first: ←/→ move the guess, not the step.
   bindPredictKeys(document, dispatch, () => {
     const s = store.getState();

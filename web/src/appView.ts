@@ -246,6 +246,8 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
       micro: true,
       docsHref: COST_DOCS,
       source: (file) => ({ path: ctx.sourcePath(file) ?? (file === trace.source ? trace.source_path : file), text: sourceShown(ctx.source(file)) }),
+      // On a projector the map is a figure: fitted to the bytes in use, every block wide enough to see.
+      figure: s.present,
     },
     ctx.dispatch,
   );

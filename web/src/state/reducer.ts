@@ -72,6 +72,8 @@ export interface AppState extends RunConfig {
   revealed: boolean;
   /** What the cost chart counts: executed wasm instructions or conditional branches. */
   costMetric: CostMetric;
+  /** Presentation mode: large type, high contrast, the editing panels put away, stepped by keys (for a projector). */
+  present: boolean;
 }
 
 export type Action =
@@ -105,6 +107,7 @@ export type Action =
   | { type: "tick"; pause?: boolean }
   | { type: "setSpeed"; speed: Speed }
   | { type: "setTheme"; theme: Theme }
+  | { type: "setPresent"; present: boolean }
   | { type: "enterCompare"; configs: readonly CompareConfig[] }
   | { type: "setCompare"; configs: readonly CompareConfig[] }
   | { type: "exitCompare" }
@@ -148,6 +151,7 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     guess: null,
     revealed: false,
     costMetric: "instructions",
+    present: false,
     ...overrides,
   };
 }
@@ -292,6 +296,8 @@ function base(state: AppState, action: Action): AppState {
       return action.speed === state.speed ? state : { ...state, speed: action.speed };
     case "setTheme":
       return action.theme === state.theme ? state : { ...state, theme: action.theme };
+    case "setPresent":
+      return action.present === state.present ? state : { ...state, present: action.present };
     case "enterCompare":
     case "setCompare": {
       const configs = compareConfigs(action.configs);
