@@ -3,21 +3,53 @@
 // the trace JSON, with the very wasm module the playground loads, in the
 // canonical form the page's trace export writes (one line, JSON.stringify's).
 //
-//   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] FILE|-
+//   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary] FILE|-
 //   bumplab list
+//
+// The full trace holds up to 100,000 ops (each op's entry, its micro-steps
+// with it, is about 1 KiB of JSON). --summary runs the program on the page's
+// own engine instead, as far as the page goes (2,000,000 ops, a 48 MB
+// program: a recording of a real program), and prints its chunks and the
+// counters after its last op.
 //
 // Exit status: 0 on success; 1 for a bad program (one line on stderr,
 // `FILE:LINE:COLUMN: message`) or a file that cannot be read; 2 for a usage
 // error (a bad command, option or option value); 3 for a bug in the engine
 // (a trap in the wasm module), reported with the panic's message.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * A wasm module's folder: beside this file in the installed package (what
+ * scripts/pack.mjs puts there), else the repository's web/ build.
+ */
+function engineFolder(name) {
+  const packed = join(here, name);
+  return existsSync(packed) ? packed : join(here, "..", name);
+}
 const USAGE = `usage:
-  bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] FILE|-
+  bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary] FILE|-
   bumplab list`;
+
+// The engine's limit on a program's text (crates/core/src/program.rs
+// MAX_SOURCE_BYTES, the page's web/src/model/limits.ts; web/src/cli.test.ts
+// checks the three agree), checked on the file's size before reading it.
+const MAX_SOURCE_BYTES = 48_000_000;
+
+/** The engine's words for a program of `bytes` bytes over the limit (program.rs `too_large`). */
+function tooLarge(bytes) {
+  const mb = (n) => {
+    const tenths = Math.ceil(Math.floor(n / 50_000) / 2);
+    return tenths % 10 === 0 ? `${tenths / 10} MB` : `${Math.floor(tenths / 10)}.${tenths % 10} MB`;
+  };
+  const grouped = (n) => n.toLocaleString("en-US");
+  return mb(bytes) === mb(MAX_SOURCE_BYTES)
+    ? `the program is ${grouped(bytes)} bytes; the limit is ${grouped(MAX_SOURCE_BYTES)} bytes`
+    : `the program is ${mb(bytes)}; the limit is ${mb(MAX_SOURCE_BYTES)}`;
+}
 
 function fail(message, code = 2) {
   process.stderr.write(`bumplab: ${message}\n`);
@@ -25,7 +57,7 @@ function fail(message, code = 2) {
 }
 
 async function loadEngine() {
-  const pkg = join(here, "..", "pkg-cost");
+  const pkg = engineFolder("pkg-cost");
   let mod;
   try {
     mod = await import(join(pkg, "cost.js"));
@@ -57,6 +89,7 @@ function parseArgs(argv) {
     else if (a === "--target" || a === "-t") opts.target = value();
     else if (a === "--min-align") opts.minAlign = number(value());
     else if (a === "--capacity") opts.capacity = number(value());
+    else if (a === "--summary") opts.summary = true;
     else if (a === "--help" || a === "-h") {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
@@ -66,12 +99,73 @@ function parseArgs(argv) {
   return { opts, rest };
 }
 
+/** The program's text, or exit 1 saying why not: a file over the limit is refused before it is read. */
 function readProgram(file) {
-  if (file === "-") return readFileSync(0, "utf8");
+  const name = file === "-" ? "<stdin>" : file;
+  let text;
   try {
-    return readFileSync(file, "utf8");
+    if (file !== "-") {
+      const { size } = statSync(file);
+      if (size > MAX_SOURCE_BYTES) {
+        process.stderr.write(`${name}:1:1: ${tooLarge(size)}\n`);
+        process.exit(1);
+      }
+    }
+    text = readFileSync(file === "-" ? 0 : file, "utf8");
   } catch (e) {
     fail(`cannot read ${file}: ${e.code === "ENOENT" ? "no such file" : e.message}`, 1);
+  }
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_SOURCE_BYTES) {
+    process.stderr.write(`${name}:1:1: ${tooLarge(bytes)}\n`);
+    process.exit(1);
+  }
+  return text;
+}
+
+/** Loads the trace module's build that runs `allocator` (the page's engine, in two builds by preset family). */
+async function loadTraceBuild(allocator) {
+  for (const folder of ["pkg-trace", "pkg-trace-more"]) {
+    const pkg = engineFolder(folder);
+    let mod;
+    try {
+      mod = await import(join(pkg, "trace.js"));
+      mod.initSync({ module: readFileSync(join(pkg, "trace_bg.wasm")) });
+    } catch (e) {
+      fail(`the wasm engine is not built (${e.message}); run \`npm run build:wasm\` first`, 1);
+    }
+    if (JSON.parse(mod.listAllocators()).some((a) => a.name === allocator)) return mod;
+  }
+  return undefined;
+}
+
+const STATS = ["requested", "used", "padding", "metadata", "leaked", "copied", "unused", "chunks", "utilisation"];
+
+/**
+ * The summary of a run on the page's engine: its chunks and the counters
+ * after its last op, as JSON; or the program's error, as `trace` gives it.
+ */
+function summarise(mod, source, opts) {
+  const run = new mod.TraceRun(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
+  try {
+    while (!run.advance(1 << 20)) {
+      // one slice after another until the run is over
+    }
+    const error = run.error();
+    if (error !== undefined) return { error: JSON.parse(error) };
+    const header = JSON.parse(run.header());
+    const samples = run.statsSamples();
+    const last = samples.slice(samples.length - STATS.length);
+    return {
+      allocator: header.allocator,
+      target: header.target,
+      direction: header.direction,
+      ops: run.executed(),
+      chunks: JSON.parse(run.chunks()),
+      stats: Object.fromEntries(STATS.map((k, i) => [k, last[i]])),
+    };
+  } finally {
+    run.free();
   }
 }
 
@@ -106,8 +200,24 @@ if (command === "list") {
   const options = JSON.parse(trace("")).error;
   if (options) fail(options.message);
   const source = readProgram(rest[0]);
-  const out = trace(source);
-  const parsed = JSON.parse(out);
+  let parsed;
+  if (opts.summary) {
+    const mod = await loadTraceBuild(opts.allocator);
+    if (!mod) fail(`unknown allocator '${opts.allocator}' (see \`bumplab list\`)`);
+    try {
+      parsed = summarise(mod, source, opts);
+    } catch (e) {
+      let panic;
+      try {
+        panic = mod.lastPanic?.();
+      } catch {
+        // The trapped module cannot say: the trap's own message will do.
+      }
+      fail(`internal error: ${panic ?? e.message} (this is a bug in Bump Lab, not in the program)`, 3);
+    }
+  } else {
+    parsed = JSON.parse(trace(source));
+  }
   if (parsed.error) {
     // Exactly `FILE:LINE:COLUMN: message`, the line editors and CI logs
     // link, for each error the program has (the parser reports one a line).
@@ -115,7 +225,14 @@ if (command === "list") {
     for (const { line, column, message } of [parsed.error, ...(parsed.error.more ?? [])]) {
       process.stderr.write(`${file}:${line}:${column}: ${message}\n`);
     }
+    if (!opts.summary && parsed.error.message.includes("the most a full JSON trace holds")) {
+      process.stderr.write("bumplab: --summary runs up to 2,000,000 ops on the page's engine and prints the chunks and counters after the last op\n");
+    }
     process.exit(1);
+  }
+  if (opts.summary) {
+    process.stdout.write(`${JSON.stringify(parsed)}\n`);
+    process.exit(0);
   }
   // The canonical trace text, byte for byte what the page's "Export trace
   // (JSON)" saves (traceJson in web/src/share/export.ts): the engine's JSON

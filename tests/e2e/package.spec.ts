@@ -1,0 +1,139 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, extname, join, resolve } from "node:path";
+import { expect, test } from "@playwright/test";
+import { ORIGIN } from "../../playwright.config";
+import { encodeShare, type SharedState } from "../../web/src/share/link";
+
+// The package a blog installs: `scripts/pack.mjs` packs it (from the site
+// this run's server was built into), `npm install --offline` puts the tarball
+// in an empty folder, and then, from that folder alone: the `bumplab` command
+// runs, and a page served from the installed dist/ draws a <bump-lab> figure.
+
+const REPO = resolve(new URL("../..", import.meta.url).pathname);
+// The site the Playwright server was built into (playwright.config.ts's DIST).
+const SITE = resolve(REPO, process.env["PW_DIST"] ?? "dist");
+const PROGRAM = "a = alloc 8\nb = alloc u64\nc = alloc 24 align 16";
+const STATE: SharedState = { source: PROGRAM, allocator: "bumpalo", target: "64", capacity: null, minAlign: null, step: 3, compare: null };
+
+let work = "";
+let tarball = "";
+let installed = "";
+let server: Server;
+let BLOG = "";
+// Without the repository's node_modules/.bin on PATH: npx must find the installed bin.
+const env = { ...process.env, PATH: (process.env["PATH"] ?? "").split(delimiter).filter((p) => !p.startsWith(REPO)).join(delimiter) };
+
+const TYPES: Record<string, string> = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html; charset=utf-8", ".css": "text/css", ".svg": "image/svg+xml", ".json": "application/json" };
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  work = mkdtempSync(join(tmpdir(), "bumplab-pack-"));
+  const lines = execFileSync(process.execPath, [join(REPO, "scripts/pack.mjs"), "--site", SITE, "--out", work], { cwd: REPO, encoding: "utf8" }).trim().split("\n");
+  tarball = lines.at(-1) ?? "";
+  const blog = join(work, "blog");
+  execFileSync("mkdir", [blog]);
+  writeFileSync(join(blog, "package.json"), `${JSON.stringify({ name: "my-blog", private: true }, null, 2)}\n`);
+  // Offline: the package must install with nothing from the registry.
+  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: blog, env, encoding: "utf8" });
+  installed = join(blog, "node_modules", "bumplab");
+
+  // The blog's server: its post at /post.html, the installed site under /bump-lab/.
+  const post = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title><link rel="icon" href="data:,">
+<script type="module" src="/bump-lab/bump-lab.js"></script></head><body><h1>Where do the bytes go?</h1>
+<bump-lab allocator="bumpalo" step="3" program="${PROGRAM}"><a href="/bump-lab/index.html">Bump Lab: bumpalo</a></bump-lab>
+</body></html>`;
+  server = createServer((req, res) => {
+    const path = (req.url ?? "/").replace(/[?#].*$/, "");
+    if (path === "/post.html") {
+      res.writeHead(200, { "content-type": TYPES[".html"] ?? "" }).end(post);
+      return;
+    }
+    const file = path.startsWith("/bump-lab/") ? join(installed, "dist", path.slice("/bump-lab/".length)) : "";
+    if (!file || file.includes("..") || !existsSync(file) || !lstatSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  BLOG = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+test.afterAll(async () => {
+  if (server) await new Promise<void>((done) => server.close(() => done()));
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test("the packed tarball holds the CLI, its engine, and the site with bump-lab.js and its wasm; it installs as a real folder", () => {
+  expect(tarball).toMatch(/bumplab-\d+\.\d+\.\d+\.tgz$/);
+  const listing = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n");
+  for (const file of ["package/package.json", "package/bumplab.mjs", "package/pkg-trace/trace_bg.wasm", "package/pkg-cost/cost_bg.wasm", "package/dist/bump-lab.js", "package/dist/embed.html", "package/dist/index.html"]) {
+    expect(listing).toContain(file);
+  }
+  // The element's wasm sits beside it: the core trace build, the one for the other arenas, the metered one.
+  expect(listing.filter((f) => /^package\/dist\/bump-lab-(trace|cost)_bg-[\w-]+\.wasm$/.test(f))).toHaveLength(3);
+  expect(listing.some((f) => f.includes("unmetered"))).toBe(false);
+  expect(lstatSync(installed).isSymbolicLink()).toBe(false);
+  const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as Record<string, unknown>;
+  expect(manifest["bin"]).toEqual({ bumplab: "bumplab.mjs" });
+  expect(manifest["private"]).toBeUndefined();
+  expect(manifest["dependencies"]).toBeUndefined();
+  expect(manifest["license"]).toBe("MIT OR Apache-2.0");
+});
+
+test("npx bumplab list and trace run from the installed package, and trace prints what the repository's CLI prints", () => {
+  const blog = join(work, "blog");
+  const list = spawnSync("npx", ["--offline", "bumplab", "list"], { cwd: blog, env, encoding: "utf8" });
+  expect(list.stderr).toBe("");
+  expect(list.status).toBe(0);
+  // One line per allocator model: its name, its direction, its description.
+  const names = list.stdout.trim().split("\n").map((line) => line.split(/\s+/)[0]);
+  expect(names).toContain("bumpalo");
+  expect(names).toContain("zig-arena");
+
+  writeFileSync(join(blog, "prog.txt"), `${PROGRAM}\n`);
+  const trace = spawnSync("npx", ["--offline", "bumplab", "trace", "--allocator", "bumpalo", "prog.txt"], { cwd: blog, env, encoding: "utf8" });
+  expect(trace.status).toBe(0);
+  const json = JSON.parse(trace.stdout) as { allocator: string; ops: { block?: string; size: number }[] };
+  expect(json.allocator).toBe("bumpalo");
+  expect(json.ops.map((o) => [o.block, o.size])).toEqual([
+    ["a", 8],
+    ["b", 8],
+    ["c", 24],
+  ]);
+  const fromRepo = spawnSync(process.execPath, [join(REPO, "web/cli/bumplab.mjs"), "trace", "--allocator", "bumpalo", join(blog, "prog.txt")], { encoding: "utf8" });
+  expect(fromRepo.status).toBe(0);
+  expect(trace.stdout).toBe(fromRepo.stdout);
+
+  const bad = spawnSync("npx", ["--offline", "bumplab", "trace", "--allocator", "bumpalo", "-"], { cwd: blog, env, input: "a = alloc\n", encoding: "utf8" });
+  expect(bad.status).toBe(1);
+  expect(bad.stderr).toMatch(/^<stdin>:1:\d+: /);
+});
+
+test("a page served from the installed dist/ draws the element's blocks, the same the app draws, with nothing fetched from elsewhere", async ({ page }) => {
+  await page.goto(`${ORIGIN}/#${await encodeShare(STATE)}`);
+  await expect(page.locator(".step-counter").first()).toContainText("op 3 /");
+  const expected = await page.locator("#memory-map svg.memory-map g[data-block]").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? ""));
+  expect(expected).toHaveLength(3);
+
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on("request", (r) => requests.push(r.url()));
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  await page.goto(`${BLOG}/post.html`);
+  const el = page.locator("bump-lab");
+  await expect(el).toHaveAttribute("data-ready", "true");
+  await expect(el.locator(".step-counter")).toHaveText("op 3 / 3");
+  const labels = await el.locator("svg.memory-map g[data-block]").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? ""));
+  expect(labels).toEqual(expected);
+  expect(requests.filter((url) => !url.startsWith(`${BLOG}/`))).toEqual([]);
+  expect(requests.some((url) => /\/bump-lab\/bump-lab-trace_bg-[\w-]+\.wasm$/.test(url))).toBe(true);
+  expect(errors).toEqual([]);
+});
