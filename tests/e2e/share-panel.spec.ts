@@ -123,8 +123,13 @@ test("Export PNG: a PNG twice the map's size", async ({ page }) => {
   expect(png.name).toBe("bumplab-hinckley-up-memory-map-op-2.png");
   expect([...png.bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   expect(png.bytes.subarray(12, 16).toString("ascii")).toBe("IHDR");
-  expect(png.bytes.readUInt32BE(16)).toBe(Math.round(size.width * 2));
-  expect(png.bytes.readUInt32BE(20)).toBe(Math.round(size.height * 2));
+  // The figure is the map inside margins, with a title, legend and caption: twice its size, as the panel says.
+  await expect(page.locator(".share-status")).toHaveText(/PNG: \d+ × \d+ px/);
+  const said = (await page.locator(".share-status").textContent())?.match(/PNG: (\d+) × (\d+) px \(2× a (\d+) × (\d+) figure\)/);
+  expect(Number(said?.[3])).toBeGreaterThan(size.width);
+  expect(png.bytes.readUInt32BE(16)).toBe(Number(said?.[1]));
+  expect(png.bytes.readUInt32BE(20)).toBe(Number(said?.[2]));
+  expect(Number(said?.[1])).toBe(Number(said?.[3]) * 2);
 });
 
 test("Export SVG: a file that parses, with the page's blocks and their labels", async ({ page }) => {
@@ -140,13 +145,14 @@ test("Export SVG: a file that parses, with the page's blocks and their labels", 
       error: doc.querySelector("parsererror")?.textContent ?? null,
       root: doc.documentElement.localName,
       title: doc.querySelector("svg > title")?.textContent ?? "",
-      labels: [...doc.querySelectorAll("g[data-block]")].map((e) => e.getAttribute("aria-label") ?? ""),
-      texts: [...doc.querySelectorAll("g[data-block] text")].map((e) => e.textContent ?? ""),
+      // The file keeps no aria-label or data-*: a block's name is its tooltip, its <title>.
+      labels: [...doc.querySelectorAll("g.figure-map g.block > title")].map((e) => e.textContent ?? ""),
+      texts: [...doc.querySelectorAll("g.figure-map g.block text")].map((e) => e.textContent ?? ""),
     };
   }, svg.bytes.toString("utf8"));
   expect(parsed.error).toBeNull();
   expect(parsed.root).toBe("svg");
-  expect(parsed.title).toBe("Bump Lab memory map: hinckley-up, op 2");
+  expect(parsed.title).toBe("Bump Lab: hinckley-up, 64-bit, op 2 / 6: b = alloc u64");
   expect(parsed.labels).toEqual(labels);
   expect(parsed.texts).toEqual(texts);
 });

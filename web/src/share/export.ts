@@ -1,6 +1,10 @@
 // Figures as files that stand alone: SVG with its computed styles inlined,
 // PNG at 2×. (Trace files are traceFile.ts.)
 
+import { blockColour } from "../views/map/palette";
+import { estimateWidth, SWATCH, type FigureColumn, type FigureFrame, type LegendItem, type Measure } from "./exportLayout";
+import { isInteractiveAttribute, SVG_NS } from "./svgCheck";
+
 // ---- File names --------------------------------------------------------------
 
 /** "bumplab-bumpalo-op-3.svg": the preset and the step, safe on every file system. */
@@ -60,8 +64,6 @@ const NOT_INHERITED_DEFAULTS: Readonly<Record<string, string>> = { display: "inl
 /** Inherited CSS properties (the rest must be written on every element that has them): all but those two. */
 const INHERITED = new Set<string>(INLINED_PROPERTIES.filter((p) => !(p in NOT_INHERITED_DEFAULTS)));
 
-const SVG_NS = "http://www.w3.org/2000/svg";
-
 export interface SvgExportOptions {
   /** The file's <title>. */
   title: string;
@@ -70,10 +72,13 @@ export interface SvgExportOptions {
 }
 
 /**
- * A standalone copy of a figure on the page: computed styles inlined, the
- * fading-out elements of a transition left out, a background and a title.
+ * A copy of a figure on the page that needs nothing of the page: computed
+ * styles inlined (class names stay, styled by nothing), every attribute
+ * that only means something to a reader interacting with the page removed,
+ * the fading-out elements of a transition left out, references between
+ * elements made local (`url(#id)`), and its size fixed.
  */
-export function standaloneSvg(svg: SVGSVGElement, options: SvgExportOptions): SVGSVGElement {
+export function cleanCopy(svg: SVGSVGElement): SVGSVGElement {
   const clone = svg.cloneNode(true) as SVGSVGElement;
   const view = svg.ownerDocument.defaultView;
   const originals = [svg, ...svg.querySelectorAll("*")];
@@ -83,18 +88,39 @@ export function standaloneSvg(svg: SVGSVGElement, options: SvgExportOptions): SV
     if (!copy || !view) return;
     const own = view.getComputedStyle(el);
     const parent = el === svg || !el.parentElement ? null : view.getComputedStyle(el.parentElement);
-    const style = inlineStyle((p) => own.getPropertyValue(p), parent ? (p) => parent.getPropertyValue(p) : null);
+    const style = localUrls(inlineStyle((p) => own.getPropertyValue(p), parent ? (p) => parent.getPropertyValue(p) : null));
     if (style) copy.setAttribute("style", style);
     else copy.removeAttribute("style");
+    for (const name of copy.getAttributeNames()) {
+      if (isInteractiveAttribute(name)) copy.removeAttribute(name);
+      else {
+        const value = copy.getAttribute(name) ?? "";
+        if (value.includes("url(")) copy.setAttribute(name, localUrls(value));
+      }
+    }
   });
-  for (const gone of clone.querySelectorAll(".block-exit")) gone.remove();
+  for (const gone of clone.querySelectorAll(".block-exit, .chunk-row-exit")) gone.remove();
   clone.setAttribute("xmlns", SVG_NS);
-  clone.setAttribute("xmlns:xlink", "http://www.w3.org/1999/xlink");
   const width = svg.getAttribute("width") ?? String(svg.clientWidth);
   const height = svg.getAttribute("height") ?? String(svg.clientHeight);
   clone.setAttribute("width", width);
   clone.setAttribute("height", height);
   if (!clone.getAttribute("viewBox")) clone.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  return clone;
+}
+
+/** `url("http://host/page#bl-hatch")` (how a browser may compute a reference) as `url(#bl-hatch)`. */
+export function localUrls(value: string): string {
+  return value.replace(/url\(\s*["']?[^"')#]*#([^"')]+)["']?\s*\)/g, "url(#$1)");
+}
+
+/**
+ * A standalone copy of a chart on the page (cleanCopy) with a background
+ * and a title.
+ */
+export function standaloneSvg(svg: SVGSVGElement, options: SvgExportOptions): SVGSVGElement {
+  const clone = cleanCopy(svg);
+  clone.setAttribute("xmlns:xlink", "http://www.w3.org/1999/xlink");
   const doc = svg.ownerDocument;
   const title = doc.createElementNS(SVG_NS, "title");
   title.textContent = options.title;
@@ -109,6 +135,232 @@ export function standaloneSvg(svg: SVGSVGElement, options: SvgExportOptions): SV
   }
   return clone;
 }
+
+// ---- Maps as parts of a composed figure ---------------------------------------
+
+/**
+ * A map made standalone as one column of a composed figure, its definitions
+ * (patterns, clip paths, markers) taken out to be written once at the top of
+ * the file: a frame of an animation that is hidden still lends them. Ids get
+ * `idPrefix`, so several maps in one file keep their own.
+ */
+export function mapColumn(svg: SVGSVGElement, name: string | null, idPrefix: string): { column: FigureColumn; defs: string } {
+  const copy = cleanCopy(svg);
+  if (idPrefix) prefixIds(copy, idPrefix);
+  const serializer = new XMLSerializer();
+  const defs = [...copy.querySelectorAll(":scope > defs")]
+    .map((d) => {
+      const text = [...d.children].map((c) => serializer.serializeToString(c)).join("");
+      d.remove();
+      return text;
+    })
+    .join("");
+  const column: FigureColumn = {
+    name,
+    svg: serializer.serializeToString(copy),
+    width: Number(copy.getAttribute("width")) || 0,
+    height: Number(copy.getAttribute("height")) || 0,
+  };
+  return { column, defs };
+}
+
+/** Renames every id in `root` to `prefix + id`, and every local reference to one. */
+function prefixIds(root: Element, prefix: string): void {
+  const ids = new Set<string>();
+  for (const el of [root, ...root.querySelectorAll("[id]")]) {
+    const id = el.getAttribute("id");
+    if (id === null) continue;
+    ids.add(id);
+    el.setAttribute("id", prefix + id);
+  }
+  for (const el of [root, ...root.querySelectorAll("*")]) {
+    for (const name of el.getAttributeNames()) {
+      const value = el.getAttribute(name) ?? "";
+      const renamed = value
+        .replace(/url\(#([^)]+)\)/g, (all, id: string) => (ids.has(id) ? `url(#${prefix}${id})` : all))
+        .replace(/^#(.+)$/, (all, id: string) => (name.endsWith("href") && ids.has(id) ? `#${prefix}${id}` : all));
+      if (renamed !== value) el.setAttribute(name, renamed);
+    }
+  }
+}
+
+/** What a map draws that the legend names only when it is there. */
+export interface LegendPresence {
+  /** A chunk header or footer (chunk metadata). */
+  meta: boolean;
+  /** A block a moved realloc left behind. */
+  leaked: boolean;
+}
+
+export function presenceIn(svg: Element): LegendPresence {
+  return { meta: svg.querySelector("g.meta") !== null, leaked: svg.querySelector("g.block.is-leaked") !== null };
+}
+
+export const anyPresent = (list: readonly LegendPresence[]): LegendPresence => ({
+  meta: list.some((p) => p.meta),
+  leaked: list.some((p) => p.leaked),
+});
+
+/** An SVG element with attributes and children. */
+function svgEl(doc: Document, name: string, attrs: Record<string, string | number>, ...children: Element[]): SVGElement {
+  const el = doc.createElementNS(SVG_NS, name) as SVGElement;
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  el.append(...children);
+  return el;
+}
+
+/** The legend's entries, each swatch drawn with the map's own classes so the page's stylesheet paints it. */
+function legendSpecs(doc: Document, presence: LegendPresence): { label: string; swatch: Element[] }[] {
+  const w = SWATCH.width;
+  const hgt = SWATCH.height;
+  const body = (cls: string, x: number, width: number, colour: number): Element => {
+    const c = blockColour(colour);
+    return svgEl(
+      doc,
+      "g",
+      { class: `block ${cls}`, style: `--block-fill: ${c.fill}; --block-ink: ${c.ink}` },
+      svgEl(doc, "rect", { class: "body", x, y: 0.5, width, height: hgt - 1, rx: 2 }),
+    );
+  };
+  const specs = [
+    { label: "block (a colour per op)", swatch: [body("is-live", 0.5, w / 2 - 0.5, 0), body("is-live", w / 2, w / 2 - 0.5, 1)] },
+    { label: "block of the current op", swatch: [body("is-live is-current", 1, w - 2, 0)] },
+    { label: "padding (hatched: skipped for alignment)", swatch: [svgEl(doc, "g", { class: "block is-live" }, svgEl(doc, "rect", { class: "pad", width: w, height: hgt }))] },
+    { label: "freed block (dead bytes)", swatch: [body("is-freed", 0.5, w - 1, 0)] },
+  ];
+  if (presence.leaked) specs.push({ label: "left behind by a moved realloc", swatch: [body("is-leaked", 0.5, w - 1, 0)] });
+  specs.push({
+    label: "free bytes of the chunk",
+    swatch: [
+      svgEl(doc, "rect", { class: "chunk-free", width: w, height: hgt }),
+      svgEl(doc, "rect", { class: "chunk-outline", x: 0.5, y: 0.5, width: w - 1, height: hgt - 1 }),
+    ],
+  });
+  if (presence.meta) {
+    specs.push({ label: "chunk header/footer (striped: metadata)", swatch: [svgEl(doc, "g", { class: "meta" }, svgEl(doc, "rect", { class: "meta-body", width: w, height: hgt }))] });
+  }
+  specs.push({
+    label: "bump pointer",
+    swatch: [
+      svgEl(
+        doc,
+        "g",
+        { class: "bump-pointer" },
+        svgEl(doc, "line", { class: "ptr-line", x1: w / 2, x2: w / 2, y1: 6, y2: hgt }),
+        svgEl(doc, "path", { class: "ptr-head", d: `M${w / 2 - 5},1 h10 l-5,6 z` }),
+      ),
+    ],
+  });
+  return specs;
+}
+
+/** The figure's text colours and font, as the map's own classes compute them. */
+export interface FigureLook {
+  text: string;
+  muted: string;
+  link: string;
+  font: string;
+  /** Text widths in that font, from a canvas (an estimate where there is none). */
+  measure: Measure;
+}
+
+/** Measures text in `font` with a canvas, a little wide so a viewer's fallback font still fits. */
+function canvasMeasure(doc: Document, font: string): Measure {
+  const ctx = doc.createElement("canvas").getContext("2d");
+  if (!ctx) return estimateWidth;
+  return (text, size, bold) => {
+    ctx.font = `${bold ? 700 : 400} ${size}px ${font}`;
+    return ctx.measureText(text).width * 1.04;
+  };
+}
+
+/**
+ * The legend for maps showing `presence`, drawn by the page's stylesheet in
+ * a scratch map (so its colours and hatching are the map's own, in the
+ * current theme), and the colours the figure's text takes from the same
+ * classes.
+ */
+export function figureLegend(doc: Document, presence: LegendPresence): { legend: LegendItem[]; look: FigureLook } {
+  const host = doc.createElement("div");
+  host.setAttribute("aria-hidden", "true");
+  host.style.cssText = "position: fixed; left: -100000px; top: 0;";
+  const specs = legendSpecs(doc, presence);
+  const text = (cls: string): Element => svgEl(doc, "text", { class: cls });
+  const svg = svgEl(
+    doc,
+    "svg",
+    { class: "memory-map", width: SWATCH.width, height: SWATCH.height },
+    ...specs.map((spec) => svgEl(doc, "g", { class: "legend-swatch" }, ...spec.swatch)),
+    text("callout-text"),
+    text("row-title"),
+    svgEl(doc, "g", { class: "chunk-row is-current" }, text("row-fill")),
+  ) as SVGSVGElement;
+  host.append(svg);
+  doc.body.append(host);
+  try {
+    const fill = (selector: string): string => {
+      const el = svg.querySelector(selector);
+      return el ? getComputedStyle(el).fill : "currentColor";
+    };
+    const font = getComputedStyle(svg).fontFamily;
+    const look: FigureLook = {
+      text: fill("text.callout-text"),
+      muted: fill("text.row-title"),
+      link: fill("text.row-fill"),
+      font,
+      measure: canvasMeasure(doc, font),
+    };
+    const copy = cleanCopy(svg);
+    const serializer = new XMLSerializer();
+    const legend = [...copy.querySelectorAll(":scope > g.legend-swatch")].map((g, i) => ({
+      label: specs[i]?.label ?? "",
+      swatch: [...g.children].map((c) => serializer.serializeToString(c)).join(""),
+    }));
+    return { legend, look };
+  } finally {
+    host.remove();
+  }
+}
+
+/**
+ * Each of `steps` drawn by `draw` into a scratch container `width` px wide
+ * off the page, and made standalone: the frames of an animation. Yields to
+ * the page now and then so it can say how far it has got.
+ */
+export async function captureFrames(
+  doc: Document,
+  steps: readonly number[],
+  width: number,
+  draw: (container: HTMLElement, step: number) => void,
+  caption: (step: number) => string,
+): Promise<{ frames: FigureFrame[]; defs: string; presence: LegendPresence }> {
+  const host = doc.createElement("div");
+  host.setAttribute("aria-hidden", "true");
+  host.setAttribute("inert", "");
+  host.style.cssText = `position: fixed; left: -100000px; top: 0; width: ${Math.round(width)}px;`;
+  doc.body.append(host);
+  const frames: FigureFrame[] = [];
+  const seen: LegendPresence[] = [];
+  let defs = "";
+  try {
+    for (const [k, step] of steps.entries()) {
+      draw(host, step);
+      const svg = host.querySelector<SVGSVGElement>("svg.memory-map");
+      if (!svg) throw new Error(`op ${step} drew no map`);
+      seen.push(presenceIn(svg));
+      const part = mapColumn(svg, null, "");
+      if (k === 0) defs = part.defs;
+      frames.push({ columns: [part.column], caption: caption(step) });
+      if (k % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  } finally {
+    host.remove();
+  }
+  return { frames, defs, presence: anyPresent(seen) };
+}
+
+/** Bytes of `text` as UTF-8: what the file will weigh. */
+export const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length;
 
 /** The file's text: an XML declaration and the serialised element. */
 export function svgFileText(svg: SVGSVGElement): string {
