@@ -4,17 +4,19 @@
 // --with-native-tools) what the differential tests against the C++ and Zig
 // allocators build with: Debian's g++ and LLVM development package, and the
 // Zig toolchain from PyPI's ziglang wheel, kept under ~/.cache/bump-lab/,
-// and (with --with-site-generators) Debian's hugo and jekyll.
+// (with --with-site-generators) Debian's hugo and jekyll, and (with
+// --with-actionlint) actionlint, built with Go under ~/.cache/bump-lab/.
 // A second run only checks versions and takes a few seconds.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { hashTree, log, output, root, run } from "./lib.mjs";
-import { CHROMIUM, WASM_BINDGEN, WASM_PACK, ZIGLANG } from "./versions.mjs";
+import { ACTIONLINT, CHROMIUM, WASM_BINDGEN, WASM_PACK, ZIGLANG } from "./versions.mjs";
 
 const withBrowser = process.argv.includes("--with-browser");
 const withNativeTools = process.argv.includes("--with-native-tools");
 const withSiteGenerators = process.argv.includes("--with-site-generators");
+const withActionlint = process.argv.includes("--with-actionlint");
 const stamps = join(root, ".stamps");
 mkdirSync(stamps, { recursive: true });
 
@@ -119,6 +121,27 @@ function siteGenerators() {
   apt(["install", "-y", "-q", "--no-install-recommends", ...missing]);
 }
 
+// actionlint (the workflow checker for .github/workflows/), built from source
+// through the Go module proxy into ~/.cache/bump-lab/actionlint-<version>/,
+// where scripts/test-all.mjs runs it. Go is Debian's when none is installed;
+// a Go older than actionlint needs fetches its newer toolchain from the
+// same proxy (GOTOOLCHAIN=auto).
+const actionlintBin = join(homedir(), ".cache", "bump-lab", `actionlint-${ACTIONLINT}`, "actionlint");
+function actionlint() {
+  if (output(actionlintBin, ["--version"])?.split("\n")[0] === `v${ACTIONLINT}`) return;
+  let go = ["go", "/usr/local/go/bin/go"].find((bin) => output(bin, ["version"]));
+  if (!go) {
+    log("installing Debian's golang-go to build actionlint (once)");
+    apt(["update", "-q"]);
+    apt(["install", "-y", "-q", "--no-install-recommends", "golang-go"]);
+    go = "go";
+  }
+  log(`building actionlint ${ACTIONLINT} from the Go module proxy (about 3 minutes, once)`);
+  run(go, ["install", `github.com/rhysd/actionlint/cmd/actionlint@v${ACTIONLINT}`], {
+    env: { ...process.env, GOBIN: dirname(actionlintBin), GOTOOLCHAIN: process.env.GOTOOLCHAIN ?? "auto" },
+  });
+}
+
 checkPins();
 npmPackages();
 rustTarget();
@@ -137,4 +160,5 @@ if (withSiteGenerators) {
   const hugo = output("hugo", ["version"])?.split(" ").slice(0, 2).join(" ");
   log(`blog embed tests build with ${hugo} and ${output("jekyll", ["--version"])}`);
 }
+if (withActionlint) actionlint();
 log("setup complete");

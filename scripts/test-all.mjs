@@ -9,9 +9,24 @@
 // named in `binaries` must run at least its own minimum, so one
 // differential-test file cannot drop out unseen among hundreds of tests.
 import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { createServer } from "node:net";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { log, root } from "./lib.mjs";
 import { cargoCount, countProblems, playwrightCount, vitestCount } from "./test-counts.mjs";
+import { ACTIONLINT } from "./versions.mjs";
+
+// The workflows actionlint checks, each file a "test": its -verbose output
+// ends each with "Found total N errors in … for FILE", so a folder that
+// lost its files fails the layer's minimum instead of passing with nothing checked.
+const WORKFLOWS = readdirSync(join(root, ".github", "workflows"))
+  .filter((f) => /\.ya?ml$/.test(f))
+  .map((f) => join(".github", "workflows", f));
+function actionlintCount(out) {
+  const files = [...out.matchAll(/Found total (\d+) errors? in .* for (\S+)/g)];
+  return { passed: files.filter((m) => m[1] === "0").length, failed: files.filter((m) => m[1] !== "0").length, skipped: 0 };
+}
 
 // The minimums are the counts of the suite as it stands, a little below
 // where a count varies with the machine; raise them when tests are added.
@@ -52,6 +67,14 @@ const layers = [
     args: ["test", "--node", "--mode", "no-install", "crates/trace"],
     count: cargoCount,
     min: 4,
+  },
+  // The GitHub Pages workflow (built by setup.mjs --with-actionlint; -verbose for the count).
+  {
+    name: "actionlint",
+    cmd: join(homedir(), ".cache", "bump-lab", `actionlint-${ACTIONLINT}`, "actionlint"),
+    args: ["-verbose", ...WORKFLOWS],
+    count: actionlintCount,
+    min: 1,
   },
   { name: "tsc --noEmit", cmd: "tsc", args: ["--noEmit", "-p", "tsconfig.json"] },
   { name: "vitest", cmd: "vitest", args: ["run"], count: vitestCount, min: 641 },

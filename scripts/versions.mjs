@@ -11,3 +11,6 @@ export const BINARYEN = "132";
 // setup.mjs under ~/.cache/bump-lab/ziglang-<version>; the Rust tests read
 // this line to find it.
 export const ZIGLANG = "0.17.1";
+// actionlint checks .github/workflows/ in `npm test`: built from the Go module
+// proxy by setup.mjs --with-actionlint into ~/.cache/bump-lab/actionlint-<version>/.
+export const ACTIONLINT = "1.7.12";
