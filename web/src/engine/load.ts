@@ -74,7 +74,7 @@ async function watchingCsp<T>(load: () => Promise<T>, onFailure: (error: unknown
   }
 }
 
-/** The reason in words for a failed fetch or instantiation of the wasm at `url`. */
+/** The reason in words for a failed fetch or instantiation of the wasm at `url`, from a page at `pageOrigin` (any URL on it). */
 export function describeFailure(error: unknown, url: string, violations: readonly Pick<SecurityPolicyViolationEvent, "blockedURI" | "effectiveDirective">[], pageOrigin: string): EngineLoadError {
   if (error instanceof EngineLoadError) return error;
   const file = fileName(url);
@@ -107,7 +107,7 @@ export function describeFailure(error: unknown, url: string, violations: readonl
     );
   }
   if (error instanceof TypeError) {
-    const crossOrigin = typeof location !== "undefined" && origin !== location.origin;
+    const crossOrigin = origin !== new URL(pageOrigin).origin;
     return crossOrigin
       ? new EngineLoadError(
           "network",
