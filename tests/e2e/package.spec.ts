@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -35,7 +35,7 @@ test.beforeAll(async () => {
   const lines = execFileSync(process.execPath, [join(REPO, "scripts/pack.mjs"), "--site", SITE, "--out", work], { cwd: REPO, encoding: "utf8" }).trim().split("\n");
   tarball = lines.at(-1) ?? "";
   const blog = join(work, "blog");
-  execFileSync("mkdir", [blog]);
+  mkdirSync(blog);
   writeFileSync(join(blog, "package.json"), `${JSON.stringify({ name: "my-blog", private: true }, null, 2)}\n`);
   // Offline: the package must install with nothing from the registry.
   execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: blog, env, encoding: "utf8" });
