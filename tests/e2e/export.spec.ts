@@ -277,12 +277,16 @@ test("Export PNG: the same figure at 2×, its size as the status line states it"
 
 test("Export animation: ten steps as an animated SVG, each step showing its own blocks and op", async ({ page, browser }, info) => {
   await openAt(page, LONG, "op 0 / 12");
-  // Each step's block count, as the app's map shows it.
+  // Each step's block count and bump pointer, as the app's map shows them once settled.
   const counts: number[] = [];
+  const pointers: string[] = [];
   for (let k = 0; k <= 9; k++) {
     if (k > 0) await page.getByRole("button", { name: "Step forward" }).click();
     await expect(counter(page)).toHaveText(`op ${k} / 12`);
+    // d3 marks a node with __transition while it is moving.
+    await page.waitForFunction(() => ![...document.querySelectorAll("#memory-map svg *")].some((el) => "__transition" in el));
     counts.push(await page.locator("#memory-map svg.memory-map g[data-block]").count());
+    pointers.push((await page.locator("#memory-map svg.memory-map line.ptr-line").getAttribute("x1")) ?? "");
   }
   expect(new Set(counts).size).toBeGreaterThan(4);
   await openShare(page);
@@ -307,10 +311,15 @@ test("Export animation: ten steps as an animated SVG, each step showing its own 
       root.pauseAnimations();
       root.setCurrentTime(t);
       const visible = [...root.querySelectorAll("g.figure-frame")].filter((f) => getComputedStyle(f).display !== "none");
-      return visible.map((f) => ({ blocks: f.querySelectorAll("g.figure-map g.block").length, caption: f.querySelector(":scope > text")?.textContent ?? "" }));
+      return visible.map((f) => ({
+        blocks: f.querySelectorAll("g.figure-map g.block").length,
+        pointer: f.querySelector("g.figure-map line.ptr-line")?.getAttribute("x1") ?? "",
+        caption: f.querySelector(":scope > text")?.textContent ?? "",
+      }));
     }, k + 0.5);
     expect(shown, `frame at ${k + 0.5} s`).toHaveLength(1);
     expect(shown[0]?.blocks, `blocks at op ${k}`).toBe(counts[k]);
+    expect(shown[0]?.pointer, `bump pointer at op ${k}`).toBe(pointers[k]);
     expect(shown[0]?.caption).toMatch(new RegExp(`^op ${k} / 12`));
   }
   await alone.close();

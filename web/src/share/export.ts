@@ -324,8 +324,7 @@ export function figureLegend(doc: Document, presence: LegendPresence): { legend:
 
 /**
  * Each of `steps` drawn by `draw` into a scratch container `width` px wide
- * off the page, and made standalone: the frames of an animation. Yields to
- * the page now and then so it can say how far it has got.
+ * off the page, and made standalone: the frames of an animation.
  */
 export async function captureFrames(
   doc: Document,
@@ -345,18 +344,31 @@ export async function captureFrames(
   try {
     for (const [k, step] of steps.entries()) {
       draw(host, step);
+      await transitionsDone(host);
       const svg = host.querySelector<SVGSVGElement>("svg.memory-map");
       if (!svg) throw new Error(`op ${step} drew no map`);
       seen.push(presenceIn(svg));
       const part = mapColumn(svg, null, "");
       if (k === 0) defs = part.defs;
       frames.push({ columns: [part.column], caption: caption(step) });
-      if (k % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 0));
     }
   } finally {
     host.remove();
   }
   return { frames, defs, presence: anyPresent(seen) };
+}
+
+/**
+ * Waits for the transitions under `root` to end. An unanimated render still
+ * moves some elements (the bump pointer, the used bytes) through d3
+ * transitions of zero duration, which d3 applies on its next frames: d3
+ * marks a node with `__transition` until then.
+ */
+export async function transitionsDone(root: Element): Promise<void> {
+  const pending = (): boolean => [root, ...root.querySelectorAll("*")].some((el) => "__transition" in el);
+  const frame = (): Promise<void> =>
+    new Promise((resolve) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(() => resolve()) : setTimeout(resolve, 16)));
+  for (let i = 0; i < 20 && pending(); i++) await frame();
 }
 
 /** Bytes of `text` as UTF-8: what the file will weigh. */

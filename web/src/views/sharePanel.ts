@@ -24,6 +24,7 @@ import {
   presenceIn,
   pngSize,
   svgToPng,
+  transitionsDone,
   utf8Bytes,
   type FigureLook,
 } from "../share/export";
@@ -156,6 +157,8 @@ async function mapFigure(state: SharedState, trace: Run): Promise<ComposedFigure
   const first = maps[0];
   if (!first) return null;
   const step = clampStep(trace, state.step);
+  // A step taken just before is still gliding into place: the figure is of where it lands.
+  for (const m of maps) await transitionsDone(m.svg);
   const parts = maps.map((m, i) => mapColumn(m.svg, m.name, i === 0 ? "" : `c${i + 1}-`));
   const { legend, look } = figureLegend(document, anyPresent(maps.map((m) => presenceIn(m.svg))));
   const names = maps.map((m) => m.name ?? trace.allocator);
