@@ -188,3 +188,15 @@ test("the iframe embed whose wasm is missing says so and links to the figure in 
   await expect.poll(() => ours().length).toBe(1);
   expect(ours()[0]).toMatch(/^\[bump-lab\] the server answered 404 Not Found for trace_bg-[\w-]+\.wasm\. To fix it: deploy/);
 });
+
+test("a browser without WebAssembly: the element says so and the console says which browser to use", async ({ page }) => {
+  // What a browser from before 2017, or one with WebAssembly turned off, looks like to the page.
+  await page.addInitScript(() => {
+    Reflect.deleteProperty(globalThis, "WebAssembly");
+  });
+  await page.goto(`${BLOG}/cors.html`);
+  expect(await failed(page, "unsupported")).toBe("Bump Lab could not load its engine: this browser has no WebAssembly, which Bump Lab's engine is written in.");
+  expect(ours()).toEqual([
+    "[bump-lab] this browser has no WebAssembly, which Bump Lab's engine is written in. To fix it: open the page in a browser from 2021 or later (or one where WebAssembly is not turned off).",
+  ]);
+});
