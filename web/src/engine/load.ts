@@ -126,7 +126,7 @@ export function describeFailure(error: unknown, url: string, violations: readonl
  */
 async function instantiate(init: (input: { module_or_path: Response }) => Promise<unknown>, url: URL): Promise<void> {
   const href = url.href;
-  const origin = typeof location === "undefined" ? href : location.href;
+  const pageUrl = typeof location === "undefined" ? href : location.href;
   if (typeof WebAssembly !== "object") {
     throw new EngineLoadError(
       "unsupported",
@@ -149,7 +149,7 @@ async function instantiate(init: (input: { module_or_path: Response }) => Promis
       }
       await init({ module_or_path: response });
     },
-    (error, violations) => describeFailure(error, href, violations, origin),
+    (error, violations) => describeFailure(error, href, violations, pageUrl),
   );
 }
 
