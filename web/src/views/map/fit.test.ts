@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { traced } from "../../test/runs";
 import { bumpPointerAt, chunkViewsAt } from "../../model/chunks";
 import type { TraceView } from "../../engine/traceView";
-import { cutLabel, FIGURE_MIN_BLOCK_PX, figureFit, rowCut, usedSpans } from "./fit";
+import { cutLabel, DETAIL_READS, FIGURE_MIN_BLOCK_PX, figureFit, rowCut, usedSpans, type AddressSpan } from "./fit";
 import { layoutMap, MARGIN, type MemoryMapData } from "./layout";
 
 // A figure's map: each chunk's row narrowed to the bytes the run ever uses
@@ -103,5 +103,32 @@ describe("figure fit", () => {
       [spans.get(first.id)!.lo, spans.get(first.id)!.hi],
       [s2.lo, s2.hi],
     ]);
+  });
+
+  it("reads one op's detail per chunk, and finds the span every op's bytes in use give", () => {
+    // Odd sizes under a minimum alignment: the bump pointer rounds past the blocks.
+    // (up-min-align with MIN_ALIGN 8 leaves its pointer at 65680, 7 bytes past its furthest block.)
+    const source = "a = alloc 3\nb = alloc 5\nc = alloc 100\nfree c\nd = alloc 1\nreset\nf = alloc 2\ng = alloc 0";
+    const cases = [["up-min-align", 8], ["bump-scope-up", 16], ["bumpalo", 8], ["hinckley-up", null], ["fitzgen-down", null]] as const;
+    for (const [allocator, minAlign] of cases) {
+      const t = traced(source, allocator, { minAlign });
+      const reads: number[] = [];
+      const counted: TraceView = { ...t, chunksUsed: (i) => (reads.push(i), t.chunksUsed(i)) };
+      const spans = usedSpans(counted);
+      expect(reads.length, allocator).toBeLessThanOrEqual(Math.min(t.chunks.length, DETAIL_READS) + 1);
+      // The oracle: every op's bytes in use, widened to the bump origin.
+      const exact = new Map<number, AddressSpan>();
+      for (let i = 0; i < t.length; i++) {
+        for (const u of t.chunksUsed(i)) {
+          if (u.hi <= u.lo) continue;
+          const c = t.chunks.find((k) => k.id === u.id)!;
+          const e = exact.get(u.id);
+          const lo = t.direction === "down" ? Math.min(u.lo, e?.lo ?? Infinity) : c.start;
+          const hi = t.direction === "down" ? c.start + c.capacity : Math.max(u.hi, e?.hi ?? -Infinity);
+          exact.set(u.id, { lo, hi });
+        }
+      }
+      expect([...spans].sort(([a], [b]) => a - b), allocator).toEqual([...exact].sort(([a], [b]) => a - b));
+    }
   });
 });

@@ -30,6 +30,14 @@ export const FIGURE_MIN_BLOCK_PX = 6;
  */
 export const MIN_CUT_SHARE = 0.1;
 
+/**
+ * Op details read at most: one per chunk, at the op that placed its furthest
+ * block. Each re-runs ops from the run's nearest snapshot (about 50 ms on a
+ * 20,000-op run), so a run of more chunks than this has the rest fitted to
+ * their blocks alone (the map keeps a pointer past them on the row's edge).
+ */
+export const DETAIL_READS = 16;
+
 /** The bytes the run ever used in each chunk, from its bump origin to the furthest byte in use. */
 export function usedSpans(trace: TraceView): Map<number, AddressSpan> {
   const extent = new Map<number, AddressSpan>();
@@ -41,23 +49,31 @@ export function usedSpans(trace: TraceView): Map<number, AddressSpan> {
       e.hi = Math.max(e.hi, hi);
     } else extent.set(id, { lo, hi });
   };
+  const down = trace.direction === "down";
+  // Every block with its padding, from the columns (no op detail needed), and
+  // per chunk the op whose block reaches furthest from the bump origin.
   const starts = new Map(trace.chunks.map((c) => [c.id, c.start] as const));
+  const furthest = new Map<number, { op: number; reach: number }>();
   for (let i = 0; i < trace.length; i++) {
-    // Every block with its padding (from the columns: no op detail needed).
-    if (placed(trace, i)) {
-      const id = chunkOf(trace, i);
-      const start = id === undefined ? undefined : starts.get(id);
-      if (id !== undefined && start !== undefined) {
-        const address = start + (trace.cols.offset[i] ?? 0);
-        const size = sizeOf(trace, i);
-        const padding = paddingOf(trace, i);
-        if (trace.direction === "down") widen(id, address, address + size + padding);
-        else widen(id, address - padding, address + size);
-      }
-    }
-    // The bytes in use after each op: the bump pointer may round up past the last block.
-    for (const u of trace.chunksUsed(i)) widen(u.id, u.lo, u.hi);
+    if (!placed(trace, i)) continue;
+    const id = chunkOf(trace, i);
+    const start = id === undefined ? undefined : starts.get(id);
+    if (id === undefined || start === undefined) continue;
+    const address = start + (trace.cols.offset[i] ?? 0);
+    const size = sizeOf(trace, i);
+    const padding = paddingOf(trace, i);
+    const lo = down ? address : address - padding;
+    const hi = down ? address + size + padding : address + size;
+    widen(id, lo, hi);
+    const reach = down ? -lo : hi;
+    const best = furthest.get(id);
+    if (!best || reach > best.reach) furthest.set(id, { op: i, reach });
   }
+  // The bump pointer may round up past that block: the bytes in use right
+  // after it say by how much (and the last op's, for what came after).
+  const reads = [...furthest.values()].slice(0, DETAIL_READS).map((f) => f.op);
+  if (trace.length > 0) reads.push(trace.length - 1);
+  for (const i of new Set(reads)) for (const u of trace.chunksUsed(i)) widen(u.id, u.lo, u.hi);
   const spans = new Map<number, AddressSpan>();
   for (const [id, e] of extent) {
     const chunk = chunkById(trace, id);

@@ -369,8 +369,10 @@ function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, inn
   // The used bytes: from the bump origin to the pointer (or the chunk's fill),
   // on the row's scale (a figure's row starts at its span, not the chunk).
   const { start, capacity } = view.chunk;
-  const usedFrom = data.direction === "down" ? x(start + capacity - view.used) : x(start);
-  const usedTo = data.direction === "down" ? x(start + capacity) : x(start + view.used);
+  // Clamped to the row's span: a figure's break is never drawn over.
+  const inSpan = (px: number): number => Math.min(Math.max(px, usable.x0), usable.x1);
+  const usedFrom = inSpan(data.direction === "down" ? x(start + capacity - view.used) : x(start));
+  const usedTo = inSpan(data.direction === "down" ? x(start + capacity) : x(start + view.used));
   const used = g.select<SVGRectElement>("rect.chunk-used");
   if (duration === 0) used.interrupt("used");
   used
