@@ -197,11 +197,16 @@ test("the app's Present toggle: larger type, the editor put away, P toggles it, 
   await page.keyboard.press("ArrowLeft");
   await expect(counter).toHaveText("op 1 / 5");
   await expect(page.locator("#memory-map g[data-block]")).toHaveCount(1);
+  // The map is fitted as a figure is: the 49 bytes the program uses of bumpalo's 448, no zoom controls.
+  await expect(page.locator("#memory-map g.row-cut")).toHaveAttribute("data-bytes", "399");
+  await expect(page.locator("#memory-map g.row-cut text")).toHaveText("⋯ 399 B unused");
+  await expect(page.getByRole("toolbar", { name: "Memory map zoom" })).toBeHidden();
 
   await page.keyboard.press("p");
   await expect(toggle).toHaveAttribute("aria-pressed", "false");
   expect(await rootFont()).toBe("16px");
   await expect(editor).toBeVisible();
+  await expect(page.locator("#memory-map g.row-cut")).toBeHidden();
   expect(new URL(page.url()).searchParams.get("present")).toBeNull();
   await page.keyboard.press("Shift+P");
   await expect(toggle).toHaveAttribute("aria-pressed", "true");

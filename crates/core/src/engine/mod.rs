@@ -50,7 +50,7 @@ pub const MAX_ALIGN: u64 = 4096;
 /// Most ops one run may execute, so a `repeat` cannot hang the page nor
 /// its trace exhaust memory: the columnar run ([`crate::run::Run`]) keeps
 /// 28 bytes per op, plus the engine's own tables and its snapshots.
-pub const MAX_EXECUTED_OPS: u64 = 1_000_000;
+pub const MAX_EXECUTED_OPS: u64 = 2_000_000;
 /// Most ops the full JSON trace ([`run`]) may hold: an op's entry (its
 /// micro-steps included) is about 1 KiB of JSON, so the largest is about
 /// 150 MB. Longer programs are traced by the columnar run.
