@@ -19,10 +19,15 @@
 
 use serde::Serialize;
 
-use crate::text::bytes;
-
-/// Largest program text accepted, so a paste cannot exhaust memory.
-pub const MAX_SOURCE_BYTES: usize = 1 << 20;
+/// Largest program text accepted, so a paste or a dropped file cannot
+/// exhaust the page's memory. A recording of a real program writes about 16
+/// to 21 bytes an op (a `free` line is short, an `alloc` with its alignment
+/// longer; `repeat` folds loops), so a recording of [`MAX_EXECUTED_OPS`]
+/// ops fits with room to spare; the run's own tables, not the text, are what
+/// bound the op count.
+///
+/// [`MAX_EXECUTED_OPS`]: crate::engine::MAX_EXECUTED_OPS
+pub const MAX_SOURCE_BYTES: usize = 48_000_000;
 /// Deepest nesting of `repeat` blocks.
 pub const MAX_REPEAT_DEPTH: usize = 8;
 /// Longest block or checkpoint name: every op that names it carries a copy,
@@ -655,16 +660,45 @@ fn describe(t: &Tok) -> String {
     }
 }
 
+/// Why a program text of `len` bytes is refused: its size and the limit in
+/// megabytes (1,000,000 bytes, as a file manager shows a file's size), or in
+/// bytes where one decimal would make the two read the same.
+pub fn too_large(len: u64) -> String {
+    let limit = MAX_SOURCE_BYTES as u64;
+    let size = megabytes(len);
+    if size == megabytes(limit) {
+        format!(
+            "the program is {}; the limit is {}",
+            grouped_bytes(len),
+            grouped_bytes(limit)
+        )
+    } else {
+        format!("the program is {size}; the limit is {}", megabytes(limit))
+    }
+}
+
+/// `48 MB`, `20.4 MB`, `0.5 MB`: one decimal unless it is zero.
+fn megabytes(n: u64) -> String {
+    // Tenths of a megabyte, rounded half up; n / 50_000 cannot overflow.
+    let tenths = (n / 50_000).div_ceil(2);
+    if tenths % 10 == 0 {
+        format!("{} MB", tenths / 10)
+    } else {
+        format!("{}.{} MB", tenths / 10, tenths % 10)
+    }
+}
+
+/// `48,000,001 bytes`.
+fn grouped_bytes(n: u64) -> String {
+    format!("{} {}", grouped(n), if n == 1 { "byte" } else { "bytes" })
+}
+
 /// Parses a program into statements.
 pub fn parse(src: &str) -> Result<Vec<Stmt>, ProgramError> {
     if src.len() > MAX_SOURCE_BYTES {
         return Err(ProgramError::at(
             Pos { line: 1, column: 1 },
-            format!(
-                "the program is {}; the limit is {}",
-                bytes(src.len() as u64),
-                bytes(MAX_SOURCE_BYTES as u64)
-            ),
+            too_large(src.len() as u64),
         ));
     }
     // A byte order mark some editors save is not part of the program.
@@ -786,22 +820,114 @@ pub(crate) fn op_count(stmts: &[Stmt]) -> u64 {
 /// `cap` ops, naming the statement where the total crosses it; `what` says
 /// what the cap is, after the count (", the most a full JSON trace holds").
 pub(crate) fn check_op_count(stmts: &[Stmt], cap: u64, what: &str) -> Result<(), ProgramError> {
+    let all = op_count(stmts);
+    if all <= cap {
+        return Ok(());
+    }
+    Err(first_over(
+        stmts,
+        cap,
+        &over_cap(all, cap, what, written_ops(stmts) <= cap),
+    ))
+}
+
+/// The error at the statement where the running total first passes `cap`
+/// (inside a repeat whose body alone passes it: the line to change).
+fn first_over(stmts: &[Stmt], cap: u64, message: &str) -> ProgramError {
     let mut total = 0u64;
     for s in stmts {
         total = total.saturating_add(op_count(core::slice::from_ref(s)));
         if total > cap {
             if let StmtKind::Repeat { body, .. } = &s.kind {
                 if op_count(body) > cap {
-                    return check_op_count(body, cap, what)
-                        .and(Err(ProgramError::at(s.pos, over_cap(cap, what))));
+                    return first_over(body, cap, message);
                 }
             }
-            return Err(ProgramError::at(s.pos, over_cap(cap, what)));
+            return ProgramError::at(s.pos, message.to_string());
         }
     }
-    Ok(())
+    ProgramError::at(Pos { line: 1, column: 1 }, message.to_string())
 }
 
-fn over_cap(cap: u64, what: &str) -> String {
-    format!("the program would execute more than {cap} ops{what}: lower a repeat count")
+/// Ops written out in the text, each repeat's body once: more than the cap
+/// and no repeat count can bring the program under it.
+fn written_ops(stmts: &[Stmt]) -> u64 {
+    stmts.iter().fold(0u64, |n, s| {
+        n.saturating_add(match &s.kind {
+            StmtKind::Repeat { body, .. } => written_ops(body),
+            _ => 1,
+        })
+    })
+}
+
+/// "the program would execute 2,400,000 ops; the limit is 2,000,000": the
+/// count in full (repeats whose product passes a u64 say "over 18 quintillion"), and what to
+/// change: a repeat count where lowering one can help, else the recording's
+/// length.
+fn over_cap(all: u64, cap: u64, what: &str, repeats: bool) -> String {
+    let count = if all == u64::MAX {
+        "over 18 quintillion".to_string()
+    } else {
+        grouped(all)
+    };
+    let fix = if repeats {
+        "lower a repeat count"
+    } else {
+        "record fewer ops (bumplab-record --max-ops)"
+    };
+    format!(
+        "the program would execute {count} ops; the limit is {}{what}: {fix}",
+        grouped(cap)
+    )
+}
+
+/// `2,400,000`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn a_program_over_the_size_limit_is_refused_with_both_sizes_in_megabytes() {
+        assert_eq!(MAX_SOURCE_BYTES, 48_000_000);
+        assert_eq!(
+            too_large(52_345_678),
+            "the program is 52.3 MB; the limit is 48 MB"
+        );
+        assert_eq!(
+            too_large(1_000_000_000),
+            "the program is 1000 MB; the limit is 48 MB"
+        );
+        // One decimal would read "48 MB" for both: the exact counts say which is larger.
+        assert_eq!(
+            too_large(48_000_001),
+            "the program is 48,000,001 bytes; the limit is 48,000,000 bytes"
+        );
+        let src = "#".repeat(MAX_SOURCE_BYTES + 1);
+        let e = parse(&src).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 1));
+        assert_eq!(e.message, too_large(src.len() as u64));
+        assert!(parse(&"#".repeat(MAX_SOURCE_BYTES)).is_ok());
+    }
+
+    #[test]
+    fn megabytes_round_to_one_decimal_half_up() {
+        assert_eq!(megabytes(20_369_660), "20.4 MB");
+        assert_eq!(megabytes(149_999), "0.1 MB");
+        assert_eq!(megabytes(150_000), "0.2 MB");
+        assert_eq!(megabytes(31_950_000), "32 MB");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(999), "999");
+    }
 }

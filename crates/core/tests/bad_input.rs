@@ -2,7 +2,7 @@
 //! position, naming what is allowed: never a panic, a hang or a trace that
 //! grows without bound. One row per class, with the exact message.
 
-use bumplab_core::engine::{MAX_EXECUTED_OPS, MAX_FULL_TRACE_OPS};
+use bumplab_core::engine::MAX_FULL_TRACE_OPS;
 use bumplab_core::{run, Options, PresetId, Run, Target};
 
 const ALLOWED: &str =
@@ -83,8 +83,8 @@ fn each_class_of_bad_program_has_one_exact_error_everywhere() {
         ("repeat nested too deep", &deep, "9:1: repeat blocks nest at most 8 deep".into()),
         // Repeat counts.
         ("repeat count past 64 bits", "repeat 99999999999999999999 {\n  a = alloc 8\n}", "1:8: '99999999999999999999' is too large (the largest is 0xffffffffffffffff)".into()),
-        ("repeat count past the op limit", "repeat 18446744073709551615 {\n  a = alloc 8\n}", format!("1:1: the program would execute more than {MAX_FULL_TRACE_OPS} ops, the most a full JSON trace holds: lower a repeat count")),
-        ("nested repeats past the op limit", "a = alloc 1\nrepeat 1000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}", format!("2:1: the program would execute more than {MAX_FULL_TRACE_OPS} ops, the most a full JSON trace holds: lower a repeat count")),
+        ("repeat count past the op limit", "repeat 18446744073709551615 {\n  a = alloc 8\n}", "1:1: the program would execute over 18 quintillion ops; the limit is 100,000, the most a full JSON trace holds: lower a repeat count".into()),
+        ("nested repeats past the op limit", "a = alloc 1\nrepeat 1000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}", "2:1: the program would execute 1,000,001 ops; the limit is 100,000, the most a full JSON trace holds: lower a repeat count".into()),
         ("repeat count negative", "repeat -1 {\n}", "1:8: '-1' is negative: sizes and counts are whole numbers of 0 or more".into()),
         // Markup and stray characters: names are identifiers.
         ("HTML as a block name", "<script> = alloc 8", format!("1:1: {}", unexpected("'<'"))),
@@ -358,19 +358,23 @@ fn the_columnar_run_has_its_own_op_limit() {
             .err()
             .map(|e| e.to_string())
     };
-    let over =
-        format!("the program would execute more than {MAX_EXECUTED_OPS} ops: lower a repeat count");
     assert_eq!(
         err("repeat 18446744073709551615 {\n  a = alloc 8\n}"),
-        Some(format!("1:1: {over}"))
+        Some("1:1: the program would execute over 18 quintillion ops; the limit is 2,000,000: lower a repeat count".into())
     );
     assert_eq!(
-        err("a = alloc 1\nrepeat 1000 {\n  repeat 1001 {\n    b = alloc 1\n  }\n}"),
-        Some(format!("2:1: {over}"))
+        err("a = alloc 1\nrepeat 2000 {\n  repeat 1001 {\n    b = alloc 1\n  }\n}"),
+        Some("2:1: the program would execute 2,002,001 ops; the limit is 2,000,000: lower a repeat count".into())
     );
-    // A million ops exactly is allowed (nothing runs until `advance`).
+    // A recording longer than the limit has no repeat to lower.
+    let long = "a = alloc 1\nfree a\n".repeat(1_000_001);
     assert_eq!(
-        err("repeat 1000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}"),
+        err(&long),
+        Some("2000001:1: the program would execute 2,000,002 ops; the limit is 2,000,000: record fewer ops (bumplab-record --max-ops)".into())
+    );
+    // The limit exactly is allowed (nothing runs until `advance`).
+    assert_eq!(
+        err("repeat 2000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}"),
         None
     );
 }
