@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCostModuleSync } from "./engine/node";
+import { MAX_SOURCE_BYTES, sourceTooLarge } from "./model/limits";
 import { traceJson } from "./share/traceFile";
+import { recording } from "./test/recording";
 
 const cli = fileURLToPath(new URL("../cli/bumplab.mjs", import.meta.url));
 const wasm = fileURLToPath(new URL("../pkg-cost/cost_bg.wasm", import.meta.url));
@@ -21,8 +23,8 @@ interface Run {
 }
 
 /** Runs the CLI in `dir` with `args`, feeding `input` to its standard input. */
-function bumplab(args: string[], input = ""): Run {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: dir, input, encoding: "utf8", timeout: 30_000 });
+function bumplab(args: string[], input = "", timeout = 30_000): Run {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: dir, input, encoding: "utf8", timeout, maxBuffer: 64 << 20 });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -50,6 +52,9 @@ function op(t: Trace, i: number): Trace["ops"][number] {
   if (!o) throw new Error(`no op ${i} in the trace`);
   return o;
 }
+
+/** What the CLI adds after a program too long for the full trace. */
+const SUMMARY_HINT = "bumplab: --summary runs up to 2,000,000 ops on the page's engine and prints the chunks and counters after the last op";
 
 // Needs two chunks from bumpalo: 400 bytes fill most of the first (448 usable
 // bytes on 64-bit), 100 more do not fit in what is left.
@@ -301,7 +306,7 @@ const BAD_INPUTS: { class: string; program: string; args?: string[]; stderr: str
   {
     class: "a huge repeat count",
     program: "repeat 18446744073709551615 {\n  a = alloc 8\n}\n",
-    stderr: "1:1: the program would execute more than 100000 ops, the most a full JSON trace holds: lower a repeat count",
+    stderr: `1:1: the program would execute over 18 quintillion ops; the limit is 100,000, the most a full JSON trace holds: lower a repeat count\n${SUMMARY_HINT}`,
   },
   { class: "HTML as a block name", program: "<script>alert(1)</script> = alloc 8", stderr: `1:1: unexpected character '<': ${ALLOWED}` },
   { class: "a NUL byte", program: "a = alloc 8\u0000", stderr: `1:12: unexpected character U+0000: ${ALLOWED}` },
@@ -313,7 +318,7 @@ const BAD_INPUTS: { class: string; program: string; args?: string[]; stderr: str
     stderr:
       "2:3: 1145 chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks",
   },
-  { class: "a program over 1 MiB", program: "#".repeat(1_048_577), stderr: "1:1: the program is 1048577 bytes; the limit is 1048576 bytes" },
+  { class: "a program one byte over 48 MB", program: "#".repeat(48_000_001), stderr: "1:1: the program is 48,000,001 bytes; the limit is 48,000,000 bytes" },
 ];
 
 describe("bumplab trace, bad input", () => {
@@ -441,4 +446,47 @@ describe("costs in the CLI's trace are the allocator's own", () => {
       });
     }
   }
+});
+
+describe("bumplab trace, a recording at the page's scale", () => {
+  const rec = recording(1_000_000);
+  const ops = rec.text.split("\n").flatMap((line, i) => (line === "" || line.startsWith("#") ? [] : [i + 1]));
+
+  it("--summary runs past the full trace's 100,000 ops and gives the counters after the last op", () => {
+    // 150,000 ops, not a million: the run itself is the page's (tests/e2e/import.spec.ts runs a million there).
+    const longer = recording(150_000, 3);
+    writeFileSync(join(dir, "longer.txt"), longer.text);
+    const r = bumplab(["trace", "--allocator", "bumpalo", "--summary", "longer.txt"], "", 120_000);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const summary = JSON.parse(r.stdout) as { allocator: string; ops: number; chunks: unknown[]; stats: { requested: number; chunks: number } };
+    expect([summary.allocator, summary.ops]).toEqual(["bumpalo", 150_000]);
+    expect(summary.stats.requested).toBe(longer.requested);
+    expect(summary.stats.chunks).toBe(summary.chunks.length);
+  }, 150_000);
+
+  it("the full trace of a million ops stops at 100,000, at the line that passes them, and names --summary", () => {
+    writeFileSync(join(dir, "million.txt"), rec.text);
+    const r = bumplab(["trace", "--allocator", "bumpalo", "million.txt"], "", 120_000);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      `million.txt:${ops[100_000]}:1: the program would execute 1,000,000 ops; the limit is 100,000, the most a full JSON trace holds: record fewer ops (bumplab-record --max-ops)\n${SUMMARY_HINT}\n`,
+    );
+    expect(r.status).toBe(1);
+  }, 150_000);
+
+  it("a file over the limit is refused by its size, in the page's words", () => {
+    writeFileSync(join(dir, "fifty.txt"), Buffer.alloc(50_000_000, "#"));
+    for (const args of [["fifty.txt"], ["--summary", "fifty.txt"]]) {
+      const r = bumplab(["trace", "--allocator", "bumpalo", ...args]);
+      expect(r.stderr).toBe(`fifty.txt:1:1: ${sourceTooLarge(50_000_000)}\n`);
+      expect(r.stderr).toBe("fifty.txt:1:1: the program is 50 MB; the limit is 48 MB\n");
+      expect(r.status).toBe(1);
+    }
+    // At the limit exactly: a program of comments, no ops.
+    writeFileSync(join(dir, "limit.txt"), Buffer.alloc(MAX_SOURCE_BYTES, "#"));
+    const r = bumplab(["trace", "--allocator", "bumpalo", "--summary", "limit.txt"]);
+    expect(r.stderr).toBe("");
+    expect((JSON.parse(r.stdout) as { ops: number }).ops).toBe(0);
+  }, 60_000);
 });
