@@ -272,6 +272,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
       allocators: ctx.allocators,
       error: s.error,
       currentLine: op && s.source === s.tracedSource ? op.line : null,
+      ops: s.trace && s.source === s.tracedSource ? s.trace.length : null,
       lessons: LESSONS.map(({ id, title, summary }) => ({ id, title, summary })),
     },
     {

@@ -21,3 +21,62 @@ export const SWEEP_PARAMS: readonly { param: SweepParam; label: string }[] = [
 ];
 
 export const isSweepParam = (text: string): text is SweepParam => SWEEP_PARAMS.some((p) => p.param === text);
+
+/**
+ * The engine's limits on a program (crates/core: program.rs
+ * MAX_SOURCE_BYTES, engine/mod.rs MAX_EXECUTED_OPS; a test checks they
+ * agree). A recording of a real program takes 16 to 21 bytes an op, so the
+ * text limit holds a recording of the op limit; 2,000,000 ops trace in a
+ * few seconds and keep about 60 MB of wasm memory.
+ */
+export const MAX_SOURCE_BYTES = 48_000_000;
+export const MAX_RUN_OPS = 2_000_000;
+
+/**
+ * Programs longer than this are not drawn line by line in the editor (a
+ * million lines of coloured tokens would hold the page for seconds): it
+ * shows their size and first lines, read-only. Every shipped recording is
+ * shorter.
+ */
+export const EDITABLE_SOURCE_CHARS = 1 << 20;
+
+/** The bytes `text` takes in UTF-8 (a file's size), without encoding it. */
+export function utf8Bytes(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    // Two bytes up to U+07FF, else three; a surrogate pair (two units) is
+    // four bytes, a lone surrogate the three of the U+FFFD it becomes.
+    const pair = c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    if (pair) {
+      n += 2;
+      i++;
+    } else {
+      n += c < 0x800 ? 1 : 2;
+    }
+  }
+  return n;
+}
+
+const grouped = (n: number): string => n.toLocaleString("en-US");
+
+/** `48 MB`, `20.4 MB`: megabytes of 1,000,000 bytes, one decimal unless it is zero. */
+export function megabytes(n: number): string {
+  const tenths = Math.ceil(Math.floor(n / 50_000) / 2);
+  return tenths % 10 === 0 ? `${tenths / 10} MB` : `${Math.floor(tenths / 10)}.${tenths % 10} MB`;
+}
+
+/**
+ * Why a program of `bytes` bytes is refused, as the engine says it
+ * (program.rs `too_large`): both sizes in megabytes, or in bytes where one
+ * decimal would make them read the same. Null: within the limit.
+ */
+export function sourceTooLarge(bytes: number): string | null {
+  if (bytes <= MAX_SOURCE_BYTES) return null;
+  const size = megabytes(bytes);
+  const limit = megabytes(MAX_SOURCE_BYTES);
+  return size === limit
+    ? `the program is ${grouped(bytes)} bytes; the limit is ${grouped(MAX_SOURCE_BYTES)} bytes`
+    : `the program is ${size}; the limit is ${limit}`;
+}

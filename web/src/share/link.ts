@@ -151,6 +151,13 @@ async function inflate(bytes: Uint8Array, limit: number): Promise<{ ok: true; te
 
 /** "v1…" for the URL hash (without '#'): short and readable, or compressed when long. */
 export async function encodeShare(s: SharedState): Promise<string> {
+  // The decoder refuses longer programs: a link must survive address bars
+  // and chat clients, and a recording of a real program is megabytes.
+  if (s.source.length > MAX_SOURCE_CHARS) {
+    throw new Error(
+      `this program is ${s.source.length.toLocaleString("en-US")} characters, too long for a link (a link carries up to ${MAX_SOURCE_CHARS.toLocaleString("en-US")}): share its file instead`,
+    );
+  }
   const query = shareQuery(s);
   const short = `v${SHARE_VERSION}?${query}`;
   if (short.length <= COMPRESS_FROM) return short;

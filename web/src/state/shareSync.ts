@@ -70,7 +70,9 @@ export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyn
   };
   const startWriting = (): void => {
     store.subscribe((s, prev) => {
-      if (JSON.stringify(sharedOf(s)) !== JSON.stringify(sharedOf(prev))) writeHash();
+      // The program apart: a recording is megabytes, too long to copy at every step.
+      const rest = (state: AppState): string => JSON.stringify({ ...sharedOf(state), source: "" });
+      if (s.source !== prev.source || rest(s) !== rest(prev)) writeHash();
     });
   };
 

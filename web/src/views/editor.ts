@@ -3,11 +3,20 @@
 // Highlighting is a mirror: the textarea's text is transparent and a <pre>
 // behind it, with the same font and padding, draws the coloured tokens and
 // the error marker. The textarea keeps native editing, undo and its label.
+//
+// A program also opens from a file (the "Open file…" button, or a file
+// dropped anywhere on the page) or a paste. One longer than
+// EDITABLE_SOURCE_CHARS (a recording of a real program: a million ops is
+// about 20 MB) is not drawn line by line: the editor shows its size and
+// first lines, read-only, and the run takes the text as it is. One over the
+// engine's limit is refused before anything runs, saying its size and the
+// limit, and the program on screen stays.
 
 import type { RunConfig } from "../engine/config";
 import { allErrors } from "../engine/errors";
 import type { AllocatorInfo, ProgramError } from "../engine/types";
 import { errorTokenIndex, tokenizeLine } from "../model/highlight";
+import { EDITABLE_SOURCE_CHARS, megabytes, sourceTooLarge, utf8Bytes } from "../model/limits";
 import { h, setText } from "./dom";
 import { programMenu, type LessonEntry } from "./programMenu";
 import "./editor.css";
@@ -21,6 +30,8 @@ export interface EditorData {
   currentLine: number | null;
   /** Lessons listed in the Programs menu (none: no Lessons group). */
   lessons?: readonly LessonEntry[];
+  /** Ops the program runs, once traced (a long program's header says it). */
+  ops?: number | null;
 }
 
 export interface EditorHandlers {
@@ -266,6 +277,32 @@ function renderErrors(list: HTMLElement, error: ProgramError | null, code: Code)
   list.replaceChildren(...count, ...(items.length > 0 ? [h("ul", { class: "program-error-list" }, ...items)] : []));
 }
 
+/** Lines a long program's read-only view shows from its start. */
+export const PREVIEW_LINES = 200;
+
+/** The first `count` lines of `text` and how many lines it has, without splitting all of it. */
+export function headLines(text: string, count: number): { head: string[]; lines: number } {
+  const head: string[] = [];
+  let lines = 1;
+  let start = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {
+    if (head.length < count) head.push(text.slice(start, at));
+    start = at + 1;
+    lines++;
+  }
+  if (head.length < count) head.push(text.slice(start));
+  // A final newline ends the last line; it does not start another.
+  if (text.endsWith("\n")) lines--;
+  return { head, lines: Math.max(1, lines) };
+}
+
+/** A long program's header: its size, lines and (once traced) ops. */
+export function largeProgramSummary(bytes: number, lines: number, ops: number | null): string {
+  const n = (v: number): string => v.toLocaleString("en-US");
+  const traced = ops === null ? "" : `, ${n(ops)} ops`;
+  return `Long program: ${megabytes(bytes)}, ${n(lines)} lines${traced}. Shown read-only: its first ${n(Math.min(lines, PREVIEW_LINES))} lines.`;
+}
+
 type Refs = ReturnType<typeof build>;
 const views = new WeakMap<HTMLElement, Refs>();
 
@@ -339,6 +376,116 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     (id) => handlers.onGallery?.(id),
   );
 
+  // ---- Opening a program from a file or a paste ----
+  const importStatus = h("p", { id: "program-import-status", class: "program-import-status", role: "status" });
+  const say = (text: string, refused: boolean): void => {
+    importStatus.textContent = text;
+    importStatus.classList.toggle("is-refused", refused);
+  };
+  /** Opens `text` as the program (`from` names where it came from), or says why not. */
+  const openText = (text: string, from: string): void => {
+    const bytes = utf8Bytes(text);
+    const why = sourceTooLarge(bytes);
+    if (why !== null) {
+      say(`${from} was not opened: ${why}. The program on screen is unchanged.`, true);
+      return;
+    }
+    if (text.length > EDITABLE_SOURCE_CHARS) {
+      say(`Opened ${from} (${megabytes(bytes)}): it replaces the program, read-only.`, false);
+      handlers.onConfigure({ source: text });
+    } else {
+      say(`Opened ${from}.`, false);
+      loadProgram(text);
+    }
+  };
+  /** Opens a file's text; its size is checked before any of it is read. */
+  const openFile = async (file: File): Promise<void> => {
+    const why = sourceTooLarge(file.size);
+    if (why !== null) {
+      say(`${file.name} was not opened: ${why}. The program on screen is unchanged.`, true);
+      return;
+    }
+    say(`Reading ${file.name}…`, false);
+    let text: string;
+    try {
+      text = await file.text();
+    } catch (error: unknown) {
+      say(`${file.name} could not be read (${error instanceof Error ? error.message : String(error)}). The program on screen is unchanged.`, true);
+      return;
+    }
+    openText(text, file.name);
+  };
+  const fileInput = h("input", { type: "file", id: "program-file", class: "visually-hidden", accept: ".txt,.bump,text/plain", tabindex: -1, "aria-hidden": "true" });
+  fileInput.addEventListener("change", () => {
+    const file = fileInput.files?.[0];
+    // Cleared so choosing the same file again (edited since) opens it again.
+    fileInput.value = "";
+    if (file) void openFile(file);
+  });
+  const openButton = h("button", { type: "button", class: "programs-button open-file-button", "aria-describedby": importStatus.id }, "Open file…");
+  openButton.addEventListener("click", () => fileInput.click());
+  /** A paste too long to draw line by line replaces the program as a whole; a shorter one edits the text natively. */
+  const onPaste = (event: ClipboardEvent): void => {
+    const text = event.clipboardData?.getData("text/plain") ?? "";
+    const inLarge = event.currentTarget !== textarea;
+    if (!inLarge && text.length <= EDITABLE_SOURCE_CHARS) return;
+    event.preventDefault();
+    if (text !== "") openText(text, "The pasted program");
+  };
+  textarea.addEventListener("paste", onPaste);
+  // A file dragged anywhere over the page shows where it goes; dropped, it opens.
+  const dropTarget = h("div", { class: "drop-target", hidden: true }, h("p", { class: "drop-target-text" }, "Drop a program file to open it"));
+  let dragDepth = 0;
+  const carriesFiles = (event: DragEvent): boolean => event.dataTransfer?.types.includes("Files") ?? false;
+  const endDrag = (): void => {
+    dragDepth = 0;
+    dropTarget.hidden = true;
+  };
+  document.addEventListener("dragenter", (event) => {
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    dragDepth++;
+    dropTarget.hidden = false;
+  });
+  document.addEventListener("dragover", (event) => {
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    if (event.dataTransfer) event.dataTransfer.dropEffect = "copy";
+    dropTarget.hidden = false;
+  });
+  document.addEventListener("dragleave", (event) => {
+    if (!carriesFiles(event)) return;
+    dragDepth = Math.max(0, dragDepth - 1);
+    if (dragDepth === 0) dropTarget.hidden = true;
+  });
+  document.addEventListener("drop", (event) => {
+    if (!carriesFiles(event)) return;
+    // Not the browser's own drop (opening the file as a page, or its path in the textarea).
+    event.preventDefault();
+    endDrag();
+    const files = event.dataTransfer?.files;
+    const file = files?.[0];
+    if (!file) return;
+    if (files.length > 1) say(`Only one program opens at a time: ${file.name}, the first of ${files.length}.`, false);
+    void openFile(file);
+  });
+  document.addEventListener("dragend", endDrag);
+  document.body.append(dropTarget);
+
+  const hint = h("span", { class: "field-hint", id: "program-help" }, "Edits re-run as you type");
+  // The read-only view of a program too long to draw line by line.
+  const largeSummary = h("p", { id: "large-program-summary", class: "large-program-summary" });
+  const largeLine = h("p", { class: "large-program-line" });
+  const largePreview = h("pre", { class: "large-program-preview" });
+  const large = h(
+    "div",
+    { class: "large-program", role: "region", tabindex: 0, "aria-label": "Program, read-only", "aria-describedby": largeSummary.id, hidden: true },
+    largeSummary,
+    largeLine,
+    largePreview,
+  );
+  large.addEventListener("paste", onPaste);
+
   textarea.addEventListener("input", () => {
     // Paint now, not on the next render, so the coloured text never lags the caret.
     paint(code);
@@ -354,11 +501,13 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     h(
       "div",
       { class: "field" },
-      h("div", { class: "field-head program-head" }, h("label", { for: "program", class: "panel-title" }, "Program"), menu.programs),
+      h("div", { class: "field-head program-head" }, h("label", { for: "program", class: "panel-title" }, "Program"), h("div", { class: "program-actions" }, openButton, fileInput, menu.programs)),
       menu.mixForm,
+      importStatus,
       h("div", { class: "editor" }, gutter, h("div", { class: "code-area" }, mirror, textarea)),
+      large,
       error,
-      h("span", { class: "field-hint", id: "program-help" }, "Edits re-run as you type"),
+      hint,
     ),
     h("div", { class: "field" }, h("label", { for: "allocator" }, "Allocator"), allocator, description, more),
     h(
@@ -376,7 +525,8 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
       h("dl", {}, ...SYNTAX.flatMap(([text, meaning]) => [h("dt", {}, h("code", {}, text)), h("dd", {}, meaning)])),
     ),
   );
-  return { code, menu, error, allocator, description, more, clampDescription, target, capacity, capacityHelp, minAlign, minAlignField };
+  const longView = { large, summary: largeSummary, line: largeLine, preview: largePreview, editor: textarea.closest<HTMLElement>(".editor"), hint, source: null as string | null, bytes: 0, lines: 0 };
+  return { code, menu, error, allocator, description, more, clampDescription, target, capacity, capacityHelp, minAlign, minAlignField, longView };
 }
 
 export function renderEditor(container: HTMLElement, data: EditorData, handlers: EditorHandlers): void {
@@ -385,9 +535,15 @@ export function renderEditor(container: HTMLElement, data: EditorData, handlers:
     refs = build(container, handlers);
     views.set(container, refs);
   }
-  const { code, error, allocator, description, target, capacity, minAlign } = refs;
+  const { code, error } = refs;
   const { config } = data;
   const { textarea } = code;
+  if (renderLong(refs.longView, config.source, data)) {
+    textarea.setAttribute("aria-invalid", data.error ? "true" : "false");
+    renderErrors(error, data.error, code);
+    renderSettings(refs, data);
+    return;
+  }
   if (textarea.value !== config.source && document.activeElement !== textarea) textarea.value = config.source;
 
   // Mirror and gutter: the text in the textarea (what is on screen), the
@@ -406,7 +562,41 @@ export function renderEditor(container: HTMLElement, data: EditorData, handlers:
 
   textarea.setAttribute("aria-invalid", data.error ? "true" : "false");
   renderErrors(error, data.error, code);
+  renderSettings(refs, data);
+}
 
+/**
+ * Shows a program too long to draw line by line (its size, lines, ops and
+ * first lines, read-only) instead of the textarea; false for a shorter one,
+ * which the textarea shows.
+ */
+function renderLong(view: Refs["longView"], source: string, data: EditorData): boolean {
+  const long = source.length > EDITABLE_SOURCE_CHARS;
+  view.large.hidden = !long;
+  if (view.editor) view.editor.hidden = long;
+  // Nothing is typed into the read-only view.
+  view.hint.hidden = long;
+  if (!long) {
+    view.source = null;
+    return false;
+  }
+  if (view.source !== source) {
+    view.source = source;
+    const { head, lines } = headLines(source, PREVIEW_LINES);
+    view.bytes = utf8Bytes(source);
+    view.lines = lines;
+    const width = String(head.length).length;
+    view.preview.textContent = head.map((text, i) => `${String(i + 1).padStart(width)}  ${text}`).join("\n");
+  }
+  setText(view.summary, largeProgramSummary(view.bytes, view.lines, data.ops ?? null));
+  setText(view.line, data.currentLine !== null && !data.error ? `The op in view is on line ${data.currentLine.toLocaleString("en-US")}.` : "");
+  return true;
+}
+
+/** The Programs menu's lessons and the run settings under the program. */
+function renderSettings(refs: Refs, data: EditorData): void {
+  const { allocator, description, target, capacity, minAlign } = refs;
+  const { config } = data;
   refs.menu.setLessons(data.lessons ?? []);
 
   fillAllocators(allocator, data.allocators);

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { loadTraceModuleSync } from "../engine/node";
+import { encodeShare, MAX_SOURCE_CHARS } from "../share/link";
+import { recording } from "../test/recording";
+import { headLines, largeProgramSummary, PREVIEW_LINES } from "../views/editor";
+import { EDITABLE_SOURCE_CHARS, MAX_RUN_OPS, MAX_SOURCE_BYTES, megabytes, sourceTooLarge, utf8Bytes } from "./limits";
+
+/** The engine's error for `source` before it runs anything, or undefined when it would run. */
+function engineRefusal(source: string): string | undefined {
+  const run = loadTraceModuleSync().startRun({ source, allocator: "bumpalo", target: "64", capacity: null, minAlign: null });
+  try {
+    const error = run.error();
+    return error === undefined ? undefined : (JSON.parse(error) as { message: string }).message;
+  } finally {
+    run.free();
+  }
+}
+
+describe("the program limits", () => {
+  it("say a program's size and the limit in megabytes", () => {
+    expect(sourceTooLarge(MAX_SOURCE_BYTES)).toBeNull();
+    expect(sourceTooLarge(52_345_678)).toBe("the program is 52.3 MB; the limit is 48 MB");
+    expect(sourceTooLarge(2_000_000_000)).toBe("the program is 2000 MB; the limit is 48 MB");
+    // One decimal would read "48 MB" twice: the exact counts say which is larger.
+    expect(sourceTooLarge(MAX_SOURCE_BYTES + 1)).toBe("the program is 48,000,001 bytes; the limit is 48,000,000 bytes");
+    expect(megabytes(20_369_660)).toBe("20.4 MB");
+    expect(megabytes(149_999)).toBe("0.1 MB");
+    expect(megabytes(150_000)).toBe("0.2 MB");
+  });
+
+  it("count a text's bytes as a file of it holds them", () => {
+    for (const text of ["a = alloc 8\n", "# é ü\n", "# 字\n", "# 🦀 crab\n", "\uD800 lone", "lone \uDC00", "\uDBFF\uDFFF"]) {
+      expect(utf8Bytes(text), text).toBe(new TextEncoder().encode(text).length);
+    }
+  });
+
+  it("are the engine's: a text one byte over is refused in the same words, one at the limit runs", () => {
+    const over = "#".repeat(MAX_SOURCE_BYTES + 1);
+    expect(engineRefusal(over)).toBe(sourceTooLarge(over.length));
+    expect(engineRefusal("#".repeat(MAX_SOURCE_BYTES))).toBeUndefined();
+    const bigger = "#".repeat(MAX_SOURCE_BYTES + 1_234_567);
+    expect(engineRefusal(bigger)).toBe("the program is 49.2 MB; the limit is 48 MB");
+  }, 60_000);
+
+  it("let a program of the op limit run, and refuse one op more before running it", () => {
+    const atLimit = `repeat ${MAX_RUN_OPS / 2} {\n  a = alloc 8\n  free a\n}\n`;
+    expect(engineRefusal(atLimit)).toBeUndefined();
+    expect(engineRefusal(`${atLimit}b = alloc 1\n`)).toBe("the program would execute 2,000,001 ops; the limit is 2,000,000: lower a repeat count");
+    // A recording of the op limit, in the recorder's own shape, fits in the text limit.
+    const sample = recording(20_000);
+    expect((utf8Bytes(sample.text) / sample.ops) * MAX_RUN_OPS).toBeLessThan(MAX_SOURCE_BYTES);
+  });
+});
+
+describe("a program too long to edit", () => {
+  it("is counted and shown by its first lines without splitting the whole text", () => {
+    expect(headLines("a\nb\nc\n", 2)).toEqual({ head: ["a", "b"], lines: 3 });
+    expect(headLines("a\nb", 5)).toEqual({ head: ["a", "b"], lines: 2 });
+    expect(headLines("", 5)).toEqual({ head: [""], lines: 1 });
+    const big = recording(100_000);
+    const { head, lines } = headLines(big.text, PREVIEW_LINES);
+    expect(lines).toBe(big.text.split("\n").length - 1);
+    expect(head).toEqual(big.text.split("\n").slice(0, PREVIEW_LINES));
+    expect(big.text.length).toBeGreaterThan(EDITABLE_SOURCE_CHARS);
+  });
+
+  it("says its size, lines and ops in its header", () => {
+    expect(largeProgramSummary(20_369_660, 1_000_006, 1_000_000)).toBe(
+      "Long program: 20.4 MB, 1,000,006 lines, 1,000,000 ops. Shown read-only: its first 200 lines.",
+    );
+    expect(largeProgramSummary(2_000_000, 150, null)).toBe("Long program: 2 MB, 150 lines. Shown read-only: its first 150 lines.");
+  });
+});
+
+describe("a share link", () => {
+  const state = (source: string) => ({ source, allocator: "bumpalo", target: "64" as const, capacity: null, minAlign: null, step: 0, compare: null });
+
+  it("carries a program up to its own limit, and says why a recording is too long for one", async () => {
+    await expect(encodeShare(state(`# ${"x".repeat(MAX_SOURCE_CHARS - 3)}\n`))).resolves.toMatch(/^v1/);
+    const rec = recording(10_000);
+    await expect(encodeShare(state(rec.text))).rejects.toThrow(
+      `this program is ${rec.text.length.toLocaleString("en-US")} characters, too long for a link (a link carries up to 100,000): share its file instead`,
+    );
+  });
+});
