@@ -2,7 +2,26 @@
 // `name: value unit` lines, budget verdicts, options and the fallback sizes.
 // Vitest: covered once vitest.config.ts's include lists scripts/bench.test.mjs.
 import { describe, expect, test } from "vitest";
-import { ascending, BUDGETS, count, formatLine, formatValue, median, naLine, parseArgs, parseLine, program, scrubSizes, splitFetches, traceBytes, verdict, worthTrying } from "./bench.mjs";
+import {
+  ascending,
+  BUDGETS,
+  count,
+  formatLine,
+  formatValue,
+  longestMainThreadTask,
+  median,
+  naLine,
+  pageTraceName,
+  parseArgs,
+  parseLine,
+  program,
+  scrubSizes,
+  splitFetches,
+  summariseDrags,
+  traceBytes,
+  verdict,
+  worthTrying,
+} from "./bench.mjs";
 
 describe("median", () => {
   test("odd and even counts, unsorted input", () => {
@@ -54,7 +73,8 @@ describe("verdict", () => {
 describe("formatLine", () => {
   test("a budgeted figure carries its budget and verdict", () => {
     expect(formatLine("payload_gzip_kb", 412.3, "kB")).toBe("payload_gzip_kb: 412 kB (budget 200: over)");
-    expect(formatLine("wasm_vs_native_ratio", 2.5, "x")).toBe("wasm_vs_native_ratio: 2.50 x (budget 3: met)");
+    expect(formatLine("wasm_vs_native_ratio", 2.5, "x")).toBe("wasm_vs_native_ratio: 2.50 x (budget 2: over)");
+    expect(formatLine("scrub_drag_longest_task_ms", 48.2, "ms")).toBe("scrub_drag_longest_task_ms: 48.2 ms (budget 50: met)");
   });
   test("an unbudgeted figure is `name: value unit`, a note in parentheses", () => {
     expect(formatLine("trace_ops_per_s_native", 12_000_000, "ops/s")).toBe("trace_ops_per_s_native: 12000000 ops/s");
@@ -65,11 +85,14 @@ describe("formatLine", () => {
   });
   test("every budget the brief names is there", () => {
     expect(BUDGETS).toEqual({
-      wasm_vs_native_ratio: 3,
+      wasm_vs_native_ratio: 2,
       trace_bytes_per_op: 32,
       scrub_ratio_1m_vs_100: 2,
       payload_gzip_kb: 200,
       first_map_ms: 1500,
+      page_trace_ms_1m_bumpalo: 1500,
+      page_trace_ms_1m_bump_scope_up: 1500,
+      scrub_drag_longest_task_ms: 50,
     });
   });
 });
@@ -136,5 +159,49 @@ describe("the two-module design's figures", () => {
     expect(scrubSizes(1_000_000, 0, 100)).toEqual([1_000_000, 100_000, 10_000]);
     expect(scrubSizes(1000, 1000, 100)).toEqual([1000]);
     expect(scrubSizes(50, 50, 49)).toEqual([50]);
+  });
+});
+
+describe("the page's trace and the scrub drag", () => {
+  test("a preset's page-trace figure is named in snake case, and the two the issue names have budgets", () => {
+    expect(pageTraceName("bump-scope-up")).toBe("page_trace_ms_1m_bump_scope_up");
+    expect(pageTraceName("bumpalo")).toBe("page_trace_ms_1m_bumpalo");
+    expect(BUDGETS[pageTraceName("bumpalo")]).toBe(1500);
+    expect(BUDGETS[pageTraceName("bump-scope-up")]).toBe(1500);
+  });
+
+  const trace = (events) => Buffer.from(JSON.stringify({ traceEvents: events }));
+  const meta = (pid, tid, name) => ({ ph: "M", name: "thread_name", pid, tid, args: { name } });
+  const task = (pid, tid, ms, name = "ThreadControllerImpl::RunTask") => ({ ph: "X", name, pid, tid, ts: 0, dur: ms * 1000 });
+
+  test("the longest task is the longest RunTask on a renderer's main thread, in ms", () => {
+    const events = [
+      meta(1, 10, "CrRendererMain"),
+      meta(1, 11, "Compositor"),
+      meta(2, 20, "CrBrowserMain"),
+      task(1, 10, 12.5),
+      task(1, 10, 31.25, "RunTask"),
+      task(1, 11, 90),
+      task(2, 20, 400),
+      { ph: "X", name: "Layout", pid: 1, tid: 10, dur: 80_000 },
+    ];
+    expect(longestMainThreadTask(trace(events))).toBe(31.25);
+  });
+  test("no task or no trace: NaN, never a made-up 0", () => {
+    expect(longestMainThreadTask(trace([meta(1, 10, "CrRendererMain")]))).toBeNaN();
+    expect(longestMainThreadTask(Buffer.from("not json"))).toBeNaN();
+    expect(longestMainThreadTask(Buffer.from(JSON.stringify([meta(3, 30, "CrRendererMain"), task(3, 30, 7)])))).toBe(7);
+  });
+
+  test("drags: the median of each drag's longest task, the observer's entries counting when longer than the trace's", () => {
+    const s = summariseDrags([
+      { longestTask: 40, long: [], frameMax: 33 },
+      { longestTask: 45, long: [{ start: 1, ms: 72 }], frameMax: 90 },
+      { longestTask: NaN, long: [{ start: 1, ms: 55 }, { start: 9, ms: 61 }], frameMax: 70 },
+    ]);
+    expect(s.runs).toEqual([40, 72, 61]);
+    expect(s.longestMs).toBe(61);
+    expect(s.longCounts).toEqual([0, 1, 2]);
+    expect(s.frameMs).toBe(70);
   });
 });
