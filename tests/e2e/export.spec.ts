@@ -155,9 +155,8 @@ test("Export SVG: the file stands alone, with title, legend, caption and link, o
   const alone = await openAlone(browser, file.path);
   const svg = alone.locator("svg").first();
   expect(await alone.title()).toBe("Bump Lab: bumpalo, wasm32, op 3 / 6: c = alloc 24 align 16");
-  const texts = await svg.evaluate((root) => [...root.querySelectorAll(":scope > text, :scope > a > text, g.figure-frame > text")].map((t) => t.textContent ?? ""));
-  expect(texts[0]).toBe("Bump Lab: bumpalo, wasm32, op 3 / 6: c = alloc 24 align 16");
-  expect(texts.some((t) => /^bumpalo on wasm32, chunk capacity \d+ bytes \(its default\); op 3 of 6: c: 24 bytes at 0x[0-9a-f]+/.test(t))).toBe(true);
+  await expect(svg.locator("text.figure-title")).toHaveText("Bump Lab: bumpalo, wasm32, op 3 / 6: c = alloc 24 align 16");
+  await expect(svg.locator("text.figure-caption")).toHaveText(/^bumpalo on wasm32, chunk capacity \d+ bytes \(its default\); op 3 of 6: c: 24 bytes at 0x[0-9a-f]+/);
   const legend = await svg.locator("g.figure-legend g.legend-item text").allTextContents();
   expect(legend).toEqual([
     "block (a colour per op)",
@@ -198,7 +197,13 @@ test("Export SVG: the file stands alone, with title, legend, caption and link, o
 
   // The same blocks, at the same places within the map.
   const exportedMap = svg.locator("g.figure-map > svg");
-  expect(await bodyBoxes(exportedMap)).toEqual(expected);
+  // Coordinates are written to a hundredth of a pixel: the same to within a fifth of one.
+  const exported = await bodyBoxes(exportedMap);
+  expect(exported.length).toBe(expected.length);
+  exported.forEach((b, i) => {
+    expect(Math.abs(b.x - (expected[i]?.x ?? NaN)), `block ${i} x`).toBeLessThanOrEqual(0.2);
+    expect(Math.abs(b.width - (expected[i]?.width ?? NaN)), `block ${i} width`).toBeLessThanOrEqual(0.2);
+  });
 
   // And drawn the same: the first chunk's bar, pixel for pixel within a small tolerance.
   await closeShare(page);
@@ -252,7 +257,7 @@ test("Export SVG in compare mode: the columns side by side, each under its alloc
   // Side by side: the second starts right of the first, at the same height.
   expect(laid[1]!.left).toBeGreaterThan(laid[0]!.right);
   expect(laid[1]!.top).toBe(laid[0]!.top);
-  const headings = await alone.locator("g.figure-frame > text").allTextContents();
+  const headings = await alone.locator("text.figure-name").allTextContents();
   for (const name of names) expect(headings).toContain(name);
   expect(await alone.title()).toBe(`Bump Lab: ${names.join(" vs ")}, op 3 / 6: c = alloc 24 align 16`);
   await alone.close();
@@ -304,24 +309,34 @@ test("Export animation: ten steps as an animated SVG, each step showing its own 
   expect(parsed.tree && svgProblems(parsed.tree)).toEqual([]);
 
   const alone = await openAlone(browser, file.path);
-  await expect(alone.locator("g.figure-frame")).toHaveCount(10);
+  await expect(alone.locator("text.figure-caption")).toHaveCount(10);
   for (let k = 0; k <= 9; k++) {
     const shown = await alone.evaluate((t) => {
       const root = document.documentElement as unknown as SVGSVGElement;
       root.pauseAnimations();
       root.setCurrentTime(t);
-      const visible = [...root.querySelectorAll("g.figure-frame")].filter((f) => getComputedStyle(f).display !== "none");
-      return visible.map((f) => ({
-        blocks: f.querySelectorAll("g.figure-map g.block").length,
-        pointer: f.querySelector("g.figure-map line.ptr-line")?.getAttribute("x1") ?? "",
-        caption: f.querySelector(":scope > text")?.textContent ?? "",
-      }));
+      // Drawn: neither it nor any group around it is display: none at this time.
+      const drawn = (el: Element): boolean => {
+        for (let e: Element | null = el; e; e = e.parentElement) if (getComputedStyle(e).display === "none") return false;
+        return true;
+      };
+      const map = root.querySelector("g.figure-map");
+      return {
+        blocks: [...(map?.querySelectorAll("g.block") ?? [])].filter(drawn).length,
+        pointers: [...(map?.querySelectorAll("line.ptr-line") ?? [])].filter(drawn).map((l) => l.getAttribute("x1") ?? ""),
+        captions: [...root.querySelectorAll("text.figure-caption")].filter(drawn).map((c) => c.textContent ?? ""),
+      };
     }, k + 0.5);
-    expect(shown, `frame at ${k + 0.5} s`).toHaveLength(1);
-    expect(shown[0]?.blocks, `blocks at op ${k}`).toBe(counts[k]);
-    expect(shown[0]?.pointer, `bump pointer at op ${k}`).toBe(pointers[k]);
-    expect(shown[0]?.caption).toMatch(new RegExp(`^op ${k} / 12`));
+    expect(shown.blocks, `blocks at op ${k}`).toBe(counts[k]);
+    // One pointer, where the app draws it (the file writes coordinates to a hundredth of a pixel).
+    expect(shown.pointers, `bump pointer at op ${k}`).toHaveLength(1);
+    expect(Math.abs(Number(shown.pointers[0]) - Number(pointers[k])), `bump pointer at op ${k}`).toBeLessThanOrEqual(0.01);
+    expect(shown.captions, `caption at ${k + 0.5} s`).toHaveLength(1);
+    expect(shown.captions[0]).toMatch(new RegExp(`^op ${k} / 12`));
   }
+  // Written once, shown in many frames: far fewer block groups in the file than blocks drawn over the ten steps.
+  const written = await alone.locator("g.figure-map g.block").count();
+  expect(written).toBeLessThan(counts.reduce((a, b) => a + b, 0) / 2);
   await alone.close();
 });
 

@@ -20,6 +20,9 @@ describe("export helpers", () => {
     const style = inlineStyle((p) => own[p] ?? "", (p) => parent[p] ?? "");
     expect(style).toBe("fill: rgb(1, 2, 3); opacity: 0.5");
     expect(inlineStyle((p) => own[p] ?? "", null)).toBe("fill: rgb(1, 2, 3); stroke: none; opacity: 0.5; font-size: 12px");
+    // Of display, only "none" is written: SVG draws an element as inline or block alike.
+    expect(inlineStyle((p) => ({ display: "block", fill: "red" })[p] ?? "", null)).toBe("fill: red");
+    expect(inlineStyle((p) => ({ display: "none" })[p] ?? "", null)).toBe("display: none");
   });
 });
 
@@ -27,8 +30,10 @@ import {
   ANIMATION_MAX_STEPS,
   animationRange,
   composeFigure,
+  displayAnimation,
   estimateWidth,
   FIGURE_MARGIN,
+  inFrames,
   LINK_TEXT_MAX,
   linkText,
   wrapText,
@@ -36,7 +41,7 @@ import {
   type FigureInput,
 } from "./exportLayout";
 import { isInteractiveAttribute, SVG_NS, svgProblems, type XmlNode } from "./svgCheck";
-import { localUrls } from "./export";
+import { localUrls, roundCoordinates } from "./export";
 
 const MAP = (width: number, height: number, blocks: number): string =>
   `<svg xmlns="${SVG_NS}" class="memory-map" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${'<g class="block"><rect class="body" x="1" width="8" height="8"/></g>'.repeat(blocks)}</svg>`;
@@ -44,7 +49,8 @@ const MAP = (width: number, height: number, blocks: number): string =>
 const INPUT: FigureInput = {
   title: "Bump Lab: bumpalo, wasm32, op 3 / 6: c = alloc 24 align 16",
   link: "http://127.0.0.1/#v1?a=bumpalo&s=3&p=a+=+alloc+1&end",
-  frames: [{ columns: [{ name: null, svg: MAP(720, 92, 3), width: 720, height: 92 }], caption: "bumpalo on wasm32; op 3 of 6: c: 24 bytes at 0x101b0" }],
+  columns: [{ name: null, svg: MAP(720, 92, 3), width: 720, height: 92 }],
+  captions: ["bumpalo on wasm32; op 3 of 6: c: 24 bytes at 0x101b0"],
   legend: [
     { label: "block (a colour per op)", swatch: '<rect class="body" width="28" height="16"/>' },
     { label: "bump pointer", swatch: '<line class="ptr-line" x1="14" x2="14" y1="6" y2="16"/>' },
@@ -86,7 +92,7 @@ describe("figure layout", () => {
     const link = fig.text.indexOf("Open live: ");
     expect(caption).toBeGreaterThan(0);
     expect(link).toBeGreaterThan(caption);
-    const linkY = Number(fig.text.slice(link - 400, link).match(/<text x="24" y="([\d.]+)"[^>]*><tspan[^>]*>$/)?.[1]);
+    const linkY = Number(fig.text.slice(link - 400, link).match(/<text class="figure-link-text" x="24" y="([\d.]+)"[^>]*><tspan[^>]*>$/)?.[1]);
     expect(linkY).toBeGreaterThan(legendTop);
     expect(fig.height - linkY).toBeGreaterThanOrEqual(FIGURE_MARGIN);
     // Every text starts at the left margin.
@@ -100,15 +106,11 @@ describe("figure layout", () => {
   it("lays compare's columns side by side under their names, and is as wide as they are", () => {
     const fig = composeFigure({
       ...INPUT,
-      frames: [
-        {
-          columns: [
-            { name: "hinckley-up", svg: MAP(400, 92, 2), width: 400, height: 92 },
-            { name: "fitzgen-down", svg: MAP(400, 180, 2), width: 400, height: 180 },
-          ],
-          caption: "Compared",
-        },
+      columns: [
+        { name: "hinckley-up", svg: MAP(400, 92, 2), width: 400, height: 92 },
+        { name: "fitzgen-down", svg: MAP(400, 180, 2), width: 400, height: 180 },
       ],
+      captions: ["Compared"],
     });
     expect(fig.mapOrigins.map((o) => o.x)).toEqual([24, 24 + 400 + 16]);
     expect(fig.width).toBe(400 + 16 + 400 + 2 * FIGURE_MARGIN);
@@ -118,14 +120,26 @@ describe("figure layout", () => {
     expect(legendTop).toBeGreaterThanOrEqual((fig.mapOrigins[0]?.y ?? 0) + 180);
   });
 
-  it("animates frames with SMIL: each shown for its own second of the cycle, none by script", () => {
-    const frames = [0, 1, 2, 3].map((k) => ({ columns: [{ name: null, svg: MAP(300, 92, k), width: 300, height: 92 }], caption: `op ${k} / 3` }));
-    const fig = composeFigure({ ...INPUT, frames });
+  it("animates the captions with SMIL: each shown for its own second of the cycle, none by script", () => {
+    const fig = composeFigure({ ...INPUT, captions: ["op 0 / 3", "op 1 / 3", "op 2 / 3", "op 3 / 3"] });
     expect(fig.text).not.toContain("<script");
     expect(attrs(fig.text, "g", "display")).toEqual(["inline", "none", "none", "none"]);
     expect(attrs(fig.text, "animate", "values")).toEqual(["inline;none", "none;inline;none", "none;inline;none", "none;inline"]);
     expect(attrs(fig.text, "animate", "keyTimes")).toEqual(["0;0.25", "0;0.25;0.5", "0;0.5;0.75", "0;0.75"]);
     expect(new Set(attrs(fig.text, "animate", "dur"))).toEqual(new Set(["4s"]));
+  });
+
+  it("shows a part in the frames it is drawn in, as one SMIL animation of display", () => {
+    expect(displayAnimation([true, true, true])).toBe("");
+    expect(displayAnimation([true])).toBe("");
+    expect(displayAnimation([false, true, true, false, true])).toBe(
+      '<animate attributeName="display" values="none;inline;none;inline" keyTimes="0;0.2;0.6;0.8" calcMode="discrete" dur="5s" repeatCount="indefinite"/>',
+    );
+    expect(inFrames("<rect/>", [true, true])).toBe("<rect/>");
+    expect(inFrames("<rect/>", [false, false])).toBe("");
+    // Where nothing animates, the file shows its first frame.
+    expect(inFrames("<rect/>", [true, false])).toMatch(/^<g display="inline"><animate [^>]*\/><rect\/><\/g>$/);
+    expect(inFrames("<rect/>", [false, true])).toMatch(/^<g display="none"><animate /);
   });
 
   it("writes a long link as a sentence, keeping the whole link in the anchor", () => {
@@ -151,6 +165,14 @@ describe("figure layout", () => {
     expect(animationRange("1.5", "", 12)).toBe("From op must be a whole op number from 0 to 12.");
     expect(animationRange("0", "13", 12)).toBe("To op must be a whole op number from 0 to 12.");
     expect(animationRange("", "", 0)).toBe("To op must come after from op (0): an animation needs two steps or more.");
+  });
+
+  it("writes coordinates to a hundredth of a pixel, leaving short numbers alone", () => {
+    expect(roundCoordinates("674.4285714285714")).toBe("674.43");
+    expect(roundCoordinates("translate(0,54.400001525878906)")).toBe("translate(0,54.4)");
+    expect(roundCoordinates("M12.5,34h-0.3333333v36z")).toBe("M12.5,34h-0.33v36z");
+    expect(roundCoordinates("1e-7")).toBe("1e-7");
+    expect(roundCoordinates("0.0000001")).toBe("0");
   });
 
   it("makes references local, however the browser computed them", () => {

@@ -2,7 +2,8 @@
 // PNG at 2×. (Trace files are traceFile.ts.)
 
 import { blockColour } from "../views/map/palette";
-import { estimateWidth, SWATCH, type FigureColumn, type FigureFrame, type LegendItem, type Measure } from "./exportLayout";
+import { mergeFrames } from "./exportAnimation";
+import { estimateWidth, SWATCH, type FigureColumn, type LegendItem, type Measure } from "./exportLayout";
 import { isInteractiveAttribute, SVG_NS } from "./svgCheck";
 
 // ---- File names --------------------------------------------------------------
@@ -52,6 +53,8 @@ export function inlineStyle(own: (p: string) => string, inherited: ((p: string) 
   for (const p of INLINED_PROPERTIES) {
     const v = own(p);
     if (v === "" || NOT_INHERITED_DEFAULTS[p] === v) continue;
+    // SVG draws an element or not: of display's values only "none" changes the picture.
+    if (p === "display" && v !== "none") continue;
     if (inherited && inherited(p) === v && INHERITED.has(p)) continue;
     parts.push(`${p}: ${v}`);
   }
@@ -83,22 +86,39 @@ export function cleanCopy(svg: SVGSVGElement): SVGSVGElement {
   const view = svg.ownerDocument.defaultView;
   const originals = [svg, ...svg.querySelectorAll("*")];
   const copies = [clone, ...clone.querySelectorAll("*")];
+  const hidden: Element[] = [];
+  // Each element's values, read once: they are its own and then its children's inherited ones.
+  const values = new Map<Element, Map<string, string>>();
+  const valuesOf = (el: Element): Map<string, string> => {
+    let v = values.get(el);
+    if (!v && view) {
+      const computed = view.getComputedStyle(el);
+      v = new Map(INLINED_PROPERTIES.map((p) => [p, computed.getPropertyValue(p)]));
+      values.set(el, v);
+    }
+    return v ?? new Map();
+  };
   originals.forEach((el, i) => {
     const copy = copies[i];
     if (!copy || !view) return;
-    const own = view.getComputedStyle(el);
-    const parent = el === svg || !el.parentElement ? null : view.getComputedStyle(el.parentElement);
-    const style = localUrls(inlineStyle((p) => own.getPropertyValue(p), parent ? (p) => parent.getPropertyValue(p) : null));
+    const own = valuesOf(el);
+    // Drawn nowhere: left out (what a pattern or marker draws in defs is kept, drawn where it is used).
+    if (own.get("display") === "none" && GRAPHICS.has(el.localName) && !el.closest("defs")) hidden.push(copy);
+    const parent = el === svg || !el.parentElement ? null : valuesOf(el.parentElement);
+    const style = localUrls(inlineStyle((p) => own.get(p) ?? "", parent ? (p) => parent.get(p) ?? "" : null));
     if (style) copy.setAttribute("style", style);
     else copy.removeAttribute("style");
     for (const name of copy.getAttributeNames()) {
       if (isInteractiveAttribute(name)) copy.removeAttribute(name);
       else {
         const value = copy.getAttribute(name) ?? "";
-        if (value.includes("url(")) copy.setAttribute(name, localUrls(value));
+        const local = value.includes("url(") ? localUrls(value) : value;
+        const short = GEOMETRY.has(name) ? roundCoordinates(local) : local;
+        if (short !== value) copy.setAttribute(name, short);
       }
     }
   });
+  for (const gone of hidden) gone.remove();
   for (const gone of clone.querySelectorAll(".block-exit, .chunk-row-exit")) gone.remove();
   clone.setAttribute("xmlns", SVG_NS);
   const width = svg.getAttribute("width") ?? String(svg.clientWidth);
@@ -107,6 +127,21 @@ export function cleanCopy(svg: SVGSVGElement): SVGSVGElement {
   clone.setAttribute("height", height);
   if (!clone.getAttribute("viewBox")) clone.setAttribute("viewBox", `0 0 ${width} ${height}`);
   return clone;
+}
+
+/** Elements that draw: one whose display is none is left out of a copy. */
+const GRAPHICS = new Set(["g", "rect", "line", "path", "text", "circle", "polyline", "polygon"]);
+
+/** Attributes holding coordinates, written to a hundredth of a pixel. */
+const GEOMETRY = new Set(["x", "y", "width", "height", "x1", "x2", "y1", "y2", "cx", "cy", "r", "rx", "ry", "dx", "dy", "d", "points", "transform"]);
+
+/**
+ * Numbers in `value` to two decimals: d3 writes coordinates to seventeen
+ * digits, and an animation repeats them in every frame; a hundredth of a
+ * pixel draws the same.
+ */
+export function roundCoordinates(value: string): string {
+  return value.replace(/-?\d*\.\d{3,}(e-?\d+)?/g, (n) => String(Math.round(Number(n) * 100) / 100));
 }
 
 /** `url("http://host/page#bl-hatch")` (how a browser may compute a reference) as `url(#bl-hatch)`. */
@@ -324,21 +359,22 @@ export function figureLegend(doc: Document, presence: LegendPresence): { legend:
 
 /**
  * Each of `steps` drawn by `draw` into a scratch container `width` px wide
- * off the page, and made standalone: the frames of an animation.
+ * off the page, made standalone, and merged into one map that animates
+ * through them (exportAnimation.ts). `progress` hears of each step drawn.
  */
-export async function captureFrames(
+export async function animatedMap(
   doc: Document,
   steps: readonly number[],
   width: number,
   draw: (container: HTMLElement, step: number) => void,
-  caption: (step: number) => string,
-): Promise<{ frames: FigureFrame[]; defs: string; presence: LegendPresence }> {
+  progress: (done: number) => void,
+): Promise<{ column: FigureColumn; defs: string; presence: LegendPresence }> {
   const host = doc.createElement("div");
   host.setAttribute("aria-hidden", "true");
   host.setAttribute("inert", "");
   host.style.cssText = `position: fixed; left: -100000px; top: 0; width: ${Math.round(width)}px;`;
   doc.body.append(host);
-  const frames: FigureFrame[] = [];
+  const frames: SVGSVGElement[] = [];
   const seen: LegendPresence[] = [];
   let defs = "";
   try {
@@ -348,14 +384,20 @@ export async function captureFrames(
       const svg = host.querySelector<SVGSVGElement>("svg.memory-map");
       if (!svg) throw new Error(`op ${step} drew no map`);
       seen.push(presenceIn(svg));
-      const part = mapColumn(svg, null, "");
-      if (k === 0) defs = part.defs;
-      frames.push({ columns: [part.column], caption: caption(step) });
+      const copy = cleanCopy(svg);
+      // One scratch map draws every frame: their definitions are the same, written once.
+      for (const d of copy.querySelectorAll(":scope > defs")) {
+        if (k === 0) defs = [...d.children].map((c) => new XMLSerializer().serializeToString(c)).join("");
+        d.remove();
+      }
+      frames.push(copy);
+      progress(k + 1);
     }
   } finally {
     host.remove();
   }
-  return { frames, defs, presence: anyPresent(seen) };
+  const merged = mergeFrames(frames);
+  return { column: { name: null, svg: merged.svg, width: merged.width, height: merged.height }, defs, presence: anyPresent(seen) };
 }
 
 /**

@@ -55,11 +55,6 @@ export interface FigureColumn {
   height: number;
 }
 
-export interface FigureFrame {
-  columns: readonly FigureColumn[];
-  caption: string;
-}
-
 export interface LegendItem {
   label: string;
   /** SVG markup drawn in a SWATCH-sized box at the origin. */
@@ -70,8 +65,14 @@ export interface FigureInput {
   title: string;
   /** The app's link to this state. */
   link: string;
-  /** One frame: a still figure; more: an animation cycling through them. */
-  frames: readonly FigureFrame[];
+  /** The maps, side by side (compare's columns), or one map. */
+  columns: readonly FigureColumn[];
+  /**
+   * What the figure says under its legend. One: a still figure; more: an
+   * animation, each caption shown for its step's second of the cycle (the
+   * maps animate themselves in step with them: exportAnimation.ts).
+   */
+  captions: readonly string[];
   legend: readonly LegendItem[];
   /** Shared definitions (patterns, clip paths, markers) the maps and swatches refer to by id. */
   defs: string;
@@ -85,7 +86,7 @@ export interface ComposedFigure {
   text: string;
   width: number;
   height: number;
-  /** Where each frame's maps are drawn: column k's top-left corner. */
+  /** Where the maps are drawn: column k's top-left corner. */
   mapOrigins: readonly { x: number; y: number }[];
 }
 
@@ -148,9 +149,9 @@ export function linkText(link: string): string {
 }
 
 /** A `<text>` of lines, the first baseline at `y`. */
-function textBlock(lines: readonly string[], x: number, y: number, size: number, fill: string, font: string, extra = ""): string {
+function textBlock(lines: readonly string[], x: number, y: number, size: number, fill: string, cls: string, extra = ""): string {
   const spans = lines.map((l, i) => `<tspan x="${x}" dy="${i === 0 ? 0 : (size * LINE).toFixed(1)}">${xmlEscape(l)}</tspan>`).join("");
-  return `<text x="${x}" y="${y.toFixed(1)}" style="fill: ${fill}; font-family: ${xmlEscape(font)}; font-size: ${size}px${extra}">${spans}</text>`;
+  return `<text class="${cls}" x="${x}" y="${y.toFixed(1)}" style="fill: ${fill}; font-size: ${size}px${extra}">${spans}</text>`;
 }
 
 /** Height of `n` lines at `size` px. */
@@ -162,7 +163,7 @@ interface LegendLayout {
 }
 
 /** Legend items in rows: swatch, label, gap; a row wraps before it would pass `width`. */
-function layoutLegend(items: readonly LegendItem[], width: number, colours: FigureInput["colours"], font: string, measure: Measure): LegendLayout {
+function layoutLegend(items: readonly LegendItem[], width: number, colours: FigureInput["colours"], measure: Measure): LegendLayout {
   if (items.length === 0) return { markup: "", height: 0 };
   const rowH = Math.max(SWATCH.height, TEXT_SIZE * LINE) + 6;
   let x = 0;
@@ -176,20 +177,38 @@ function layoutLegend(items: readonly LegendItem[], width: number, colours: Figu
     }
     parts.push(
       `<g class="legend-item" transform="translate(${x.toFixed(1)},${y.toFixed(1)})">${item.swatch}` +
-        `<text x="${SWATCH.width + 6}" y="${(SWATCH.height / 2 + TEXT_SIZE * 0.35).toFixed(1)}" style="fill: ${colours.text}; font-family: ${xmlEscape(font)}; font-size: ${TEXT_SIZE}px">${xmlEscape(item.label)}</text></g>`,
+        `<text x="${SWATCH.width + 6}" y="${(SWATCH.height / 2 + TEXT_SIZE * 0.35).toFixed(1)}" style="fill: ${colours.text}; font-size: ${TEXT_SIZE}px">${xmlEscape(item.label)}</text></g>`,
     );
     x += w;
   }
   return { markup: parts.join(""), height: y + rowH };
 }
 
-/** Keeps a frame hidden except for its share of an animation's cycle (SMIL: no script). */
-function frameAnimation(k: number, n: number): string {
-  const dur = `${n * SECONDS_PER_FRAME}s`;
+/**
+ * SMIL that shows an element in the frames of an `on.length`-frame cycle
+ * where `on` is true and hides it in the others (no script: it plays where
+ * scripts do not run); "" when it is shown or hidden throughout.
+ */
+export function displayAnimation(on: readonly boolean[]): string {
+  const n = on.length;
+  if (n < 2 || on.every((v) => v === on[0])) return "";
   const at = (i: number): string => String(Math.round((i / n) * 1e6) / 1e6);
-  const values = k === 0 ? "inline;none" : k === n - 1 ? "none;inline" : "none;inline;none";
-  const keyTimes = k === 0 ? `0;${at(1)}` : k === n - 1 ? `0;${at(k)}` : `0;${at(k)};${at(k + 1)}`;
-  return `<animate attributeName="display" values="${values}" keyTimes="${keyTimes}" calcMode="discrete" dur="${dur}" repeatCount="indefinite"/>`;
+  const values: string[] = [];
+  const times: string[] = [];
+  on.forEach((v, k) => {
+    if (k === 0 || v !== on[k - 1]) {
+      values.push(v ? "inline" : "none");
+      times.push(at(k));
+    }
+  });
+  return `<animate attributeName="display" values="${values.join(";")}" keyTimes="${times.join(";")}" calcMode="discrete" dur="${n * SECONDS_PER_FRAME}s" repeatCount="indefinite"/>`;
+}
+
+/** `markup` shown only in the frames where `on` is true; as it stands when the viewer does not animate, frame 0's state. */
+export function inFrames(markup: string, on: readonly boolean[]): string {
+  const animation = displayAnimation(on);
+  if (animation === "") return on[0] === false ? "" : markup;
+  return `<g display="${on[0] ? "inline" : "none"}">${animation}${markup}</g>`;
 }
 
 /** The whole figure as an SVG file's text, with its size and where its maps sit. */
@@ -197,29 +216,28 @@ export function composeFigure(input: FigureInput): ComposedFigure {
   const { colours, font } = input;
   const measure = input.measure ?? estimateWidth;
   const m = FIGURE_MARGIN;
-  const widths = input.frames.map((f) => f.columns.reduce((w, c) => w + c.width, 0) + GAP * Math.max(0, f.columns.length - 1));
-  const content = Math.max(MIN_CONTENT_WIDTH, ...widths);
+  const mapsWidth = input.columns.reduce((w, c) => w + c.width, 0) + GAP * Math.max(0, input.columns.length - 1);
+  const content = Math.max(MIN_CONTENT_WIDTH, mapsWidth);
   const width = Math.ceil(content + 2 * m);
 
   const titleLines = wrapText(input.title, content, TITLE_SIZE, measure, true);
   let y = m;
-  const title = textBlock(titleLines, m, y + TITLE_SIZE, TITLE_SIZE, colours.text, font, "; font-weight: 700");
+  const title = textBlock(titleLines, m, y + TITLE_SIZE, TITLE_SIZE, colours.text, "figure-title", "; font-weight: 700");
   y += linesHeight(titleLines.length, TITLE_SIZE) + GAP / 2;
   // Whole pixels: a map drawn at a fraction of a pixel is antialiased unlike the page's.
   y = Math.round(y);
 
-  // The maps: the tallest frame sets the room every frame gets.
-  const named = input.frames.some((f) => f.columns.some((c) => c.name !== null));
+  const named = input.columns.some((c) => c.name !== null);
   const nameH = named ? linesHeight(1, NAME_SIZE) + 4 : 0;
   const mapTop = Math.round(y + nameH);
-  const mapsH = Math.max(0, ...input.frames.map((f) => Math.max(0, ...f.columns.map((c) => c.height))));
+  const mapsH = Math.max(0, ...input.columns.map((c) => c.height));
   y = mapTop + mapsH + GAP;
 
-  const legend = layoutLegend(input.legend, content, colours, font, measure);
+  const legend = layoutLegend(input.legend, content, colours, measure);
   const legendTop = Math.round(y);
   y += legend.height + (legend.height > 0 ? GAP / 2 : 0);
 
-  const captions = input.frames.map((f) => wrapText(f.caption, content, TEXT_SIZE, measure));
+  const captions = input.captions.map((c) => wrapText(c, content, TEXT_SIZE, measure));
   const captionTop = y;
   y += linesHeight(Math.max(1, ...captions.map((c) => c.length)), TEXT_SIZE) + 4;
 
@@ -229,31 +247,33 @@ export function composeFigure(input: FigureInput): ComposedFigure {
   const height = Math.ceil(y + m);
 
   const mapOrigins: { x: number; y: number }[] = [];
-  const n = input.frames.length;
-  const frames = input.frames.map((frame, k) => {
-    let x = m;
-    const parts: string[] = [];
-    for (const c of frame.columns) {
-      if (k === 0) mapOrigins.push({ x, y: mapTop });
-      if (c.name !== null) parts.push(textBlock([c.name], x, mapTop - 6, NAME_SIZE, colours.text, font, "; font-weight: 700"));
-      parts.push(`<g class="figure-map" transform="translate(${x},${mapTop})">${c.svg}</g>`);
-      x += c.width + GAP;
-    }
-    parts.push(textBlock(captions[k] ?? [""], m, captionTop + TEXT_SIZE, TEXT_SIZE, colours.muted, font));
-    return n === 1 ? `<g class="figure-frame">${parts.join("")}</g>` : `<g class="figure-frame" display="${k === 0 ? "inline" : "none"}">${frameAnimation(k, n)}${parts.join("")}</g>`;
-  });
+  const maps: string[] = [];
+  let x = m;
+  for (const c of input.columns) {
+    mapOrigins.push({ x, y: mapTop });
+    if (c.name !== null) maps.push(textBlock([c.name], x, mapTop - 6, NAME_SIZE, colours.text, "figure-name", "; font-weight: 700"));
+    maps.push(`<g class="figure-map" transform="translate(${x},${mapTop})">${c.svg}</g>`);
+    x += c.width + GAP;
+  }
+  const captionText = captions.map((lines, k) =>
+    inFrames(
+      textBlock(lines, m, captionTop + TEXT_SIZE, TEXT_SIZE, colours.muted, "figure-caption"),
+      captions.map((_, i) => i === k),
+    ),
+  );
 
   const link = xmlEscape(input.link);
   const text = [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" style="font-family: ${xmlEscape(font)}">`,
     `<title>${xmlEscape(input.title)}</title>`,
     input.defs ? `<defs>${input.defs}</defs>` : "",
     input.colours.background ? `<rect class="figure-background" width="${width}" height="${height}" style="fill: ${input.colours.background}"/>` : "",
     title,
-    ...frames,
+    ...maps,
+    ...captionText,
     legend.markup ? `<g class="figure-legend" transform="translate(${m},${legendTop})">${legend.markup}</g>` : "",
-    `<a class="figure-link" href="${link}" xlink:href="${link}" target="_blank">${textBlock(linkLines, m, linkTop + TEXT_SIZE, TEXT_SIZE, colours.link, font, "; text-decoration: underline")}</a>`,
+    `<a class="figure-link" href="${link}" xlink:href="${link}" target="_blank">${textBlock(linkLines, m, linkTop + TEXT_SIZE, TEXT_SIZE, colours.link, "figure-link-text", "; text-decoration: underline")}</a>`,
     `</svg>`,
     ``,
   ]

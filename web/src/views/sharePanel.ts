@@ -14,8 +14,8 @@ import { focusAt } from "../model/compare";
 import { describeStep } from "../model/describe";
 import { bytes } from "../model/format";
 import {
+  animatedMap,
   anyPresent,
-  captureFrames,
   cleanCopy,
   download,
   exportFileName,
@@ -133,7 +133,8 @@ async function liveLink(state: SharedState): Promise<string> {
 function compose(
   title: string,
   link: string,
-  frames: FigureInput["frames"],
+  columns: FigureInput["columns"],
+  captions: FigureInput["captions"],
   look: FigureLook,
   legend: FigureInput["legend"],
   defs: string,
@@ -142,7 +143,8 @@ function compose(
   return composeFigure({
     title,
     link,
-    frames,
+    columns,
+    captions,
     legend,
     defs,
     colours: { background, text: look.text, muted: look.muted, link: look.link },
@@ -170,7 +172,8 @@ async function mapFigure(state: SharedState, trace: Run): Promise<ComposedFigure
   return compose(
     `Bump Lab: ${who}, ${stepText(state, trace, step)}`,
     await liveLink(state),
-    [{ columns: parts.map((p) => p.column), caption }],
+    parts.map((p) => p.column),
+    [caption],
     look,
     legend,
     parts.map((p) => p.defs).join(""),
@@ -195,7 +198,8 @@ async function costFigure(state: SharedState, trace: Run): Promise<ComposedFigur
   return compose(
     `Bump Lab cost: ${trace.allocator}, ${targetName(trace.target)}, ${stepText(state, trace, step)}`,
     await liveLink(state),
-    [{ columns: [whole], caption: captionOf(state, trace, step) }],
+    [whole],
+    [captionOf(state, trace, step)],
     look,
     [],
     "",
@@ -290,18 +294,21 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     const width = Number(map?.getAttribute("width")) || 720;
     const steps = Array.from({ length: range.to - range.from + 1 }, (_, i) => range.from + i);
     say(`Drawing ${steps.length} steps…`);
-    const captured = await captureFrames(
+    const captured = await animatedMap(
       document,
       steps,
       width,
       (container, step) => renderMemoryMap(container, frameData(trace, step)),
-      (step) => `${stepText(state, trace, step)}. ${captionOf(state, trace, step)}`,
+      (done) => {
+        if (done % 10 === 0) say(`Drawing ${steps.length} steps: ${done} drawn…`);
+      },
     );
     const { legend, look } = figureLegend(document, captured.presence);
     const fig = compose(
       `Bump Lab: ${trace.allocator}, ${targetName(trace.target)}, ops ${range.from} to ${range.to} of ${trace.length}`,
       await liveLink({ ...state, step: range.from, micro: null }),
-      captured.frames,
+      [captured.column],
+      steps.map((step) => `${stepText(state, trace, step)}. ${captionOf(state, trace, step)}`),
       look,
       legend,
       captured.defs,
