@@ -20,6 +20,7 @@ mod shadow;
 mod translate;
 
 use std::any::Any;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use im::{HashMap, Vector};
@@ -204,6 +205,45 @@ impl<W: Word> State for Engine<W> {
     }
 }
 
+/// A table keyed by a block or checkpoint name. Every alloc looks a name
+/// up and sets it, so the hash is a multiply per word rather than SipHash:
+/// the names are the program's own, and nothing iterates these tables, so
+/// their order shows nowhere.
+type NameMap<V> = HashMap<String, V, BuildHasherDefault<NameHasher>>;
+
+/// FxHash (rustc's): a word-at-a-time multiply-rotate hash.
+#[derive(Default, Clone, Copy)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        let mut tail = [0u8; 8];
+        let rest = words.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(tail) ^ rest.len() as u64);
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.add(u64::from(b));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl NameHasher {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
 struct Engine<W: Word> {
     preset: PresetId,
     target: Target,
@@ -218,20 +258,20 @@ struct Engine<W: Word> {
     chunks: Vector<Rc<ChunkRec>>,
     /// Ids of the chunks still live, oldest first.
     live: Vec<u32>,
-    names: HashMap<String, usize>,
+    names: NameMap<usize>,
     /// Where the program assigns each name, for errors about a name that
     /// holds no block.
     assigned: Rc<std::collections::HashMap<String, Assigned>>,
     /// Names whose last alloc or realloc did not fit, and where that was.
-    unplaced: HashMap<String, Pos>,
+    unplaced: NameMap<Pos>,
     /// Saved checkpoints, oldest first: restoring one drops those after it.
     /// A name saved again leaves a hole (`None`) where it was, so neither
     /// saving nor restoring searches the list.
     checkpoints: Vector<Option<(String, Rc<dyn Any>)>>,
     /// Where each saved checkpoint is in `checkpoints`.
-    saved: HashMap<String, usize>,
+    saved: NameMap<usize>,
     /// Checkpoints a reset or restore dropped, and what dropped them.
-    dropped: HashMap<String, String>,
+    dropped: NameMap<String>,
     /// Ops executed so far: the next op's index.
     executed: u32,
     /// Whether ops keep their details (events, micro-steps). Without, an
@@ -286,12 +326,12 @@ impl<W: Word> Engine<W> {
             blocks: Vector::new(),
             chunks: Vector::new(),
             live: Vec::new(),
-            names: HashMap::new(),
+            names: NameMap::default(),
             assigned: Rc::default(),
-            unplaced: HashMap::new(),
+            unplaced: NameMap::default(),
             checkpoints: Vector::new(),
-            saved: HashMap::new(),
-            dropped: HashMap::new(),
+            saved: NameMap::default(),
+            dropped: NameMap::default(),
             executed: 0,
             detail: true,
             copied: 0,
@@ -318,11 +358,13 @@ impl<W: Word> Engine<W> {
         W::from_u64(v).expect("checked by check_layout")
     }
 
-    fn new_op(&self, kind: OpKind, pos: Pos, block: Option<String>) -> Op {
+    /// A new op naming `block`; the name is copied only when its details
+    /// are kept, as nothing else reads it.
+    fn new_op(&self, kind: OpKind, pos: Pos, block: Option<&str>) -> Op {
         Op {
             index: self.executed,
             kind,
-            block,
+            block: block.filter(|_| self.detail).map(str::to_string),
             line: pos.line,
             column: pos.column,
             chunk: None,
@@ -371,7 +413,7 @@ impl<W: Word> Engine<W> {
                 op
             }
             StmtKind::Checkpoint { name } => {
-                let mut op = self.new_op(OpKind::Checkpoint, s.pos, Some(name.clone()));
+                let mut op = self.new_op(OpKind::Checkpoint, s.pos, Some(name));
                 if let Some(i) = self.saved.insert(name.clone(), self.checkpoints.len()) {
                     self.checkpoints[i] = None;
                 }
@@ -395,7 +437,7 @@ impl<W: Word> Engine<W> {
                     };
                     return Err(ProgramError::at(s.pos, msg));
                 };
-                let mut op = self.new_op(OpKind::Restore, s.pos, Some(name.clone()));
+                let mut op = self.new_op(OpKind::Restore, s.pos, Some(name));
                 let cp = match &self.checkpoints[i] {
                     Some((_, cp)) => cp.clone(),
                     None => unreachable!("`saved` points at the live entry"),

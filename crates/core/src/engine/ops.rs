@@ -51,6 +51,17 @@ impl<W: Word> Engine<W> {
         ))
     }
 
+    /// Points `name` at block `b`. A name a loop sets again keeps its key,
+    /// so only a new name costs a copy of it.
+    fn name(&mut self, name: &str, b: usize) {
+        match self.names.get_mut(name) {
+            Some(at) => *at = b,
+            None => {
+                self.names.insert(name.to_string(), b);
+            }
+        }
+    }
+
     /// Why no block is called `name` at `pos`.
     fn unknown_block(&self, name: &str, pos: Pos) -> String {
         let at = |p: Pos| format!("{}:{}", p.line, p.column);
@@ -104,7 +115,7 @@ impl<W: Word> Engine<W> {
         let (align, apos) = align.unwrap_or((natural, pos));
         check_align(align, apos)?;
         check_layout::<W>(bytes, align, pos)?;
-        let mut op = self.new_op(OpKind::Alloc, pos, Some(name.to_string()));
+        let mut op = self.new_op(OpKind::Alloc, pos, Some(name));
         op.size = Some(bytes);
         op.align = Some(align);
         let layout = Layout {
@@ -117,7 +128,7 @@ impl<W: Word> Engine<W> {
         match got {
             Ok(addr) => {
                 let b = self.place(&mut op, addr.to_u64(), bytes, align);
-                self.names.insert(name.to_string(), b);
+                self.name(name, b);
             }
             Err(e) => self.fail(&mut op, e, pos, name)?,
         }
@@ -137,7 +148,7 @@ impl<W: Word> Engine<W> {
             (b.op, b.address, b.size, b.align)
         };
         check_layout::<W>(size, align, pos)?;
-        let mut op = self.new_op(OpKind::Realloc, pos, Some(name.to_string()));
+        let mut op = self.new_op(OpKind::Realloc, pos, Some(name));
         op.target_op = Some(old_op);
         op.size = Some(size);
         op.align = Some(align);
@@ -227,7 +238,7 @@ impl<W: Word> Engine<W> {
         }
         // The old name keeps pointing at the old block, so a later use of it
         // can say what became of it.
-        self.names.insert(name.to_string(), new);
+        self.name(name, new);
         Ok(op)
     }
 
@@ -237,7 +248,7 @@ impl<W: Word> Engine<W> {
         (name, name_pos): (&str, Pos),
     ) -> Result<Op, ProgramError> {
         let b = self.live_block(name, name_pos, "free")?;
-        let mut op = self.new_op(OpKind::Free, pos, Some(name.to_string()));
+        let mut op = self.new_op(OpKind::Free, pos, Some(name));
         self.restate(b, BlockState::Freed);
         self.blocks[b].freed = true;
         let (addr, size, align, chunk) = {

@@ -91,14 +91,22 @@ impl<W: Word> Engine<W> {
         // a block usually lands last, but an in-place realloc of an earlier
         // block lands in the middle.
         let up = self.direction == Direction::Up;
-        let at = partition_point(&rec.holding, |&b| {
+        let before = |b: usize| {
             let a = self.blocks[b].address;
             if up {
                 a <= addr
             } else {
                 a >= addr
             }
-        });
+        };
+        // The last held block is checked first: when the new block lands
+        // after it, as it does but for in-place reallocs, no search walks
+        // a chunk that may hold a million blocks.
+        let at = match rec.holding.last() {
+            Some(&b) if before(b) => rec.holding.len(),
+            Some(_) => partition_point(&rec.holding, |&b| before(b)),
+            None => 0,
+        };
         // Padding is the gap between this block and its neighbour towards
         // the bump origin (or the chunk edge): alignment padding plus any
         // rounding the previous block's size got.
@@ -107,8 +115,10 @@ impl<W: Word> Engine<W> {
         // bytes up to its end are that block's, not padding.
         let (start, end) = (rec.info.start, rec.info.start + rec.info.capacity);
         let mut edge = if up { start } else { end };
-        for &b in rec.holding.iter().take(at).rev() {
-            let n = &self.blocks[b];
+        // By index, from `at` down: an iterator would be built from the
+        // front of the table to stop after a step or two at its back.
+        for k in (0..at).rev() {
+            let n = &self.blocks[rec.holding[k]];
             edge = if up {
                 edge.max(n.address + n.size)
             } else {
@@ -199,13 +209,25 @@ impl<W: Word> Engine<W> {
         );
         let up = self.direction == Direction::Up;
         let holding = &self.chunks[c as usize].holding;
-        let Some(at) = holding.iter().position(|&x| x == b) else {
-            return;
+        // `place` put it after every held block at or before its address,
+        // so a binary search finds it without walking the chunk's blocks.
+        let ends = partition_point(holding, |&x| {
+            let a = self.blocks[x].address;
+            if up {
+                a <= lo
+            } else {
+                a >= lo
+            }
+        });
+        let at = match ends.checked_sub(1) {
+            Some(at) if holding[at] == b => at,
+            _ => match holding.iter().position(|&x| x == b) {
+                Some(at) => at,
+                None => return,
+            },
         };
-        let after: Vec<usize> = holding
-            .iter()
-            .skip(at + 1)
-            .copied()
+        let after: Vec<usize> = (at + 1..holding.len())
+            .map(|k| holding[k])
             .take_while(|&z| self.blocks[z].size == 0)
             .collect();
         for z in after {
