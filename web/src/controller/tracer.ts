@@ -36,6 +36,12 @@ export interface Tracer {
   destroy(): void;
 }
 
+/**
+ * Least time between two progress notes of a long run, in ms: each one
+ * re-renders the page, which at every slice would take as long as the run.
+ */
+const PROGRESS_EVERY_MS = 100;
+
 export function startTracer(module: TraceModule, store: Store<AppState, Action>, options: TracerOptions = {}): Tracer {
   const { dispatch } = store;
   // Runs and configurations by the view's columns, which every copy of a
@@ -68,7 +74,7 @@ export function startTracer(module: TraceModule, store: Store<AppState, Action>,
     const onProgress = (executed: number, total: number): void => {
       if (running === controller) dispatch({ type: "traceProgress", executed, total });
     };
-    void traceInSlices(module, config, { signal: controller.signal, onProgress }).then((outcome) => {
+    void traceInSlices(module, config, { signal: controller.signal, onProgress, progressEveryMs: PROGRESS_EVERY_MS }).then((outcome) => {
       if (outcome.kind === "cancelled") return;
       if (running !== controller || destroyed) {
         // Superseded after its last slice: nobody will show it.

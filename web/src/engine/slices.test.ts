@@ -58,6 +58,25 @@ describe("runInSlices", () => {
     expect(progress.at(-1)).toBeLessThan(1_000_000);
   });
 
+  it("reports progress at most every progressEveryMs, the first slice's at once", async () => {
+    const clock = { t: 0 };
+    // 1/256 ms an op: the first slice (4,096 ops) takes 16 ms, every later one 12 ms.
+    const run = fakeRun(1_000_000, 1 / 256, clock);
+    const at: number[] = [];
+    const out = await runInSlices(run, {
+      now: () => clock.t,
+      pause: async () => undefined,
+      progressEveryMs: 100,
+      onProgress: () => at.push(clock.t),
+    });
+    expect(out).toEqual({ kind: "done" });
+    // 326 slices (the last one finishes), but a note only every 9th (108 ms apart).
+    expect(run.slices.length).toBe(326);
+    expect(at[0]).toBe(16);
+    expect(at.length).toBe(37);
+    for (let i = 1; i < at.length; i++) expect((at[i] ?? 0) - (at[i - 1] ?? 0)).toBe(108);
+  });
+
   it("stops with the engine's error and its position", async () => {
     const clock = { t: 0 };
     const out = await runInSlices(fakeRun(50_000, 0.004, clock, 10_000), { now: () => clock.t, pause: async () => undefined });

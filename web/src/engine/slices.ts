@@ -14,8 +14,17 @@ export type SteppableRun = Pick<TraceRunHandle, "advance" | "executed" | "total"
 export interface SliceOptions {
   /** Wall time one slice aims at, in ms (default 12: most of a 60 Hz frame). */
   sliceMs?: number;
-  /** Called after every slice that did not finish the run. */
+  /**
+   * Called after the first slice that did not finish the run, then after
+   * the next one ending at least `progressEveryMs` after the last call.
+   */
   onProgress?: (executed: number, total: number) => void;
+  /**
+   * Least time between two `onProgress` calls, in ms (default 0: after
+   * every slice). A page that re-renders on progress asks for less: a
+   * render per frame would cost about as much as the run itself.
+   */
+  progressEveryMs?: number;
   /** Aborting stops the run after its current slice. */
   signal?: AbortSignal;
   /** Lets the page breathe between slices (default: a macrotask). */
@@ -60,7 +69,9 @@ export async function runInSlices(run: SteppableRun, options: SliceOptions = {})
   const sliceMs = options.sliceMs ?? 12;
   const now = options.now ?? (() => performance.now());
   const pause = options.pause ?? nextTask;
+  const progressEveryMs = options.progressEveryMs ?? 0;
   let ops = FIRST_SLICE_OPS;
+  let reportedAt = -Infinity;
   for (;;) {
     if (options.signal?.aborted) return { kind: "cancelled" };
     const before = run.executed();
@@ -76,7 +87,11 @@ export async function runInSlices(run: SteppableRun, options: SliceOptions = {})
       return { kind: "failed", error: { line: 1, column: 1, message: `internal error: the run stopped at op ${run.executed()} of ${run.total()} without finishing (this is a bug in Bump Lab, not in the program)` } };
     }
     ops = nextSliceOps(Math.max(1, ran), ms, sliceMs);
-    options.onProgress?.(run.executed(), run.total());
+    const end = t0 + ms;
+    if (options.onProgress && end - reportedAt >= progressEveryMs) {
+      reportedAt = end;
+      options.onProgress(run.executed(), run.total());
+    }
     await pause();
   }
 }
