@@ -188,12 +188,24 @@ function merge(into: Narration, more: Narration): Narration {
  * it shows at the final step; with no statement at all there is nothing to
  * attach it to and it is dropped.
  */
-export function parseNarration(source: string): Map<number, Narration> {
+export function parseNarration(source: string): ReadonlyMap<number, Narration> {
   return readNarration(source).narrations;
 }
 
-/** Both halves of a program's narration: each statement's, and the directives that could not be read. */
-function readNarration(source: string): { narrations: Map<number, Narration>; errors: NarrationError[] } {
+let lastRead: { source: string; narrations: ReadonlyMap<number, Narration>; errors: readonly NarrationError[] } | null = null;
+
+/**
+ * Both halves of a program's narration: each statement's, and the directives
+ * that could not be read. Renders ask again for the same program (a recorded
+ * one is hundreds of kB), so the last answer is kept; it is shared, hence
+ * read-only.
+ */
+function readNarration(source: string): { narrations: ReadonlyMap<number, Narration>; errors: readonly NarrationError[] } {
+  if (lastRead?.source !== source) lastRead = { source, ...readNarrationNow(source) };
+  return lastRead;
+}
+
+function readNarrationNow(source: string): { narrations: Map<number, Narration>; errors: NarrationError[] } {
   const out = new Map<number, Narration>();
   const errors: NarrationError[] = [];
   const lines = source.split(/\r\n|\r|\n/);
@@ -232,15 +244,9 @@ function readNarration(source: string): { narrations: Map<number, Narration>; er
   return { narrations: out, errors };
 }
 
-let lastErrors: { source: string; errors: readonly NarrationError[] } | null = null;
-
-/**
- * The directives of `source` that could not be read, each at its line. The
- * page asks on every render, so the last answer is kept.
- */
+/** The directives of `source` that could not be read, each at its line. */
 export function narrationErrors(source: string): readonly NarrationError[] {
-  if (lastErrors?.source !== source) lastErrors = { source, errors: readNarration(source).errors };
-  return lastErrors.errors;
+  return readNarration(source).errors;
 }
 
 /** What the page knows to check a Try-it action against. */
