@@ -202,3 +202,58 @@ describe("heldAt", () => {
     }
   });
 });
+
+describe("steps far apart: derived from the columns, as a full pass finds them", () => {
+  // A copy of the view has no cache: each of its steps is a full pass.
+  const fresh = (t: TraceView): TraceView => ({ ...t });
+  const ids = (t: TraceView, step: number): number[][] => {
+    const h = heldAt(t, step);
+    return h.chunkIds().map((c) => Array.from({ length: h.row(c).count }, (_, j) => h.row(c).id(j)));
+  };
+
+  it.each([
+    ["bump-scope-up", "repeat 2500 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}"],
+    ["bumpalo", "repeat 300 { x = alloc 64\ny = alloc 8\nfree x }\ncheckpoint s\nrepeat 400 { z = alloc 16 }\nrestore s\nrepeat 500 { w = alloc 24\nw = realloc w 48 }\nreset\nq = alloc 8"],
+  ])("%s: thousands of ops apart, forward and back", (allocator, source) => {
+    const t = traced(source, allocator);
+    const steps = [1, 900, 2000, 2700, 2200, 4100, 6000, 7800, t.length, t.length - 1500, 3000].map((s) => Math.min(s, t.length));
+    for (const s of steps) {
+      const full = fresh(t);
+      expect(ids(t, s), `step ${s}`).toEqual(ids(full, s));
+      expect(heldAt(t, s).total).toBe(heldAt(full, s).total);
+    }
+  });
+
+  it("a row the ops in between did not touch keeps its bins (the same array); the touched row's equal a fresh count", () => {
+    const t = traced("repeat 2500 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}", "bump-scope-up");
+    const old = binDelta.minBlocks;
+    binDelta.minBlocks = 1;
+    try {
+      const binsAt = (view: TraceView, step: number, chunk: number) => {
+        const c = view.chunks.find((x) => x.id === chunk)!;
+        return heldAt(view, step).row(chunk).bins(c.start, c.start + c.capacity, 40);
+      };
+      const first = chunkViewsAt(t, 8000);
+      const settled = first.find((v) => !v.current && v.held.count > 0)!;
+      const current = first.find((v) => v.current)!;
+      expect(settled).toBeDefined();
+      // The same chunk is current 1,000 ops later (the next one is made later).
+      expect(chunkViewsAt(t, 9000).find((v) => v.current)?.chunk.id).toBe(current.chunk.id);
+      const a = binsAt(t, 8000, settled.chunk.id);
+      const b = binsAt(t, 9000, settled.chunk.id);
+      expect(b).toBe(a);
+      // The current chunk grew by the blocks of 1,000 ops: 500 of them held (2 in 4 ops).
+      const before = binsAt(t, 8000, current.chunk.id).reduce((n, x) => n + x.blocks, 0);
+      const after = binsAt(t, 9000, current.chunk.id);
+      expect(after.reduce((n, x) => n + x.blocks, 0)).toBe(before + 500);
+      const want = binsAt(fresh(t), 9000, current.chunk.id);
+      expect(after.map((x) => x.blocks)).toEqual(want.map((x) => x.blocks));
+      after.forEach((x, j) => {
+        expect(x.live, `live, bin ${j}`).toBeCloseTo(want[j]!.live, 6);
+        expect(x.padding, `padding, bin ${j}`).toBeCloseTo(want[j]!.padding, 6);
+      });
+    } finally {
+      binDelta.minBlocks = old;
+    }
+  });
+});

@@ -8,7 +8,7 @@
 import { META_ALIGN_SHIFT, META_KIND, META_PLACED, META_STMT_SHIFT, NONE, type TraceView } from "../engine/traceView";
 import type { Bin } from "./bins";
 import { binsOf } from "./heldBins";
-import { addressOfId, chunkStarts, deltaCore, DELTA_MAX_OPS, EMPTY_ROW, fullCore, rowOf, type Core } from "./heldRows";
+import { addressOfId, chunkStarts, deltaCore, derivable, EMPTY_ROW, fullCore, rowOf, type Core } from "./heldRows";
 
 export type BlockState = "live" | "freed" | "leaked";
 
@@ -93,7 +93,7 @@ export function heldAt(t: TraceView, step: number): Held {
   let near: Held | undefined;
   for (const h of list) if (!near || Math.abs(h.step - k) < Math.abs(near.step - k)) near = h;
   const nearCore = near ? cores.get(near) : undefined;
-  const core = (nearCore && Math.abs(nearCore.step - k) <= DELTA_MAX_OPS ? deltaCore(t, nearCore, k) : undefined) ?? fullCore(t, k);
+  const core = (nearCore && derivable(nearCore.step, k) ? deltaCore(t, nearCore, k) : undefined) ?? fullCore(t, k);
   const h = wrap(t, core);
   cores.set(h, core);
   list.push(h);

@@ -6,7 +6,7 @@
 
 import { NONE, type TraceView } from "../engine/traceView";
 import type { Bin } from "./bins";
-import { chunkStarts, heldAfter, rowOf, touchedBetween } from "./heldRows";
+import { chunkStarts, derivable, heldAfter, rowOf, touchedBetween } from "./heldRows";
 
 interface Sums {
   blocks: Float64Array;
@@ -24,10 +24,12 @@ export interface BinnedRow {
 
 /**
  * Reuse of nearby bins: rows with at least `minBlocks` blocks take the bins
- * of a step at most `maxSteps` away and apply what changed (tests lower
+ * of a step at most `maxSteps` away and apply what changed, while that is at
+ * most an eighth of their blocks (what changed is read from the columns, so
+ * a drag moving thousands of ops a frame stays cheap; tests lower
  * `minBlocks` to check the arithmetic on small traces).
  */
-export const binDelta = { minBlocks: 4096, maxSteps: 32 };
+export const binDelta = { minBlocks: 4096, maxSteps: 1 << 17 };
 
 interface BinEntry {
   lo: number;
@@ -131,13 +133,21 @@ function binSums(t: TraceView, chunkId: number, row: BinnedRow, step: number, lo
   if (hit?.step === step) return hit.sums;
   let sums: Sums | undefined;
   const total = hit ? hit.sums.blocks.reduce((n, x) => n + x, 0) : 0;
-  if (hit && Math.abs(hit.step - step) <= binDelta.maxSteps && total >= binDelta.minBlocks) {
+  if (hit && Math.abs(hit.step - step) <= binDelta.maxSteps && derivable(hit.step, step) && total >= binDelta.minBlocks) {
     const changed = touchedBetween(t, Math.min(hit.step, step), Math.max(hit.step, step));
-    if (changed.size <= total / 8) {
+    const chunkOf = t.cols.chunk;
+    const mine = changed.filter((i) => rowOf(chunkOf[i] as number) === chunkId);
+    if (mine.length === 0) {
+      // Nothing in this row changed (a chunk the bump pointer left long
+      // ago): the same sums, so the map sees the same bins and redraws nothing.
+      hit.step = step;
+      return hit.sums;
+    }
+    if (mine.length <= total / 8) {
       sums = { blocks: hit.sums.blocks.slice(), live: hit.sums.live.slice(), dead: hit.sums.dead.slice(), padding: hit.sums.padding.slice() };
       const add = binner(t, sums, lo, hi);
-      for (const i of changed) {
-        if (!add || i < 0 || i >= t.length || rowOf(t.cols.chunk[i] as number) !== chunkId) continue;
+      for (const i of mine) {
+        if (!add) break;
         if (heldAfter(t, i, hit.step)) add(i, hit.step, -1);
         if (heldAfter(t, i, step)) add(i, step, 1);
       }
@@ -154,10 +164,19 @@ function binSums(t: TraceView, chunkId: number, row: BinnedRow, step: number, lo
   return sums;
 }
 
+/** The bins made of each sums (one range each): the same sums give the same array, which the map compares. */
+const binsMade = new WeakMap<Sums, Bin[]>();
+
 /** `count` bins over [lo, hi) of chunk `chunkId`'s held blocks after `step` ops. */
 export function binsOf(t: TraceView, chunkId: number, row: BinnedRow, step: number, lo: number, hi: number, count: number): Bin[] {
   const nb = Math.max(1, Math.floor(count));
   const sums = binSums(t, chunkId, row, step, lo, hi, nb);
+  let bins = binsMade.get(sums);
+  if (!bins) binsMade.set(sums, (bins = makeBins(sums, lo, hi, nb)));
+  return bins;
+}
+
+function makeBins(sums: Sums, lo: number, hi: number, nb: number): Bin[] {
   const width = (hi - lo) / nb;
   return Array.from({ length: nb }, (_, j) => ({
     lo: lo + j * width,

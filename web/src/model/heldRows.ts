@@ -8,12 +8,15 @@
 // chunk's held blocks in address order already (up: rising, down: falling,
 // read backwards); anything else is sorted. A step a few ops from one already
 // computed is derived from it instead: only the rows the ops in between
-// touched are rebuilt, so scrubbing costs what changed.
+// touched are rebuilt, so scrubbing costs what changed. What the ops in
+// between touched is read from the columns too (an index of dead_at and
+// gone_at by op, built once per trace), so a drag across a million ops that
+// moves a few thousand ops a frame costs those few thousand.
 //
 // A block placed outside every chunk (a zero-sized dangling pointer) belongs
 // to chunk 0's row, as the map draws it.
 
-import { META_PLACED, NONE, type TraceView } from "../engine/traceView";
+import { META_PLACED, NONE, type OpColumns, type TraceView } from "../engine/traceView";
 
 /** A row's held ops: in op order (read backwards when `backwards`, addresses falling), or sorted by address. */
 export interface RowIds {
@@ -32,8 +35,19 @@ export interface Core {
 
 export const EMPTY_ROW: RowIds = { ids: new Int32Array(0), backwards: false, sorted: false };
 
-/** How many ops apart a computed step may be for another to be derived from it. */
-export const DELTA_MAX_OPS = 64;
+/** At most this many ops apart, a step is derived from one computed before (derivable). */
+export const DELTA_MAX_OPS = 1 << 17;
+
+/**
+ * Whether step `to` is better derived from step `from` than computed with a
+ * full pass: a derivation costs a few times more per op in between (listing
+ * what they touched, a copy of the rows it is in) than the full pass costs
+ * per op before the step, so it pays up to a quarter of the way.
+ */
+export function derivable(from: number, to: number): boolean {
+  const apart = Math.abs(to - from);
+  return apart <= 64 || (apart <= DELTA_MAX_OPS && 4 * apart <= Math.max(from, to));
+}
 
 /** Chunk start by id, per trace (ids index the array; NaN where no chunk). */
 const startsOf = new WeakMap<TraceView, Float64Array>();
@@ -64,20 +78,86 @@ export const rowOf = (c: number): number => (c === NONE ? 0 : c);
 export const heldAfter = (t: TraceView, i: number, step: number): boolean =>
   i < step && ((t.cols.meta[i] as number) & META_PLACED) !== 0 && (t.cols.gone_at[i] as number) >= step;
 
+/** For each op j, the ops whose block it freed or replaced (dead_at = j) or reclaimed (gone_at = j): ids[begin[j]..begin[j + 1]). */
+interface EndedBy {
+  begin: Int32Array;
+  ids: Int32Array;
+}
+
+/** Per run (its columns, which every copy of a view shares). */
+const endedByOf = new WeakMap<OpColumns, EndedBy>();
+
 /**
- * The ops whose block the ops from..to-1 may have made held or not, or
- * changed the state of: those they placed, and those they freed, replaced
- * or reclaimed.
+ * Per run: which call of touchedBetween last listed each op (it lists each
+ * once without a Set), and its last answer (a step's rows and each binned
+ * row ask for the same span).
  */
-export function touchedBetween(t: TraceView, from: number, to: number): Set<number> {
-  const changed = new Set<number>();
-  for (let j = from; j < to; j++) {
-    if (((t.cols.meta[j] as number) & META_PLACED) !== 0) changed.add(j);
-    const op = t.op(j);
-    if (op.target_op !== undefined) changed.add(op.target_op);
-    for (const r of op.reclaimed ?? []) changed.add(r);
+const listedOf = new WeakMap<OpColumns, { mark: Uint32Array; call: number; last: { from: number; to: number; ops: Int32Array } | null }>();
+
+/** The inverse of dead_at and gone_at, as a counting sort: two passes over the columns, once per run. */
+function endedBy(t: TraceView): EndedBy {
+  let e = endedByOf.get(t.cols);
+  if (e) return e;
+  const { dead_at, gone_at } = t.cols;
+  const n = t.length;
+  const begin = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const d = dead_at[i] as number;
+    const g = gone_at[i] as number;
+    if (d < n) begin[d + 1] = (begin[d + 1] as number) + 1;
+    if (g < n && g !== d) begin[g + 1] = (begin[g + 1] as number) + 1;
   }
-  return changed;
+  for (let j = 0; j < n; j++) begin[j + 1] = (begin[j + 1] as number) + (begin[j] as number);
+  const ids = new Int32Array(begin[n] as number);
+  const fill = begin.slice(0, n);
+  for (let i = 0; i < n; i++) {
+    const d = dead_at[i] as number;
+    const g = gone_at[i] as number;
+    if (d < n) ids[(fill[d] as number)++] = i;
+    if (g < n && g !== d) ids[(fill[g] as number)++] = i;
+  }
+  e = { begin, ids };
+  endedByOf.set(t.cols, e);
+  return e;
+}
+
+/**
+ * The ops whose block the ops from..to-1 made held or not, or changed the
+ * state of: those they placed (held from the next step), and those they
+ * freed or replaced (dead_at: live to freed or leaked) or reclaimed
+ * (gone_at: no longer held). Read from the columns alone.
+ */
+export function touchedBetween(t: TraceView, from: number, to: number): Int32Array {
+  const { begin, ids } = endedBy(t);
+  const meta = t.cols.meta;
+  const lo = Math.max(0, from);
+  const hi = Math.min(t.length, to);
+  let listed = listedOf.get(t.cols);
+  if (!listed) listedOf.set(t.cols, (listed = { mark: new Uint32Array(t.length), call: 0, last: null }));
+  if (listed.last?.from === lo && listed.last.to === hi) return listed.last.ops;
+  // A new mark per call (0 is never one): an op is listed when its mark is not this call's.
+  if (++listed.call === 0xffffffff) {
+    listed.mark.fill(0);
+    listed.call = 1;
+  }
+  const { mark, call } = listed;
+  const out = new Int32Array(hi > lo ? (hi - lo) + (begin[hi] as number) - (begin[lo] as number) : 0);
+  let n = 0;
+  for (let j = lo; j < hi; j++) {
+    if (((meta[j] as number) & META_PLACED) !== 0 && mark[j] !== call) {
+      mark[j] = call;
+      out[n++] = j;
+    }
+    for (let e = begin[j] as number; e < (begin[j + 1] as number); e++) {
+      const i = ids[e] as number;
+      if (mark[i] === call) continue;
+      mark[i] = call;
+      out[n++] = i;
+    }
+  }
+  const ops = out.subarray(0, n);
+  listed.last = { from: lo, to: hi, ops };
+  return ops;
 }
 
 /** Orders a row's ids (given in op order) by address: a check, else a sort. */
@@ -169,7 +249,6 @@ export function deltaCore(t: TraceView, prev: Core, k: number): Core | undefined
   const byRow = new Map<number, { add: number[]; remove: Set<number> }>();
   let total = prev.total;
   for (const i of changed) {
-    if (!Number.isInteger(i) || i < 0 || i >= t.length) continue;
     const is = heldAfter(t, i, k);
     if (heldAfter(t, i, prev.step) === is) continue;
     const c = rowOf(t.cols.chunk[i] as number);

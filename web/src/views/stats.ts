@@ -74,6 +74,14 @@ interface Refs {
   /** The chart's step scale, as last drawn (its inverse: the step at an x, fractional). */
   x: ScaleLinear<number, number>;
   steps: number;
+  /**
+   * The chart's width as last laid out (a ResizeObserver keeps it): reading
+   * clientWidth at every step would force a layout of the whole page in the
+   * middle of the frame, which dragging the scrubber pays once a frame.
+   */
+  measured: number | undefined;
+  /** What was last rendered: a new width redraws it. */
+  last: StatsData | null;
 }
 const views = new WeakMap<HTMLElement, Refs>();
 
@@ -97,7 +105,16 @@ function build(container: HTMLElement, handlers: StatsHandlers): Refs {
   const figure = h("figure", { class: "stats-figure" }, h("figcaption", { class: "stats-caption" }, "Over the program (click to go to a step)"));
   figure.append(svg);
   container.replaceChildren(dl, figure);
-  const refs: Refs = { cells, svg, handlers, drawn: null, x: scaleLinear(), steps: 0 };
+  const refs: Refs = { cells, svg, handlers, drawn: null, x: scaleLinear(), steps: 0, measured: undefined, last: null };
+  if (typeof ResizeObserver !== "undefined") {
+    // Called after layout, so clientWidth is read without forcing one.
+    new ResizeObserver(() => {
+      const width = figure.clientWidth;
+      if (width === refs.measured) return;
+      refs.measured = width;
+      if (refs.last) renderStats(container, refs.last, refs.handlers);
+    }).observe(figure);
+  }
   svg.addEventListener("click", (event) => {
     // The step whose x is nearest the click (the drawing is in CSS pixels: width attribute = box width).
     const box = svg.getBoundingClientRect();
@@ -171,13 +188,15 @@ export function renderStats(container: HTMLElement, data: StatsData, handlers: S
     views.set(container, refs);
   }
   refs.handlers = handlers;
+  refs.last = data;
   const stats = data.current;
   for (const f of FIELDS) {
     const dd = refs.cells.get(f.key);
     if (dd) setText(dd, f.value?.(stats) ?? `${stats[f.key]} B`);
   }
 
-  const width = Math.max(120, Math.floor(refs.svg.parentElement?.clientWidth ?? 0) || 320);
+  refs.measured ??= refs.svg.parentElement?.clientWidth ?? 0;
+  const width = Math.max(120, Math.floor(refs.measured) || 320);
   if (refs.drawn?.series !== data.series || refs.drawn.width !== width) {
     refs.drawn = { series: data.series, width };
     drawLines(refs, data.series, width);

@@ -340,19 +340,35 @@ function rowSignature(row: RowLayout, data: MemoryMapData, innerWidth: number, b
   return parts.join("\n");
 }
 
+/**
+ * The bins' path data at a geometry, per bins array: the held index hands out
+ * the same array while a row's blocks have not changed (a chunk the bump
+ * pointer left), so scrubbing does not rebuild the paths of the rows it
+ * does not change.
+ */
+const binPaths = new WeakMap<readonly Bin[], { geometry: string; d: string[] }>();
+
+function binData(row: RowLayout): string[] | null {
+  const bins = row.bins;
+  if (!bins) return null;
+  const known = binPaths.get(bins);
+  if (known?.geometry === row.geometry) return known.d;
+  const d = [
+    binPath(row, (b) => b.live, () => 0),
+    binPath(row, (b) => b.dead, (b) => b.live),
+    binPath(row, (b) => b.padding, (b) => b.live + b.dead),
+    (bins.reduce((n, b) => n + binFill(b), 0) / Math.max(1, bins.length)).toFixed(3),
+  ];
+  binPaths.set(bins, { geometry: row.geometry, d });
+  return d;
+}
+
 /** Draws one row into its group `g`, unless it would draw what it drew last time. */
 function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, innerWidth: number, animate: number): void {
   const { view, x, usable } = row;
   const node = g.node();
   // Bins first: their paths are part of what the row draws.
-  const binD = row.bins
-    ? [
-        binPath(row, (b) => b.live, () => 0),
-        binPath(row, (b) => b.dead, (b) => b.live),
-        binPath(row, (b) => b.padding, (b) => b.live + b.dead),
-        (row.bins.reduce((n, b) => n + binFill(b), 0) / Math.max(1, row.bins.length)).toFixed(3),
-      ]
-    : null;
+  const binD = binData(row);
   // A row drawing exactly what it drew last time is left alone: stepping
   // redraws only the rows the step changed (a large map has many rows).
   const signature = rowSignature(row, data, innerWidth, binD);
