@@ -154,8 +154,8 @@ const EDITOR_CASES: readonly { name: string; source: string; error: string }[] =
   { name: "restoreDropped", source: "checkpoint s\nreset\nrestore s", error: "3:1: cannot restore 's': the reset at 2:1 dropped it (save it again with `checkpoint s`)" },
   { name: "unclosed", source: "repeat 2 {\n  a = alloc 8", error: "1:10: this '{' is never closed: add a '}'" },
   { name: "unopened", source: "a = alloc 8\n}", error: "2:1: '}' without a matching 'repeat N {'" },
-  { name: "hugeRepeat", source: "repeat 99999999999 { a = alloc 8 }", error: "1:1: the program would execute 99,999,999,999 ops; the limit is 2,000,000: lower a repeat count" },
-  { name: "nestedRepeat", source: "repeat 2000 {\n  repeat 2000 { a = alloc 8 }\n}", error: "1:1: the program would execute 4,000,000 ops; the limit is 2,000,000: lower a repeat count" },
+  { name: "hugeRepeat", source: "repeat 99999999999 { a = alloc 8 }", error: "1:1: the program would execute 99,999,999,999 ops; the limit is 1,500,000: lower a repeat count" },
+  { name: "nestedRepeat", source: "repeat 2000 {\n  repeat 2000 { a = alloc 8 }\n}", error: "1:1: the program would execute 4,000,000 ops; the limit is 1,500,000: lower a repeat count" },
 ];
 
 for (const c of EDITOR_CASES) {
@@ -268,8 +268,8 @@ test("editor: a repeat count over the op limit is refused at once, without freez
   // The limit is what a trace can carry (crates/core MAX_EXECUTED_OPS): over it,
   // the parse-time check names the statement before anything runs.
   await openAtFour(page);
-  await program(page).fill("repeat 2000001 { a = alloc 8 }");
-  await expect(programError(page)).toHaveText("1:1: the program would execute 2,000,001 ops; the limit is 2,000,000: lower a repeat count", { timeout: 3_000 });
+  await program(page).fill("repeat 1500001 { a = alloc 8 }");
+  await expect(programError(page)).toHaveText("1:1: the program would execute 1,500,001 ops; the limit is 1,500,000: lower a repeat count", { timeout: 3_000 });
   await expectKept(page);
 });
 

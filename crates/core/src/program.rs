@@ -23,11 +23,11 @@ use serde::Serialize;
 /// exhaust the page's memory. A recording of a real program writes about 16
 /// to 21 bytes an op (a `free` line is short, an `alloc` with its alignment
 /// longer; `repeat` folds loops), so a recording of [`MAX_EXECUTED_OPS`]
-/// ops fits with room to spare; the run's own tables, not the text, are what
-/// bound the op count.
+/// ops fits; the run's own memory, not the text's, is what bounds the op
+/// count.
 ///
 /// [`MAX_EXECUTED_OPS`]: crate::engine::MAX_EXECUTED_OPS
-pub const MAX_SOURCE_BYTES: usize = 48_000_000;
+pub const MAX_SOURCE_BYTES: usize = 32_000_000;
 /// Deepest nesting of `repeat` blocks.
 pub const MAX_REPEAT_DEPTH: usize = 8;
 /// Longest block or checkpoint name: every op that names it carries a copy,
@@ -677,7 +677,7 @@ pub fn too_large(len: u64) -> String {
     }
 }
 
-/// `48 MB`, `20.4 MB`, `0.5 MB`: one decimal unless it is zero.
+/// `32 MB`, `20.4 MB`, `0.5 MB`: one decimal unless it is zero.
 fn megabytes(n: u64) -> String {
     // Tenths of a megabyte, rounded half up; n / 50_000 cannot overflow.
     let tenths = (n / 50_000).div_ceil(2);
@@ -688,7 +688,7 @@ fn megabytes(n: u64) -> String {
     }
 }
 
-/// `48,000,001 bytes`.
+/// `32,000,001 bytes`.
 fn grouped_bytes(n: u64) -> String {
     format!("{} {}", grouped(n), if n == 1 { "byte" } else { "bytes" })
 }
@@ -860,7 +860,7 @@ fn written_ops(stmts: &[Stmt]) -> u64 {
     })
 }
 
-/// "the program would execute 2,400,000 ops; the limit is 2,000,000": the
+/// "the program would execute 1,600,000 ops; the limit is 1,500,000": the
 /// count in full (repeats whose product passes a u64 say "over 18 quintillion"), and what to
 /// change: a repeat count where lowering one can help, else the recording's
 /// length.
@@ -881,7 +881,7 @@ fn over_cap(all: u64, cap: u64, what: &str, repeats: bool) -> String {
     )
 }
 
-/// `2,400,000`.
+/// `1,600,000`.
 fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
@@ -900,19 +900,19 @@ mod limit_tests {
 
     #[test]
     fn a_program_over_the_size_limit_is_refused_with_both_sizes_in_megabytes() {
-        assert_eq!(MAX_SOURCE_BYTES, 48_000_000);
+        assert_eq!(MAX_SOURCE_BYTES, 32_000_000);
         assert_eq!(
             too_large(52_345_678),
-            "the program is 52.3 MB; the limit is 48 MB"
+            "the program is 52.3 MB; the limit is 32 MB"
         );
         assert_eq!(
             too_large(1_000_000_000),
-            "the program is 1000 MB; the limit is 48 MB"
+            "the program is 1000 MB; the limit is 32 MB"
         );
-        // One decimal would read "48 MB" for both: the exact counts say which is larger.
+        // One decimal would read "32 MB" for both: the exact counts say which is larger.
         assert_eq!(
-            too_large(48_000_001),
-            "the program is 48,000,001 bytes; the limit is 48,000,000 bytes"
+            too_large(32_000_001),
+            "the program is 32,000,001 bytes; the limit is 32,000,000 bytes"
         );
         let src = "#".repeat(MAX_SOURCE_BYTES + 1);
         let e = parse(&src).unwrap_err();

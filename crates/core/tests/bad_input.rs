@@ -360,21 +360,21 @@ fn the_columnar_run_has_its_own_op_limit() {
     };
     assert_eq!(
         err("repeat 18446744073709551615 {\n  a = alloc 8\n}"),
-        Some("1:1: the program would execute over 18 quintillion ops; the limit is 2,000,000: lower a repeat count".into())
+        Some("1:1: the program would execute over 18 quintillion ops; the limit is 1,500,000: lower a repeat count".into())
     );
     assert_eq!(
-        err("a = alloc 1\nrepeat 2000 {\n  repeat 1001 {\n    b = alloc 1\n  }\n}"),
-        Some("2:1: the program would execute 2,002,001 ops; the limit is 2,000,000: lower a repeat count".into())
+        err("a = alloc 1\nrepeat 1500 {\n  repeat 1001 {\n    b = alloc 1\n  }\n}"),
+        Some("2:1: the program would execute 1,501,501 ops; the limit is 1,500,000: lower a repeat count".into())
     );
     // A recording longer than the limit has no repeat to lower.
-    let long = "a = alloc 1\nfree a\n".repeat(1_000_001);
+    let long = "a = alloc 1\nfree a\n".repeat(750_001);
     assert_eq!(
         err(&long),
-        Some("2000001:1: the program would execute 2,000,002 ops; the limit is 2,000,000: record fewer ops (bumplab-record --max-ops)".into())
+        Some("1500001:1: the program would execute 1,500,002 ops; the limit is 1,500,000: record fewer ops (bumplab-record --max-ops)".into())
     );
     // The limit exactly is allowed (nothing runs until `advance`).
     assert_eq!(
-        err("repeat 2000 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}"),
+        err("repeat 1500 {\n  repeat 1000 {\n    b = alloc 1\n  }\n}"),
         None
     );
 }

@@ -279,7 +279,7 @@ fn every_error_class_names_position_and_what_is_allowed() {
     let nested = "repeat 2 {\n".repeat(9) + &"}\n".repeat(9);
     assert_eq!(err(&nested), "9:1: repeat blocks nest at most 8 deep");
     let huge = "# padding\n".repeat(5_000_001);
-    assert_eq!(err(&huge), "1:1: the program is 50 MB; the limit is 48 MB");
+    assert_eq!(err(&huge), "1:1: the program is 50 MB; the limit is 32 MB");
 }
 
 #[test]

@@ -30,7 +30,7 @@ use crate::recorder::{Call, PLAYGROUND_MAX_OPS};
 pub const MAX_ALIGN: u64 = 4096;
 /// The largest program text the playground reads (bumplab-core's
 /// `MAX_SOURCE_BYTES`).
-pub const PLAYGROUND_MAX_BYTES: usize = 48_000_000;
+pub const PLAYGROUND_MAX_BYTES: usize = 32_000_000;
 
 /// What the header says and how calls without an alignment are read.
 #[derive(Clone, Debug)]

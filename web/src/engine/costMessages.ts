@@ -23,7 +23,7 @@ const own = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn
 const isId = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 const setting = (v: unknown): v is number | null => v === null || (typeof v === "number" && Number.isSafeInteger(v) && v > 0);
 /** Longest program text the page sends: the engine's own limit (crates/core MAX_SOURCE_BYTES, web/src/model/limits.ts). */
-const MAX_SOURCE = 48_000_000;
+const MAX_SOURCE = 32_000_000;
 
 /** A job for the worker, or null. */
 export function parseCostJob(data: unknown): CostJob | null {

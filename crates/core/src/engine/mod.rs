@@ -50,8 +50,11 @@ pub const MAX_CAPACITY: u64 = 1 << 30;
 pub const MAX_ALIGN: u64 = 4096;
 /// Most ops one run may execute, so a `repeat` cannot hang the page nor
 /// its trace exhaust memory: the columnar run ([`crate::run::Run`]) keeps
-/// 28 bytes per op, plus the engine's own tables and its snapshots.
-pub const MAX_EXECUTED_OPS: u64 = 2_000_000;
+/// 28 bytes per op, plus the engine's own tables and its snapshots. A
+/// recording of a million ops takes about 800 MB of wasm memory to parse and
+/// run; changing a setting runs it again beside the one on screen, so at this
+/// limit the two stay well inside wasm32's 4 GiB.
+pub const MAX_EXECUTED_OPS: u64 = 1_500_000;
 /// Most ops the full JSON trace ([`run`]) may hold: an op's entry (its
 /// micro-steps included) is about 1 KiB of JSON, so the largest is about
 /// 150 MB. Longer programs are traced by the columnar run.
