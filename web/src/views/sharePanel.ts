@@ -93,11 +93,16 @@ function stepText(state: SharedState, trace: Run, step: number): string {
   return `op ${step} / ${trace.length}${text ? `: ${text}` : ", before the first op"}`;
 }
 
-/** What a figure says under the map: allocator, target, capacity, step, and what the op did. */
-function captionOf(state: SharedState, trace: Run, step: number): string {
+/** "chunk capacity 464 bytes (its default)": the capacity chosen, or the first chunk's when the allocator's default. */
+function capacityText(state: SharedState, trace: Run): string {
   const first = trace.chunks[0]?.capacity;
   const capacity = state.capacity !== null ? bytes(state.capacity) : first !== undefined ? `${bytes(first)} (its default)` : "its default";
-  return `${trace.allocator} on ${targetName(trace.target)}, chunk capacity ${capacity}; op ${step} of ${trace.length}: ${describeStep(trace, step)}`;
+  return `chunk capacity ${capacity}`;
+}
+
+/** What a figure says under the map: allocator, target, capacity, step, and what the op did. */
+function captionOf(state: SharedState, trace: Run, step: number): string {
+  return `${trace.allocator} on ${targetName(trace.target)}, ${capacityText(state, trace)}; op ${step} of ${trace.length}: ${describeStep(trace, step)}`;
 }
 
 /** The maps on the page: compare's columns (named by their headings) or the single map. */
@@ -305,10 +310,10 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     );
     const { legend, look } = figureLegend(document, captured.presence);
     const fig = compose(
-      `Bump Lab: ${trace.allocator}, ${targetName(trace.target)}, ops ${range.from} to ${range.to} of ${trace.length}`,
+      `Bump Lab: ${trace.allocator}, ${targetName(trace.target)}, ${capacityText(state, trace)}, ops ${range.from} to ${range.to} of ${trace.length}`,
       await liveLink({ ...state, step: range.from, micro: null }),
       [captured.column],
-      steps.map((step) => `${stepText(state, trace, step)}. ${captionOf(state, trace, step)}`),
+      steps.map((step) => `${stepText(state, trace, step)}. ${describeStep(trace, step)}`),
       look,
       legend,
       captured.defs,
