@@ -4,10 +4,12 @@
 //! page reads from it in one go (header and chunk tables as JSON, the
 //! columns copied out), and one op's details at the start and at the end.
 //!
-//! `cargo run --release -p bumplab-core --example trace_speed -- [PRESET] [OPS] [RUNS] [--json]`
+//! `cargo run --release -p bumplab-core --example trace_speed -- [PRESET] [OPS] [RUNS] [--json] [--file=PATH]`
 //!
 //! The program is the one `npm run bench` (scripts/bench.mjs) traces in the
-//! browser too: `repeat OPS/4 { a = alloc 8; b = alloc 24 align 16; free b; c = alloc u64 }`.
+//! browser too: `repeat OPS/4 { a = alloc 8; b = alloc 24 align 16; free b; c = alloc u64 }`;
+//! with `--file=PATH`, the program in that file instead (a recorded one, say:
+//! many names, frees in any order, reallocs), whatever OPS says.
 //! With `--json` it prints one line for the script: every run's times, the
 //! op count, the sizes and the detail times.
 use bumplab_core::{Options, PresetId, Run};
@@ -73,7 +75,13 @@ fn main() {
     });
     let n: u64 = pos.get(1).and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
     let runs: usize = pos.get(2).and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
-    let src = program(n);
+    let src = match args.iter().find_map(|a| a.strip_prefix("--file=")) {
+        Some(path) => std::fs::read_to_string(path).unwrap_or_else(|e| {
+            eprintln!("cannot read {path}: {e}");
+            std::process::exit(2);
+        }),
+        None => program(n),
+    };
     let opts = Options::default();
 
     let mut run_ms = Vec::with_capacity(runs);
