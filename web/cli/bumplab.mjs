@@ -8,7 +8,7 @@
 //
 // The full trace holds up to 100,000 ops (each op's entry, its micro-steps
 // with it, is about 1 KiB of JSON). --summary runs the program on the page's
-// own engine instead, as far as the page goes (2,000,000 ops, a 48 MB
+// own engine instead, as far as the page goes (1,500,000 ops, a 32 MB
 // program: a recording of a real program), and prints its chunks and the
 // counters after its last op.
 //
@@ -37,7 +37,7 @@ const USAGE = `usage:
 // The engine's limit on a program's text (crates/core/src/program.rs
 // MAX_SOURCE_BYTES, the page's web/src/model/limits.ts; web/src/cli.test.ts
 // checks the three agree), checked on the file's size before reading it.
-const MAX_SOURCE_BYTES = 48_000_000;
+const MAX_SOURCE_BYTES = 32_000_000;
 
 /** The engine's words for a program of `bytes` bytes over the limit (program.rs `too_large`). */
 function tooLarge(bytes) {
@@ -226,7 +226,7 @@ if (command === "list") {
       process.stderr.write(`${file}:${line}:${column}: ${message}\n`);
     }
     if (!opts.summary && parsed.error.message.includes("the most a full JSON trace holds")) {
-      process.stderr.write("bumplab: --summary runs up to 2,000,000 ops on the page's engine and prints the chunks and counters after the last op\n");
+      process.stderr.write("bumplab: --summary runs up to 1,500,000 ops on the page's engine and prints the chunks and counters after the last op\n");
     }
     process.exit(1);
   }

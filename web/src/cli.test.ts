@@ -54,7 +54,7 @@ function op(t: Trace, i: number): Trace["ops"][number] {
 }
 
 /** What the CLI adds after a program too long for the full trace. */
-const SUMMARY_HINT = "bumplab: --summary runs up to 2,000,000 ops on the page's engine and prints the chunks and counters after the last op";
+const SUMMARY_HINT = "bumplab: --summary runs up to 1,500,000 ops on the page's engine and prints the chunks and counters after the last op";
 
 // Needs two chunks from bumpalo: 400 bytes fill most of the first (448 usable
 // bytes on 64-bit), 100 more do not fit in what is left.
@@ -318,7 +318,7 @@ const BAD_INPUTS: { class: string; program: string; args?: string[]; stderr: str
     stderr:
       "2:3: 1145 chunks are live at once, too many to simulate this many ops: lower a repeat count, or raise the capacity so fewer chunks hold the blocks",
   },
-  { class: "a program one byte over 48 MB", program: "#".repeat(48_000_001), stderr: "1:1: the program is 48,000,001 bytes; the limit is 48,000,000 bytes" },
+  { class: "a program one byte over 32 MB", program: "#".repeat(32_000_001), stderr: "1:1: the program is 32,000,001 bytes; the limit is 32,000,000 bytes" },
 ];
 
 describe("bumplab trace, bad input", () => {
@@ -480,7 +480,7 @@ describe("bumplab trace, a recording at the page's scale", () => {
     for (const args of [["fifty.txt"], ["--summary", "fifty.txt"]]) {
       const r = bumplab(["trace", "--allocator", "bumpalo", ...args]);
       expect(r.stderr).toBe(`fifty.txt:1:1: ${sourceTooLarge(50_000_000)}\n`);
-      expect(r.stderr).toBe("fifty.txt:1:1: the program is 50 MB; the limit is 48 MB\n");
+      expect(r.stderr).toBe("fifty.txt:1:1: the program is 50 MB; the limit is 32 MB\n");
       expect(r.status).toBe(1);
     }
     // At the limit exactly: a program of comments, no ops.

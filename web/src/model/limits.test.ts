@@ -19,10 +19,10 @@ function engineRefusal(source: string): string | undefined {
 describe("the program limits", () => {
   it("say a program's size and the limit in megabytes", () => {
     expect(sourceTooLarge(MAX_SOURCE_BYTES)).toBeNull();
-    expect(sourceTooLarge(52_345_678)).toBe("the program is 52.3 MB; the limit is 48 MB");
-    expect(sourceTooLarge(2_000_000_000)).toBe("the program is 2000 MB; the limit is 48 MB");
-    // One decimal would read "48 MB" twice: the exact counts say which is larger.
-    expect(sourceTooLarge(MAX_SOURCE_BYTES + 1)).toBe("the program is 48,000,001 bytes; the limit is 48,000,000 bytes");
+    expect(sourceTooLarge(52_345_678)).toBe("the program is 52.3 MB; the limit is 32 MB");
+    expect(sourceTooLarge(2_000_000_000)).toBe("the program is 2000 MB; the limit is 32 MB");
+    // One decimal would read "32 MB" twice: the exact counts say which is larger.
+    expect(sourceTooLarge(MAX_SOURCE_BYTES + 1)).toBe("the program is 32,000,001 bytes; the limit is 32,000,000 bytes");
     expect(megabytes(20_369_660)).toBe("20.4 MB");
     expect(megabytes(149_999)).toBe("0.1 MB");
     expect(megabytes(150_000)).toBe("0.2 MB");
@@ -39,13 +39,13 @@ describe("the program limits", () => {
     expect(engineRefusal(over)).toBe(sourceTooLarge(over.length));
     expect(engineRefusal("#".repeat(MAX_SOURCE_BYTES))).toBeUndefined();
     const bigger = "#".repeat(MAX_SOURCE_BYTES + 1_234_567);
-    expect(engineRefusal(bigger)).toBe("the program is 49.2 MB; the limit is 48 MB");
+    expect(engineRefusal(bigger)).toBe("the program is 33.2 MB; the limit is 32 MB");
   }, 60_000);
 
   it("let a program of the op limit run, and refuse one op more before running it", () => {
     const atLimit = `repeat ${MAX_RUN_OPS / 2} {\n  a = alloc 8\n  free a\n}\n`;
     expect(engineRefusal(atLimit)).toBeUndefined();
-    expect(engineRefusal(`${atLimit}b = alloc 1\n`)).toBe("the program would execute 2,000,001 ops; the limit is 2,000,000: lower a repeat count");
+    expect(engineRefusal(`${atLimit}b = alloc 1\n`)).toBe("the program would execute 1,500,001 ops; the limit is 1,500,000: lower a repeat count");
     // A recording of the op limit, in the recorder's own shape, fits in the text limit.
     const sample = recording(20_000);
     expect((utf8Bytes(sample.text) / sample.ops) * MAX_RUN_OPS).toBeLessThan(MAX_SOURCE_BYTES);

@@ -26,11 +26,12 @@ export const isSweepParam = (text: string): text is SweepParam => SWEEP_PARAMS.s
  * The engine's limits on a program (crates/core: program.rs
  * MAX_SOURCE_BYTES, engine/mod.rs MAX_EXECUTED_OPS; a test checks they
  * agree). A recording of a real program takes 16 to 21 bytes an op, so the
- * text limit holds a recording of the op limit; 2,000,000 ops trace in a
- * few seconds and keep about 60 MB of wasm memory.
+ * text limit holds a recording of the op limit. The op limit is memory's: a
+ * million-op recording takes about 800 MB of wasm memory to parse and run,
+ * and a changed setting runs it again beside the run on screen.
  */
-export const MAX_SOURCE_BYTES = 48_000_000;
-export const MAX_RUN_OPS = 2_000_000;
+export const MAX_SOURCE_BYTES = 32_000_000;
+export const MAX_RUN_OPS = 1_500_000;
 
 /**
  * Programs longer than this are not drawn line by line in the editor (a
@@ -61,7 +62,7 @@ export function utf8Bytes(text: string): number {
 
 const grouped = (n: number): string => n.toLocaleString("en-US");
 
-/** `48 MB`, `20.4 MB`: megabytes of 1,000,000 bytes, one decimal unless it is zero. */
+/** `32 MB`, `20.4 MB`: megabytes of 1,000,000 bytes, one decimal unless it is zero. */
 export function megabytes(n: number): string {
   const tenths = Math.ceil(Math.floor(n / 50_000) / 2);
   return tenths % 10 === 0 ? `${tenths / 10} MB` : `${Math.floor(tenths / 10)}.${tenths % 10} MB`;
