@@ -178,3 +178,22 @@ test("Export trace, then Import trace: the map shows the same blocks", async ({ 
   await expect(counter(page)).toHaveText("op 3 / 6");
   expect(await blockLabels(page)).toEqual(expected);
 });
+
+test("on a 390 px phone the Share panel opens inside the screen and its buttons work", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await openAtState(page);
+  const panel = page.locator(".share-popover");
+  await expect(panel).toBeVisible();
+  const box = await panel.boundingBox();
+  expect(box).not.toBeNull();
+  expect(box!.x).toBeGreaterThanOrEqual(0);
+  expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+  for (const name of ["Copy link", "Export SVG", "Export PNG"]) {
+    const b = await page.getByRole("button", { name, exact: true }).boundingBox();
+    expect(b, name).not.toBeNull();
+    expect(b!.x, name).toBeGreaterThanOrEqual(0);
+    expect(b!.x + b!.width, name).toBeLessThanOrEqual(390);
+  }
+  const { name } = await downloadOf(page, "Export SVG");
+  expect(name).toMatch(/\.svg$/);
+});
