@@ -115,7 +115,7 @@ test("a file over the size limit is refused with its size and the limit, and the
   const hugePath = join(dir, "huge.txt");
   writeFileSync(hugePath, Buffer.alloc(50_000_000, "#"));
   await page.locator("#program-file").setInputFiles(hugePath);
-  await expect(status(page)).toHaveText("huge.txt was not opened: the program is 50 MB; the limit is 48 MB. The program on screen is unchanged.");
+  await expect(status(page)).toHaveText("huge.txt was not opened: the program is 50 MB; the limit is 32 MB. The program on screen is unchanged.");
   await expect(program(page)).toHaveValue(small);
   await expect(counter(page)).toHaveText("op 2 / 2");
   await expect(requested(page)).toHaveText("24 B");
