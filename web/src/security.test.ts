@@ -151,6 +151,7 @@ describe('every addEventListener("message") site', () => {
 
   it("the cost worker's guards refuse every shape but their one message", async () => {
     const { parseCostJob, parseCostReply } = await import("./engine/costMessages");
+    const { MAX_SOURCE_BYTES } = await import("./model/limits");
     const config = { source: "a = alloc 8", allocator: "bumpalo", target: "64", capacity: null, minAlign: null };
     const badJobs: unknown[] = [
       null,
@@ -161,7 +162,7 @@ describe('every addEventListener("message") site', () => {
       { id: 1 },
       { id: 1, config: { ...config, target: "x86" } },
       { id: 1, config: { ...config, source: 42 } },
-      { id: 1, config: { ...config, source: "x".repeat(5 << 20) } },
+      { id: 1, config: { ...config, source: "x".repeat(MAX_SOURCE_BYTES + 1) } },
       { id: 1, config: { ...config, capacity: -16 } },
       { id: 1, config: { ...config, capacity: undefined } },
       { id: 1, config: { ...config, allocator: "<script>".repeat(20) } },
