@@ -40,7 +40,7 @@ export interface Tracer {
  * Least time between two progress notes of a long run, in ms: each one
  * re-renders the page, which at every slice would take as long as the run.
  */
-const PROGRESS_EVERY_MS = 100;
+const PROGRESS_EVERY_MS = 200;
 
 export function startTracer(module: TraceModule, store: Store<AppState, Action>, options: TracerOptions = {}): Tracer {
   const { dispatch } = store;
