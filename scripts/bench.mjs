@@ -180,7 +180,7 @@ export function program(ops) {
 
 /** Command-line options. */
 export function parseArgs(argv) {
-  const opts = { smoke: false, runs: null, ops: null, port: 4198, build: true, out: "/tmp/dist-bench", preset: "bump-scope-up", budgetS: null };
+  const opts = { smoke: false, runs: null, ops: null, port: 4198, build: true, out: "/tmp/dist-bench", preset: "bump-scope-up", budgetS: null, only: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -196,6 +196,10 @@ export function parseArgs(argv) {
     else if (a === "--preset") opts.preset = next();
     else if (a === "--no-build") opts.build = false;
     else if (a === "--budget-s") opts.budgetS = Number(next());
+    else if (a === "--only") {
+      opts.only = next();
+      if (opts.only !== "scrub_drag") throw new Error(`--only knows scrub_drag, not ${opts.only}`);
+    }
     else throw new Error(`unknown option ${a}`);
   }
   opts.ops ??= opts.smoke ? 1000 : 1_000_000;
@@ -692,6 +696,35 @@ function payload(urls, origin, dist) {
   return { byKind, files, total: byKind.js + byKind.wasm + byKind.css };
 }
 
+/**
+ * --only scrub_drag: the drag figure alone (dev server, program loaded once,
+ * --runs drags), for measuring a change to the page without the whole bench.
+ */
+async function scrubDragOnly(opts, emit) {
+  const { root } = await import("./lib.mjs");
+  const { chromium } = await import("@playwright/test");
+  const browser = await chromium.launch(LAUNCH);
+  const dev = startServer(root, [], opts.port);
+  try {
+    const origin = await dev.ready;
+    const app = await openApp(browser, origin);
+    say(`scrub drag: ${count(opts.ops)} ops of ${opts.preset} × ${opts.runs}`);
+    const loaded = await loadProgram(app.page, program(opts.ops), opts.preset, opts.ops, Math.max(120_000, 10 * opts.budgetS * 1000));
+    if (loaded.error) throw new Error(loaded.error);
+    const drags = [];
+    for (let i = 0; i < opts.runs; i++) drags.push(await scrubDragOnce(browser, app.page, opts.ops, DRAG_MS));
+    const s = summariseDrags(drags);
+    emit(
+      formatLine("scrub_drag_longest_task_ms", s.longestMs, "ms", {
+        note: `the longest main-thread task of each drag: ${s.runs.map(formatValue).join(", ")} ms; long tasks per drag: ${s.longCounts.join(", ")}; longest frame ${formatValue(s.frameMs)} ms (median)`,
+      }),
+    );
+  } finally {
+    await dev.stop();
+    await browser.close();
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The run
 
@@ -711,6 +744,11 @@ async function main() {
       `sizes grow from 1,000 ops while a run is predicted to take at most ${opts.budgetS} s`,
   );
   emit(`# machine: nproc ${m.nproc}, ${m.cpu}, ${formatValue(m.memGb)} GB RAM; node ${m.node}; ${m.chromium}`);
+  if (opts.only === "scrub_drag") {
+    await scrubDragOnly(opts, emit);
+    emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
+    return lines;
+  }
 
   // --- Native ----------------------------------------------------------------
   const bin = buildNative(root, process.env.CARGO_TARGET_DIR ?? "/tmp/tgt-bench");

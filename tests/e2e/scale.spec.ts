@@ -103,3 +103,56 @@ test("costs are measured in a worker: the page draws frames all through the cost
   const workers = page.workers().map((w) => w.url());
   expect(workers.some((url) => /costWorker/.test(url)), workers.join(", ")).toBe(true);
 });
+
+test("dragging the scrubber across 100,000 ops leaves the editor, the code view and the op's details at the op where the hand stops", async ({ page }) => {
+  test.setTimeout(120_000);
+  // Four ops an iteration, each on its own line: op k is on line 2 + (k - 1) % 4.
+  const kinds = ["alloc", "alloc", "free", "alloc"];
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bump-scope-up");
+  await page.getByRole("textbox", { name: "Program" }).fill("repeat 25000 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}\n");
+  await expect(counter(page)).toHaveText("op 100000 / 100000", { timeout: 60_000 });
+  await page.getByRole("button", { name: "First" }).click();
+  await expect(counter(page)).toHaveText(/^op 0 \//);
+  await expect(page.locator(".gutter .ln.is-current")).toHaveCount(0);
+
+  const box = await page.locator("#step").boundingBox();
+  if (!box) throw new Error("the scrubber is not on screen");
+  const y = box.y + box.height / 2;
+  const at = (fraction: number): number => box.x + 1 + (box.width - 2) * fraction;
+  const opShown = async (): Promise<number> => Number(/^op (\d+) \//.exec((await counter(page).textContent()) ?? "")?.[1]);
+  /** The editor's gutter and mirror, the code view and the op's details all show op `n`. */
+  const expectAt = async (n: number): Promise<void> => {
+    const line = 2 + ((n - 1) % 4);
+    await expect(page.locator(".gutter .ln.is-current")).toHaveText(String(line));
+    await expect(page.locator(".code-mirror .code-line.is-current")).toHaveAttribute("data-line", String(line));
+    await expect(page.locator("#op-details")).toContainText(kinds[(n - 1) % 4]!);
+    await expect(page.locator("#code-view .code-line.is-current")).toHaveCount(1);
+  };
+
+  // Pressed and moved in small steps, as a hand drags; then held still, pressed.
+  await page.mouse.move(at(0), y);
+  await page.mouse.down();
+  for (let i = 1; i <= 20; i++) await page.mouse.move(at((0.4 * i) / 20), y);
+  const held = await opShown();
+  expect(held).toBeGreaterThan(30_000);
+  expect(held).toBeLessThan(50_000);
+  await expectAt(held);
+  // On, and released mid-way.
+  for (let i = 1; i <= 20; i++) await page.mouse.move(at(0.4 + (0.3 * i) / 20), y);
+  await page.mouse.up();
+  const stopped = await opShown();
+  expect(stopped).toBeGreaterThan(60_000);
+  expect(stopped).toBeLessThan(80_000);
+  await expectAt(stopped);
+  const code = await page.locator("#code-view .code-line.is-current").getAttribute("data-line");
+  const details = await page.locator("#op-details").textContent();
+
+  // A step away and back draws the page whole at the same op: the same lines and details.
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(counter(page)).toHaveText(`op ${stopped + 1} / 100000`);
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expect(counter(page)).toHaveText(`op ${stopped} / 100000`);
+  await expectAt(stopped);
+  await expect(page.locator("#code-view .code-line.is-current")).toHaveAttribute("data-line", code ?? "");
+  await expect(page.locator("#op-details")).toHaveText(details ?? "");
+});

@@ -29,7 +29,7 @@ import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
 import { renderPredict } from "./views/predict";
 import { renderRun, renderRunStepper } from "./views/runView";
-import { renderStepper } from "./views/stepper";
+import { isScrubbing, renderStepper, whenScrubSettles } from "./views/stepper";
 import { renderSharePanel } from "./views/sharePanel";
 import { renderStats } from "./views/stats";
 import { renderSweep } from "./views/sweep";
@@ -231,12 +231,18 @@ function showMode(m: Mounts, mode: Mode): void {
   if (mode !== "compare" && m.compare.firstChild) m.compare.replaceChildren();
 }
 
-function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewContext): void {
+/**
+ * The single view at the step in view. While the scrubber is dragged
+ * (`following`) only the stepper, the map and its summary follow the hand:
+ * the charts, the code, the op's details and the x86 table catch up when
+ * the drag settles (renderApp).
+ */
+function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewContext, following = false): void {
   const step = clampStep(trace, s.step);
   const op = currentOp(trace, step);
   renderRun(
-    m,
-    { stats: renderStats, cost: renderCostView, code: renderCodeView },
+    following ? { stepper: m.stepper, mapSummary: m.mapSummary, map: m.map } : m,
+    following ? {} : { stats: renderStats, cost: renderCostView, code: renderCodeView },
     {
       state: s,
       trace,
@@ -251,6 +257,7 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
     },
     ctx.dispatch,
   );
+  if (following) return;
   // The preset's minimum alignment: the one chosen, else its default (none: no such setting).
   const minAlign = s.minAlign ?? ctx.allocators.find((a) => a.name === trace.allocator)?.minAligns[0];
   renderX86Table(m.x86, { reference: X86_REFERENCE, preset: trace.allocator, currentCase: caseForOp(trace, step, minAlign) });
@@ -262,7 +269,38 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
   });
 }
 
+/** How many times renderApp has run per page (keyed by its stepper): a catch-up only draws the latest state. */
+const renders = new WeakMap<HTMLElement, number>();
+
+/**
+ * Renders the single view's map and stepper alone while the scrubber is
+ * dragged, and the whole page once the drag settles: a step of a drag then
+ * costs the map's redraw, not the editor's scroll, the code view's and the
+ * charts' (each forcing layout and paint). False when the page must be drawn
+ * whole now.
+ */
+function renderFollowingDrag(m: Mounts, s: AppState, ctx: AppViewContext): boolean {
+  const generation = (renders.get(m.stepper) ?? 0) + 1;
+  renders.set(m.stepper, generation);
+  const trace = s.trace;
+  if (!trace || s.compare !== null || s.sweep !== null || !isScrubbing(m.stepper)) {
+    whenScrubSettles(m.stepper, null);
+    return false;
+  }
+  renderSingle(m, s, trace, ctx, true);
+  let frame: number | undefined;
+  whenScrubSettles(m.stepper, () => {
+    frame ??= requestAnimationFrame(() => {
+      // A render since then drew a newer state (or waits for its own drag to settle).
+      if (renders.get(m.stepper) !== generation || isScrubbing(m.stepper)) return;
+      renderApp(m, s, ctx);
+    });
+  });
+  return true;
+}
+
 export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
+  if (renderFollowingDrag(m, s, ctx)) return;
   const { dispatch } = ctx;
   const op = s.trace ? currentOp(s.trace, s.step) : undefined;
   renderEditor(

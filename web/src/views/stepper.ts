@@ -53,6 +53,83 @@ interface Refs {
 
 const views = new WeakMap<HTMLElement, Refs>();
 
+/**
+ * How long the scrubber must stay still under a pressed pointer before the
+ * drag counts as settled: the views a drag leaves behind (the editor's line,
+ * the code, the charts) catch up then, and at the release.
+ */
+export const SCRUB_SETTLE_MS = 100;
+
+/** A drag of the scrubber: pressed, moving, and what to run once it settles. */
+interface Scrub {
+  pressed: boolean;
+  moving: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  settled: (() => void) | null;
+  /** Ends the drag's motion and runs what waits for it. */
+  settle: () => void;
+}
+const scrubs = new WeakMap<HTMLElement, Scrub>();
+
+/**
+ * Whether the scrubber in `container` is being dragged and has moved within
+ * SCRUB_SETTLE_MS: a render then draws only what follows the hand (the map
+ * and the counter) and leaves the rest to `whenScrubSettles`.
+ */
+export function isScrubbing(container: HTMLElement): boolean {
+  const scrub = scrubs.get(container);
+  return scrub !== undefined && scrub.pressed && scrub.moving;
+}
+
+/**
+ * Runs `settled` once when the drag in `container` settles (released, or
+ * still for SCRUB_SETTLE_MS after this call); null forgets the one waiting.
+ * A later call replaces an earlier one: only the last render's catch-up
+ * matters. The stillness counts from the render that calls this, not from
+ * the input before it, so a slow frame is not taken for a pause.
+ */
+export function whenScrubSettles(container: HTMLElement, settled: (() => void) | null): void {
+  const scrub = scrubs.get(container);
+  if (!scrub) return;
+  scrub.settled = settled;
+  if (settled && scrub.timer !== undefined) {
+    clearTimeout(scrub.timer);
+    scrub.timer = setTimeout(scrub.settle, SCRUB_SETTLE_MS);
+  }
+}
+
+function watchScrub(container: HTMLElement, range: HTMLInputElement): void {
+  const settle = (): void => {
+    clearTimeout(scrub.timer);
+    scrub.timer = undefined;
+    scrub.moving = false;
+    const run = scrub.settled;
+    scrub.settled = null;
+    run?.();
+  };
+  const scrub: Scrub = { pressed: false, moving: false, timer: undefined, settled: null, settle };
+  scrubs.set(container, scrub);
+  range.addEventListener("pointerdown", () => {
+    scrub.pressed = true;
+  });
+  // Before the input listener that dispatches the seek, so its render sees the drag.
+  range.addEventListener("input", () => {
+    if (!scrub.pressed) return;
+    scrub.moving = true;
+    clearTimeout(scrub.timer);
+    scrub.timer = setTimeout(settle, SCRUB_SETTLE_MS);
+  });
+  const release = (): void => {
+    if (!scrub.pressed) return;
+    scrub.pressed = false;
+    settle();
+  };
+  // The release may land off the scrubber: the window hears it wherever it is.
+  window.addEventListener("pointerup", release, true);
+  window.addEventListener("pointercancel", release, true);
+  range.addEventListener("change", release);
+}
+
 function button(label: string, keys: string, path: string, onClick: () => void, extra = ""): HTMLButtonElement {
   const b = h("button", {
     type: "button",
@@ -75,6 +152,7 @@ function build(container: HTMLElement, dispatch: (a: Action) => void): Refs {
   const last = button("Last", "End", ICONS.last, () => dispatch({ type: "last" }));
   const ticks = h("datalist", { id: "step-ticks" });
   const range = h("input", { type: "range", id: "step", min: 0, max: 0, step: 1, value: 0, list: ticks.id });
+  watchScrub(container, range);
   range.addEventListener("input", () => dispatch({ type: "seek", step: Number(range.value) }));
   const counter = h("span", { class: "step-counter" });
   const speed = h(
