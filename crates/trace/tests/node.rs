@@ -97,7 +97,7 @@ fn bad_input_makes_a_failed_run_with_a_json_error() {
             "repeat 2000000 {\n a = alloc 1\n}",
             "bumpalo",
             "64",
-            "more than 1000000 ops",
+            "the limit is 1,500,000",
         ),
     ] {
         let mut run = TraceRun::new(src, allocator, target, None, None);
