@@ -77,6 +77,12 @@ test("a figure-mode compare embed has only step controls, its caption, allocator
     const widths = await blockWidths(col);
     expect(widths).toHaveLength(4);
     for (const w of widths) expect(w).toBeGreaterThanOrEqual(FIGURE_MIN_BLOCK_PX - 0.01);
+    // Side by side, none covering another: widened, the 1-byte d still shows beside c.
+    const spans = (await col.locator("svg.memory-map g[data-block] rect.body").evaluateAll((els) => els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return [r.left, r.right] as const;
+    }))).sort((p, q) => p[0] - q[0]);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1] - 0.5);
   }
   // bumpalo's 448-byte chunk is cut to the bytes the run used: 8 + 8 + 24 (aligned to 16) + 1, bumped down.
   const cut = bumpalo.locator("g.row-cut");

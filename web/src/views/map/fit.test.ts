@@ -74,10 +74,28 @@ describe("figure fit", () => {
     const widths = blockWidths(row);
     expect([...widths.keys()]).toEqual(["a", "b", "c", "d"]);
     for (const [, w] of widths) expect(w).toBeGreaterThanOrEqual(FIGURE_MIN_BLOCK_PX);
-    // b is drawn to scale: 2000 of the span's 2004 bytes.
+    // a, c and d get the minimum and b the rest of the span's width: no block covers another.
     const span = row.x.domain();
-    expect(span[1]! - span[0]!).toBe(2004);
-    expect(widths.get("b")).toBeCloseTo(((row.usable.x1 - row.usable.x0) * 2000) / 2004, 5);
+    expect(span[span.length - 1]! - span[0]!).toBe(2004);
+    expect(widths.get("a")).toBeCloseTo(FIGURE_MIN_BLOCK_PX, 5);
+    expect(widths.get("d")).toBeCloseTo(FIGURE_MIN_BLOCK_PX, 5);
+    expect(widths.get("b")).toBeCloseTo(row.usable.x1 - row.usable.x0 - 3 * FIGURE_MIN_BLOCK_PX, 5);
+  });
+
+  it("a block widened to the minimum never covers its neighbour: bumpalo's 1-byte d beside c, in a compare column", () => {
+    // d = alloc 1 lands right below c (bumping down); linear, d would be under 2 px
+    // and widened over c's first bytes, hidden behind it.
+    const t = traced("a = alloc 8\nb = alloc u64\nc = alloc 24 align 16\nfree b\nd = alloc 1", "bumpalo");
+    const row = layoutMap(figureData(t, 5), 330).rows[0]!;
+    const drawn = row.shown
+      .map((b) => ({ name: b.name, x0: row.x(b.address), x1: row.x(b.address) + Math.max(row.minBlockPx, row.x(b.address + b.size) - row.x(b.address)) }))
+      .sort((p, q) => p.x0 - q.x0);
+    expect(drawn.map((d) => d.name)).toEqual(["d", "c", "b", "a"]);
+    for (const d of drawn) expect(d.x1 - d.x0, d.name).toBeGreaterThanOrEqual(FIGURE_MIN_BLOCK_PX - 1e-9);
+    for (let i = 1; i < drawn.length; i++) expect(drawn[i]!.x0, `${drawn[i]!.name} after ${drawn[i - 1]!.name}`).toBeGreaterThanOrEqual(drawn[i - 1]!.x1 - 1e-9);
+    // The scale still reads real addresses at the span's ends.
+    const d = row.x.domain();
+    expect([d[0], d[d.length - 1]]).toEqual([row.visible.lo, row.visible.hi]);
   });
 
   it("a chunk almost full is drawn whole, with no break", () => {

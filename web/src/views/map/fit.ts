@@ -18,8 +18,17 @@ export interface AddressSpan {
 /** The map's figure setting: rows narrowed to these spans (by chunk id), blocks at least `minBlockPx` wide. */
 export interface MapFit {
   spans: ReadonlyMap<number, AddressSpan>;
+  /**
+   * Per chunk, every block body the run ever placed in it ([lo, hi) addresses),
+   * so the row's scale can give each its minimum width without overlapping a
+   * neighbour; a chunk with more than MAX_FITTED_BODIES has none (drawn linear).
+   */
+  bodies: ReadonlyMap<number, readonly AddressSpan[]>;
   minBlockPx: number;
 }
+
+/** Bodies per chunk past which a row keeps a linear scale (its blocks are bins anyway). */
+export const MAX_FITTED_BODIES = 2048;
 
 /** A figure's narrowest block, in pixels: an 8-byte block in a large chunk still reads as a block. */
 export const FIGURE_MIN_BLOCK_PX = 6;
@@ -40,6 +49,11 @@ export const DETAIL_READS = 16;
 
 /** The bytes the run ever used in each chunk, from its bump origin to the furthest byte in use. */
 export function usedSpans(trace: TraceView): Map<number, AddressSpan> {
+  return measure(trace).spans;
+}
+
+/** usedSpans, and every block body placed in each chunk (none past MAX_FITTED_BODIES). */
+function measure(trace: TraceView): { spans: Map<number, AddressSpan>; bodies: Map<number, AddressSpan[]> } {
   const extent = new Map<number, AddressSpan>();
   const widen = (id: number, lo: number, hi: number): void => {
     if (!(hi > lo)) return;
@@ -54,6 +68,7 @@ export function usedSpans(trace: TraceView): Map<number, AddressSpan> {
   // per chunk the op whose block reaches furthest from the bump origin.
   const starts = new Map(trace.chunks.map((c) => [c.id, c.start] as const));
   const furthest = new Map<number, { op: number; reach: number }>();
+  const bodies = new Map<number, Map<string, AddressSpan>>();
   for (let i = 0; i < trace.length; i++) {
     if (!placed(trace, i)) continue;
     const id = chunkOf(trace, i);
@@ -65,6 +80,11 @@ export function usedSpans(trace: TraceView): Map<number, AddressSpan> {
     const lo = down ? address : address - padding;
     const hi = down ? address + size + padding : address + size;
     widen(id, lo, hi);
+    if (size > 0) {
+      let known = bodies.get(id);
+      if (!known) bodies.set(id, (known = new Map()));
+      if (known.size <= MAX_FITTED_BODIES) known.set(`${address}:${size}`, { lo: address, hi: address + size });
+    }
     const reach = down ? -lo : hi;
     const best = furthest.get(id);
     if (!best || reach > best.reach) furthest.set(id, { op: i, reach });
@@ -82,7 +102,9 @@ export function usedSpans(trace: TraceView): Map<number, AddressSpan> {
     // From the bump origin: the break is only ever at the far end, past the high-water mark.
     spans.set(id, trace.direction === "down" ? { lo: Math.max(chunk.start, Math.min(e.lo, end)), hi: end } : { lo: chunk.start, hi: Math.min(end, Math.max(e.hi, chunk.start)) });
   }
-  return spans;
+  const fitted = new Map<number, AddressSpan[]>();
+  for (const [id, known] of bodies) if (known.size <= MAX_FITTED_BODIES) fitted.set(id, [...known.values()]);
+  return { spans, bodies: fitted };
 }
 
 const fits = new WeakMap<TraceView, MapFit>();
@@ -91,7 +113,8 @@ const fits = new WeakMap<TraceView, MapFit>();
 export function figureFit(trace: TraceView, minBlockPx = FIGURE_MIN_BLOCK_PX): MapFit {
   const known = fits.get(trace);
   if (known && known.minBlockPx === minBlockPx) return known;
-  const fit = { spans: usedSpans(trace), minBlockPx };
+  const { spans, bodies } = measure(trace);
+  const fit = { spans, bodies, minBlockPx };
   fits.set(trace, fit);
   return fit;
 }
@@ -117,4 +140,63 @@ export function rowCut(chunk: Pick<ChunkInfo, "id" | "start" | "capacity">, dire
 /** The break's words: what the row leaves out ("⋯ 440 B" where the row has no room for more). */
 export function cutLabel(bytes: number, short = false): string {
   return `⋯ ${bytes.toLocaleString("en-US")} B${short ? "" : " unused"}`;
+}
+
+/**
+ * A row's scale under a fit: the addresses [lo, hi) over pixels [x0, x1],
+ * linear unless some block would be narrower than `minPx`. Then each stretch
+ * between block edges inside a body gets at least `minPx` and the rest share
+ * what is left in proportion to their bytes, so a widened block never covers
+ * its neighbour (a block widened in place would hide the next one). The
+ * result is a polylinear scale's domain and range (same length, ascending).
+ */
+export function fittedScale(lo: number, hi: number, bodies: readonly AddressSpan[] | undefined, x0: number, x1: number, minPx: number): { domain: number[]; range: number[] } {
+  const linear = { domain: [lo, hi], range: [x0, x1] };
+  const width = x1 - x0;
+  if (!bodies || bodies.length === 0 || !(hi > lo) || !(width > 0) || !(minPx > 0)) return linear;
+  const edgeSet = new Set<number>([lo, hi]);
+  for (const b of bodies) {
+    if (b.lo > lo && b.lo < hi) edgeSet.add(b.lo);
+    if (b.hi > lo && b.hi < hi) edgeSet.add(b.hi);
+  }
+  const edges = [...edgeSet].sort((a, b) => a - b);
+  const n = edges.length - 1;
+  const bytes = edges.slice(1).map((e, i) => e - edges[i]!);
+  // Which stretches lie inside some block body (they get the minimum width).
+  const inBody = new Array<boolean>(n).fill(false);
+  const indexOf = (a: number): number => {
+    let l = 0;
+    let r = edges.length - 1;
+    while (l < r) {
+      const m = (l + r) >> 1;
+      if (edges[m]! < a) l = m + 1;
+      else r = m;
+    }
+    return l;
+  };
+  for (const b of bodies) {
+    const from = indexOf(Math.max(lo, b.lo));
+    const to = indexOf(Math.min(hi, b.hi));
+    for (let i = from; i < to; i++) inBody[i] = true;
+  }
+  const total = hi - lo;
+  let k = width / total;
+  let clamped = new Array<boolean>(n).fill(false);
+  for (let round = 0; round < 64; round++) {
+    const next = bytes.map((b, i) => inBody[i]! && b * k < minPx);
+    const count = next.filter(Boolean).length;
+    const free = bytes.reduce((sum, b, i) => sum + (next[i] ? 0 : b), 0);
+    if (count === 0) return linear;
+    if (width - count * minPx <= 0 || free <= 0) return linear;
+    const k2 = (width - count * minPx) / free;
+    const same = next.every((c, i) => c === clamped[i]);
+    clamped = next;
+    k = k2;
+    if (same) break;
+  }
+  const range = [x0];
+  for (let i = 0; i < n; i++) range.push(range[i]! + (clamped[i] ? minPx : bytes[i]! * k));
+  // Rounding: the last stop is exactly x1.
+  range[n] = x1;
+  return { domain: edges, range };
 }

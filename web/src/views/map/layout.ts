@@ -12,7 +12,7 @@ import type { ChunkView } from "../../model/chunks";
 import type { HeldRow } from "../../model/held";
 import type { MicroAddress } from "../../model/microMap";
 import { hex } from "../../model/format";
-import { cutLabel, rowCut, type MapFit } from "./fit";
+import { cutLabel, fittedScale, rowCut, type MapFit } from "./fit";
 import { layoutLabels, type LabelItem, type PlacedLabel } from "./labelLayout";
 import { chunkReason } from "./labels";
 import { addressTicks, BYTE_GRID_MIN_PX, IDENTITY, visibleAddresses, zoomX, type AxisZoom } from "./scale";
@@ -294,13 +294,15 @@ function layoutRow(
   }
   const span = domain.hi - domain.lo;
   const usable = { x0: zoomX(z, base.x0), x1: zoomX(z, base.x1) };
-  const x = scaleLinear().domain([domain.lo, domain.hi]).range([usable.x0, usable.x1]);
+  const minBlockPx = Math.max(MIN_BLOCK_PX, data.fit?.minBlockPx ?? 0);
+  // A figure's row is linear unless a block would fall under the minimum width; then each block gets it (fittedScale).
+  const scale = data.fit ? fittedScale(domain.lo, domain.hi, data.fit.bodies.get(chunk.id), usable.x0, usable.x1, data.fit.minBlockPx) : { domain: [domain.lo, domain.hi], range: [usable.x0, usable.x1] };
+  const x = scaleLinear().domain(scale.domain).range(scale.range);
   const visible = visibleAddresses({ start: domain.lo, capacity: span }, base.x0, base.x1, innerWidth, z);
   const bytePx = span > 0 ? (usable.x1 - usable.x0) / span : 0;
   const meta: MetaRegion[] = [];
   if (hw > 0) meta.push({ kind: "header", bytes: chunk.header, x: zoomX(z, 0), width: hw * z.k, label: `header ${chunk.header} B` });
   if (fw > 0) meta.push({ kind: "footer", bytes: chunk.footer, x: zoomX(z, innerWidth - fw), width: fw * z.k, label: `footer ${chunk.footer} B` });
-  const minBlockPx = Math.max(MIN_BLOCK_PX, data.fit?.minBlockPx ?? 0);
 
   const fill = `${view.used} / ${chunk.capacity} B used`;
   const reason = chunkReason(chunk);
