@@ -37,6 +37,9 @@ interface Refs {
   valuesKey: string;
   /** Built lines per source text, so switching files back and forth is cheap. */
   built: Map<string, Built>;
+  /** The line to scroll to in the next frame, and that frame's request. */
+  scrollTo: HTMLElement | null;
+  scrollFrame: number | undefined;
 }
 const views = new WeakMap<HTMLElement, Refs>();
 
@@ -60,7 +63,7 @@ export function renderCodeView(container: HTMLElement, data: CodeViewData): void
     const pre = h("pre", { class: "code", tabindex: 0, "aria-label": "Algorithm source" });
     container.replaceChildren(path, pre);
     const values = h("span", { class: "code-values", role: "note", "aria-label": "Values at this step" });
-    refs = { path, pre, lines: [], source: null, current: null, values, valuesKey: "", built: new Map() };
+    refs = { path, pre, lines: [], source: null, current: null, values, valuesKey: "", built: new Map(), scrollTo: null, scrollFrame: undefined };
     views.set(container, refs);
   }
   setText(refs.path, data.path);
@@ -106,13 +109,26 @@ export function renderCodeView(container: HTMLElement, data: CodeViewData): void
 
   if (data.currentLine !== refs.current) {
     refs.current = data.currentLine;
-    if (currentEl) {
-      // Scroll the code box only, never the page.
-      const pre = refs.pre;
-      const offset = currentEl.getBoundingClientRect().top - pre.getBoundingClientRect().top + pre.scrollTop;
-      // A third of the way down: the lines before it give context.
-      const top = offset - pre.clientHeight / 3;
-      pre.scrollTo({ top: Math.max(0, top), behavior: "auto" });
-    }
+    if (currentEl) scrollToLine(refs, currentEl);
   }
+}
+
+/**
+ * Scrolls the code box (never the page) so `line` sits a third of the way
+ * down, in the next frame before it renders: the layout is then the one just
+ * painted, so reading the line's place costs nothing, where reading it while
+ * rendering would force a layout of the whole page at every step.
+ */
+function scrollToLine(refs: Refs, line: HTMLElement): void {
+  refs.scrollTo = line;
+  refs.scrollFrame ??= requestAnimationFrame(() => {
+    refs.scrollFrame = undefined;
+    const el = refs.scrollTo;
+    refs.scrollTo = null;
+    const pre = refs.pre;
+    if (!el || !pre.contains(el)) return;
+    const offset = el.getBoundingClientRect().top - pre.getBoundingClientRect().top + pre.scrollTop;
+    // A third of the way down: the lines before it give context.
+    pre.scrollTo({ top: Math.max(0, offset - pre.clientHeight / 3), behavior: "auto" });
+  });
 }
