@@ -16,7 +16,7 @@
 // dev server (web/src served as is, so the page can import the loaders and the
 // map's benchmark hooks), then `vite preview` of a build in --out (default
 // /tmp/dist-bench) for the embed route's payload and first map. The wasm in
-// web/pkg-trace (the trace module: the TraceRun the page traces with) and
+// web/pkg-trace-fast (the app's build of the trace module: the TraceRun it traces with) and
 // web/pkg-cost (the cost module) is used as built.
 // A benchmark, not a test: `npm test` does not run it (its pure parts are
 // tested in scripts/bench.test.mjs).
@@ -356,10 +356,11 @@ async function traceModuleRun(page, source, preset, runs, breakdown) {
       let wasm;
       try {
         const loaders = await import("/src/engine/load.ts");
-        if (typeof loaders.loadTraceModule !== "function") return { unavailable: "load.ts has no loadTraceModule" };
-        traceModule = await loaders.loadTraceModule();
+        if (typeof loaders.loadAppTraceModule !== "function") return { unavailable: "load.ts has no loadAppTraceModule" };
+        // The app's build (for speed), the one its runs use.
+        traceModule = await loaders.loadAppTraceModule();
         // The same instance: the glue's init returns the exports it made (memory among them).
-        wasm = await (await import("/pkg-trace/trace.js")).default();
+        wasm = await (await import("/pkg-trace-fast/trace.js")).default();
       } catch (e) {
         return { unavailable: `the trace module did not load: ${String(e?.message ?? e).split("\n")[0]}` };
       }
@@ -454,8 +455,8 @@ export async function loadProgram(page, source, preset, ops, timeout) {
  */
 async function watchRunStarts(page) {
   await page.evaluate(async () => {
-    const { loadTraceModule } = await import("/src/engine/load.ts");
-    const module = await loadTraceModule();
+    const { loadAppTraceModule } = await import("/src/engine/load.ts");
+    const module = await loadAppTraceModule();
     if (module.__benchWatched) return;
     const startRun = module.startRun.bind(module);
     module.startRun = (config) => {

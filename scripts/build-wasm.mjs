@@ -2,12 +2,16 @@
 // the crate crates/<name>, the folder web/pkg-<name>, the files <name>*.
 //
 // - trace, web/pkg-trace/trace*: crates/trace (the resumable columnar run
-//   the map, stepper, embed and <bump-lab> load first), in two builds (one
-//   per preset family, below). Never metered, so it is built for size:
-//   opt-level "z" for every crate in it (CARGO_PROFILE_RELEASE_OPT_LEVEL: with LTO the dependencies' level counts,
-//   a package override for the cdylib alone saves almost nothing), then
-//   wasm-opt -Oz from npm's binaryen (Debian's is too old for Rust 1.95's
-//   output: the module it writes fails to load).
+//   the map, stepper, embed and <bump-lab> load first), in three builds
+//   (below). Never metered, so each is built for what its page needs:
+//   the embed's and <bump-lab>'s two (one per preset family) for size,
+//   opt-level "z" for every crate in them (CARGO_PROFILE_RELEASE_OPT_LEVEL:
+//   with LTO the dependencies' level counts, a package override for the
+//   cdylib alone saves almost nothing), then wasm-opt -Oz; the app's and the
+//   CLI's one (every preset) for speed, opt-level 3 then wasm-opt -O3, which
+//   runs a million ops about 1.5x as fast for 1.6x the gzip bytes. wasm-opt
+//   is npm's binaryen (Debian's is too old for Rust 1.95's output: the module
+//   it writes fails to load).
 // - cost, web/pkg-cost/cost*: crates/cost, loaded only when costs are
 //   shown: cargo (release, wasm32, LTO) -> wasm-bindgen (via wasm-pack) ->
 //   bumplab-meter, which adds the executed-instruction counters LAST, so the
@@ -112,27 +116,31 @@ function wasmPack(module, crate, outDir, outName, env = {}, cargoArgs = []) {
 }
 
 // --- Trace ---------------------------------------------------------------------
-// The trace module in two builds of crates/trace, one per preset family
-// (bumplab_core::presets::Family): web/pkg-trace runs the core presets and is
-// what every page fetches first; web/pkg-trace-more runs the other arenas and
-// is fetched only when one of them is shown.
+// The trace module in three builds of the same crates/trace. For the embed
+// and <bump-lab>, whose download is their first map's, one per preset family
+// (bumplab_core::presets::Family), built for size: web/pkg-trace runs the
+// core presets and is fetched first; web/pkg-trace-more runs the other
+// arenas and is fetched only when one of them is shown. For the app and the
+// CLI, which trace programs of a million ops, web/pkg-trace-fast runs every
+// preset, built for speed.
 const TRACE_BUILDS = [
-  { name: "trace", dir: "pkg-trace", features: "core-presets" },
-  { name: "trace (more arenas)", dir: "pkg-trace-more", features: "more-arenas" },
+  { name: "trace", dir: "pkg-trace", features: "core-presets", optLevel: "z", wasmOpt: "-Oz" },
+  { name: "trace (more arenas)", dir: "pkg-trace-more", features: "more-arenas", optLevel: "z", wasmOpt: "-Oz" },
+  { name: "trace (fast, every preset)", dir: "pkg-trace-fast", features: "core-presets,more-arenas", optLevel: "3", wasmOpt: "-O3" },
 ];
 
 async function buildTrace() {
   const opt = wasmOpt();
   for (const build of TRACE_BUILDS) {
     const dir = join(root, "web", build.dir);
-    const inputs = hashTree([...SHARED, "crates/trace"], skipTarget) + `\n${opt.version}\n${build.features}`;
+    const inputs = hashTree([...SHARED, "crates/trace"], skipTarget) + `\n${opt.version}\n${build.features}\n${build.optLevel} ${build.wasmOpt}`;
     await buildIfChanged(build.dir, dir, inputs, async (tmp) => {
-      wasmPack(build.name, "crates/trace", tmp, "trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: "z" }, ["--no-default-features", "--features", build.features]);
+      wasmPack(build.name, "crates/trace", tmp, "trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: build.optLevel }, ["--no-default-features", "--features", build.features]);
       const wasm = join(tmp, "trace_bg.wasm");
       const before = sizes(wasm);
       // The module's target_features section tells wasm-opt which features it uses.
-      run(opt.bin, ["-Oz", "--strip-debug", "--strip-producers", wasm, "-o", wasm], {
-        hint: `the ${build.name} wasm module: wasm-opt -Oz failed on ${wasm}`,
+      run(opt.bin, [build.wasmOpt, "--strip-debug", "--strip-producers", wasm, "-o", wasm], {
+        hint: `the ${build.name} wasm module: wasm-opt ${build.wasmOpt} failed on ${wasm}`,
       });
       await loads(build.name, tmp, "trace");
       log(`${build.name} wasm built: web/${build.dir}/trace_bg.wasm: ${sizes(wasm)} (before wasm-opt: ${before})`);

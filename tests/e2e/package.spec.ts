@@ -71,7 +71,7 @@ test.afterAll(async () => {
 test("the packed tarball holds the CLI, its engine, and the site with bump-lab.js and its wasm; it installs as a real folder", () => {
   expect(tarball).toMatch(/bumplab-\d+\.\d+\.\d+\.tgz$/);
   const listing = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n");
-  for (const file of ["package/package.json", "package/bumplab.mjs", "package/pkg-trace/trace_bg.wasm", "package/pkg-cost/cost_bg.wasm", "package/dist/bump-lab.js", "package/dist/embed.html", "package/dist/index.html"]) {
+  for (const file of ["package/package.json", "package/bumplab.mjs", "package/pkg-trace-fast/trace_bg.wasm", "package/pkg-cost/cost_bg.wasm", "package/dist/bump-lab.js", "package/dist/embed.html", "package/dist/index.html"]) {
     expect(listing).toContain(file);
   }
   // The element's wasm sits beside it: the core trace build, the one for the other arenas, the metered one.

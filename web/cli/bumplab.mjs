@@ -123,20 +123,17 @@ function readProgram(file) {
   return text;
 }
 
-/** Loads the trace module's build that runs `allocator` (the page's engine, in two builds by preset family). */
+/** Loads the trace module's build that runs `allocator`: the app's build for speed, which runs every preset. */
 async function loadTraceBuild(allocator) {
-  for (const folder of ["pkg-trace", "pkg-trace-more"]) {
-    const pkg = engineFolder(folder);
-    let mod;
-    try {
-      mod = await import(join(pkg, "trace.js"));
-      mod.initSync({ module: readFileSync(join(pkg, "trace_bg.wasm")) });
-    } catch (e) {
-      fail(`the wasm engine is not built (${e.message}); run \`npm run build:wasm\` first`, 1);
-    }
-    if (JSON.parse(mod.listAllocators()).some((a) => a.name === allocator)) return mod;
+  const pkg = engineFolder("pkg-trace-fast");
+  let mod;
+  try {
+    mod = await import(join(pkg, "trace.js"));
+    mod.initSync({ module: readFileSync(join(pkg, "trace_bg.wasm")) });
+  } catch (e) {
+    fail(`the wasm engine is not built (${e.message}); run \`npm run build:wasm\` first`, 1);
   }
-  return undefined;
+  return JSON.parse(mod.listAllocators()).some((a) => a.name === allocator) ? mod : undefined;
 }
 
 const STATS = ["requested", "used", "padding", "metadata", "leaked", "copied", "unused", "chunks", "utilisation"];

@@ -1,13 +1,13 @@
 import "./styles.css";
 import { findMounts, startApp } from "./app";
-import { loadTraceModule } from "./engine/load";
+import { loadAppTraceModule } from "./engine/load";
 import { applyTheme, storedTheme } from "./views/theme";
 
 // The stored theme first, so the page does not flash the system's while the engine loads.
 applyTheme(storedTheme());
 
 try {
-  startApp(await loadTraceModule(), findMounts());
+  startApp(await loadAppTraceModule(), findMounts());
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   const box = document.getElementById("fatal");

@@ -1,9 +1,10 @@
 // The browser's loaders: each wasm module instantiated once. The trace
-// module's core build is what every page needs first (its glue is a static
-// import; its .wasm is fetched by the first `loadTraceModule()`); its build
-// for the other arenas and the cost module are dynamic imports, so Vite puts
-// their glue in chunks of their own and nothing of them is fetched until a
-// page shows such an arena or reads costs. Vite emits each .wasm as a hashed
+// module's core build is what the embed and <bump-lab> need first (its glue
+// is a static import; its .wasm is fetched by the first `loadTraceModule()`);
+// its build for the other arenas, the app's build for speed and the cost
+// module are dynamic imports, so Vite puts their glue in chunks of their own
+// and nothing of them is fetched until a page shows such an arena, is the
+// app, or reads costs. Vite emits each .wasm as a hashed
 // asset and rewrites each `new URL("…_bg.wasm", import.meta.url)`, the glue's
 // and the ones here (the same file, so the same asset).
 //
@@ -170,6 +171,19 @@ export const loadTraceModule: () => Promise<TraceModule> = once(async () => {
     await instantiate(more.default, new URL("../../pkg-trace-more/trace_bg.wasm", import.meta.url));
     return more;
   });
+});
+
+/**
+ * The app's engine: the trace module's build for speed (web/pkg-trace-fast,
+ * every preset in one), since the app traces programs of a million ops,
+ * where the size-optimised build spends half as long again. Its glue is a
+ * dynamic import so that the embed and <bump-lab>, which load the
+ * size-optimised builds, carry none of it.
+ */
+export const loadAppTraceModule: () => Promise<TraceModule> = once(async () => {
+  const fast = await import("../../pkg-trace-fast/trace.js");
+  await instantiate(fast.default, new URL("../../pkg-trace-fast/trace_bg.wasm", import.meta.url));
+  return adaptTraceModule([fast]);
 });
 
 export const loadCostModule: () => Promise<CostModule> = once(async () => {
