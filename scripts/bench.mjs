@@ -355,8 +355,8 @@ async function traceModuleRun(page, source, preset, runs, breakdown) {
       let traceModule;
       let wasm;
       try {
-        const loaders = await import("/src/engine/load.ts");
-        if (typeof loaders.loadAppTraceModule !== "function") return { unavailable: "load.ts has no loadAppTraceModule" };
+        const loaders = await import("/src/engine/appLoad.ts");
+        if (typeof loaders.loadAppTraceModule !== "function") return { unavailable: "appLoad.ts has no loadAppTraceModule" };
         // The app's build (for speed), the one its runs use.
         traceModule = await loaders.loadAppTraceModule();
         // The same instance: the glue's init returns the exports it made (memory among them).
@@ -455,7 +455,7 @@ export async function loadProgram(page, source, preset, ops, timeout) {
  */
 async function watchRunStarts(page) {
   await page.evaluate(async () => {
-    const { loadAppTraceModule } = await import("/src/engine/load.ts");
+    const { loadAppTraceModule } = await import("/src/engine/appLoad.ts");
     const module = await loadAppTraceModule();
     if (module.__benchWatched) return;
     const startRun = module.startRun.bind(module);

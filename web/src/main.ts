@@ -1,6 +1,6 @@
 import "./styles.css";
 import { findMounts, startApp } from "./app";
-import { loadAppTraceModule } from "./engine/load";
+import { loadAppTraceModule } from "./engine/appLoad";
 import { applyTheme, storedTheme } from "./views/theme";
 
 // The stored theme first, so the page does not flash the system's while the engine loads.

@@ -1,12 +1,13 @@
 // The browser's loaders: each wasm module instantiated once. The trace
 // module's core build is what the embed and <bump-lab> need first (its glue
 // is a static import; its .wasm is fetched by the first `loadTraceModule()`);
-// its build for the other arenas, the app's build for speed and the cost
-// module are dynamic imports, so Vite puts their glue in chunks of their own
-// and nothing of them is fetched until a page shows such an arena, is the
-// app, or reads costs. Vite emits each .wasm as a hashed
-// asset and rewrites each `new URL("…_bg.wasm", import.meta.url)`, the glue's
-// and the ones here (the same file, so the same asset).
+// its build for the other arenas and the cost module are dynamic imports, so
+// Vite puts their glue in chunks of their own and nothing of them is fetched
+// until a page shows such an arena or reads costs. (The app's build for
+// speed has a loader of its own, appLoad.ts, so that no other page ships
+// it.) Vite emits each .wasm as a hashed asset and rewrites each
+// `new URL("…_bg.wasm", import.meta.url)`, the glue's and the ones here (the
+// same file, so the same asset).
 //
 // The .wasm is fetched here rather than by the glue so that a failure says
 // which of the things a page's author can fix went wrong (EngineLoadError).
@@ -125,7 +126,7 @@ export function describeFailure(error: unknown, url: string, violations: readonl
  * Fetches the wasm at `url` and hands the response to the glue's `init`,
  * turning every way that can fail into an EngineLoadError.
  */
-async function instantiate(init: (input: { module_or_path: Response }) => Promise<unknown>, url: URL): Promise<void> {
+export async function instantiate(init: (input: { module_or_path: Response }) => Promise<unknown>, url: URL): Promise<void> {
   const href = url.href;
   const pageUrl = typeof location === "undefined" ? href : location.href;
   if (typeof WebAssembly !== "object") {
@@ -155,7 +156,7 @@ async function instantiate(init: (input: { module_or_path: Response }) => Promis
 }
 
 /** Runs `load` once; a failure (offline for a moment, a new deploy) is not kept, so the next call tries again. */
-function once<T>(load: () => Promise<T>): () => Promise<T> {
+export function once<T>(load: () => Promise<T>): () => Promise<T> {
   let loading: Promise<T> | undefined;
   return () =>
     (loading ??= load().catch((error: unknown) => {
@@ -171,19 +172,6 @@ export const loadTraceModule: () => Promise<TraceModule> = once(async () => {
     await instantiate(more.default, new URL("../../pkg-trace-more/trace_bg.wasm", import.meta.url));
     return more;
   });
-});
-
-/**
- * The app's engine: the trace module's build for speed (web/pkg-trace-fast,
- * every preset in one), since the app traces programs of a million ops,
- * where the size-optimised build spends half as long again. Its glue is a
- * dynamic import so that the embed and <bump-lab>, which load the
- * size-optimised builds, carry none of it.
- */
-export const loadAppTraceModule: () => Promise<TraceModule> = once(async () => {
-  const fast = await import("../../pkg-trace-fast/trace.js");
-  await instantiate(fast.default, new URL("../../pkg-trace-fast/trace_bg.wasm", import.meta.url));
-  return adaptTraceModule([fast]);
 });
 
 export const loadCostModule: () => Promise<CostModule> = once(async () => {
