@@ -233,9 +233,9 @@ function showMode(m: Mounts, mode: Mode): void {
 
 /**
  * The single view at the step in view. While the scrubber is dragged
- * (`following`) only the stepper, the map and its summary follow the hand,
- * unanimated: the charts, the code, the op's details and the x86 table catch
- * up when the drag settles (renderApp).
+ * (`following`) only the stepper, the map and its summary follow the hand:
+ * the charts, the code, the op's details and the x86 table catch up when
+ * the drag settles (renderApp).
  */
 function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewContext, following = false): void {
   const step = clampStep(trace, s.step);
@@ -248,8 +248,7 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
       trace,
       narration: s.narrationHidden ? null : narrationAt(trace, step, ctx.narrations(s.tracedSource)),
       sourceLines: ctx.lines(s.tracedSource),
-      // A drag's steps are drawn at once: a glide would keep repainting the map between them.
-      animate: !following && ctx.animate(),
+      animate: ctx.animate(),
       micro: true,
       docsHref: COST_DOCS,
       source: (file) => ({ path: ctx.sourcePath(file) ?? (file === trace.source ? trace.source_path : file), text: sourceShown(ctx.source(file)) }),
