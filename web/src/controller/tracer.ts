@@ -42,6 +42,14 @@ export interface Tracer {
  */
 const PROGRESS_EVERY_MS = 200;
 
+/**
+ * Wall time a slice of a long run aims at, in ms: long enough that a
+ * million ops yield some 40 times rather than 120 (each yield lets the
+ * browser run a frame's work), short enough that a slice which overshoots
+ * its estimate stays under the 50 ms at which a task delays input.
+ */
+const SLICE_MS = 30;
+
 export function startTracer(module: TraceModule, store: Store<AppState, Action>, options: TracerOptions = {}): Tracer {
   const { dispatch } = store;
   // Runs and configurations by the view's columns, which every copy of a
@@ -74,7 +82,7 @@ export function startTracer(module: TraceModule, store: Store<AppState, Action>,
     const onProgress = (executed: number, total: number): void => {
       if (running === controller) dispatch({ type: "traceProgress", executed, total });
     };
-    void traceInSlices(module, config, { signal: controller.signal, onProgress, progressEveryMs: PROGRESS_EVERY_MS }).then((outcome) => {
+    void traceInSlices(module, config, { signal: controller.signal, onProgress, progressEveryMs: PROGRESS_EVERY_MS, sliceMs: SLICE_MS }).then((outcome) => {
       if (outcome.kind === "cancelled") return;
       if (running !== controller || destroyed) {
         // Superseded after its last slice: nobody will show it.
