@@ -276,13 +276,15 @@ test("an exported SVG is well-formed, styled inline and labels the blocks the pa
     const text = (el as HTMLElement & { figureSvg(): string | null }).figureSvg();
     if (text === null) return null;
     const doc = new DOMParser().parseFromString(text, "image/svg+xml");
-    const body = doc.querySelector("g[data-block] rect.body");
+    const body = doc.querySelector("g.block rect.body");
     return {
       xmlDeclaration: text.startsWith('<?xml version="1.0"'),
       errors: doc.getElementsByTagName("parsererror").length,
       root: doc.documentElement.namespaceURI,
       title: doc.querySelector("svg > title")?.textContent ?? "",
-      labels: [...doc.querySelectorAll("g[data-block]")].map((g) => g.getAttribute("aria-label") ?? ""),
+      // The file keeps no aria-label or data-*: a block's name is its tooltip, its <title>.
+      labels: [...doc.querySelectorAll("g.block > title")].map((t) => t.textContent ?? ""),
+      interactive: doc.querySelectorAll("[aria-label], [data-block], [tabindex], [role]").length,
       bodyStyle: body?.getAttribute("style") ?? "",
       stylesheets: doc.querySelectorAll("style, link").length,
     };
@@ -293,6 +295,7 @@ test("an exported SVG is well-formed, styled inline and labels the blocks the pa
   expect(parsed?.root).toBe("http://www.w3.org/2000/svg");
   expect(parsed?.title).toBe("Bump Lab memory map: fitzgen-down, op 6");
   expect(parsed?.labels).toEqual(expected);
+  expect(parsed?.interactive).toBe(0);
   // The block colours travel with the file: no stylesheet needed.
   expect(parsed?.bodyStyle).toMatch(/fill: rgb\(/);
   expect(parsed?.stylesheets).toBe(0);
