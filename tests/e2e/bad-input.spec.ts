@@ -648,7 +648,7 @@ test("CSP: the app, the embed and a strict host page each have a policy and log 
   const download = page.waitForEvent("download");
   await page.getByRole("button", { name: "Export SVG" }).click();
   await download;
-  await expect(shareStatus(page)).toHaveText(/^Exported the (memory map|cost chart) as SVG\.$/);
+  await expect(shareStatus(page)).toHaveText(/^Exported the (memory map|cost chart) as SVG: \d+ × \d+ px\./);
 
   // The embed on its own and inside the strict host page with two elements.
   await page.goto("/embed.html");
