@@ -15,9 +15,15 @@ describe("the player's costs and status", () => {
     // The cap is the cost module's full trace's (crates/core), as the trace module reports it.
     const cap = loadTraceModuleSync().maxCostedOps;
     expect(cap).toBe(100_000);
-    expect(overCostCap(0, cap)).toBeUndefined();
-    expect(overCostCap(100_000, cap)).toBeUndefined();
-    expect(overCostCap(100_002, cap)).toBe("costs are measured for programs of up to 100,000 ops, and this one runs 100,002: lower a repeat count to see them");
+    const looped = "a = alloc 1\nrepeat 100001 {\n  b = alloc 8\n}\n";
+    expect(overCostCap(0, cap, looped)).toBeUndefined();
+    expect(overCostCap(100_000, cap, looped)).toBeUndefined();
+    expect(overCostCap(100_002, cap, looped)).toBe("costs are measured for programs of up to 100,000 ops, and this one runs 100,002: lower a repeat count to see them");
+    // A recording has no repeat to lower: its advice is a shorter recording.
+    const recorded = "# recorded by bumplab-record\na = alloc 16\nb = alloc 8\n";
+    expect(overCostCap(100_002, cap, recorded)).toBe(
+      "costs are measured for programs of up to 100,000 ops, and this one runs 100,002: record or keep fewer ops to see them (bumplab-record --max-ops)",
+    );
   });
 
   it("counts the ops traced so far in the status line", () => {
