@@ -54,7 +54,8 @@ test("a figure-mode compare embed has only step controls, its caption, allocator
   await page.setViewportSize({ width: 720, height: 700 });
   await page.goto(`${ORIGIN}/embed.html?figure=1&caption=${encodeURIComponent(CAPTION)}#${await encodeShare(COMPARED)}`);
   await expect(page.locator("#embed[data-ready=true]")).toHaveCount(1);
-  const figure = page.getByRole("figure", { name: "Bump Lab figure" });
+  // A captioned figure is named by its caption.
+  const figure = page.getByRole("figure", { name: CAPTION });
   await expect(figure).toBeVisible();
   await expect(figure.locator("figcaption")).toHaveText(CAPTION);
   const columns = page.locator(".compare-column");
@@ -156,7 +157,7 @@ test("<bump-lab figure> in a host page: only step controls, its caption, every b
   await page.goto(`${HOST}/post.html`);
   const fig = page.locator("bump-lab#fig");
   await expect(fig).toHaveAttribute("data-ready", "true");
-  await expect(fig.getByRole("figure", { name: "Bump Lab figure" }).locator("figcaption")).toHaveText(CAPTION);
+  await expect(fig.getByRole("figure", { name: CAPTION }).locator("figcaption")).toHaveText(CAPTION);
   await expect(fig.locator(".compare-column")).toHaveCount(2);
   await expect(fig.getByRole("heading", { level: 3 })).toHaveText(["bumpalo", "hinckley-up"]);
   expect(await controlsOutsideStepper(fig)).toEqual([]);

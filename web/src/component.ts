@@ -229,7 +229,7 @@ export class BumpLabElement extends HTMLElement {
         controls,
         views,
         appUrl,
-        label: this.getAttribute("aria-label") ?? "Bump Lab figure",
+        label: this.getAttribute("aria-label"),
         // A boolean attribute: present means a figure, unless it says otherwise (figure="false").
         figure: this.hasAttribute("figure") && !["0", "false", "no", "off"].includes((this.getAttribute("figure") ?? "").toLowerCase()),
         caption: this.getAttribute("caption"),

@@ -78,7 +78,6 @@ async function main(): Promise<void> {
     controls: flag(params.get("controls"), true),
     views,
     appUrl: new URL("index.html", location.href).href.replace(/[?#].*$/, ""),
-    label: "Bump Lab figure",
     figure: flag(params.get("figure"), false),
     caption: params.get("caption"),
   });

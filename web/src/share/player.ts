@@ -57,8 +57,12 @@ export interface PlayerOptions {
   views: ReadonlySet<OptionalView>;
   /** The app's index.html: "Open in Bump Lab" links there with the state in the hash. */
   appUrl: string;
-  /** Announced as the embed's name. */
-  label: string;
+  /**
+   * Announced as the embed's name. Without one, a figure with a caption is
+   * named by its caption (what a reader of the post sees under it), and
+   * anything else is "Bump Lab figure".
+   */
+  label?: string | null | undefined;
   /**
    * A figure for a post or slide: read-only (compare columns are headed by
    * their allocators, with no setup row or table), each map fitted to the
@@ -90,6 +94,9 @@ export function parseViews(text: string | null | undefined): Set<OptionalView> {
   }
   return out;
 }
+
+/** Players made on this page, for ids unique among them (a caption's id). */
+let players = 0;
 
 export function startPlayer(module: TraceModule, root: HTMLElement, shared: SharedState, options: PlayerOptions): Player {
   const comparing = shared.compare !== null;
@@ -124,12 +131,16 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
   const shows = (v: OptionalView): boolean => !comparing && options.views.has(v);
   const figure = options.figure === true;
   const captionText = options.caption?.trim() ?? "";
-  // A figure is a <figure>: its caption names it for screen readers too.
-  const caption = figure && captionText !== "" ? h("figcaption", { class: "bl-caption" }, captionText) : null;
+  const captionId = `bl-caption-${++players}`;
+  const caption = figure && captionText !== "" ? h("figcaption", { class: "bl-caption", id: captionId }, captionText) : null;
+  // An explicit label wins; else a captioned figure is named by its caption
+  // (aria-label would hide the caption from the figure's accessible name).
+  const name: Record<string, string> =
+    options.label != null ? { "aria-label": options.label } : caption ? { "aria-labelledby": captionId } : { "aria-label": "Bump Lab figure" };
   root.replaceChildren(
     h(
       figure ? "figure" : "div",
-      figure ? { class: "bl-player is-figure", "aria-label": options.label } : { class: "bl-player", role: "region", "aria-label": options.label },
+      figure ? { class: "bl-player is-figure", ...name } : { class: "bl-player", role: "region", ...name },
       h("div", { class: "bl-head" }, title, status, open),
       error,
       comparing ? compareMount : null,
