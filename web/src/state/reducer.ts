@@ -72,6 +72,12 @@ export interface AppState extends RunConfig {
   revealed: boolean;
   /** What the cost chart counts: executed wasm instructions or conditional branches. */
   costMetric: CostMetric;
+  /**
+   * Whether the code panel shows the compiled wasm the current op executed
+   * beside its Rust source (the Instructions view). A view setting: it stays
+   * as the step moves, and share links leave it out.
+   */
+  instructions: boolean;
   /** Presentation mode: large type, high contrast, the editing panels put away, stepped by keys (for a projector). */
   present: boolean;
 }
@@ -84,6 +90,7 @@ export type Action =
    */
   | { type: "configure"; config: Partial<RunConfig> }
   | { type: "selectCostMetric"; metric: CostMetric }
+  | { type: "showInstructions"; shown: boolean }
   | { type: "traced"; trace: TraceView; source: string }
   | { type: "traceFailed"; error: ProgramError }
   /** A long run's progress, between its slices. */
@@ -151,6 +158,7 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     guess: null,
     revealed: false,
     costMetric: "instructions",
+    instructions: false,
     present: false,
     ...overrides,
   };
@@ -232,6 +240,8 @@ function base(state: AppState, action: Action): AppState {
     }
     case "selectCostMetric":
       return action.metric === state.costMetric ? state : { ...state, costMetric: action.metric };
+    case "showInstructions":
+      return action.shown === state.instructions ? state : { ...state, instructions: action.shown };
     case "traced": {
       // Follow the end while it is in view (the first trace, or editing at the
       // last op shows the new last op); otherwise stay on the same step.

@@ -1,0 +1,254 @@
+import { describe, expect, it } from "vitest";
+import { instructionsSource, parseExecuted, parseListing, type ExecutedColumn, type Listing } from "../engine/listing";
+import { branchOutcome, compactSource, executedBranches, executedListing, isSlowPath, shortName, summaryText } from "./instructions";
+
+// A listing in listing.json's shape: a root that calls an alloc whose
+// fast path bumps down and, when the chunk is full, calls its slow path.
+const LISTING_JSON = {
+  format: 1,
+  files: ["crates/core/src/algorithms/fitzgen.rs", "bumpalo-3.20.4/src/lib.rs"],
+  functions: {
+    "7": {
+      name: "bumplab_cost::measure::bumplab_measure_alloc",
+      ops: [
+        [100, "local.get 0", 1, 0, -1, 0],
+        [102, "call $alloc", 1, 0, -1, 0],
+        [104, "end", 0, 0, -1, 0],
+      ],
+    },
+    "12": {
+      name: "bumplab_core::algorithms::fitzgen::Fitzgen::alloc",
+      ops: [
+        [200, "block", 0, 0, 0, 40],
+        [202, "local.get 1", 1, 0, 0, 41],
+        [204, "local.get 2", 1, 0, 0, 41],
+        [206, "i32.sub", 1, 0, 0, 41],
+        [207, "i32.const -8", 1, 0, 0, 42],
+        [209, "i32.and", 1, 0, 0, 42],
+        [210, "local.tee 3", 1, 0, 0, 42],
+        [212, "local.get 4", 1, 0, 0, 43],
+        [214, "i32.lt_u", 1, 0, 0, 43],
+        [215, "br_if 0 (;@1;)", 1, 1, 0, 43],
+        [217, "local.get 3", 1, 0, 0, 44],
+        [219, "return", 1, 0, 0, 44],
+        [220, "end", 0, 0, 0, 45],
+        [221, "call $alloc_slow", 1, 0, 0, 46],
+        [223, "end", 0, 0, 0, 47],
+      ],
+    },
+    "13": {
+      name: "bumplab_core::algorithms::fitzgen::Fitzgen::alloc_slow",
+      ops: [
+        [300, "local.get 0", 1, 0, 0, 60],
+        [302, "i32.eqz", 1, 0, 0, 60],
+        [303, "if", 1, 1, 0, 60],
+        [304, "unreachable", 1, 0, 0, 61],
+        [305, "end", 0, 0, 0, 61],
+        [306, "i32.const 0", 1, 0, 1, 900],
+        [308, "end", 0, 0, 0, 62],
+      ],
+    },
+  },
+};
+
+function listing(): Listing {
+  const l = parseListing(LISTING_JSON);
+  if ("error" in l) throw new Error(l.error);
+  return l;
+}
+
+// The fast path: the root's 2, then alloc's 11 up to its return (the branch not taken).
+const FAST: ExecutedColumn = {
+  column: "model",
+  cost: [13, 1, 0, 0],
+  executed: [
+    [7, 0, 0, -1],
+    [7, 1, 0, -1],
+    ...[1, 2, 3, 4, 5, 6, 7, 8].map((i) => [12, i, 1, -1] as const),
+    [12, 9, 1, 0],
+    [12, 10, 1, -1],
+    [12, 11, 1, -1],
+  ],
+  truncated: false,
+};
+
+// A full chunk: the branch jumps out of the block to the slow path's call.
+const SLOW: ExecutedColumn = {
+  column: "model",
+  cost: [17, 2, 4, 1],
+  executed: [
+    [7, 0, 0, -1],
+    [7, 1, 0, -1],
+    ...[1, 2, 3, 4, 5, 6, 7, 8].map((i) => [12, i, 1, -1] as const),
+    [12, 9, 1, 1],
+    [12, 13, 1, -1],
+    [13, 0, 2, -1],
+    [13, 1, 2, -1],
+    [13, 2, 2, 1],
+    [13, 5, 2, -1],
+    [12, 11, 1, -1],
+  ],
+  truncated: false,
+};
+
+describe("parseListing", () => {
+  it("reads listing.json's functions, operators and files", () => {
+    const l = listing();
+    expect(l.files).toEqual(["crates/core/src/algorithms/fitzgen.rs", "bumpalo-3.20.4/src/lib.rs"]);
+    expect([...l.functions.keys()]).toEqual([7, 12, 13]);
+    expect(l.functions.get(12)?.ops[9]).toEqual({ offset: 215, text: "br_if 0 (;@1;)", cost: 1, branch: true, file: 0, line: 43 });
+  });
+
+  it("says why a listing of another format or shape is not read", () => {
+    expect(parseListing({ ...LISTING_JSON, format: 2 })).toEqual({ error: "the listing has format 2, and this page reads format 1" });
+    expect(parseListing([])).toEqual({ error: "the listing is not a JSON object" });
+    expect(parseListing({ format: 1, files: [], functions: { x: { name: "f", ops: [] } } })).toEqual({ error: "the listing's function x is malformed" });
+  });
+});
+
+describe("parseExecuted", () => {
+  it("reads executedOps' columns and passes its error on", () => {
+    const r = parseExecuted(JSON.stringify({ op: 1, columns: [{ column: "model", cost: [13, 1, 0, 0], executed: FAST.executed, truncated: false }] }));
+    expect("error" in r).toBe(false);
+    if ("error" in r) return;
+    expect(r.op).toBe(1);
+    expect(r.columns[0]?.executed.length).toBe(13);
+    expect(r.columns[0]?.cost).toEqual([13, 1, 0, 0]);
+    expect(parseExecuted(JSON.stringify({ error: { line: 2, column: 5, message: "unknown block c" } }))).toEqual({ error: "unknown block c" });
+    expect(parseExecuted("{")).toEqual({ error: "the cost module returned malformed JSON" });
+  });
+});
+
+describe("executedListing", () => {
+  it("counts what the executed list holds, which is the op's cost", () => {
+    const x = executedListing(listing(), FAST);
+    expect(x.instructions).toBe(13);
+    expect(x.branches).toBe(1);
+    expect([x.instructions, x.branches]).toEqual([FAST.cost[0], FAST.cost[1]]);
+    expect(summaryText(x)).toBe("13 instructions, 1 conditional branch executed");
+    const s = executedListing(listing(), SLOW);
+    expect(summaryText(s)).toBe("17 instructions, 2 conditional branches executed");
+    expect([s.slowInstructions, s.slowBranches]).toEqual([4, 1]);
+  });
+
+  it("lists the functions in the order first entered, with their call depth and slow-path mark", () => {
+    const s = executedListing(listing(), SLOW);
+    expect(s.functions.map((f) => [shortName(f.name), f.depth, f.entries, f.slow])).toEqual([
+      ["measure::bumplab_measure_alloc", 0, 1, false],
+      ["Fitzgen::alloc", 1, 1, false],
+      ["Fitzgen::alloc_slow", 2, 1, true],
+    ]);
+    // Every operator of a function that ran is listed, the unexecuted ones too.
+    expect(s.functions[1]?.rows.length).toBe(15);
+    expect(s.functions[1]?.rows.filter((r) => r.runs > 0).length).toBe(11);
+  });
+
+  it("marks each branch taken or not taken, and each call with its callee", () => {
+    const fast = executedListing(listing(), FAST);
+    const slow = executedListing(listing(), SLOW);
+    const brIf = (x: typeof fast) => x.functions[1]?.rows[9];
+    expect(branchOutcome(brIf(fast)!)).toBe("not taken");
+    expect(branchOutcome(brIf(slow)!)).toBe("taken");
+    expect(slow.functions[2]?.rows[2] && branchOutcome(slow.functions[2].rows[2])).toBe("taken");
+    expect(slow.functions[0]?.rows[1]?.callees).toEqual(["bumplab_core::algorithms::fitzgen::Fitzgen::alloc"]);
+    expect(slow.functions[1]?.rows[13]?.callees).toEqual(["bumplab_core::algorithms::fitzgen::Fitzgen::alloc_slow"]);
+    expect(fast.functions[1]?.rows[13]?.runs).toBe(0);
+    expect(executedBranches(listing(), SLOW).map((b) => [b.text, b.taken])).toEqual([
+      ["br_if 0 (;@1;)", 1],
+      ["if", 1],
+    ]);
+  });
+
+  it("gives each operator its Rust file and line", () => {
+    const s = executedListing(listing(), SLOW);
+    const r = s.functions[1]?.rows[5];
+    expect([r?.file, r?.line, compactSource(r?.file ?? null, r?.line ?? 0)]).toEqual(["crates/core/src/algorithms/fitzgen.rs", 42, "fitzgen.rs:42"]);
+    expect(compactSource(s.functions[2]?.rows[5]?.file ?? null, 900)).toBe("lib.rs:900");
+    expect(compactSource(null, 0)).toBe("");
+  });
+
+  it("counts a loop's repeats and a branch that went both ways", () => {
+    const loop: ExecutedColumn = { column: "model", cost: [3, 3, 0, 0], executed: [[12, 9, 0, 0], [12, 9, 0, 1], [12, 9, 0, 0]], truncated: false };
+    const x = executedListing(listing(), loop);
+    const r = x.functions[0]?.rows[9];
+    expect(r?.runs).toBe(3);
+    expect(r && branchOutcome(r)).toBe("taken 1×, not taken 2×");
+  });
+
+  it("counts entries the listing lacks instead of dropping them silently", () => {
+    const stale: ExecutedColumn = { column: "model", cost: [2, 0, 0, 0], executed: [[7, 0, 0, -1], [99, 0, 1, -1]], truncated: false };
+    expect(executedListing(listing(), stale).unknown).toBe(1);
+  });
+});
+
+describe("names", () => {
+  it("shortens a demangled name to its type and method, and knows the slow path", () => {
+    expect(shortName("bumpalo::Bump::alloc_layout_slow")).toBe("Bump::alloc_layout_slow");
+    expect(shortName("<bumpalo::Bump as core::alloc::Allocator>::allocate")).toBe("allocate");
+    expect(isSlowPath("bumpalo::Bump::try_alloc_layout_slow")).toBe(true);
+    expect(isSlowPath("bumplab_core::models::bump_scope::alloc_in_another_chunk")).toBe(true);
+    expect(isSlowPath("bumplab_core::algorithms::fitzgen::Fitzgen::alloc")).toBe(false);
+  });
+});
+
+describe("instructionsSource", () => {
+  const config = { source: "a = alloc 1", allocator: "fitzgen-down", target: "wasm32" as const, capacity: null, minAlign: null };
+
+  it("says it is loading until the listing and the op's instructions arrive, fetching the listing once", async () => {
+    let listingLoads = 0;
+    let renders = 0;
+    const src = instructionsSource({
+      loadListing: () => {
+        listingLoads++;
+        return Promise.resolve(listing());
+      },
+      executedOps: (_c, op) => Promise.resolve({ op, columns: [FAST] }),
+      onLoaded: () => renders++,
+    });
+    expect(src.lookup(config, 0).state).toBe("loading");
+    await new Promise((r) => setTimeout(r, 0));
+    expect(renders).toBe(2);
+    const ready = src.lookup(config, 0);
+    expect(ready.state).toBe("ready");
+    src.lookup(config, 1);
+    expect(listingLoads).toBe(1);
+  });
+
+  it("reports a failed listing with its reason, keeps it until retry, then fetches again", async () => {
+    let listingLoads = 0;
+    const src = instructionsSource({
+      loadListing: () => {
+        listingLoads++;
+        return Promise.reject(new Error("404"));
+      },
+      executedOps: (_c, op) => Promise.resolve({ op, columns: [FAST] }),
+      onLoaded: () => undefined,
+    });
+    src.lookup(config, 0);
+    await new Promise((r) => setTimeout(r, 0));
+    const failed = src.lookup(config, 0);
+    expect(failed).toEqual({ state: "failed", message: "The compiled code's listing is not available: the listing did not load (404)." });
+    src.lookup(config, 0);
+    expect(listingLoads).toBe(1);
+    src.retry();
+    expect(src.lookup(config, 0).state).toBe("loading");
+    expect(listingLoads).toBe(2);
+  });
+});
+
+describe("the Instructions view setting", () => {
+  it("is off at first, stays on as the step moves, and is not in a share link", async () => {
+    const { initialState, reducer } = await import("../state/reducer");
+    const { sharedOf } = await import("../state/shareSync");
+    let s = initialState();
+    expect(s.instructions).toBe(false);
+    s = reducer(s, { type: "showInstructions", shown: true });
+    expect(s.instructions).toBe(true);
+    expect(reducer(s, { type: "showInstructions", shown: true })).toBe(s);
+    s = reducer(s, { type: "forward" });
+    s = reducer(s, { type: "seek", step: 3 });
+    expect(s.instructions).toBe(true);
+    expect(JSON.stringify(sharedOf(s))).not.toContain("instructions");
+    expect(reducer(s, { type: "showInstructions", shown: false }).instructions).toBe(false);
+  });
+});
