@@ -1,0 +1,109 @@
+// Compare mode's Instructions: the current op's executed wasm in each column,
+// side by side, so a difference of one branch reads off the page ("bump up
+// tests for overflow once more"). Only executed instructions are listed here,
+// per function in the order first entered, each branch with its outcome in
+// words. A toggle shows or hides it (the same view setting as the single
+// view's). Drawn from (lookups, view setting) alone.
+
+import type { InstructionsLookup } from "../engine/listing";
+import { branchOutcome, compactSource, executedListing, shortName, summaryText } from "../model/instructions";
+import { h } from "./dom";
+import { shownText } from "./instructions";
+
+export interface CompareInstructionsColumn {
+  /** The column's name as compare mode heads it (the preset and its settings). */
+  label: string;
+  lookup: InstructionsLookup | null;
+}
+
+export interface CompareInstructionsData {
+  shown: boolean;
+  columns: CompareInstructionsColumn[];
+  /** The op in view, 1-based (0: before the first op). */
+  step: number;
+}
+
+export interface CompareInstructionsHandlers {
+  onToggle(shown: boolean): void;
+  onRetry(): void;
+}
+
+const keys = new WeakMap<HTMLElement, unknown[]>();
+
+function columnBody(c: CompareInstructionsColumn, onRetry: () => void): HTMLElement[] {
+  const l = c.lookup;
+  if (l === null) return [h("p", { class: "instructions-status" }, "No op yet.")];
+  if (l.state === "loading") return [h("p", { class: "instructions-status", role: "status" }, l.what)];
+  if (l.state === "failed") {
+    const again = h("button", { type: "button", class: "link-button" }, "Try again");
+    again.addEventListener("click", onRetry);
+    return [h("p", { class: "instructions-status", "data-tone": "bad" }, l.message, " ", again)];
+  }
+  const model = l.executed.columns.find((col) => col.column === "model");
+  if (!model) return [h("p", { class: "instructions-status" }, "This op ran no instrumented code.")];
+  const x = executedListing(l.listing, model);
+  const out: HTMLElement[] = [
+    h("p", { class: "instructions-summary", "data-instructions": x.instructions, "data-branches": x.branches }, summaryText(x)),
+  ];
+  for (const f of x.functions) {
+    const rows = f.rows.filter((r) => r.runs > 0);
+    out.push(
+      h(
+        "section",
+        { class: `instructions-fn${f.slow ? " is-slow" : ""}` },
+        h(
+          "h4",
+          { class: "instructions-fn-head", title: f.name },
+          f.slow ? h("span", { class: "badge tone-slow instructions-slow" }, "slow path") : null,
+          h("span", { class: "instructions-fn-name" }, shortName(f.name)),
+          h("span", { class: "instructions-fn-meta" }, `depth ${f.depth}`),
+        ),
+        h(
+          "ol",
+          { class: "instructions-ops", "aria-label": `Executed in ${shortName(f.name)}` },
+          ...rows.map((r) => {
+            const outcome = branchOutcome(r);
+            return h(
+              "li",
+              { class: `instructions-op is-executed${r.branch ? " is-branch" : ""}` },
+              h("span", { class: "instructions-text", title: r.text }, shownText(r.text)),
+              r.runs > 1 ? h("span", { class: "instructions-runs" }, `×${r.runs}`) : null,
+              outcome ? h("span", { class: `instructions-outcome ${r.notTaken === 0 ? "is-taken" : r.taken === 0 ? "is-not-taken" : "is-both"}` }, outcome) : null,
+              r.callees.length > 0 && !r.text.startsWith("call $") ? h("span", { class: "instructions-call" }, `→ ${r.callees.map(shortName).join(", ")}`) : null,
+              h("span", { class: "instructions-src" }, compactSource(r.file, r.line)),
+            );
+          }),
+        ),
+      ),
+    );
+  }
+  return out;
+}
+
+export function renderCompareInstructions(mount: HTMLElement, data: CompareInstructionsData, handlers: CompareInstructionsHandlers): void {
+  const key = [data.shown, data.step, ...data.columns.flatMap((c) => [c.label, c.lookup])];
+  const was = keys.get(mount);
+  if (was && was.length === key.length && was.every((v, i) => v === key[i])) return;
+  keys.set(mount, key);
+  const toggle = h("button", { type: "button", class: "mode-button instructions-toggle", "aria-pressed": String(data.shown) }, "Instructions");
+  toggle.addEventListener("click", () => handlers.onToggle(!data.shown));
+  const head = h(
+    "div",
+    { class: "compare-instructions-head" },
+    h("h3", { class: "panel-title" }, data.step > 0 ? `Wasm executed by op ${data.step}, side by side` : "Wasm executed, side by side"),
+    toggle,
+  );
+  const hadFocus = document.activeElement instanceof HTMLElement && mount.contains(document.activeElement) && document.activeElement.classList.contains("instructions-toggle");
+  if (!data.shown) {
+    mount.replaceChildren(head);
+    if (hadFocus) toggle.focus();
+    return;
+  }
+  const grid = h(
+    "div",
+    { class: "compare-instructions-grid", style: `--columns: ${Math.max(1, data.columns.length)}` },
+    ...data.columns.map((c) => h("section", { class: "compare-instructions-column", "aria-label": `Wasm executed on ${c.label}` }, h("h4", { class: "compare-instructions-label" }, c.label), ...columnBody(c, handlers.onRetry))),
+  );
+  mount.replaceChildren(head, grid);
+  if (hadFocus) toggle.focus();
+}
