@@ -2,17 +2,24 @@
 //
 // Builds crates/bench in release, runs every entry function it lists once
 // under callgrind (collecting only inside that function), and writes
-// docs/bench/native-x86_64.json and docs/bench/native-x86_64.md.
+// docs/bench/native-x86_64.json and docs/bench/native-x86_64.md, and the
+// instructions behind every cell (objdump text, execution counts, branch
+// outcomes) to docs/bench/native-x86_64-listings.json.
 // A benchmark, not a test: `npm test` does not run it.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+import { buildListing, checkListing, objdumpDisassembler, parseCallgrindInstructions } from "./callgrind-listing.mjs";
 import { log, root, run } from "./lib.mjs";
 
 export const COMMAND = "npm run bench:native";
-const CALLGRIND = ["--tool=callgrind", "--branch-sim=yes", "--collect-atstart=no"];
+// --dump-instr and --collect-jumps do not change the counts: they add the
+// per-instruction costs and jump records the listings are made of.
+const CALLGRIND = ["--tool=callgrind", "--branch-sim=yes", "--collect-atstart=no", "--dump-instr=yes", "--collect-jumps=yes"];
+export const LISTINGS_FILE = "docs/bench/native-x86_64-listings.json";
 
 // ---------------------------------------------------------------------------
 // Callgrind output
@@ -25,6 +32,7 @@ const CALLGRIND = ["--tool=callgrind", "--branch-sim=yes", "--collect-atstart=no
  */
 export function parseCallgrind(text) {
   let events = null;
+  let positions = 1;
   let totals = null;
   let summary = null;
   const names = new Map();
@@ -44,6 +52,8 @@ export function parseCallgrind(text) {
     let m;
     if ((m = /^events:\s*(.*)$/.exec(line))) {
       events = m[1].trim().split(/\s+/);
+    } else if ((m = /^positions:\s*(.*)$/.exec(line))) {
+      positions = m[1].trim().split(/\s+/).length;
     } else if ((m = /^totals:\s*(.*)$/.exec(line))) {
       totals = vector(m[1].trim().split(/\s+/));
     } else if ((m = /^summary:\s*(.*)$/.exec(line))) {
@@ -55,7 +65,8 @@ export function parseCallgrind(text) {
       fn = m[1];
     } else if ((m = /^cfn=\((\d+)\)\s+(.*)$/.exec(line))) {
       names.set(m[1], m[2]);
-    } else if (line.startsWith("calls=")) {
+    } else if (line.startsWith("calls=") || line.startsWith("jump=") || line.startsWith("jcnd=")) {
+      // The next line is the call's inclusive cost, or the jump's source (no cost).
       skipNext = true;
     } else if (/^([+-]?\d+|\*|0x[0-9a-f]+)(\s|$)/i.test(line)) {
       if (skipNext) {
@@ -63,7 +74,7 @@ export function parseCallgrind(text) {
         continue;
       }
       if (events === null || fn === null) continue;
-      const fields = line.split(/\s+/).slice(1);
+      const fields = line.split(/\s+/).slice(positions);
       const v = vector(fields);
       const acc = self.get(fn) ?? Object.fromEntries(events.map((e) => [e, 0]));
       for (const e of events) acc[e] += v[e];
@@ -323,7 +334,12 @@ function aliases(bin) {
   return (symbol) => byAddr.get(addrOf.get(symbol)) ?? [symbol];
 }
 
-function callgrind(bin, entry, symbols, dir) {
+/** The file name a listing shows for an object ("bumplab-bench", "libc.so.6"). */
+function objectName(path) {
+  return basename(path);
+}
+
+function callgrind(bin, entry, symbols, dir, disassembly) {
   const out = join(dir, `${entry.symbol}.out`);
   const args = [
     ...CALLGRIND,
@@ -353,7 +369,16 @@ function callgrind(bin, entry, symbols, dir) {
           // An alias may carry another case's name (merged identical functions).
           fns[name.startsWith("bumplab_bench__") ? "(entry)" : name] = { ir: v.Ir, bc: v.Bc };
         }
-        resolve({ ir, bc, fns });
+        const listing = buildListing(parseCallgrindInstructions(readFileSync(out, "utf8")), {
+          entry: entry.symbol,
+          aliases: symbols,
+          disassembly,
+        });
+        // The listing and the table count the same events: fail rather than ship a listing that disagrees.
+        if (listing.ir !== ir || listing.bc !== bc) throw new Error(`listing ${listing.ir} / ${listing.bc}, cell ${ir} / ${bc}`);
+        checkListing(listing, entry.symbol);
+        for (const f of listing.functions) f.object = objectName(f.object);
+        resolve({ ir, bc, fns, listing });
       } catch (e) {
         reject(new Error(`${entry.symbol}: ${e.message}`));
       }
@@ -376,6 +401,51 @@ async function pool(items, limit, work) {
 
 // ---------------------------------------------------------------------------
 // Writing
+
+/**
+ * The listings file: per case and library, the functions executed inside the
+ * entry's window, each instruction as `[address, text, count]` or, for a
+ * conditional branch, `[address, text, count, taken, notTaken]`. One line per
+ * cell, so a regenerated file diffs cell by cell.
+ */
+export function listingsJson(meta, entries, measured) {
+  const byCase = new Map();
+  entries.forEach((e, i) => {
+    const l = measured[i].listing;
+    const cell = {
+      ir: l.ir,
+      bc: l.bc,
+      functions: l.functions.map((f) => ({
+        name: f.name,
+        ...(f.alias ? { alias: f.alias } : {}),
+        object: f.object,
+        ir: f.ir,
+        bc: f.bc,
+        instructions: f.instructions.map((x) =>
+          x.taken === undefined ? [x.address.toString(16), x.text, x.count] : [x.address.toString(16), x.text, x.count, x.taken, x.notTaken],
+        ),
+      })),
+    };
+    checkListing(
+      { ...cell, functions: cell.functions.map((f) => ({ instructions: f.instructions.map(([, , count, taken, notTaken]) => ({ count, taken, notTaken })) })) },
+      `${e.case} / ${e.lib}`,
+    );
+    const row = byCase.get(e.case) ?? [];
+    row.push(`    ${JSON.stringify(e.lib)}: ${JSON.stringify(cell)}`);
+    byCase.set(e.case, row);
+  });
+  const head = {
+    format: 1,
+    command: meta.command,
+    date: meta.date,
+    rustc: meta.rustc.version,
+    valgrind: meta.valgrind,
+    objdump: meta.objdump,
+    instruction: ["address (hex)", "text", "count", "taken", "not taken"],
+  };
+  const cases = [...byCase].map(([name, rows]) => `  ${JSON.stringify(name)}: {\n${rows.join(",\n")}\n  }`);
+  return `${JSON.stringify(head, null, 1).slice(0, -2)},\n "cells": {\n${cases.join(",\n")}\n }\n}\n`;
+}
 
 function markdown(report) {
   const { meta } = report;
@@ -409,6 +479,9 @@ function markdown(report) {
   out.push("");
   out.push(`- Compiler: \`${meta.rustc.version}\` on \`${meta.rustc.host}\` using \`LLVM version ${meta.rustc.llvm}\`; release profile (opt-level 3, fat LTO, codegen-units 1, panic = abort).`);
   out.push(`- Counter: \`${meta.valgrind}\`, \`valgrind ${CALLGRIND.join(" ")} --toggle-collect=<entry>\`.`);
+  out.push(
+    `- Instructions: every cell's executed instructions (objdump text, execution counts, each conditional branch's taken / not-taken counts) are in \`${LISTINGS_FILE}\`, read from the same callgrind runs and disassembled with \`${meta.objdump ?? "objdump"}\`; the page opens one when a cell of its x86-64 table is clicked.`,
+  );
   out.push(`- Real crates: bumpalo 3.20.4, bump-scope 2.4.1, blink-alloc 0.4.0, measured in the same run. Ours: bumplab-core with \`W = u64\` and \`NoProbe\`.`);
   out.push("");
   out.push("## Convention");
@@ -501,7 +574,8 @@ async function measureAll() {
   log(`callgrind: ${entries.length} entry functions, ${availableParallelism()} at a time`);
   let measured;
   try {
-    measured = await pool(entries, availableParallelism(), (e) => callgrind(bin, e, sameAs(e.symbol), dir));
+    const disassembly = objdumpDisassembler();
+    measured = await pool(entries, availableParallelism(), (e) => callgrind(bin, e, sameAs(e.symbol), dir, disassembly));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -524,8 +598,9 @@ async function measureAll() {
       llvm: rustcLines["LLVM version"],
     },
     valgrind: text("valgrind", ["--version"]).trim(),
+    objdump: text("objdump", ["--version"]).split("\n")[0].trim(),
     convention:
-      "Ir / Bc executed inside one #[inline(never)] unmangled entry function per case and library (callgrind --branch-sim=yes --collect-atstart=no --toggle-collect=<entry>); includes the entry's push/pop/ret and its callees; setup outside.",
+      `Ir / Bc executed inside one #[inline(never)] unmangled entry function per case and library (callgrind ${CALLGRIND.slice(1).join(" ")} --toggle-collect=<entry>); includes the entry's push/pop/ret and its callees; setup outside.`,
   };
   return { meta, entries, measured };
 }
@@ -614,6 +689,11 @@ async function main() {
   mkdirSync(docs, { recursive: true });
   writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(docs, "native-x86_64.md"), markdown(report));
+  if (measured.every((m) => m.listing)) {
+    const text = listingsJson(meta, entries, measured);
+    writeFileSync(join(root, LISTINGS_FILE), text);
+    log(`wrote ${LISTINGS_FILE}: ${text.length} bytes, ${gzipSync(text).length} gzipped`);
+  }
   log(`wrote docs/bench/native-x86_64.{json,md} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   if (!anchor.ok) {
     console.error(`[bump-lab] anchor mismatch: alloc_u8 should be 10 / 1 for the real crates, got ${JSON.stringify(anchor.observed)}`);

@@ -2,6 +2,7 @@
 // callgrind's Ir / Bc per case (docs/bench/native-x86_64.json, imported at
 // build time), the row of the case the current op performs highlighted and
 // scrolled into view inside the table's own box, the preset's column marked.
+// Each count is a button that opens the instructions behind it (x86Listing.ts).
 
 import {
   countText,
@@ -13,6 +14,7 @@ import {
   x86Notes,
 } from "../model/x86";
 import { h, markCurrent } from "./dom";
+import { createX86ListingDialog, type X86ListingDialog } from "./x86Listing";
 
 export interface X86TableData {
   reference: X86Reference;
@@ -29,12 +31,41 @@ interface Refs {
   /** What the table was built for (the preset's column). */
   builtFor: string | null;
   current: string | undefined;
+  listing: X86ListingDialog;
 }
 
 const views = new WeakMap<HTMLElement, Refs>();
 
-function cell(count: X86Count | null | undefined, lib: string, title: string | undefined, own = false): HTMLElement {
-  return h("td", { class: own ? "is-preset" : undefined, title, "data-lib": lib }, count ? countText(count) : "—");
+/**
+ * A count, as a button that opens its instructions (`open` names the case
+ * and the library whose listing it is: for "ours best", the first of ours
+ * with that count); a missing count as a dash whose title says why.
+ */
+function cell(
+  count: X86Count | null | undefined,
+  lib: string,
+  title: string | undefined,
+  own = false,
+  open?: { caseName: string; lib: string; libName: string },
+): HTMLElement {
+  const content =
+    count && open
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "x86-cell",
+            "data-case": open.caseName,
+            "data-lib": open.lib,
+            "data-lib-name": open.libName,
+            "aria-label": `${open.caseName}, ${open.libName}: ${countText(count)}. Show its instructions`,
+          },
+          countText(count),
+        )
+      : count
+        ? countText(count)
+        : "—";
+  return h("td", { class: own ? "is-preset" : undefined, title, "data-lib": lib }, content);
 }
 
 function buildTable(bench: X86Bench, preset: string, notesOf: Map<string, number[]>): HTMLElement {
@@ -54,9 +85,12 @@ function buildTable(bench: X86Bench, preset: string, notesOf: Map<string, number
     const result = (id: string, own = false): HTMLElement => {
       const count = c.results[id];
       const key = c.unsupported[id];
-      return cell(count, id, count ? undefined : key !== undefined ? bench.unsupported_reasons[key] : "not measured", own);
+      const why = count ? undefined : key !== undefined ? bench.unsupported_reasons[key] : "not measured";
+      return cell(count, id, why, own, { caseName: c.name, lib: id, libName: name(id) });
     };
     const best = c.ours_best;
+    // "ours best" may name several libraries with the same count: their listings differ, show the first's.
+    const bestLib = best?.lib.split(", ")[0];
     return h(
       "tr",
       { "data-case": c.name, title: `${c.group}, MIN_ALIGN ${c.min_align}` },
@@ -72,7 +106,13 @@ function buildTable(bench: X86Bench, preset: string, notesOf: Map<string, number
       ...REAL_COLUMNS.map((id) => result(id)),
       ours.id
         ? result(ours.id, true)
-        : cell(best, "ours_best", best ? `by ${best.lib.replaceAll("_", "-")}` : "none of ours supports this case"),
+        : cell(
+            best,
+            "ours_best",
+            best ? `by ${best.lib.replaceAll("_", "-")}` : "none of ours supports this case",
+            false,
+            bestLib ? { caseName: c.name, lib: bestLib, libName: name(bestLib) } : undefined,
+          ),
     );
   });
   return h("table", { class: "x86-table" }, h("thead", {}, head), h("tbody", {}, ...rows));
@@ -98,10 +138,17 @@ function build(container: HTMLElement): Refs {
     h("summary", {}, "x86-64 reference (callgrind, not this op)"),
     body,
   );
-  container.replaceChildren(details);
-  const refs: Refs = { details, body, box: null, builtFor: null, current: undefined };
+  const listing = createX86ListingDialog();
+  container.replaceChildren(details, listing.dialog);
+  const refs: Refs = { details, body, box: null, builtFor: null, current: undefined, listing };
   details.addEventListener("toggle", () => scrollToCurrent(refs));
   body.addEventListener("click", (e) => {
+    const count = e.target instanceof Element ? e.target.closest<HTMLElement>("button.x86-cell") : null;
+    if (count) {
+      const { case: caseName, lib, libName } = count.dataset;
+      if (caseName !== undefined && lib !== undefined) listing.open(caseName, lib, libName ?? lib, count);
+      return;
+    }
     const ref = e.target instanceof Element ? e.target.closest<HTMLElement>("button.x86-note-ref") : null;
     const note = ref ? body.querySelector<HTMLElement>(`#x86-note-${ref.dataset["note"] ?? ""}`) : null;
     if (!note) return;
