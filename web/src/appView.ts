@@ -248,7 +248,8 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
       trace,
       narration: s.narrationHidden ? null : narrationAt(trace, step, ctx.narrations(s.tracedSource)),
       sourceLines: ctx.lines(s.tracedSource),
-      animate: ctx.animate(),
+      // Following the hand, the map jumps to each step: a glide would draw frames the hand has left.
+      animate: !following && ctx.animate(),
       micro: true,
       docsHref: COST_DOCS,
       source: (file) => ({ path: ctx.sourcePath(file) ?? (file === trace.source ? trace.source_path : file), text: sourceShown(ctx.source(file)) }),
