@@ -64,12 +64,21 @@ export const SCRUB_SETTLE_MS = 100;
 interface Scrub {
   pressed: boolean;
   moving: boolean;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * The stillness being timed: a timeout, "frame" while a render's frame is
+   * still to be drawn (the timeout starts after it), or none.
+   */
+  timer: ReturnType<typeof setTimeout> | "frame" | undefined;
   settled: (() => void) | null;
   /** Ends the drag's motion and runs what waits for it. */
   settle: () => void;
 }
 const scrubs = new WeakMap<HTMLElement, Scrub>();
+
+function stopTimer(scrub: Scrub): void {
+  if (scrub.timer !== undefined && scrub.timer !== "frame") clearTimeout(scrub.timer);
+  scrub.timer = undefined;
+}
 
 /**
  * Whether the scrubber in `container` is being dragged and has moved within
@@ -83,25 +92,29 @@ export function isScrubbing(container: HTMLElement): boolean {
 
 /**
  * Runs `settled` once when the drag in `container` settles (released, or
- * still for SCRUB_SETTLE_MS after this call); null forgets the one waiting.
- * A later call replaces an earlier one: only the last render's catch-up
- * matters. The stillness counts from the render that calls this, not from
- * the input before it, so a slow frame is not taken for a pause.
+ * still for SCRUB_SETTLE_MS after the frame that draws this call's render);
+ * null forgets the one waiting. A later call replaces an earlier one: only
+ * the last render's catch-up matters. The stillness counts from the next
+ * frame, not from the input nor from the render (the render's layout and
+ * paint come after it), so a slow frame is not taken for a pause.
  */
 export function whenScrubSettles(container: HTMLElement, settled: (() => void) | null): void {
   const scrub = scrubs.get(container);
   if (!scrub) return;
   scrub.settled = settled;
   if (settled && scrub.timer !== undefined) {
-    clearTimeout(scrub.timer);
-    scrub.timer = setTimeout(scrub.settle, SCRUB_SETTLE_MS);
+    stopTimer(scrub);
+    scrub.timer = "frame";
+    requestAnimationFrame(() => {
+      // An input since then timed the stillness itself (or the drag ended).
+      if (scrub.timer === "frame") scrub.timer = setTimeout(scrub.settle, SCRUB_SETTLE_MS);
+    });
   }
 }
 
 function watchScrub(container: HTMLElement, range: HTMLInputElement): void {
   const settle = (): void => {
-    clearTimeout(scrub.timer);
-    scrub.timer = undefined;
+    stopTimer(scrub);
     scrub.moving = false;
     const run = scrub.settled;
     scrub.settled = null;
@@ -116,7 +129,7 @@ function watchScrub(container: HTMLElement, range: HTMLInputElement): void {
   range.addEventListener("input", () => {
     if (!scrub.pressed) return;
     scrub.moving = true;
-    clearTimeout(scrub.timer);
+    stopTimer(scrub);
     scrub.timer = setTimeout(settle, SCRUB_SETTLE_MS);
   });
   const release = (): void => {
