@@ -251,4 +251,13 @@ describe("the Instructions view setting", () => {
     expect(JSON.stringify(sharedOf(s))).not.toContain("instructions");
     expect(reducer(s, { type: "showInstructions", shown: false }).instructions).toBe(false);
   });
+
+  it("lists the model's wasm until another column is chosen, which stays as the step moves", async () => {
+    const { initialState, reducer } = await import("../state/reducer");
+    let s = initialState();
+    expect(s.instructionsColumn).toBe("model");
+    s = reducer(s, { type: "selectInstructionsColumn", column: "real" });
+    expect(reducer(s, { type: "back" }).instructionsColumn).toBe("real");
+    expect(reducer(s, { type: "selectInstructionsColumn", column: "real" })).toBe(s);
+  });
 });

@@ -2,6 +2,7 @@
 // (trace, step) plus view settings; nothing derived is stored here.
 
 import { configOf, sameConfig, type RunConfig } from "../engine/config";
+import type { ExecutedColumnName } from "../engine/listing";
 import { opAt, placed, type TraceView } from "../engine/traceView";
 import type { ProgramError } from "../engine/types";
 import type { CompareConfig } from "../model/compare";
@@ -78,6 +79,8 @@ export interface AppState extends RunConfig {
    * as the step moves, and share links leave it out.
    */
   instructions: boolean;
+  /** Whose executed wasm the Instructions view lists: the model's (what the cost chart counts), the real crate's or the global allocator's. */
+  instructionsColumn: ExecutedColumnName;
   /** Presentation mode: large type, high contrast, the editing panels put away, stepped by keys (for a projector). */
   present: boolean;
 }
@@ -91,6 +94,7 @@ export type Action =
   | { type: "configure"; config: Partial<RunConfig> }
   | { type: "selectCostMetric"; metric: CostMetric }
   | { type: "showInstructions"; shown: boolean }
+  | { type: "selectInstructionsColumn"; column: ExecutedColumnName }
   | { type: "traced"; trace: TraceView; source: string }
   | { type: "traceFailed"; error: ProgramError }
   /** A long run's progress, between its slices. */
@@ -159,6 +163,7 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     revealed: false,
     costMetric: "instructions",
     instructions: false,
+    instructionsColumn: "model",
     present: false,
     ...overrides,
   };
@@ -242,6 +247,8 @@ function base(state: AppState, action: Action): AppState {
       return action.metric === state.costMetric ? state : { ...state, costMetric: action.metric };
     case "showInstructions":
       return action.shown === state.instructions ? state : { ...state, instructions: action.shown };
+    case "selectInstructionsColumn":
+      return action.column === state.instructionsColumn ? state : { ...state, instructionsColumn: action.column };
     case "traced": {
       // Follow the end while it is in view (the first trace, or editing at the
       // last op shows the new last op); otherwise stay on the same step.

@@ -32,9 +32,16 @@ export interface InstructionsViewData {
 
 export interface InstructionsHandlers {
   onRetry(): void;
+  /** Another column chosen (the model, the real crate, the global allocator). */
+  onColumn(column: ExecutedColumnName): void;
 }
 
+const COLUMN_NAMES: Record<ExecutedColumnName, string> = { model: "Model", real: "Real crate", baseline: "Global allocator" };
+
 interface Refs {
+  /** The column chooser, shown when the op ran in more than one. */
+  columns: HTMLElement;
+  radios: Record<ExecutedColumnName, { label: HTMLElement; input: HTMLInputElement }>;
   status: HTMLElement;
   summary: HTMLElement;
   note: HTMLElement;
@@ -98,6 +105,7 @@ function functionSection(f: FunctionRun, order: number): HTMLElement {
     f.slow ? h("span", { class: "badge tone-slow instructions-slow" }, "slow path") : null,
     h("span", { class: "instructions-fn-name" }, shortName(f.name)),
     h("span", { class: "instructions-fn-meta" }, `depth ${f.depth}${f.entries > 1 ? ` · entered ${f.entries}×` : ""} · ${counts}`),
+    h("span", { class: "instructions-fn-path" }, f.name),
   );
   const pad = indents(f.rows);
   const list = h("ol", { class: "instructions-ops", "aria-labelledby": headId });
@@ -138,6 +146,21 @@ function notes(x: ExecutedListing): string[] {
 }
 
 function build(container: HTMLElement, handlers: InstructionsHandlers): Refs {
+  const radio = (column: ExecutedColumnName): { label: HTMLElement; input: HTMLInputElement } => {
+    const input = h("input", { type: "radio", name: "instructions-column", value: column, id: `instructions-column-${column}` });
+    input.addEventListener("change", () => {
+      if (input.checked) refs.handlers.onColumn(column);
+    });
+    return { label: h("label", { class: "segment", for: input.id }, input, h("span", {}, COLUMN_NAMES[column])), input };
+  };
+  const radios = { model: radio("model"), real: radio("real"), baseline: radio("baseline") };
+  const columns = h(
+    "div",
+    { class: "segmented instructions-columns", role: "radiogroup", "aria-label": "Whose wasm", hidden: true },
+    radios.model.label,
+    radios.real.label,
+    radios.baseline.label,
+  );
   const status = h("p", { class: "instructions-status", role: "status" });
   const summary = h("p", { class: "instructions-summary" });
   const note = h("p", { class: "instructions-note muted" });
@@ -146,8 +169,8 @@ function build(container: HTMLElement, handlers: InstructionsHandlers): Refs {
     role: "group",
     "aria-label": "Wasm the op executed: arrow keys move between instructions; each one's Rust line is marked in the source",
   });
-  container.replaceChildren(status, summary, note, list);
-  const refs: Refs = { status, summary, note, list, rows: [], builtFrom: null, focusKey: null, codePath: null, code: null, handlers };
+  container.replaceChildren(columns, status, summary, note, list);
+  const refs: Refs = { columns, radios, status, summary, note, list, rows: [], builtFrom: null, focusKey: null, codePath: null, code: null, handlers };
 
   const rowOf = (t: EventTarget | null): HTMLElement | null => (t instanceof Element ? t.closest<HTMLElement>("li.instructions-op") : null);
   list.addEventListener("pointerover", (e) => {
@@ -334,6 +357,12 @@ export function renderInstructions(container: HTMLElement, data: InstructionsVie
   refs.handlers = handlers;
   refs.codePath = data.codePath;
   const { lookup } = data;
+  const ran = lookup?.state === "ready" ? lookup.executed.columns.map((c) => c.column) : [];
+  refs.columns.hidden = ran.length < 2;
+  for (const [name, r] of Object.entries(refs.radios) as [ExecutedColumnName, Refs["radios"][ExecutedColumnName]][]) {
+    r.label.hidden = !ran.includes(name);
+    r.input.checked = name === data.column;
+  }
   const column = lookup?.state === "ready" ? lookup.executed.columns.find((c) => c.column === data.column) : undefined;
   const built = lookup?.state === "ready" ? `${data.column}` : lookup === null ? "none" : lookup.state === "loading" ? "loading" : `failed:${lookup.message}`;
   const source = lookup?.state === "ready" ? [lookup.listing, column] : built;
