@@ -129,6 +129,12 @@ export interface InstructionsDeps {
   executedOps(config: RunConfig, op: number): Promise<ExecutedOps | { error: string }>;
   /** Something asked for arrived: render again. */
   onLoaded(): void;
+  /**
+   * An op's instructions are measured once it has been asked for this long
+   * without another op asked for since (playback passes ops it need not
+   * measure; each measure replays the program). 0: at once.
+   */
+  settleMs?: number;
 }
 
 /** Ops whose executed instructions are kept (stepping back and forth over a few ops is free). */
@@ -139,7 +145,7 @@ const message = (e: unknown): string => (e instanceof Error ? e.message : String
 export interface InstructionsSource {
   /** What the view shows for op `op` (0-based) of `config`'s run; starts the fetches it needs. */
   lookup(config: RunConfig, op: number): InstructionsLookup;
-  /** Forgets failures, so the next look-up fetches again (a Try again button). */
+  /** Forgets failures and renders again, so the next look-up fetches again (a Try again button). */
   retry(): void;
 }
 
@@ -154,6 +160,28 @@ export function instructionsSource(deps: InstructionsDeps): InstructionsSource {
   let listingPending = false;
   const executed = new Map<string, ExecutedOps | { error: string }>();
   const pending = new Set<string>();
+  let wanted: { key: string; config: RunConfig; op: number } | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const measure = (key: string, config: RunConfig, op: number): void => {
+    pending.add(key);
+    deps.executedOps(config, op).then(
+      (r) => {
+        pending.delete(key);
+        executed.set(key, r);
+        // The oldest first: Map keeps insertion order.
+        for (const old of executed.keys()) {
+          if (executed.size <= KEPT) break;
+          executed.delete(old);
+        }
+        deps.onLoaded();
+      },
+      (e: unknown) => {
+        pending.delete(key);
+        executed.set(key, { error: message(e) });
+        deps.onLoaded();
+      },
+    );
+  };
   const lookup = (config: RunConfig, op: number): InstructionsLookup => {
     if (listing === null && !listingPending) {
       listingPending = true;
@@ -173,24 +201,15 @@ export function instructionsSource(deps: InstructionsDeps): InstructionsSource {
     const key = JSON.stringify([config.source, config.allocator, config.target, config.capacity, config.minAlign, op]);
     const ran = executed.get(key);
     if (ran === undefined && !pending.has(key)) {
-      pending.add(key);
-      deps.executedOps(config, op).then(
-        (r) => {
-          pending.delete(key);
-          executed.set(key, r);
-          // The oldest first: Map keeps insertion order.
-          for (const old of executed.keys()) {
-            if (executed.size <= KEPT) break;
-            executed.delete(old);
-          }
-          deps.onLoaded();
-        },
-        (e: unknown) => {
-          pending.delete(key);
-          executed.set(key, { error: message(e) });
-          deps.onLoaded();
-        },
-      );
+      wanted = { key, config, op };
+      const settle = deps.settleMs ?? 0;
+      if (settle <= 0) measure(key, config, op);
+      else {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          if (wanted && !pending.has(wanted.key) && !executed.has(wanted.key)) measure(wanted.key, wanted.config, wanted.op);
+        }, settle);
+      }
     }
     if (listing !== null && "error" in listing) return { state: "failed", message: `The compiled code's listing is not available: ${listing.error}.` };
     if (ran !== undefined && "error" in ran) return { state: "failed", message: `The op's executed instructions could not be measured: ${ran.error}.` };
@@ -203,6 +222,7 @@ export function instructionsSource(deps: InstructionsDeps): InstructionsSource {
     retry() {
       if (listing !== null && "error" in listing) listing = null;
       for (const [key, r] of executed) if ("error" in r) executed.delete(key);
+      deps.onLoaded();
     },
   };
 }

@@ -214,6 +214,25 @@ describe("instructionsSource", () => {
     expect(listingLoads).toBe(1);
   });
 
+  it("measures only the op the view settles on, not each op playback passes", async () => {
+    const measured: number[] = [];
+    const src = instructionsSource({
+      loadListing: () => Promise.resolve(listing()),
+      executedOps: (_c, op) => {
+        measured.push(op);
+        return Promise.resolve({ op, columns: [FAST] });
+      },
+      onLoaded: () => undefined,
+      settleMs: 30,
+    });
+    for (const op of [0, 1, 2]) src.lookup(config, op);
+    expect(measured).toEqual([]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(measured).toEqual([2]);
+    expect(src.lookup(config, 2).state).toBe("ready");
+    expect(src.lookup(config, 0).state).toBe("loading");
+  });
+
   it("reports a failed listing with its reason, keeps it until retry, then fetches again", async () => {
     let listingLoads = 0;
     const src = instructionsSource({
