@@ -10,6 +10,7 @@ import type { PlacedLabel } from "./labelLayout";
 import { blockLabel } from "./labels";
 import { BAR_H, BAR_Y, blockIn, LANE0_Y, TITLE_Y, type MemoryMapData, type RowLayout } from "./layout";
 import { updateCard, type Mount } from "./mount";
+import { setAttr, setStyle, setTextOf, style } from "./attrs";
 import { blockColour } from "./palette";
 
 interface Geometry {
@@ -43,6 +44,28 @@ function place(s: Placeable | ReturnType<Placeable["transition"]>, geo: (b: Bloc
   sel.select("rect.pad").attr("x", (d) => geo(d).padX).attr("width", (d) => geo(d).padW);
   sel.select("rect.body").attr("x", (d) => geo(d).bodyX).attr("width", (d) => geo(d).bodyW);
   sel.select("rect.hl").attr("x", (d) => geo(d).bodyX - HL_GAP).attr("width", (d) => geo(d).bodyW + 2 * HL_GAP);
+}
+
+/** Sets the pad and body rectangles of blocks at once, writing only the values that changed. */
+function placeNow(s: Placeable, geo: (b: Block) => Geometry): void {
+  s.each(function (d) {
+    const g = geo(d);
+    const pad = this.querySelector("rect.pad");
+    const body = this.querySelector("rect.body");
+    const hl = this.querySelector("rect.hl");
+    if (pad) {
+      setAttr(pad, "x", g.padX);
+      setAttr(pad, "width", g.padW);
+    }
+    if (body) {
+      setAttr(body, "x", g.bodyX);
+      setAttr(body, "width", g.bodyW);
+    }
+    if (hl) {
+      setAttr(hl, "x", g.bodyX - HL_GAP);
+      setAttr(hl, "width", g.bodyW + 2 * HL_GAP);
+    }
+  });
 }
 
 /**
@@ -131,35 +154,41 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
         t.style("opacity", 0).remove();
       },
     );
-  groups
-    .attr("class", (d) => `block is-${d.state}${focus.has(d.id) ? " is-current" : ""}${highlight?.has(d.id) ? " is-highlight" : ""}`)
-    .attr("role", "img")
-    .attr("aria-label", blockLabel)
-    .attr("data-block", (d) => d.name)
-    .attr("data-id", (d) => d.id)
-    .attr("data-chunk", (d) => d.chunk)
-    .attr("data-address", (d) => d.address)
-    .attr("data-size", (d) => d.size)
-    .attr("data-padding", (d) => d.padding)
-    .attr("data-state", (d) => d.state)
-    .style("--block-fill", (d) => blockColour(d.id).fill)
-    .style("--block-ink", (d) => blockColour(d.id).ink);
+  // A step changes few of a row's blocks: each value is written only where it changed.
+  groups.each(function (d) {
+    const set = (name: string, value: string | number): void => setAttr(this, name, value);
+    const label = blockLabel(d);
+    set("class", `block is-${d.state}${focus.has(d.id) ? " is-current" : ""}${highlight?.has(d.id) ? " is-highlight" : ""}`);
+    set("role", "img");
+    set("aria-label", label);
+    set("data-block", d.name);
+    set("data-id", d.id);
+    set("data-chunk", d.chunk);
+    set("data-address", d.address);
+    set("data-size", d.size);
+    set("data-padding", d.padding);
+    set("data-state", d.state);
+    const colour = blockColour(d.id);
+    setStyle(this, "--block-fill", colour.fill);
+    setStyle(this, "--block-ink", colour.ink);
+    const title = this.querySelector("title");
+    if (title) setTextOf(title, label);
+    const text = this.querySelector("text.label");
+    if (text) {
+      const l = labelOf.get(d.id);
+      setTextOf(text, l?.mode === "inside" ? l.text : "");
+      setAttr(text, "x", l?.x ?? 0);
+    }
+  });
   // Tab order follows addresses, whatever order the blocks entered in.
   groups.order();
-  groups.select("title").text(blockLabel);
-  groups
-    .select<SVGTextElement>("text.label")
-    .text((d) => {
-      const l = labelOf.get(d.id);
-      return l?.mode === "inside" ? l.text : "";
-    })
-    .attr("x", (d) => labelOf.get(d.id)?.x ?? 0);
   if (duration > 0) {
     groups.transition().duration(duration).style("opacity", 1);
     groups.transition("geometry").duration(duration).call((t) => place(t, now));
   } else {
-    groups.interrupt().interrupt("geometry").style("opacity", 1);
-    place(groups, now);
+    groups.interrupt().interrupt("geometry");
+    style(groups, "opacity", 1);
+    placeNow(groups, now);
   }
 
   // Callouts for blocks too narrow for their name: lane 0 above the bar, lane 1 in the title line.

@@ -23,6 +23,7 @@ import "d3-transition";
 import { binFill, type Bin } from "../../model/bins";
 import { bytes, hex } from "../../model/format";
 import { setText } from "../dom";
+import { attr, setAttr, setStyle, setTextOf, style, text } from "./attrs";
 import { drawBlocks, retireBlocks, type RowGroup } from "./blocks";
 import { chunkLabel, lodSummary } from "./labels";
 import {
@@ -120,25 +121,29 @@ function draw(m: Mount, duration: number): void {
   const current = rows.find((r) => r.view.current)?.view.chunk;
   const blockCount = rows.reduce((n, r) => n + r.view.held.count, 0);
   const binned = rows.filter((r) => r.bins !== null).length;
-  svg
-    .attr("width", width)
-    .attr("height", height)
-    .attr("viewBox", `0 0 ${width} ${height}`)
-    .attr("data-chunks", rows.length)
-    .attr("data-chunk-start", first ? first.start : null)
-    .attr("data-chunk-capacity", first ? first.capacity : null)
-    .attr("data-current-chunk", current ? current.id : null)
-    .attr("data-zoom", m.z.k)
-    .attr("data-min-block-px", data.fit ? data.fit.minBlockPx : null)
-    .classed("is-zoomed", m.z.k > 1)
-    .attr("data-binned-rows", binned)
-    .attr(
+  const root = svg.node();
+  if (root) {
+    // The svg's size and viewBox above all: a write, even of the same value, lays out everything in it.
+    const set = (name: string, value: string | number | null): void => setAttr(root, name, value);
+    set("width", width);
+    set("height", height);
+    set("viewBox", `0 0 ${width} ${height}`);
+    set("data-chunks", rows.length);
+    set("data-chunk-start", first ? first.start : null);
+    set("data-chunk-capacity", first ? first.capacity : null);
+    set("data-current-chunk", current ? current.id : null);
+    set("data-zoom", m.z.k);
+    set("data-min-block-px", data.fit ? data.fit.minBlockPx : null);
+    root.classList.toggle("is-zoomed", m.z.k > 1);
+    set("data-binned-rows", binned);
+    set(
       "aria-label",
       rows.length === 0
         ? data.emptyText
         : `${rows.length} ${rows.length === 1 ? "chunk" : "chunks"}, ${blockCount} ${blockCount === 1 ? "block" : "blocks"}`,
     );
-  svg.select("rect.clip-rect").attr("width", innerWidth);
+  }
+  attr(svg.select("rect.clip-rect"), "width", innerWidth);
 
   // Toolbar: the zoom level and which buttons can act.
   const k = m.z.k;
@@ -153,12 +158,9 @@ function draw(m: Mount, duration: number): void {
   const plot = svg.select<SVGGElement>("g.plot");
 
   // Empty state: no chunk exists (a lazy allocator before its first allocation).
-  const empty = plot.select<SVGGElement>("g.map-empty").attr("display", rows.length === 0 ? null : "none");
-  empty.select("rect.empty-box").attr("x", 0).attr("width", innerWidth);
-  empty
-    .select("text.empty-text")
-    .attr("x", innerWidth / 2)
-    .text(rows.length === 0 ? data.emptyText : "");
+  const empty = attr(plot.select<SVGGElement>("g.map-empty"), "display", rows.length === 0 ? null : "none");
+  attr(attr(empty.select("rect.empty-box"), "x", 0), "width", innerWidth);
+  text(attr(empty.select("text.empty-text"), "x", innerWidth / 2), rows.length === 0 ? data.emptyText : "");
 
   // Rows, keyed by chunk id, oldest first.
   const rowSel: RowSel = plot
@@ -208,25 +210,35 @@ function draw(m: Mount, duration: number): void {
         exit.transition("row").duration(duration).style("opacity", 0).remove();
       },
     );
-  rowSel
-    .attr("class", (d) => `chunk-row${d.view.current ? " is-current" : ""}${d.bins ? " is-binned" : ""}`)
-    .attr("role", "group")
-    .attr("aria-label", (d) => chunkLabel(d.view))
-    .attr("data-chunk-id", (d) => d.view.chunk.id)
-    .attr("data-capacity", (d) => d.view.chunk.capacity)
-    .attr("data-start", (d) => d.view.chunk.start)
-    .attr("data-header", (d) => d.view.chunk.header)
-    .attr("data-footer", (d) => d.view.chunk.footer)
-    .attr("data-used", (d) => d.view.used)
-    .attr("data-view-start", (d) => Math.floor(d.visible.lo))
-    .attr("data-view-end", (d) => Math.ceil(d.visible.hi))
-    .attr("data-unused-cut", (d) => d.cut?.bytes ?? null)
-    .attr("data-blocks-in-view", (d) => d.inView);
-  rowSel
-    .transition("row")
-    .duration(duration)
-    .attr("transform", (d) => `translate(0,${d.y})`)
-    .style("opacity", 1);
+  // Every row's attributes are computed at every step; only those that changed are written.
+  rowSel.each(function (d) {
+    const set = (name: string, value: string | number | null): void => setAttr(this, name, value);
+    set("class", `chunk-row${d.view.current ? " is-current" : ""}${d.bins ? " is-binned" : ""}`);
+    set("role", "group");
+    set("aria-label", chunkLabel(d.view));
+    set("data-chunk-id", d.view.chunk.id);
+    set("data-capacity", d.view.chunk.capacity);
+    set("data-start", d.view.chunk.start);
+    set("data-header", d.view.chunk.header);
+    set("data-footer", d.view.chunk.footer);
+    set("data-used", d.view.used);
+    set("data-view-start", Math.floor(d.visible.lo));
+    set("data-view-end", Math.ceil(d.visible.hi));
+    set("data-unused-cut", d.cut?.bytes ?? null);
+    set("data-blocks-in-view", d.inView);
+  });
+  if (duration > 0) {
+    rowSel
+      .transition("row")
+      .duration(duration)
+      .attr("transform", (d) => `translate(0,${d.y})`)
+      .style("opacity", 1);
+  } else {
+    // At once, not through a transition of no length: that would write every row again a frame later.
+    rowSel.interrupt("row");
+    attr(rowSel, "transform", (d) => `translate(0,${d.y})`);
+    style(rowSel, "opacity", 1);
+  }
 
   rowSel.each(function (row) {
     const g = select<SVGGElement, RowLayout>(this);
@@ -236,28 +248,39 @@ function draw(m: Mount, duration: number): void {
 
   // The bump pointer, in the current chunk's row.
   const pointerRow = rows.find((r) => r.pointer !== null);
-  const ptr = plot
-    .select<SVGGElement>("g.bump-pointer")
-    .attr("display", pointerRow ? null : "none")
-    .attr("aria-label", data.bumpPtr !== undefined ? `bump pointer at ${hex(data.bumpPtr)}, bumping ${data.direction}` : null)
-    .attr("data-address", data.bumpPtr ?? null)
-    .attr("data-direction", data.direction)
-    .attr("data-chunk", pointerRow ? pointerRow.view.chunk.id : null)
-    .classed("is-offscreen", pointerRow?.pointer?.offscreen ?? false);
+  const ptr = plot.select<SVGGElement>("g.bump-pointer");
+  attr(ptr, "display", pointerRow ? null : "none");
+  attr(ptr, "aria-label", data.bumpPtr !== undefined ? `bump pointer at ${hex(data.bumpPtr)}, bumping ${data.direction}` : null);
+  attr(ptr, "data-address", data.bumpPtr ?? null);
+  attr(ptr, "data-direction", data.direction);
+  attr(ptr, "data-chunk", pointerRow ? pointerRow.view.chunk.id : null);
+  ptr.node()?.classList.toggle("is-offscreen", pointerRow?.pointer?.offscreen ?? false);
   if (pointerRow?.pointer) {
     const p = pointerRow.pointer;
     // A pointer that changed rows jumps there; within a row it glides.
     const moved = ptr.attr("data-row-y") !== String(pointerRow.y) || ptr.attr("data-geometry") !== pointerRow.geometry;
-    ptr.attr("data-row-y", pointerRow.y).attr("data-geometry", pointerRow.geometry);
+    attr(attr(ptr, "data-row-y", pointerRow.y), "data-geometry", pointerRow.geometry);
     const d = moved ? 0 : duration;
-    if (d === 0) ptr.interrupt("ptr");
-    const t = ptr.transition("ptr").duration(d);
-    t.attr("transform", `translate(0,${pointerRow.y})`);
-    t.select("line.ptr-line").attr("x1", p.x).attr("x2", p.x);
-    t.select("path.ptr-head").attr("d", `M${p.x - 5},${BAR_Y - 7} h10 l-5,7 z`);
-    t.select("line.ptr-arrow").attr("x1", p.x).attr("x2", p.tip).attr("display", p.tip === p.x ? "none" : null);
-    ptr.select("text.ptr-text").attr("text-anchor", p.anchor).text(p.text);
-    t.select("text.ptr-text").attr("x", p.textX);
+    const head = `M${p.x - 5},${BAR_Y - 7} h10 l-5,7 z`;
+    const arrowShown = p.tip === p.x ? "none" : null;
+    const label = ptr.select<SVGTextElement>("text.ptr-text");
+    attr(label, "text-anchor", p.anchor);
+    text(label, p.text);
+    if (d === 0) {
+      ptr.interrupt("ptr");
+      attr(ptr, "transform", `translate(0,${pointerRow.y})`);
+      attr(attr(ptr.select("line.ptr-line"), "x1", p.x), "x2", p.x);
+      attr(ptr.select("path.ptr-head"), "d", head);
+      attr(attr(attr(ptr.select("line.ptr-arrow"), "x1", p.x), "x2", p.tip), "display", arrowShown);
+      attr(label, "x", p.textX);
+    } else {
+      const t = ptr.transition("ptr").duration(d);
+      t.attr("transform", `translate(0,${pointerRow.y})`);
+      t.select("line.ptr-line").attr("x1", p.x).attr("x2", p.x);
+      t.select("path.ptr-head").attr("d", head);
+      t.select("line.ptr-arrow").attr("x1", p.x).attr("x2", p.tip).attr("display", arrowShown);
+      t.select("text.ptr-text").attr("x", p.textX);
+    }
   }
   updateCard(m);
 }
@@ -268,27 +291,27 @@ function draw(m: Mount, duration: number): void {
  * micro-step, and a glide would show addresses the code never held).
  */
 function drawMicro(g: Selection<SVGGElement, RowLayout, null, undefined>, row: RowLayout): void {
+  // Drawn at every step in every row, nearly always hidden: only changed values are written.
   const ghost = g.select<SVGGElement>("g.ptr-ghost");
   const gh = row.ghost;
-  ghost
-    .attr("display", gh ? null : "none")
-    .attr("data-address", gh?.address ?? null)
-    .attr("data-name", gh?.name ?? null)
-    .attr("data-outside", gh?.outside ?? null)
-    .attr("aria-label", gh ? `${gh.name} holds ${hex(gh.address)}${gh.outside ? `, ${gh.outside === "below" ? "below" : "past"} the chunk` : ""}: not yet the bump pointer` : null);
+  attr(ghost, "display", gh ? null : "none");
+  attr(ghost, "data-address", gh?.address ?? null);
+  attr(ghost, "data-name", gh?.name ?? null);
+  attr(ghost, "data-outside", gh?.outside ?? null);
+  attr(ghost, "aria-label", gh ? `${gh.name} holds ${hex(gh.address)}${gh.outside ? `, ${gh.outside === "below" ? "below" : "past"} the chunk` : ""}: not yet the bump pointer` : null);
   if (gh) {
-    ghost.select("line.ghost-line").attr("x1", gh.x).attr("x2", gh.x);
-    ghost.select("path.ghost-head").attr("d", `M${gh.x - 5},${BAR_Y - 7} h10 l-5,7 z`);
-    ghost.select("text.ghost-text").attr("x", gh.textX).attr("text-anchor", gh.anchor).text(gh.text);
+    attr(attr(ghost.select("line.ghost-line"), "x1", gh.x), "x2", gh.x);
+    attr(ghost.select("path.ghost-head"), "d", `M${gh.x - 5},${BAR_Y - 7} h10 l-5,7 z`);
+    text(attr(attr(ghost.select("text.ghost-text"), "x", gh.textX), "text-anchor", gh.anchor), gh.text);
   }
   const pad = row.pending;
-  g.select("rect.pending-pad")
-    .attr("display", pad ? null : "none")
-    .attr("x", pad?.x ?? 0)
-    .attr("width", pad ? Math.max(0, pad.width) : 0)
-    .attr("data-padding-start", pad?.lo ?? null)
-    .attr("data-bytes", pad?.bytes ?? null)
-    .attr("aria-label", pad ? `${bytes(pad.bytes)} of padding at ${hex(pad.lo)}, decided: the block is not placed yet` : null);
+  const padRect = g.select("rect.pending-pad");
+  attr(padRect, "display", pad ? null : "none");
+  attr(padRect, "x", pad?.x ?? 0);
+  attr(padRect, "width", pad ? Math.max(0, pad.width) : 0);
+  attr(padRect, "data-padding-start", pad?.lo ?? null);
+  attr(padRect, "data-bytes", pad?.bytes ?? null);
+  attr(padRect, "aria-label", pad ? `${bytes(pad.bytes)} of padding at ${hex(pad.lo)}, decided: the block is not placed yet` : null);
 }
 
 /** Path data for one rectangle per bin, `value(bin)` of BAR_H tall, stacked above `below(bin)`. */
@@ -363,6 +386,23 @@ function binData(row: RowLayout): string[] | null {
   return d;
 }
 
+/**
+ * What each part of a row element last drew: a part whose inputs are the same
+ * as last time is left alone (the current chunk's fill changes at every
+ * step; its axis, header, footer and blocks seldom do).
+ */
+const drawnParts = new WeakMap<SVGGElement, Map<string, string>>();
+
+/** Whether `part` of `node` draws something new with `signature` (and notes it as drawn). */
+function partChanged(node: SVGGElement | null, part: string, signature: string): boolean {
+  if (!node) return true;
+  let parts = drawnParts.get(node);
+  if (!parts) drawnParts.set(node, (parts = new Map()));
+  if (parts.get(part) === signature) return false;
+  parts.set(part, signature);
+  return true;
+}
+
 /** Draws one row into its group `g`, unless it would draw what it drew last time. */
 function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, innerWidth: number, animate: number): void {
   const { view, x, usable } = row;
@@ -377,10 +417,10 @@ function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, inn
   if (node) drawn.set(node, { signature, geometry: row.geometry });
   const duration = last?.geometry === row.geometry ? animate : 0;
 
-  g.select("text.row-title").attr("x", 0).text(row.title);
-  g.select("text.row-fill").attr("x", innerWidth).text(row.fill);
-  g.select("rect.chunk-free").attr("x", usable.x0).attr("width", usable.x1 - usable.x0);
-  g.select("rect.chunk-outline").attr("x", 0).attr("width", innerWidth);
+  text(attr(g.select("text.row-title"), "x", 0), row.title);
+  text(attr(g.select("text.row-fill"), "x", innerWidth), row.fill);
+  attr(attr(g.select("rect.chunk-free"), "x", usable.x0), "width", usable.x1 - usable.x0);
+  attr(attr(g.select("rect.chunk-outline"), "x", 0), "width", innerWidth);
 
   // The used bytes: from the bump origin to the pointer (or the chunk's fill),
   // on the row's scale (a figure's row starts at its span, not the chunk).
@@ -390,71 +430,82 @@ function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, inn
   const usedFrom = inSpan(data.direction === "down" ? x(start + capacity - view.used) : x(start));
   const usedTo = inSpan(data.direction === "down" ? x(start + capacity) : x(start + view.used));
   const used = g.select<SVGRectElement>("rect.chunk-used");
-  if (duration === 0) used.interrupt("used");
-  used
-    .transition("used")
-    .duration(duration)
-    .attr("x", usedFrom)
-    .attr("width", Math.max(0, usedTo - usedFrom));
+  if (duration === 0) {
+    used.interrupt("used");
+    attr(attr(used, "x", usedFrom), "width", Math.max(0, usedTo - usedFrom));
+  } else {
+    used
+      .transition("used")
+      .duration(duration)
+      .attr("x", usedFrom)
+      .attr("width", Math.max(0, usedTo - usedFrom));
+  }
 
   // A figure's break past the high-water mark: a zigzag edge where the scale stops, and what it leaves out.
   const cut = row.cut;
-  const cutG = g
-    .select<SVGGElement>("g.row-cut")
-    .attr("display", cut ? null : "none")
-    .attr("data-bytes", cut?.bytes ?? null)
-    .attr("data-side", cut?.side ?? null)
-    .attr("aria-label", cut ? `${bytes(cut.bytes)} never used, not drawn to scale` : null);
-  if (cut) {
-    const edge = cut.side === "end" ? cut.x : cut.x + cut.width;
-    const zig = [0, 1, 2, 3, 4, 5].map((k) => `${(edge + (k % 2 === 0 ? -3 : 3)).toFixed(1)},${(BAR_Y + (k * BAR_H) / 5).toFixed(1)}`).join("L");
-    cutG.select("rect.cut-body").attr("x", cut.x).attr("width", cut.width);
-    cutG.select("path.cut-edge").attr("d", `M${zig}`);
-    cutG.select("text.cut-label").attr("x", cut.x + cut.width / 2).text(cut.label);
-    cutG.select("title").text(`${bytes(cut.bytes)} of the chunk never used, not drawn to scale`);
+  if (partChanged(node, "cut", cut ? `${cut.side}:${cut.x}:${cut.width}:${cut.label}:${cut.bytes}` : "-")) {
+    const cutG = g
+      .select<SVGGElement>("g.row-cut")
+      .attr("display", cut ? null : "none")
+      .attr("data-bytes", cut?.bytes ?? null)
+      .attr("data-side", cut?.side ?? null)
+      .attr("aria-label", cut ? `${bytes(cut.bytes)} never used, not drawn to scale` : null);
+    if (cut) {
+      const edge = cut.side === "end" ? cut.x : cut.x + cut.width;
+      const zig = [0, 1, 2, 3, 4, 5].map((k) => `${(edge + (k % 2 === 0 ? -3 : 3)).toFixed(1)},${(BAR_Y + (k * BAR_H) / 5).toFixed(1)}`).join("L");
+      cutG.select("rect.cut-body").attr("x", cut.x).attr("width", cut.width);
+      cutG.select("path.cut-edge").attr("d", `M${zig}`);
+      cutG.select("text.cut-label").attr("x", cut.x + cut.width / 2).text(cut.label);
+      cutG.select("title").text(`${bytes(cut.bytes)} of the chunk never used, not drawn to scale`);
+    }
   }
 
   // Header or footer: chunk metadata, solid and labelled.
-  g.select<SVGGElement>("g.meta-regions")
-    .selectAll<SVGGElement, MetaRegion>("g.meta")
-    .data(row.meta, (d) => d.kind)
-    .join((enter) => {
-      const mg = enter.append("g").attr("class", "meta");
-      mg.append("rect").attr("class", "meta-body").attr("y", BAR_Y).attr("height", BAR_H);
-      mg.append("text").attr("class", "meta-label").attr("y", BAR_Y + BAR_H / 2).attr("dy", "0.35em");
-      mg.append("title");
-      return mg;
-    })
-    .attr("data-meta", (d) => d.kind)
-    .attr("data-bytes", (d) => d.bytes)
-    .call((mg) => {
-      mg.select("rect.meta-body").attr("x", (d) => d.x).attr("width", (d) => d.width);
-      mg.select("text.meta-label")
-        .attr("x", (d) => d.x + d.width / 2)
-        .text((d) => d.label);
-      mg.select("title").text((d) => `${d.kind}: ${bytes(d.bytes)} of chunk metadata`);
-    });
+  if (partChanged(node, "meta", row.meta.map((r) => `${r.kind}:${r.x}:${r.width}:${r.label}:${r.bytes}`).join(","))) {
+    g.select<SVGGElement>("g.meta-regions")
+      .selectAll<SVGGElement, MetaRegion>("g.meta")
+      .data(row.meta, (d) => d.kind)
+      .join((enter) => {
+        const mg = enter.append("g").attr("class", "meta");
+        mg.append("rect").attr("class", "meta-body").attr("y", BAR_Y).attr("height", BAR_H);
+        mg.append("text").attr("class", "meta-label").attr("y", BAR_Y + BAR_H / 2).attr("dy", "0.35em");
+        mg.append("title");
+        return mg;
+      })
+      .attr("data-meta", (d) => d.kind)
+      .attr("data-bytes", (d) => d.bytes)
+      .call((mg) => {
+        mg.select("rect.meta-body").attr("x", (d) => d.x).attr("width", (d) => d.width);
+        mg.select("text.meta-label")
+          .attr("x", (d) => d.x + d.width / 2)
+          .text((d) => d.label);
+        mg.select("title").text((d) => `${d.kind}: ${bytes(d.bytes)} of chunk metadata`);
+      });
+  }
 
   // Axis: hex addresses of the usable bytes in view, re-ticked at every zoom.
-  const axis = axisBottom(x)
-    .tickValues(row.ticks)
-    .tickFormat((d) => hex(Math.round(Number(d))))
-    .tickSizeOuter(0)
-    .tickSize(4);
-  g.select<SVGGElement>("g.axis").call(axis);
+  if (partChanged(node, "axis", row.ticks.map((t) => `${t}@${x(t).toFixed(2)}`).join(","))) {
+    const axis = axisBottom(x)
+      .tickValues(row.ticks)
+      .tickFormat((d) => hex(Math.round(Number(d))))
+      .tickSizeOuter(0)
+      .tickSize(4);
+    g.select<SVGGElement>("g.axis").call(axis);
+  }
 
   // One grid line per byte boundary once a byte is wide enough to count.
-  g.select("path.byte-grid")
-    .attr("data-lines", row.grid.length)
-    .attr("d", row.grid.map((a) => `M${x(a).toFixed(1)},${BAR_Y + 1}v${BAR_H - 2}`).join(""));
+  const grid = g.select("path.byte-grid");
+  attr(grid, "data-lines", row.grid.length);
+  attr(grid, "d", row.grid.map((a) => `M${x(a).toFixed(1)},${BAR_Y + 1}v${BAR_H - 2}`).join(""));
 
   // Binned rows: fill per bin, live at the bottom, then dead bytes, then padding.
-  const bins = g.select<SVGGElement>("g.bins").attr("display", row.bins ? null : "none").attr("data-bins", row.bins?.length ?? 0);
-  bins.select("path.bin-live").attr("d", binD?.[0] ?? "");
-  bins.select("path.bin-dead").attr("d", binD?.[1] ?? "");
-  bins.select("path.bin-pad").attr("d", binD?.[2] ?? "");
-  bins.select("rect.bin-hit").attr("x", 0).attr("width", innerWidth);
-  if (binD) bins.attr("data-fill", binD[3] ?? "0");
+  const bins = g.select<SVGGElement>("g.bins");
+  attr(attr(bins, "display", row.bins ? null : "none"), "data-bins", row.bins?.length ?? 0);
+  attr(bins.select("path.bin-live"), "d", binD?.[0] ?? "");
+  attr(bins.select("path.bin-dead"), "d", binD?.[1] ?? "");
+  attr(bins.select("path.bin-pad"), "d", binD?.[2] ?? "");
+  attr(attr(bins.select("rect.bin-hit"), "x", 0), "width", innerWidth);
+  if (binD) attr(bins, "data-fill", binD[3] ?? "0");
 
   drawBlocks(m, g, row, data, duration);
 }
