@@ -41,7 +41,7 @@ export function renderMapSummary(container: HTMLElement, data: MapSummaryData): 
   const { used, capacity, chunks, current } = data;
   const across = chunks > 1 ? ` in ${chunks} chunks` : "";
   setText(refs.fill, chunks === 0 ? "no chunk" : `${used} / ${capacity} bytes used${across}`);
-  refs.meter.style.width = `${capacity ? Math.min(100, (100 * used) / capacity) : 0}%`;
+  refs.meter.style.transform = `scaleX(${capacity ? Math.min(1, used / capacity) : 0})`;
   const where = current
     ? `${chunks > 1 ? `current chunk ${current.id}` : "chunk"} ${hex(current.start)}–${hex(current.start + current.capacity)}`
     : "no chunk";
