@@ -257,6 +257,13 @@ export function buildListing(parsed, { entry, aliases = [], disassembly }) {
       }
       return row;
     });
+    // objdump names the entry's address after any one of its aliases
+    // (`<bumplab_bench__other_case+0x1a>`): in this cell's listing it is the entry.
+    for (const row of instructions) {
+      for (const other of aliases) {
+        if (other !== entry) row.text = row.text.replaceAll(`<${other}+`, `<${entry}+`).replaceAll(`<${other}>`, `<${entry}>`);
+      }
+    }
     const name = f === root ? entry : f.name;
     return { name, ...(f === root && f.name !== entry ? { alias: f.name } : {}), object: f.object, ir, bc, instructions };
   });

@@ -91,10 +91,15 @@ describe("buildListing", () => {
     expect(rows[2]?.text).toBe("jb 152ab0");
   });
 
-  test("an alias of the entry is shown under the cell's own name", () => {
-    const renamed = OUT.replaceAll(ENTRY, "bumplab_bench__alloc_u8_slice__other");
-    const l = buildListing(parseCallgrindInstructions(renamed), { entry: ENTRY, aliases: ["bumplab_bench__alloc_u8_slice__other"], disassembly });
-    expect(l.functions[0]).toMatchObject({ name: ENTRY, alias: "bumplab_bench__alloc_u8_slice__other", ir: 23 });
+  test("an alias of the entry is shown under the cell's own name, in its heading and its jumps' symbols", () => {
+    const other = "bumplab_bench__alloc_u8_slice__other";
+    const renamed = OUT.replaceAll(ENTRY, other);
+    // objdump may name the shared address after either symbol.
+    const aliased = (object, addresses) =>
+      new Map([...disassembly(object, addresses)].map(([a, d]) => [a, { ...d, text: d.text.replaceAll(ENTRY, other) }]));
+    const l = buildListing(parseCallgrindInstructions(renamed), { entry: ENTRY, aliases: [ENTRY, other], disassembly: aliased });
+    expect(l.functions[0]).toMatchObject({ name: ENTRY, alias: other, ir: 23 });
+    expect(l.functions[0]?.instructions.find((i) => i.address === 0x39a97)?.text).toBe(`je 39ab5 <${ENTRY}+0x25>`);
   });
 
   test("fails when an executed address is not an instruction objdump knows", () => {

@@ -191,7 +191,7 @@ export function renderX86Table(container: HTMLElement, data: X86TableData): void
         { class: "x86-note" },
         "Native x86-64 counts (instructions / conditional branches, callgrind's Ir / Bc) of the same operations, measured once with callgrind (",
         h("code", {}, bench.meta.command),
-        "): a different instruction set from the wasm bars above, never to be compared number-for-number with them.",
+        "): a different instruction set from the wasm bars above, never to be compared number-for-number with them. A count opens the instructions behind it.",
       ),
       h("p", { class: "x86-meta" }, `${bench.meta.rustc.version} · measured ${bench.meta.date}`),
       box,
