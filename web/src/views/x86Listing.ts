@@ -6,7 +6,7 @@
 
 import { branchText, loadX86Listings, totalText, type X86Function, type X86Listing } from "../model/x86Listing";
 import { h } from "./dom";
-import "./x86Listing.css";
+import "../x86Listing.css";
 
 export interface X86ListingDialog {
   dialog: HTMLDialogElement;
