@@ -4,7 +4,7 @@
 // block it replaced (and back, stepping back).
 
 import type { ScaleLinear } from "d3-scale";
-import type { BaseType, Selection } from "d3-selection";
+import { select, type BaseType, type Selection } from "d3-selection";
 import type { Block } from "../../model/blocks";
 import type { PlacedLabel } from "./labelLayout";
 import { blockLabel } from "./labels";
@@ -87,6 +87,7 @@ export type RowGroup = Selection<SVGGElement, RowLayout, null, undefined>;
 
 /** Draws `row`'s blocks and callouts into its group `g`, animating for `duration` ms. */
 export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, duration: number): void {
+  listenForBlocks(m);
   const { view, x } = row;
   const labelOf = new Map<number, PlacedLabel>(row.labels.map((l) => [l.id, l]));
   const focus = data.focus;
@@ -112,25 +113,9 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
     .data(row.shown, (d) => d.id)
     .join(
       (enter) => {
-        const b = enter
-          .append("g")
-          .attr("class", "block")
-          .attr("tabindex", 0)
-          .style("opacity", duration ? 0 : 1);
-        b.append("rect").attr("class", "pad").attr("y", BAR_Y + 1).attr("height", BAR_H - 2);
-        b.append("rect").attr("class", "body").attr("y", BAR_Y + 1).attr("height", BAR_H - 2).attr("rx", 2);
-        // A ring around the body, shown for blocks the narration names: apart from the current op's border.
-        b.append("rect")
-          .attr("class", "hl")
-          .attr("y", BAR_Y + 1 - HL_GAP)
-          .attr("height", BAR_H - 2 + 2 * HL_GAP)
-          .attr("rx", 4);
-        b.append("text").attr("class", "label").attr("y", BAR_Y + BAR_H / 2).attr("dy", "0.35em");
-        b.append("title");
-        b.on("pointerenter", track(m, "hovered", true))
-          .on("pointerleave", track(m, "hovered", false))
-          .on("focus", track(m, "focused", true))
-          .on("blur", track(m, "focused", false));
+        // Copies of one built block: a row can bring hundreds at once (the first step of a drag across a long run).
+        const template = blockTemplate(g.node()?.ownerDocument ?? document);
+        const b = enter.append(() => template.cloneNode(true) as SVGGElement).style("opacity", duration ? 0 : 1);
         // A realloc's block starts where the block it replaced was, then slides.
         place(b, (d) => now(slideFrom(d) ?? d));
         b.filter((d) => slideFrom(d) !== undefined).style("opacity", 1);
@@ -178,6 +163,8 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
       const l = labelOf.get(d.id);
       setTextOf(text, l?.mode === "inside" ? l.text : "");
       setAttr(text, "x", l?.x ?? 0);
+      // Most blocks of a full row are too narrow for a label: an empty one is not laid out at all.
+      setAttr(text, "display", l?.mode === "inside" ? null : "none");
     }
   });
   // Tab order follows addresses, whatever order the blocks entered in.
@@ -218,11 +205,57 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
     });
 }
 
-/** An event handler that makes a block the hovered or focused one (or stops it being so), then updates the card. */
-function track(m: Mount, slot: "hovered" | "focused", on: boolean): (event: Event, d: Block) => void {
-  return (_event, d) => {
-    if (on) m[slot] = d.id;
-    else if (m[slot] === d.id) m[slot] = undefined;
+/** One block's elements, built once per document and cloned for each block that enters. */
+const templates = new WeakMap<Document, SVGGElement>();
+
+function blockTemplate(doc: Document): SVGGElement {
+  const known = templates.get(doc);
+  if (known) return known;
+  const NS = "http://www.w3.org/2000/svg";
+  const el = (tag: string, attrs: Record<string, string | number>): Element => {
+    const e = doc.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    return e;
+  };
+  const g = el("g", { class: "block", tabindex: 0 }) as SVGGElement;
+  g.append(
+    el("rect", { class: "pad", y: BAR_Y + 1, height: BAR_H - 2 }),
+    el("rect", { class: "body", y: BAR_Y + 1, height: BAR_H - 2, rx: 2 }),
+    // A ring around the body, shown for blocks the narration names: apart from the current op's border.
+    el("rect", { class: "hl", y: BAR_Y + 1 - HL_GAP, height: BAR_H - 2 + 2 * HL_GAP, rx: 4 }),
+    el("text", { class: "label", y: BAR_Y + BAR_H / 2, dy: "0.35em" }),
+    el("title", {}),
+  );
+  templates.set(doc, g);
+  return g;
+}
+
+/** The maps whose svg listens for its blocks' hover and focus. */
+const listening = new WeakSet<Mount>();
+
+/**
+ * One set of listeners on the map's svg for all its blocks (thousands may
+ * enter at once): the block under the pointer or with keyboard focus is the
+ * event target's nearest block, and the card follows it.
+ */
+function listenForBlocks(m: Mount): void {
+  const svg = m.svg.node();
+  if (!svg || listening.has(m)) return;
+  listening.add(m);
+  const blockOf = (t: EventTarget | null): SVGGElement | null => (t instanceof Element ? t.closest<SVGGElement>("g.block") : null);
+  const idOf = (b: SVGGElement): number | undefined => select<SVGGElement, Block | undefined>(b).datum()?.id;
+  // Moves between a block's own parts (body, label) neither enter nor leave it.
+  const track = (slot: "hovered" | "focused", on: boolean) => (event: Event) => {
+    const b = blockOf(event.target);
+    if (!b || blockOf((event as FocusEvent | PointerEvent).relatedTarget) === b) return;
+    const id = idOf(b);
+    if (id === undefined) return;
+    if (on) m[slot] = id;
+    else if (m[slot] === id) m[slot] = undefined;
     updateCard(m);
   };
+  svg.addEventListener("pointerover", track("hovered", true));
+  svg.addEventListener("pointerout", track("hovered", false));
+  svg.addEventListener("focusin", track("focused", true));
+  svg.addEventListener("focusout", track("focused", false));
 }
