@@ -255,6 +255,7 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
       source: (file) => ({ path: ctx.sourcePath(file) ?? (file === trace.source ? trace.source_path : file), text: sourceShown(ctx.source(file)) }),
       // On a projector the map is a figure: fitted to the bytes in use, every block wide enough to see.
       figure: s.present,
+      following,
     },
     ctx.dispatch,
   );

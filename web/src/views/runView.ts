@@ -50,6 +50,8 @@ export interface RunViewInput {
   source: (file: string) => { path: string; text: string };
   /** A figure: the map fitted to the bytes the run uses, without zoom controls (views/map/fit.ts). */
   figure?: boolean;
+  /** The map follows a dragged scrubber: many blocks appearing at once enter over a few frames (views/map/blocks.ts). */
+  following?: boolean;
 }
 
 export const emptyMapText = (trace: TraceView, step: number): string =>
@@ -106,6 +108,7 @@ export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: Run
     emptyText: emptyMapText(trace, step),
     animate: input.animate,
     ...(input.figure ? { fit: figureFit(trace) } : {}),
+    ...(input.following ? { progressive: true } : {}),
   });
   const seek = (to: number): void => dispatch({ type: "seek", step: to });
   if (mounts.stats && renderers.stats) renderers.stats(mounts.stats, { series: statsSeries(trace), step: micro.rowsStep, current: stats }, { onSeek: seek });

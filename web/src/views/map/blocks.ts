@@ -85,10 +85,36 @@ export function retireBlocks<E extends BaseType, D, P extends BaseType, PD>(s: S
 /** One row's group, as drawRow selects it. */
 export type RowGroup = Selection<SVGGElement, RowLayout, null, undefined>;
 
-/** Draws `row`'s blocks and callouts into its group `g`, animating for `duration` ms. */
-export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, duration: number): void {
+/**
+ * How many blocks may enter a progressive map (one following a dragged
+ * scrubber) per frame: about a frame's worth of building and layout.
+ */
+export const ENTER_PER_FRAME = 100;
+
+/** The row's blocks to draw now: all, or in a progressive map those drawn already and as many new ones as the budget allows. */
+function blocksNow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData): Block[] {
+  if (!data.progressive) return row.shown;
+  const have = new Set<number>();
+  g.select<SVGGElement>("g.blocks")
+    .selectAll<SVGGElement, Block>("g.block")
+    .each((d) => have.add(d.id));
+  return row.shown.filter((b) => {
+    if (have.has(b.id)) return true;
+    if (m.enterBudget <= 0) return false;
+    m.enterBudget -= 1;
+    return true;
+  });
+}
+
+/**
+ * Draws `row`'s blocks and callouts into its group `g`, animating for
+ * `duration` ms. False when a progressive map left some of them for a later
+ * frame.
+ */
+export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, duration: number): boolean {
   listenForBlocks(m);
   const { view, x } = row;
+  const shown = blocksNow(m, g, row, data);
   const labelOf = new Map<number, PlacedLabel>(row.labels.map((l) => [l.id, l]));
   const focus = data.focus;
   const highlight = data.highlight;
@@ -110,7 +136,7 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
   const groups = g
     .select<SVGGElement>("g.blocks")
     .selectAll<SVGGElement, Block>("g.block")
-    .data(row.shown, (d) => d.id)
+    .data(shown, (d) => d.id)
     .join(
       (enter) => {
         // Copies of one built block: a row can bring hundreds at once (the first step of a drag across a long run).
@@ -179,8 +205,8 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
   }
 
   // Callouts for blocks too narrow for their name: lane 0 above the bar, lane 1 in the title line.
-  const callouts = row.labels.filter((l): l is Extract<PlacedLabel, { mode: "callout" }> => l.mode === "callout");
-  const stateOf = new Map(row.shown.map((b) => [b.id, b.state] as const));
+  const stateOf = new Map(shown.map((b) => [b.id, b.state] as const));
+  const callouts = row.labels.filter((l): l is Extract<PlacedLabel, { mode: "callout" }> => l.mode === "callout" && stateOf.has(l.id));
   const textY = (d: { lane: number }): number => (d.lane === 0 ? LANE0_Y : TITLE_Y);
   g.select<SVGGElement>("g.callouts")
     .selectAll<SVGGElement, (typeof callouts)[number]>("g.callout")
@@ -203,6 +229,7 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
         .attr("y", textY)
         .text((d) => d.text);
     });
+  return shown.length === row.shown.length;
 }
 
 /** One block's elements, built once per document and cloned for each block that enters. */

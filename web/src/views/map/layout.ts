@@ -47,6 +47,12 @@ export interface MemoryMapData {
    * uses, blocks at least `minBlockPx` wide, and no zoom of its own.
    */
   fit?: MapFit;
+  /**
+   * Drawn while the scrubber is dragged: at most ENTER_PER_FRAME blocks enter
+   * per frame, the rest in the frames after (one step of a drag can bring
+   * hundreds, and a frame that builds them all stalls the drag).
+   */
+  progressive?: boolean;
 }
 
 // Geometry of one row (y relative to the row's top).

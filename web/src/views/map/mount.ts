@@ -46,6 +46,10 @@ export interface Mount {
   previous: readonly ChunkView[];
   /** While true, zoom events come from this module syncing d3-zoom: no redraw. */
   syncing: boolean;
+  /** How many more blocks may enter in this draw (a progressive map's budget). */
+  enterBudget: number;
+  /** A progressive draw left blocks out: the frame that draws them is requested. */
+  catchUp?: number | undefined;
   /** Block ids under the pointer and with keyboard focus: the card shows the first. */
   hovered?: number;
   focused?: number;
@@ -174,6 +178,7 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
     keys: [],
     previous: [],
     syncing: false,
+    enterBudget: Infinity,
   };
   if (typeof ResizeObserver !== "undefined") {
     // Called after layout: clientWidth is then read without forcing one. The

@@ -24,7 +24,7 @@ import { binFill, type Bin } from "../../model/bins";
 import { bytes, hex } from "../../model/format";
 import { setText } from "../dom";
 import { attr, setAttr, setStyle, setTextOf, style, text } from "./attrs";
-import { drawBlocks, retireBlocks, type RowGroup } from "./blocks";
+import { drawBlocks, ENTER_PER_FRAME, retireBlocks, type RowGroup } from "./blocks";
 import { chunkLabel, lodSummary } from "./labels";
 import {
   AXIS_Y,
@@ -115,6 +115,7 @@ function draw(m: Mount, duration: number): void {
   const innerWidth = m.innerWidth;
   const width = innerWidth + MARGIN.left + MARGIN.right;
   const { rows, height } = layoutMap(data, width, m.z);
+  m.enterBudget = data.progressive ? ENTER_PER_FRAME : Infinity;
   setExtents(m, height);
   const svg = m.svg;
   const first = rows[0]?.view.chunk;
@@ -240,10 +241,11 @@ function draw(m: Mount, duration: number): void {
     style(rowSel, "opacity", 1);
   }
 
+  let partial = false;
   rowSel.each(function (row) {
     const g = select<SVGGElement, RowLayout>(this);
     drawMicro(g, row);
-    drawRow(m, g, row, data, innerWidth, duration);
+    if (!drawRow(m, g, row, data, innerWidth, duration)) partial = true;
   });
 
   // The bump pointer, in the current chunk's row.
@@ -283,6 +285,13 @@ function draw(m: Mount, duration: number): void {
     }
   }
   updateCard(m);
+  // Blocks a progressive draw left out enter in the next frames, drawn from the latest data.
+  if (partial && m.catchUp === undefined) {
+    m.catchUp = requestAnimationFrame(() => {
+      m.catchUp = undefined;
+      draw(m, 0);
+    });
+  }
 }
 
 /**
@@ -403,8 +412,11 @@ function partChanged(node: SVGGElement | null, part: string, signature: string):
   return true;
 }
 
-/** Draws one row into its group `g`, unless it would draw what it drew last time. */
-function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, innerWidth: number, animate: number): void {
+/**
+ * Draws one row into its group `g`, unless it would draw what it drew last
+ * time. False when a progressive map left some of its blocks for a later frame.
+ */
+function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, innerWidth: number, animate: number): boolean {
   const { view, x, usable } = row;
   const node = g.node();
   // Bins first: their paths are part of what the row draws.
@@ -413,7 +425,7 @@ function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, inn
   // redraws only the rows the step changed (a large map has many rows).
   const signature = rowSignature(row, data, innerWidth, binD);
   const last = node ? drawn.get(node) : undefined;
-  if (last?.signature === signature) return;
+  if (last?.signature === signature) return true;
   if (node) drawn.set(node, { signature, geometry: row.geometry });
   const duration = last?.geometry === row.geometry ? animate : 0;
 
@@ -507,5 +519,8 @@ function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, inn
   attr(attr(bins.select("rect.bin-hit"), "x", 0), "width", innerWidth);
   if (binD) attr(bins, "data-fill", binD[3] ?? "0");
 
-  drawBlocks(m, g, row, data, duration);
+  // Blocks left for a later frame: the row is drawn again then, whatever else it keeps.
+  if (drawBlocks(m, g, row, data, duration)) return true;
+  if (node) drawn.set(node, { signature: "", geometry: row.geometry });
+  return false;
 }
