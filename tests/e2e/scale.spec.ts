@@ -129,6 +129,15 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
     await expect(page.locator("#code-view .code-line.is-current")).toHaveCount(1);
   };
 
+  /** The map's rows drawn block by block whose blocks on screen are not all those in view (none, once the map is whole). */
+  const rowsMissingBlocks = (): Promise<string[]> =>
+    page.evaluate(() =>
+      [...document.querySelectorAll<SVGGElement>("#memory-map g.chunk-row:not(.is-binned)")]
+        .map((row) => ({ id: row.dataset["chunkId"], inView: Number(row.dataset["blocksInView"]), drawn: row.querySelectorAll("g.block").length }))
+        .filter((r) => r.drawn !== r.inView)
+        .map((r) => `chunk ${r.id}: ${r.drawn} of ${r.inView} blocks`),
+    );
+
   // Pressed and moved in small steps, as a hand drags; then held still, pressed.
   await page.mouse.move(at(0), y);
   await page.mouse.down();
@@ -137,6 +146,9 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
   expect(held).toBeGreaterThan(30_000);
   expect(held).toBeLessThan(50_000);
   await expectAt(held);
+  // Blocks that enter the map over several frames while the hand moves are all there once it pauses.
+  expect(await page.locator("#memory-map g.chunk-row:not(.is-binned)").count()).toBeGreaterThan(0);
+  await expect.poll(rowsMissingBlocks).toEqual([]);
   // On, and released mid-way.
   for (let i = 1; i <= 20; i++) await page.mouse.move(at(0.4 + (0.3 * i) / 20), y);
   await page.mouse.up();
@@ -144,6 +156,7 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
   expect(stopped).toBeGreaterThan(60_000);
   expect(stopped).toBeLessThan(80_000);
   await expectAt(stopped);
+  await expect.poll(rowsMissingBlocks).toEqual([]);
   const code = await page.locator("#code-view .code-line.is-current").getAttribute("data-line");
   const details = await page.locator("#op-details").textContent();
 
