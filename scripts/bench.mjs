@@ -22,7 +22,7 @@
 // tested in scripts/bench.test.mjs).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -62,15 +62,19 @@ export function summariseDrags(drags) {
     runs,
     longCounts: drags.map((d) => d.long.length),
     frameMs: median(drags.map((d) => d.frameMax)),
+    cpuMs: median(drags.map((d) => d.longestCpu)),
   };
 }
 
 /**
  * The longest task on a renderer's main thread in a Chromium trace (JSON
  * from browser.stopTracing): its complete RunTask events, in ms. NaN when
- * the trace has none (tracing unavailable).
+ * the trace has none (tracing unavailable). With `clock` "thread", the most
+ * CPU time a task took (its thread time): on a machine busy with other work
+ * a task waits for a core, and its wall time grows while its CPU time does not.
  */
-export function longestMainThreadTask(buffer) {
+export function longestMainThreadTask(buffer, clock = "wall") {
+  const field = clock === "thread" ? "tdur" : "dur";
   let events;
   try {
     const json = JSON.parse(buffer.toString("utf8"));
@@ -83,7 +87,8 @@ export function longestMainThreadTask(buffer) {
   let longest = NaN;
   for (const e of events) {
     if (e.ph !== "X" || !TASK_EVENTS.has(e.name) || !main.has(`${e.pid}:${e.tid}`)) continue;
-    const ms = (e.dur ?? 0) / 1000;
+    if (e[field] === undefined) continue;
+    const ms = e[field] / 1000;
     if (Number.isNaN(longest) || ms > longest) longest = ms;
   }
   return longest;
@@ -577,7 +582,7 @@ export async function scrubDragOnce(browser, page, total, durationMs) {
     return { long, frameMax, frames: frames.length, counter: document.querySelector(".step-counter")?.textContent ?? "" };
   }, dragStart);
   if (!shown) throw new Error(`after the drag the counter says "${r.counter}", not op ${total} / ${total}`);
-  return { ...r, longestTask: longestMainThreadTask(traced), elapsedMs: Date.now() - t0 };
+  return { ...r, longestTask: longestMainThreadTask(traced), longestCpu: longestMainThreadTask(traced, "thread"), elapsedMs: Date.now() - t0 };
 }
 
 /** Seeks the app's scrubber to `step` and times until the frame after its render (the map drawn). */
@@ -698,6 +703,14 @@ function payload(urls, origin, dist) {
 }
 
 /**
+ * What the drag's tasks cost in CPU time, and how busy the machine was: the
+ * wall-clock figure of a loaded machine is read against them.
+ */
+function dragCpuNote(s) {
+  return `the most CPU time a task took: ${formatValue(s.cpuMs)} ms (median); load average ${loadavg()[0].toFixed(1)}`;
+}
+
+/**
  * --only scrub_drag: the drag figure alone (dev server, program loaded once,
  * --runs drags), for measuring a change to the page without the whole bench.
  */
@@ -717,7 +730,9 @@ async function scrubDragOnly(opts, emit) {
     const s = summariseDrags(drags);
     emit(
       formatLine("scrub_drag_longest_task_ms", s.longestMs, "ms", {
-        note: `the longest main-thread task of each drag: ${s.runs.map(formatValue).join(", ")} ms; long tasks per drag: ${s.longCounts.join(", ")}; longest frame ${formatValue(s.frameMs)} ms (median)`,
+        note:
+          `the longest main-thread task of each drag: ${s.runs.map(formatValue).join(", ")} ms; long tasks per drag: ${s.longCounts.join(", ")}; longest frame ${formatValue(s.frameMs)} ms (median); ` +
+          dragCpuNote(s),
       }),
     );
   } finally {
@@ -1001,7 +1016,8 @@ async function main() {
           note:
             `${count(opts.ops)} ops of ${opts.preset}, the scrubber dragged from op 0 to the last with the mouse over ${formatValue(DRAG_MS / 1000)} s; ` +
             `the longest main-thread task of each drag (Chromium's trace): ${s.runs.map(formatValue).join(", ")} ms; ` +
-            `long tasks (PerformanceObserver, over 50 ms) per drag: ${s.longCounts.join(", ")}; longest frame ${formatValue(s.frameMs)} ms (median)`,
+            `long tasks (PerformanceObserver, over 50 ms) per drag: ${s.longCounts.join(", ")}; longest frame ${formatValue(s.frameMs)} ms (median); ` +
+            dragCpuNote(s),
         }),
       );
     } catch (e) {

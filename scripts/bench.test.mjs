@@ -187,6 +187,14 @@ describe("the page's trace and the scrub drag", () => {
     ];
     expect(longestMainThreadTask(trace(events))).toBe(31.25);
   });
+  test("with the thread clock, the most CPU time a main-thread task took (a task waiting for a core takes longer, not more CPU)", () => {
+    const timed = (pid, tid, ms, cpu) => ({ ...task(pid, tid, ms, "RunTask"), tdur: cpu * 1000 });
+    const events = [meta(1, 10, "CrRendererMain"), meta(1, 11, "Compositor"), timed(1, 10, 300, 40), timed(1, 10, 120, 75.5), timed(1, 11, 90, 90)];
+    expect(longestMainThreadTask(trace(events))).toBe(300);
+    expect(longestMainThreadTask(trace(events), "thread")).toBe(75.5);
+    // A trace without thread times has no CPU figure.
+    expect(longestMainThreadTask(trace([meta(1, 10, "CrRendererMain"), task(1, 10, 12)]), "thread")).toBeNaN();
+  });
   test("no task or no trace: NaN, never a made-up 0", () => {
     expect(longestMainThreadTask(trace([meta(1, 10, "CrRendererMain")]))).toBeNaN();
     expect(longestMainThreadTask(Buffer.from("not json"))).toBeNaN();
@@ -195,10 +203,11 @@ describe("the page's trace and the scrub drag", () => {
 
   test("drags: the median of each drag's longest task, the observer's entries counting when longer than the trace's", () => {
     const s = summariseDrags([
-      { longestTask: 40, long: [], frameMax: 33 },
-      { longestTask: 45, long: [{ start: 1, ms: 72 }], frameMax: 90 },
-      { longestTask: NaN, long: [{ start: 1, ms: 55 }, { start: 9, ms: 61 }], frameMax: 70 },
+      { longestTask: 40, long: [], frameMax: 33, longestCpu: 20 },
+      { longestTask: 45, long: [{ start: 1, ms: 72 }], frameMax: 90, longestCpu: 31 },
+      { longestTask: NaN, long: [{ start: 1, ms: 55 }, { start: 9, ms: 61 }], frameMax: 70, longestCpu: NaN },
     ]);
+    expect(s.cpuMs).toBe(25.5);
     expect(s.runs).toEqual([40, 72, 61]);
     expect(s.longestMs).toBe(61);
     expect(s.longCounts).toEqual([0, 1, 2]);
