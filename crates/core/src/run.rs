@@ -498,8 +498,9 @@ impl Run {
                 self.samples.push(op.stats);
             }
             self.columns.push(s, &op);
-            if let Some(keep) = &mut keep {
-                keep.push(op);
+            match &mut keep {
+                Some(keep) => keep.push(op),
+                None => self.state.recycle(&mut op),
             }
             self.executed += 1;
         }

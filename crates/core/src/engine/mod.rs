@@ -162,6 +162,10 @@ pub(crate) trait State {
     fn direction(&self) -> Direction;
     /// Whether the next ops keep their details (on by default).
     fn set_detail(&mut self, on: bool);
+    /// Takes back the list of reclaimed blocks of an op [`State::exec`]
+    /// made, once nothing reads it: the next op reuses it, so a free costs
+    /// no allocation.
+    fn recycle(&mut self, op: &mut Op);
 }
 
 impl<W: Word> State for Engine<W> {
@@ -205,6 +209,12 @@ impl<W: Word> State for Engine<W> {
     }
     fn set_detail(&mut self, on: bool) {
         self.detail = on;
+    }
+    fn recycle(&mut self, op: &mut Op) {
+        if op.reclaimed.capacity() > self.spare.capacity() {
+            self.spare = core::mem::take(&mut op.reclaimed);
+            self.spare.clear();
+        }
     }
 }
 
@@ -284,6 +294,9 @@ struct Engine<W: Word> {
     copied: u64,
     /// Chunk lookups so far, counted against [`MAX_CHUNK_WORK`].
     work: u64,
+    /// An empty list with room, for the next op's reclaimed blocks
+    /// ([`State::recycle`]).
+    spare: Vec<u32>,
 }
 
 impl<W: Word> Clone for Engine<W> {
@@ -307,6 +320,7 @@ impl<W: Word> Clone for Engine<W> {
             detail: self.detail,
             copied: self.copied,
             work: self.work,
+            spare: Vec::new(),
         }
     }
 }
@@ -339,6 +353,7 @@ impl<W: Word> Engine<W> {
             detail: true,
             copied: 0,
             work: 0,
+            spare: Vec::new(),
         };
         // Chunks made by the constructor belong to no op.
         let mut sink = Vec::new();
@@ -363,7 +378,7 @@ impl<W: Word> Engine<W> {
 
     /// A new op naming `block`; the name is copied only when its details
     /// are kept, as nothing else reads it.
-    fn new_op(&self, kind: OpKind, pos: Pos, block: Option<&str>) -> Op {
+    fn new_op(&mut self, kind: OpKind, pos: Pos, block: Option<&str>) -> Op {
         Op {
             index: self.executed,
             kind,
@@ -379,7 +394,7 @@ impl<W: Word> Engine<W> {
             moved: None,
             failed: false,
             target_op: None,
-            reclaimed: Vec::new(),
+            reclaimed: core::mem::take(&mut self.spare),
             bump_ptr: None,
             events: Vec::new(),
             stats: Stats::default(),

@@ -249,15 +249,22 @@ impl<W: Word> Engine<W> {
     ) -> Result<Op, ProgramError> {
         let b = self.live_block(name, name_pos, "free")?;
         let mut op = self.new_op(OpKind::Free, pos, Some(name));
-        self.restate(b, BlockState::Freed);
-        self.blocks[b].freed = true;
-        let (addr, size, align, chunk) = {
+        // One lookup of the block for all it changes and tells (`restate`
+        // to Freed, inline).
+        let (addr, size, align, chunk, placed_by) = {
             let blk = &mut self.blocks[b];
+            debug_assert_eq!(blk.state, BlockState::Live);
             blk.state = BlockState::Freed;
+            blk.freed = true;
             blk.ended_at = Some(pos);
-            (blk.address, blk.size, blk.align, blk.chunk)
+            (blk.address, blk.size, blk.align, blk.chunk, blk.op)
         };
-        op.target_op = Some(self.blocks[b].op);
+        if let (Some(c), 1..) = (chunk, size) {
+            let t = &mut chunk_mut(&mut self.chunks, c as usize).tally;
+            t.requested -= size;
+            t.leaked += size;
+        }
+        op.target_op = Some(placed_by);
         op.address = Some(addr);
         op.size = Some(size);
         let layout = Layout {
@@ -275,7 +282,7 @@ impl<W: Word> Engine<W> {
             note(self.detail, &mut op.events, EventKind::Freed, || {
                 "freed: a zero-sized block holds no bytes".to_string()
             });
-        } else if op.reclaimed.contains(&self.blocks[b].op) {
+        } else if op.reclaimed.contains(&placed_by) {
             note(self.detail, &mut op.events, EventKind::Freed, || {
                 format!(
                     "freed: it was the last block, so the bump pointer takes back its {}",

@@ -69,6 +69,26 @@ pub(super) struct Tally {
     pub(super) leaked: u64,
 }
 
+impl Tally {
+    /// Adds block `blk` (one of this tally's chunk) to it, or takes it out.
+    pub(super) fn count(&mut self, blk: &Block, add: bool) {
+        let (requested, leaked) = match blk.state {
+            BlockState::Live => (blk.size, 0),
+            BlockState::Freed | BlockState::Leaked => (0, blk.size),
+            BlockState::Reclaimed => (0, 0),
+        };
+        if add {
+            self.padding += blk.padding;
+            self.requested += requested;
+            self.leaked += leaked;
+        } else {
+            self.padding -= blk.padding;
+            self.requested -= requested;
+            self.leaked -= leaked;
+        }
+    }
+}
+
 impl<W: Word> Engine<W> {
     /// Records a new block at `addr` and returns its index.
     pub(super) fn place(&mut self, op: &mut Op, addr: u64, size: u64, align: u64) -> usize {
@@ -91,20 +111,15 @@ impl<W: Word> Engine<W> {
         // a block usually lands last, but an in-place realloc of an earlier
         // block lands in the middle.
         let up = self.direction == Direction::Up;
-        let before = |b: usize| {
-            let a = self.blocks[b].address;
-            if up {
-                a <= addr
-            } else {
-                a >= addr
-            }
-        };
+        let before = |a: u64| if up { a <= addr } else { a >= addr };
         // The last held block is checked first: when the new block lands
         // after it, as it does but for in-place reallocs, no search walks
-        // a chunk that may hold a million blocks.
-        let at = match rec.holding.last() {
-            Some(&b) if before(b) => rec.holding.len(),
-            Some(_) => partition_point(&rec.holding, |&b| before(b)),
+        // a chunk that may hold a million blocks. Looked up once: it is
+        // also the first neighbour the padding below measures from.
+        let last = rec.holding.last().map(|&b| &self.blocks[b]);
+        let at = match last {
+            Some(n) if before(n.address) => rec.holding.len(),
+            Some(_) => partition_point(&rec.holding, |&b| before(self.blocks[b].address)),
             None => 0,
         };
         // Padding is the gap between this block and its neighbour towards
@@ -118,7 +133,10 @@ impl<W: Word> Engine<W> {
         // By index, from `at` down: an iterator would be built from the
         // front of the table to stop after a step or two at its back.
         for k in (0..at).rev() {
-            let n = &self.blocks[rec.holding[k]];
+            let n = match last {
+                Some(n) if k + 1 == rec.holding.len() => n,
+                _ => &self.blocks[rec.holding[k]],
+            };
             edge = if up {
                 edge.max(n.address + n.size)
             } else {
@@ -149,7 +167,7 @@ impl<W: Word> Engine<W> {
                 addr - start
             )
         });
-        self.blocks.push_back(Block {
+        let block = Block {
             op: op.index,
             chunk: Some(chunk),
             address: addr,
@@ -160,12 +178,18 @@ impl<W: Word> Engine<W> {
             ended_at: None,
             reallocated_at: None,
             freed: false,
-        });
-        let b = self.blocks.len() - 1;
-        chunk_mut(&mut self.chunks, chunk as usize)
-            .holding
-            .insert(at, b);
-        self.tally(b);
+        };
+        // One copy-on-write of the chunk's record for both its held blocks
+        // and its tally.
+        let rec = chunk_mut(&mut self.chunks, chunk as usize);
+        rec.tally.count(&block, true);
+        let b = self.blocks.len();
+        if at == rec.holding.len() {
+            rec.holding.push_back(b);
+        } else {
+            rec.holding.insert(at, b);
+        }
+        self.blocks.push_back(block);
         b
     }
 
@@ -248,21 +272,9 @@ impl<W: Word> Engine<W> {
     pub(super) fn count(&mut self, b: usize, add: bool) {
         let blk = &self.blocks[b];
         let Some(c) = blk.chunk else { return };
-        let (requested, leaked) = match blk.state {
-            BlockState::Live => (blk.size, 0),
-            BlockState::Freed | BlockState::Leaked => (0, blk.size),
-            BlockState::Reclaimed => (0, 0),
-        };
-        let t = &mut chunk_mut(&mut self.chunks, c as usize).tally;
-        if add {
-            t.padding += blk.padding;
-            t.requested += requested;
-            t.leaked += leaked;
-        } else {
-            t.padding -= blk.padding;
-            t.requested -= requested;
-            t.leaked -= leaked;
-        }
+        chunk_mut(&mut self.chunks, c as usize)
+            .tally
+            .count(blk, add);
     }
 
     /// Records a zero-sized block the model placed outside every chunk.
@@ -336,17 +348,20 @@ impl<W: Word> Engine<W> {
                 if !gone {
                     break;
                 }
-                self.untally(b);
-                chunk_mut(&mut self.chunks, c as usize).holding.pop_back();
-                let blk = &mut self.blocks[b];
+                // One copy-on-write of the chunk's record for its tally and
+                // its held blocks.
+                let rec = chunk_mut(&mut self.chunks, c as usize);
+                rec.tally.count(blk, false);
+                rec.holding.pop_back();
                 if blk.size == 0 && blk.state == BlockState::Live && used.is_some() {
                     // It holds no bytes, so a rewind past it takes nothing
                     // away: it stays a valid, live block (the real crates
                     // agree: its pointer may still be reallocated or freed).
                     // Only its chunk going back to the base allocator ends it.
-                    chunk_mut(&mut self.chunks, c as usize).empty.push_back(b);
+                    rec.empty.push_back(b);
                     continue;
                 }
+                let blk = &mut self.blocks[b];
                 if blk.state == BlockState::Live {
                     blk.ended_at = Some(Pos {
                         line: op.line,
