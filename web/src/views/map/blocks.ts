@@ -89,7 +89,7 @@ export type RowGroup = Selection<SVGGElement, RowLayout, null, undefined>;
  * How many blocks may enter a progressive map (one following a dragged
  * scrubber) per frame: about a frame's worth of building and layout.
  */
-export const ENTER_PER_FRAME = 100;
+export const ENTER_PER_FRAME = 50;
 
 /** The row's blocks to draw now: all, or in a progressive map those drawn already and as many new ones as the budget allows. */
 function blocksNow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData): Block[] {
