@@ -119,7 +119,8 @@ export function parseExecuted(json: string): ExecutedOps | { error: string } {
 /** What the Instructions view shows for one op of one run. */
 export type InstructionsLookup =
   | { state: "loading"; what: string }
-  | { state: "failed"; message: string }
+  /** `retry`: the failure may pass (a fetch, a module that did not load), so the view offers Try again. */
+  | { state: "failed"; message: string; retry?: boolean }
   | { state: "ready"; listing: Listing; executed: ExecutedOps };
 
 export interface InstructionsDeps {
@@ -135,6 +136,20 @@ export interface InstructionsDeps {
    * measure; each measure replays the program). 0: at once.
    */
   settleMs?: number;
+}
+
+/**
+ * The longest program the view lists instructions for: each op it shows
+ * replays the whole program on the page's thread (some 30 ms per 1,000 ops
+ * of bumpalo on this project's VM), which must stay short of a pause.
+ */
+export const INSTRUCTIONS_MAX_OPS = 5_000;
+
+/** Why a program of `ops` ops gets no instructions listed, or undefined. */
+export function overInstructionsCap(ops: number): string | undefined {
+  return ops > INSTRUCTIONS_MAX_OPS
+    ? `The Instructions view replays the program for each op it shows, so it lists programs of up to ${INSTRUCTIONS_MAX_OPS.toLocaleString("en-US")} ops, and this one runs ${ops.toLocaleString("en-US")}.`
+    : undefined;
 }
 
 /** Ops whose executed instructions are kept (stepping back and forth over a few ops is free). */
@@ -211,8 +226,8 @@ export function instructionsSource(deps: InstructionsDeps): InstructionsSource {
         }, settle);
       }
     }
-    if (listing !== null && "error" in listing) return { state: "failed", message: `The compiled code's listing is not available: ${listing.error}.` };
-    if (ran !== undefined && "error" in ran) return { state: "failed", message: `The op's executed instructions could not be measured: ${ran.error}.` };
+    if (listing !== null && "error" in listing) return { state: "failed", message: `The compiled code's listing is not available: ${listing.error}.`, retry: true };
+    if (ran !== undefined && "error" in ran) return { state: "failed", message: `The op's executed instructions could not be measured: ${ran.error}.`, retry: true };
     if (listing === null) return { state: "loading", what: "Loading the compiled code's listing…" };
     if (ran === undefined) return { state: "loading", what: "Running the op on the compiled code…" };
     return { state: "ready", listing, executed: ran };

@@ -246,7 +246,7 @@ describe("instructionsSource", () => {
     src.lookup(config, 0);
     await new Promise((r) => setTimeout(r, 0));
     const failed = src.lookup(config, 0);
-    expect(failed).toEqual({ state: "failed", message: "The compiled code's listing is not available: the listing did not load (404)." });
+    expect(failed).toEqual({ state: "failed", message: "The compiled code's listing is not available: the listing did not load (404).", retry: true });
     src.lookup(config, 0);
     expect(listingLoads).toBe(1);
     src.retry();

@@ -308,7 +308,7 @@ function linkCode(refs: Refs, code: HTMLElement | null): void {
 
 const linked = new WeakSet<HTMLElement>();
 
-/** The code view's lines that have instructions: marked, focusable, named. */
+/** The code view's lines that have instructions: marked, and focusable (their text, number first, is what is read). */
 function syncCodeLines(refs: Refs): void {
   const path = refs.codePath;
   const lines = new Set<number>();
@@ -328,11 +328,7 @@ function syncCodeLines(refs: Refs): void {
       first ??= l;
       if (l.tabIndex === 0) roving = l;
       if (l.tabIndex !== 0) l.tabIndex = -1;
-      if (l.getAttribute("aria-label") === null) l.setAttribute("aria-label", `Line ${n}: ${l.querySelector(".code-text")?.textContent ?? ""}`);
-    } else if (l.hasAttribute("tabindex")) {
-      l.removeAttribute("tabindex");
-      l.removeAttribute("aria-label");
-    }
+    } else if (l.hasAttribute("tabindex")) l.removeAttribute("tabindex");
   }
   if (!roving && first) first.tabIndex = 0;
 }
@@ -341,10 +337,7 @@ function syncCodeLines(refs: Refs): void {
 export function unlinkCode(code: HTMLElement): void {
   for (const l of code.querySelectorAll<HTMLElement>(".code-line")) {
     l.classList.remove("has-instructions", "is-linked");
-    if (l.hasAttribute("tabindex")) {
-      l.removeAttribute("tabindex");
-      l.removeAttribute("aria-label");
-    }
+    l.removeAttribute("tabindex");
   }
 }
 
@@ -376,7 +369,7 @@ export function renderInstructions(container: HTMLElement, data: InstructionsVie
     } else if (lookup.state === "failed") {
       const again = h("button", { type: "button", class: "link-button" }, "Try again");
       again.addEventListener("click", () => refs?.handlers.onRetry());
-      showStatus(refs, lookup.message, again);
+      showStatus(refs, lookup.message, ...(lookup.retry ? [again] : []));
       refs.status.dataset["tone"] = "bad";
     } else if (!column) {
       showStatus(refs, "This op has no measured cost in this column: it ran no instrumented code.");

@@ -37,7 +37,7 @@ function columnBody(c: CompareInstructionsColumn, onRetry: () => void): HTMLElem
   if (l.state === "failed") {
     const again = h("button", { type: "button", class: "link-button" }, "Try again");
     again.addEventListener("click", onRetry);
-    return [h("p", { class: "instructions-status", "data-tone": "bad" }, l.message, " ", again)];
+    return [h("p", { class: "instructions-status", "data-tone": "bad" }, l.message, ...(l.retry ? [" ", again] : []))];
   }
   const model = l.executed.columns.find((col) => col.column === "model");
   if (!model) return [h("p", { class: "instructions-status" }, "This op ran no instrumented code.")];
