@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { instructionsSource, parseExecuted, parseListing, type ExecutedColumn, type Listing } from "../engine/listing";
+import { INSTRUCTIONS_MAX_OPS, instructionsSource, overInstructionsCap, parseExecuted, parseListing, type ExecutedColumn, type Listing } from "../engine/listing";
 import { branchOutcome, compactSource, executedBranches, executedListing, isSlowPath, shortName, summaryText } from "./instructions";
 
 // A listing in listing.json's shape: a root that calls an alloc whose
@@ -188,6 +188,13 @@ describe("names", () => {
     expect(isSlowPath("bumpalo::Bump::try_alloc_layout_slow")).toBe(true);
     expect(isSlowPath("bumplab_core::models::bump_scope::alloc_in_another_chunk")).toBe(true);
     expect(isSlowPath("bumplab_core::algorithms::fitzgen::Fitzgen::alloc")).toBe(false);
+  });
+});
+
+describe("overInstructionsCap", () => {
+  it("lists programs up to the cap and says why a longer one is not", () => {
+    expect(overInstructionsCap(INSTRUCTIONS_MAX_OPS)).toBeUndefined();
+    expect(overInstructionsCap(12_345)).toBe("The Instructions view replays the program for each op it shows, so it lists programs of up to 5,000 ops, and this one runs 12,345.");
   });
 });
 
