@@ -3,14 +3,18 @@
 //! Results cross the boundary as the documented JSON trace format, so the
 //! page, the CLI and an exported file all read the very same thing.
 
+mod executed;
 mod fresh_heap;
 pub mod measure;
 mod meter;
 mod real;
+mod recorder;
 mod replay_alloc;
 mod roots;
 
-pub use meter::bumplab_meter_read;
+pub use meter::{
+    bumplab_meter_append, bumplab_meter_plan, bumplab_meter_read, bumplab_meter_record,
+};
 
 use bumplab_core::{presets, ProgramError};
 use wasm_bindgen::prelude::*;
@@ -104,7 +108,9 @@ fn run(
 }
 
 /// The full trace with everything this build can add: costs (metered
-/// build), the real crate's run, the baseline.
+/// build), the real crate's run, the baseline. Never inlined: it holds a
+/// replay per preset, which three exports would otherwise each copy.
+#[inline(never)]
 fn full_trace(
     source: &str,
     allocator: &str,
@@ -131,6 +137,30 @@ fn full_trace(
         trace.baseline = Some(real::baseline(&trace, metered));
     }
     Ok(trace)
+}
+
+/// Which wasm instructions op `op` of `source` on `allocator` executed, in
+/// order, in each column that has a cost for it: JSON `{"op", "columns":
+/// [{"column": "model" | "real" | "baseline", "cost": [instructions,
+/// branches, slow instructions, slow branches], "executed": [[function,
+/// op index, depth, taken], ...], "truncated"}]}`, where a function and op
+/// index name an operator of the unmetered module (listing.json has its
+/// text), depth is the call depth below the measured root, and taken a
+/// conditional branch's outcome (1 jumped, 0 went on; a `br_table`'s label
+/// index; -1 for the rest). One entry per counted instruction, so a
+/// column's list is as long as its instruction count. Bad input gives the
+/// same `{"error": ...}` as [`trace_program`].
+#[wasm_bindgen(js_name = executedOps)]
+pub fn executed_ops(
+    source: &str,
+    allocator: &str,
+    target: &str,
+    capacity: Option<u32>,
+    min_align: Option<u32>,
+    op: u32,
+) -> String {
+    bumplab_core::panic_note::keep();
+    executed::executed_ops(source, allocator, target, capacity, min_align, op)
 }
 
 /// The allocators, as JSON `[{name, direction, algorithm, description}]`.

@@ -20,6 +20,7 @@ use bumplab_core::trace::{Cost, Op, OpKind, Trace};
 use bumplab_core::word::Word;
 
 use crate::meter;
+use crate::recorder::{self, Column};
 use crate::replay_alloc;
 use crate::roots::*;
 
@@ -35,7 +36,9 @@ pub struct Diverged(pub String);
 fn counted<T>(call: impl FnOnce() -> T) -> (T, Cost) {
     replay_alloc::measured(|| {
         let before = meter::now();
+        recorder::start();
         let out = call();
+        recorder::stop();
         (out, meter::since(before))
     })
 }
@@ -88,7 +91,8 @@ fn replay<W: Word, M: Model<W>>(
     let mut model = model.map_err(|e| Diverged(format!("the model could not be built: {e:?}")))?;
     let mut saved: Vec<(&str, M::Checkpoint)> = Vec::new();
     let mut costs = Vec::with_capacity(trace.ops.len());
-    for op in &trace.ops {
+    for (i, op) in trace.ops.iter().enumerate() {
+        recorder::at(Column::Model, i);
         let size = op.size.unwrap_or(0);
         let align = op.align.unwrap_or(1);
         let (landed, cost) = match op.kind {

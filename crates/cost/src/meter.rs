@@ -46,3 +46,50 @@ pub fn since(before: Cost) -> Cost {
         slow_branches: after.slow_branches - before.slow_branches,
     }
 }
+
+static mut RECORD_SINK: [u32; 2] = [0; 2];
+static NO_PLAN: u32 = 0;
+
+/// A placeholder like [`bumplab_meter_read`]: bumplab-meter replaces its
+/// body with the recorder's switch (see `bumplab_meter::Options::recorder`):
+/// from then on the instrumented code appends the site numbers it passes
+/// (`u32`s) at `ptr`, within `len_bytes`; `(0, 0)` switches it off. Here it does nothing.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn bumplab_meter_record(ptr: u32, len_bytes: u32) {
+    // Volatile writes of both arguments, so LLVM passes them as given.
+    let sink = (&raw mut RECORD_SINK).cast::<u32>();
+    // SAFETY: writes of in-bounds, aligned slots of a static nobody reads
+    // but this function; the module is single-threaded.
+    unsafe {
+        core::ptr::write_volatile(sink, ptr);
+        core::ptr::write_volatile(sink.add(1), len_bytes);
+    }
+}
+
+/// A placeholder: bumplab-meter replaces its body with the recorder's
+/// append of a site number, which the instrumented code calls while
+/// recording. Here it does nothing.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn bumplab_meter_append(site: u32) {
+    bumplab_meter_record(site, 0);
+}
+
+/// A placeholder: bumplab-meter replaces its body with a copy of the plan
+/// of the instrumented functions (`bumplab_meter::rebuild`) to `dst` when it
+/// fits in `capacity` bytes; it returns the plan's length. Here: no plan.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn bumplab_meter_plan(dst: *mut u8, capacity: u32) -> u32 {
+    // Uses both arguments (see above) and reads the length volatile, so
+    // LLVM cannot assume it at the call sites.
+    bumplab_meter_record(dst as usize as u32, capacity);
+    // SAFETY: a valid, initialised, aligned reference.
+    unsafe { core::ptr::read_volatile(&NO_PLAN) }
+}
+
+/// Where the recorder will write its next entry (its pointer).
+pub fn record_pointer() -> u32 {
+    bumplab_meter_read(4) as u32
+}

@@ -170,16 +170,16 @@ pub(crate) fn read_ops<'a>(body: &Body<'a>) -> Result<(Range<usize>, Vec<Op<'a>>
     Ok((locals, ops))
 }
 
-/// A counter update to insert before operator `at`: the cost of the segment
-/// that starts there.
+/// A segment: where it starts and what its operators cost (zero-cost
+/// segments included: the recorder marks them too).
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Prologue {
     pub at: usize,
     pub cost: Cost,
 }
 
-/// Splits a body into straight-line segments and returns, for each segment
-/// whose cost is not zero, where it starts and what it costs. Dead code (after
+/// Splits a body into straight-line segments and returns, for each segment,
+/// where it starts and what it costs. Dead code (after
 /// an unconditional branch, up to the enclosing frame's `else`/`end`) gets no
 /// prologue: it never runs.
 pub(crate) fn plan(ops: &[Op<'_>]) -> Result<Vec<Prologue>, Error> {
@@ -217,12 +217,10 @@ pub(crate) fn plan(ops: &[Op<'_>]) -> Result<Vec<Prologue>, Error> {
             continue;
         }
         // This operator ends the segment.
-        if !cost.is_zero() {
-            prologues.push(Prologue {
-                at: segment_start,
-                cost,
-            });
-        }
+        prologues.push(Prologue {
+            at: segment_start,
+            cost,
+        });
         cost = Cost::ZERO;
         segment_start = i + 1;
         match flow {
@@ -235,6 +233,93 @@ pub(crate) fn plan(ops: &[Op<'_>]) -> Result<Vec<Prologue>, Error> {
     // A valid body ends with `end`, which always closes the last segment.
     debug_assert!(cost.is_zero());
     Ok(prologues)
+}
+
+/// What the rewrite of a body needs to record its sites (see
+/// [`crate::rebuild`]): the appender function and the first site number.
+pub(crate) struct Recording {
+    pub append: u32,
+    pub first_site: u32,
+}
+
+/// Emits the recorder's append of site `site`: when the record pointer is
+/// not 0, a call of the appender. Switched off (pointer 0) it costs one
+/// global test.
+fn emit_record(out: &mut Vec<u8>, globals: &MeterGlobals, append: u32, site: u32) {
+    let mut sink = InstructionSink::new(out);
+    sink.global_get(globals.record_ptr)
+        .if_(wasm_encoder::BlockType::Empty)
+        .i32_const(site as i32)
+        .call(append)
+        .end();
+}
+
+/// The sites of a body: the start of every segment and the operator after
+/// every indirect call, ascending.
+pub(crate) fn sites(ops: &[Op<'_>]) -> Result<Vec<u32>, Error> {
+    let mut sites: Vec<u32> = plan(ops)?.iter().map(|p| p.at as u32).collect();
+    for (i, Op { op, .. }) in ops.iter().enumerate() {
+        if is_dynamic_call(op) {
+            sites.push(i as u32 + 1);
+        }
+    }
+    sites.sort_unstable();
+    sites.dedup();
+    Ok(sites)
+}
+
+/// The plan of a body for [`crate::rebuild`]: each operator's kind and,
+/// for branches, its labels.
+pub(crate) fn plan_kinds(
+    ops: &[Op<'_>],
+    instrumented: &std::collections::BTreeSet<u32>,
+) -> Result<Vec<(u8, Vec<u32>)>, Error> {
+    use crate::rebuild::kind;
+    ops.iter()
+        .map(|Op { op, .. }| {
+            Ok(match op {
+                Operator::Nop => (kind::NOP, vec![]),
+                Operator::Block { .. } => (kind::BLOCK, vec![]),
+                Operator::Loop { .. } => (kind::LOOP, vec![]),
+                Operator::If { .. } => (kind::IF, vec![]),
+                Operator::Else => (kind::ELSE, vec![]),
+                Operator::End => (kind::END, vec![]),
+                Operator::BrIf { relative_depth } => (kind::BR_IF, vec![*relative_depth]),
+                Operator::Br { relative_depth } => (kind::BR, vec![*relative_depth]),
+                Operator::BrOnNull { relative_depth }
+                | Operator::BrOnNonNull { relative_depth }
+                | Operator::BrOnCast { relative_depth, .. }
+                | Operator::BrOnCastFail { relative_depth, .. } => {
+                    (kind::BR_ON, vec![*relative_depth])
+                }
+                Operator::BrTable { targets } => {
+                    let mut labels = targets.targets().collect::<Result<Vec<u32>, _>>()?;
+                    labels.push(targets.default());
+                    (kind::BR_TABLE, labels)
+                }
+                Operator::Return => (kind::RETURN, vec![]),
+                Operator::Unreachable => (kind::UNREACHABLE, vec![]),
+                Operator::Call { function_index } if instrumented.contains(function_index) => {
+                    (kind::CALL, vec![])
+                }
+                Operator::Call { .. } => (kind::CALL_OUT, vec![]),
+                Operator::CallIndirect { .. } | Operator::CallRef { .. } => {
+                    (kind::CALL_DYN, vec![])
+                }
+                Operator::ReturnCall { .. }
+                | Operator::ReturnCallIndirect { .. }
+                | Operator::ReturnCallRef { .. } => (kind::RETURN_CALL, vec![]),
+                _ => {
+                    flow(op)?;
+                    (kind::STRAIGHT, vec![])
+                }
+            })
+        })
+        .collect()
+}
+
+fn is_dynamic_call(op: &Operator<'_>) -> bool {
+    matches!(op, Operator::CallIndirect { .. } | Operator::CallRef { .. })
 }
 
 /// Emits `counter += cost` for both counters (the branch counter only when the
@@ -264,9 +349,20 @@ pub(crate) fn rewrite_body(
     body: &Body<'_>,
     globals: &MeterGlobals,
     slow: Option<&SlowWrap>,
+    record: Option<&Recording>,
 ) -> Result<Vec<u8>, Error> {
     let (locals, ops) = read_ops(body)?;
     let prologues = plan(&ops)?;
+    let sites = match record {
+        Some(_) => sites(&ops)?,
+        None => Vec::new(),
+    };
+    let mut sites = sites.iter().zip(0u32..).peekable();
+    let mut record_at = |out: &mut Vec<u8>, i: usize| {
+        if let (Some(r), Some((_, n))) = (record, sites.next_if(|(&at, _)| at as usize == i)) {
+            emit_record(out, globals, r.append, r.first_site + n);
+        }
+    };
     let mut out = wasm[locals].to_vec();
     if let Some(slow) = slow {
         // Before the first segment's prologue, so the function's own
@@ -281,6 +377,7 @@ pub(crate) fn rewrite_body(
         if let Some(p) = prologues.next_if(|p| p.at == i) {
             emit_prologue(&mut out, globals, p.cost);
         }
+        record_at(&mut out, i);
         match op {
             Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => depth += 1,
             Operator::End if i != last => depth -= 1,
@@ -312,6 +409,7 @@ mod tests {
         plan(&ops)
             .unwrap()
             .into_iter()
+            .filter(|p| p.cost != Cost::ZERO)
             .map(|p| (p.at, p.cost.instructions, p.cost.branches))
             .collect()
     }

@@ -25,6 +25,7 @@
 mod callgraph;
 mod counting;
 mod module;
+pub mod rebuild;
 mod slow;
 
 use std::fmt;
@@ -34,7 +35,10 @@ use wasmparser::{Validator, WasmFeatures};
 
 pub use counting::{op_cost, Cost};
 
-use module::{ModuleInfo, CODE_SECTION, EXPORT_SECTION, GLOBAL_SECTION, TYPE_SECTION};
+use module::{
+    ModuleInfo, CODE_SECTION, DATA_COUNT_SECTION, DATA_SECTION, EXPORT_SECTION, GLOBAL_SECTION,
+    TYPE_SECTION,
+};
 
 /// The cost model in words, for the UI to display next to the counts.
 /// [`op_cost`] is the same table in code; the cross-check test holds wasmtime's
@@ -59,6 +63,13 @@ pub const SLOW_INSTRUCTIONS: &str = "bumplab_meter_slow_instructions";
 /// Export name of the slow part of [`BRANCHES`].
 pub const SLOW_BRANCHES: &str = "bumplab_meter_slow_branches";
 
+/// The default name of the recorder's switch ([`Options::recorder`]).
+pub const RECORDER: &str = "bumplab_meter_record";
+/// The default name of the recorder's append ([`Options::appender`]).
+pub const APPENDER: &str = "bumplab_meter_append";
+/// The default name of the plan's copier ([`Options::plan`]).
+pub const PLAN: &str = "bumplab_meter_plan";
+
 /// What to instrument.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -76,6 +87,24 @@ pub struct Options {
     /// module is metered"). It lets the program under measurement read the
     /// counters around a call itself. `None`, or no such function: no reader.
     pub reader: Option<String>,
+    /// A function `(ptr: i32, len_bytes: i32) -> ()` with this exact name
+    /// gets its body replaced by the recorder's switch: from then on each
+    /// site (see [`rebuild`]) an instrumented function passes appends its
+    /// number (a little-endian `u32`) at `ptr`, while there is room in the
+    /// `len_bytes` from `ptr`; `(0, 0)` switches it off. The reader's index 4
+    /// gives the record pointer. Recording needs the module's memory 0
+    /// (32-bit) and the [`Options::appender`]; without them nothing is
+    /// recorded.
+    pub recorder: Option<String>,
+    /// A function `(site: i32) -> ()` with this exact name gets its body
+    /// replaced by the recorder's append, which every site calls while
+    /// recording is on.
+    pub appender: Option<String>,
+    /// A function `(dst: i32, capacity: i32) -> i32` with this exact name
+    /// gets its body replaced by a copy of the instrumented functions' plan
+    /// ([`rebuild::encode`]) to `dst` when it fits in `capacity` bytes; it
+    /// returns the plan's length either way.
+    pub plan: Option<String>,
 }
 
 impl Default for Options {
@@ -86,6 +115,9 @@ impl Default for Options {
             // (`alloc_layout_slow`); bump-scope's is `alloc_in_another_chunk`.
             slow_substring: Some("slow|in_another_chunk".to_string()),
             reader: Some("bumplab_meter_read".to_string()),
+            recorder: Some(RECORDER.to_string()),
+            appender: Some(APPENDER.to_string()),
+            plan: Some(PLAN.to_string()),
         }
     }
 }
@@ -173,11 +205,15 @@ pub(crate) struct MeterGlobals {
     /// The counters when the outermost slow function was entered.
     pub saved_instructions: u32,
     pub saved_branches: u32,
+    /// Where the recorder writes its next entry, and the end of its room
+    /// (both i32; equal when recording is off).
+    pub record_ptr: u32,
+    pub record_end: u32,
 }
 
 impl MeterGlobals {
     /// Number of globals added.
-    const COUNT: u32 = 7;
+    const COUNT: u32 = 9;
 
     fn new(first: u32) -> Self {
         MeterGlobals {
@@ -188,6 +224,8 @@ impl MeterGlobals {
             slow_depth: first + 4,
             saved_instructions: first + 5,
             saved_branches: first + 6,
+            record_ptr: first + 7,
+            record_end: first + 8,
         }
     }
 
@@ -201,6 +239,8 @@ impl MeterGlobals {
         encode_zero_global(&mut out, ValType::I32);
         encode_zero_global(&mut out, ValType::I64);
         encode_zero_global(&mut out, ValType::I64);
+        encode_zero_global(&mut out, ValType::I32);
+        encode_zero_global(&mut out, ValType::I32);
         out
     }
 
@@ -353,25 +393,82 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
         );
     }
 
-    let reader = match &options.reader {
-        None => None,
-        Some(name) => (0..info.bodies.len() as u32)
+    use wasmparser::ValType::I32 as P32;
+    let special = |name: &Option<String>,
+                   what: &str,
+                   params: &[wasmparser::ValType],
+                   results: &[wasmparser::ValType],
+                   ty_text: &str|
+     -> Result<Option<u32>, Error> {
+        let Some(name) = name else { return Ok(None) };
+        let Some(f) = (0..info.bodies.len() as u32)
             .map(|i| info.func_imports + i)
-            .find(|&f| info.func_name(f) == Some(name.as_str())),
-    };
-    if let Some(f) = reader {
+            .find(|&f| info.func_name(f) == Some(name.as_str()))
+        else {
+            return Ok(None);
+        };
         let ty = info.func_type(f)?;
-        if ty.params() != [wasmparser::ValType::I32] || ty.results() != [wasmparser::ValType::I64] {
+        if ty.params() != params || ty.results() != results {
             return Err(Error::new(format!(
-                "the reader function {f} must have type (i32) -> i64"
+                "the {what} function {f} must have type {ty_text}"
             )));
         }
         if instrumented.contains(&f) {
-            return Err(Error::new(
-                "the reader function must not be reachable from a root",
-            ));
+            return Err(Error::new(format!(
+                "the {what} function must not be reachable from a root"
+            )));
+        }
+        Ok(Some(f))
+    };
+    let reader = special(
+        &options.reader,
+        "reader",
+        &[P32],
+        &[wasmparser::ValType::I64],
+        "(i32) -> i64",
+    )?;
+    let recorder = special(
+        &options.recorder,
+        "recorder",
+        &[P32, P32],
+        &[],
+        "(i32, i32) -> ()",
+    )?
+    .filter(|_| info.memory32);
+    let appender = special(&options.appender, "appender", &[P32], &[], "(i32) -> ()")?
+        .filter(|_| recorder.is_some());
+    let recorder = recorder.filter(|_| appender.is_some());
+    let plan_copier = special(
+        &options.plan,
+        "plan",
+        &[P32, P32],
+        &[P32],
+        "(i32, i32) -> i32",
+    )?
+    .filter(|_| appender.is_some());
+    // Each instrumented function's sites get numbers from here on (see
+    // `rebuild`), and the plan the rebuild needs, for the plan copier to
+    // hand out (from a passive data segment appended after the module's own).
+    let mut first_sites = std::collections::HashMap::new();
+    let mut planned = Vec::new();
+    if appender.is_some() {
+        let mut next_site = 0u32;
+        for &func in &instrumented {
+            let body = &info.bodies[(func - info.func_imports) as usize];
+            let (_, ops) = counting::read_ops(body)?;
+            let sites = counting::sites(&ops)?;
+            first_sites.insert(func, next_site);
+            next_site += sites.len() as u32;
+            if plan_copier.is_some() {
+                planned.push(rebuild::Planned {
+                    func,
+                    ops: counting::plan_kinds(&ops, &instrumented)?,
+                    sites,
+                });
+            }
         }
     }
+    let plan = rebuild::encode(&planned);
 
     // The code section: original count, then each body either copied or rewritten.
     let mut code = wasm[info.code_prefix.clone()].to_vec();
@@ -379,9 +476,26 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
         let func = info.func_imports + i as u32;
         if Some(func) == reader {
             reader_body(&globals).encode(&mut code);
+        } else if Some(func) == recorder {
+            recorder_body(&globals).encode(&mut code);
+        } else if Some(func) == appender {
+            appender_body(&globals).encode(&mut code);
+        } else if Some(func) == plan_copier {
+            plan_body(plan.len() as u32, info.data_segments).encode(&mut code);
         } else if instrumented.contains(&func) {
-            let new_body = counting::rewrite_body(wasm, body, &globals, slow_wraps.get(&func))
-                .map_err(|e| Error::new(format!("function {func}: {e}")))?;
+            let record = appender.map(|append| counting::Recording {
+                append,
+                first_site: first_sites[&func],
+            });
+            let new_body = counting::rewrite_body(
+                wasm,
+                body,
+                &globals,
+                slow_wraps.get(&func),
+                record.as_ref(),
+            )
+            .map_err(|e| Error::new(format!("function {func}: {e}")))?;
+
             (new_body.len() as u32).encode(&mut code);
             code.extend_from_slice(&new_body);
         } else {
@@ -397,6 +511,19 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
         &MeterGlobals::entries(),
     )?;
     let export_section = module::append_entries(wasm, find(EXPORT_SECTION), 4, &globals.exports())?;
+    let data_section = plan_copier
+        .map(|_| {
+            let mut segment = vec![1u8]; // passive
+            (plan.len() as u32).encode(&mut segment);
+            segment.extend_from_slice(&plan);
+            module::append_entries(wasm, find(DATA_SECTION), 1, &segment)
+        })
+        .transpose()?;
+    let data_count_section = plan_copier.map(|_| {
+        let mut contents = Vec::new();
+        (info.data_segments + 1).encode(&mut contents);
+        contents
+    });
     let type_section = (new_type_count > 0)
         .then(|| module::append_entries(wasm, find(TYPE_SECTION), new_type_count, &new_types))
         .transpose()?;
@@ -408,6 +535,16 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
     }
     if find(EXPORT_SECTION).is_none() {
         missing.push((EXPORT_SECTION, &export_section));
+    }
+    if let Some(contents) = &data_section {
+        if find(DATA_SECTION).is_none() {
+            missing.push((DATA_SECTION, contents));
+        }
+    }
+    if let Some(contents) = &data_count_section {
+        if find(DATA_COUNT_SECTION).is_none() {
+            missing.push((DATA_COUNT_SECTION, contents));
+        }
     }
     let mut out = wasm[..8].to_vec();
     let emit_missing_before = |out: &mut Vec<u8>, missing: &mut Vec<(u8, &[u8])>, rank: u8| {
@@ -427,6 +564,8 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
             GLOBAL_SECTION => Some(&global_section),
             EXPORT_SECTION => Some(&export_section),
             TYPE_SECTION => type_section.as_deref(),
+            DATA_SECTION => data_section.as_deref(),
+            DATA_COUNT_SECTION => data_count_section.as_deref(),
             CODE_SECTION => Some(&code),
             _ => None,
         };
@@ -471,7 +610,82 @@ fn reader_body(g: &MeterGlobals) -> wasm_encoder::Function {
         f.instruction(&I::Return);
         f.instruction(&I::End);
     }
+    // 4: the recorder's pointer.
+    f.instruction(&I::LocalGet(0));
+    f.instruction(&I::I32Const(4));
+    f.instruction(&I::I32Eq);
+    f.instruction(&I::If(BlockType::Empty));
+    f.instruction(&I::GlobalGet(g.record_ptr));
+    f.instruction(&I::I64ExtendI32U);
+    f.instruction(&I::Return);
+    f.instruction(&I::End);
     f.instruction(&I::I64Const(1));
+    f.instruction(&I::End);
+    f
+}
+
+/// The body of the recorder's switch: `(ptr: i32, len_bytes: i32)` sets the
+/// record pointer to `ptr` and the record end to `ptr` plus `len_bytes`
+/// rounded down to whole 4-byte entries.
+fn recorder_body(g: &MeterGlobals) -> wasm_encoder::Function {
+    use wasm_encoder::Instruction as I;
+    let mut f = wasm_encoder::Function::new([]);
+    f.instruction(&I::LocalGet(0));
+    f.instruction(&I::GlobalSet(g.record_ptr));
+    f.instruction(&I::LocalGet(0));
+    f.instruction(&I::LocalGet(1));
+    f.instruction(&I::I32Const(-4));
+    f.instruction(&I::I32And);
+    f.instruction(&I::I32Add);
+    f.instruction(&I::GlobalSet(g.record_end));
+    f.instruction(&I::End);
+    f
+}
+
+/// The body of the appender: `(site: i32)` stores `site` at the record
+/// pointer and moves it on by 4, while it is below the record end.
+fn appender_body(g: &MeterGlobals) -> wasm_encoder::Function {
+    use wasm_encoder::Instruction as I;
+    let mut f = wasm_encoder::Function::new([]);
+    f.instruction(&I::GlobalGet(g.record_ptr));
+    f.instruction(&I::GlobalGet(g.record_end));
+    f.instruction(&I::I32LtU);
+    f.instruction(&I::If(BlockType::Empty));
+    f.instruction(&I::GlobalGet(g.record_ptr));
+    f.instruction(&I::LocalGet(0));
+    f.instruction(&I::I32Store(wasm_encoder::MemArg {
+        offset: 0,
+        align: 2,
+        memory_index: 0,
+    }));
+    f.instruction(&I::GlobalGet(g.record_ptr));
+    f.instruction(&I::I32Const(4));
+    f.instruction(&I::I32Add);
+    f.instruction(&I::GlobalSet(g.record_ptr));
+    f.instruction(&I::End);
+    f.instruction(&I::End);
+    f
+}
+
+/// The body of the plan copier: `(dst: i32, capacity: i32) -> i32` copies
+/// the `len`-byte passive segment `segment` to `dst` when it fits, and
+/// returns `len`.
+fn plan_body(len: u32, segment: u32) -> wasm_encoder::Function {
+    use wasm_encoder::Instruction as I;
+    let mut f = wasm_encoder::Function::new([]);
+    f.instruction(&I::LocalGet(1));
+    f.instruction(&I::I32Const(len as i32));
+    f.instruction(&I::I32GeU);
+    f.instruction(&I::If(BlockType::Empty));
+    f.instruction(&I::LocalGet(0));
+    f.instruction(&I::I32Const(0));
+    f.instruction(&I::I32Const(len as i32));
+    f.instruction(&I::MemoryInit {
+        mem: 0,
+        data_index: segment,
+    });
+    f.instruction(&I::End);
+    f.instruction(&I::I32Const(len as i32));
     f.instruction(&I::End);
     f
 }

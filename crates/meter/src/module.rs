@@ -23,6 +23,8 @@ pub(crate) const TYPE_SECTION: u8 = 1;
 pub(crate) const GLOBAL_SECTION: u8 = 6;
 pub(crate) const EXPORT_SECTION: u8 = 7;
 pub(crate) const CODE_SECTION: u8 = 10;
+pub(crate) const DATA_SECTION: u8 = 11;
+pub(crate) const DATA_COUNT_SECTION: u8 = 12;
 
 /// One section of the input: its id, the whole section (id byte, size and
 /// contents) and just the contents.
@@ -67,6 +69,11 @@ pub(crate) struct ModuleInfo<'a> {
     pub bodies: Vec<Body<'a>>,
     /// Bytes of the code section contents before the first body (the count).
     pub code_prefix: Range<usize>,
+    /// Whether memory 0 exists and has 32-bit addresses (the recorder
+    /// stores into it).
+    pub memory32: bool,
+    /// Number of data segments.
+    pub data_segments: u32,
 }
 
 impl<'a> ModuleInfo<'a> {
@@ -84,7 +91,10 @@ impl<'a> ModuleInfo<'a> {
             func_names: None,
             bodies: Vec::new(),
             code_prefix: 0..0,
+            memory32: false,
+            data_segments: 0,
         };
+        let mut memories = 0;
         // Sections are contiguous: each one starts where the previous ended.
         let mut next_section_start = 8;
         let mut next_body_start = 0;
@@ -120,6 +130,12 @@ impl<'a> ModuleInfo<'a> {
                                 info.func_types.push(ty);
                             }
                             TypeRef::Global(_) => info.global_count += 1,
+                            TypeRef::Memory(m) => {
+                                if memories == 0 {
+                                    info.memory32 = !m.memory64;
+                                }
+                                memories += 1;
+                            }
                             _ => {}
                         }
                     }
@@ -129,6 +145,16 @@ impl<'a> ModuleInfo<'a> {
                         info.func_types.push(ty?);
                     }
                 }
+                Payload::MemorySection(reader) => {
+                    for m in reader {
+                        let m = m?;
+                        if memories == 0 {
+                            info.memory32 = !m.memory64;
+                        }
+                        memories += 1;
+                    }
+                }
+                Payload::DataSection(reader) => info.data_segments = reader.count(),
                 Payload::GlobalSection(reader) => {
                     for global in reader {
                         collect_ref_funcs(global?.init_expr.get_operators_reader(), &mut info)?;

@@ -19,9 +19,36 @@ export interface CostsResult {
   unavailable?: string;
 }
 
+/** A measured column of `executedOps`: the model, the real crate or the dlmalloc baseline. */
+export type ExecutedColumnName = "model" | "real" | "baseline";
+
+/**
+ * One executed counted wasm instruction: [function index, op index, depth, taken].
+ * (function, op index) names an operator of the unmetered module (listing.json
+ * has its text); depth is the call depth below the measured root (0); taken is a
+ * conditional branch's outcome (1 jumped, 0 went on with the next operator, a
+ * br_table's chosen label index, the default being the label count) and -1 for
+ * every other instruction.
+ */
+export type ExecutedOp = readonly [func: number, op: number, depth: number, taken: number];
+
+export interface ExecutedColumn {
+  column: ExecutedColumnName;
+  /** [instructions, branches, slow instructions, slow branches]: `executed.length` is `cost[0]`. */
+  cost: readonly [number, number, number, number];
+  executed: readonly ExecutedOp[];
+  /** The recording ran out of room: `executed` stops early. */
+  truncated: boolean;
+}
+
+/** What one op executed, per column; or why not. */
+export type ExecutedResult = { ok: true; op: number; columns: ExecutedColumn[] } | { ok: false; error: string };
+
 export interface CostModule {
   /** Per-op costs, the real crate's run and the baseline for `config`'s run. */
   costs(config: RunConfig): CostsResult & { trapped?: boolean };
+  /** The wasm instructions op `op` of `config`'s run executed, in order, per measured column. */
+  executed(config: RunConfig, op: number): ExecutedResult;
   /** The full JSON trace (export), or the program's error. */
   trace(config: RunConfig): TraceResult;
 }
@@ -79,6 +106,37 @@ export function parseCosts(json: string): CostsResult {
   };
 }
 
+const isExecutedOp = (e: unknown): e is ExecutedOp => Array.isArray(e) && e.length === 4 && e.every((n) => typeof n === "number");
+
+/** `executedOps`' JSON: `{op, columns: [{column, cost, executed, truncated}]}` or `{"error": ...}`. */
+export function parseExecuted(json: string): ExecutedResult {
+  let v: unknown;
+  try {
+    v = JSON.parse(json);
+  } catch {
+    return { ok: false, error: "the cost module returned malformed JSON" };
+  }
+  if (!isObject(v)) return { ok: false, error: "the cost module returned no executed instructions" };
+  if ("error" in v) {
+    const e = v["error"];
+    return { ok: false, error: isProgramError(e) ? e.message : String(e) };
+  }
+  const columns = v["columns"];
+  if (typeof v["op"] !== "number" || !Array.isArray(columns)) return { ok: false, error: "the cost module returned no executed instructions" };
+  const parsed: ExecutedColumn[] = [];
+  for (const c of columns as unknown[]) {
+    if (!isObject(c)) return { ok: false, error: "the cost module returned a malformed column" };
+    const { column, cost, executed, truncated } = c;
+    const known = column === "model" || column === "real" || column === "baseline";
+    const costOk = Array.isArray(cost) && cost.length === 4 && cost.every((n) => typeof n === "number");
+    if (!known || !costOk || !Array.isArray(executed) || !executed.every(isExecutedOp)) {
+      return { ok: false, error: "the cost module returned a malformed column" };
+    }
+    parsed.push({ column, cost: cost as [number, number, number, number], executed, truncated: truncated === true });
+  }
+  return { ok: true, op: v["op"], columns: parsed };
+}
+
 function pick<T>(glue: Record<string, unknown>, name: string): T {
   const f = glue[name];
   if (typeof f !== "function") throw new Error(`the cost module does not export ${name}: rebuild it (npm run build:wasm)`);
@@ -90,6 +148,8 @@ export function adaptCostModule(glue: object): CostModule {
   const m = glue as Record<string, unknown>;
   const traceProgram = pick<Traced>(m, "traceProgram");
   const traceCosts = pick<Traced>(m, "traceCosts");
+  // Looked up on first use, so a module built before it still serves the rest.
+  const executedOps = () => pick<(...args: [...ReturnType<typeof wasmArgs>, number]) => string>(m, "executedOps");
   const lastPanic = typeof m["lastPanic"] === "function" ? (m["lastPanic"] as () => string | undefined) : undefined;
   return {
     costs(config) {
@@ -97,6 +157,13 @@ export function adaptCostModule(glue: object): CostModule {
         return parseCosts(traceCosts(...wasmArgs(config)));
       } catch (e) {
         return { unavailable: internalError(e, lastPanic).message, trapped: true };
+      }
+    },
+    executed(config, op) {
+      try {
+        return parseExecuted(executedOps()(...wasmArgs(config), op));
+      } catch (e) {
+        return { ok: false, error: e instanceof Error && /does not export/.test(e.message) ? e.message : internalError(e, lastPanic).message };
       }
     },
     trace(config) {

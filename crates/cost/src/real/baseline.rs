@@ -113,6 +113,7 @@ pub fn baseline(trace: &Trace, metered: bool) -> Baseline {
     let ran = with_fresh_dlmalloc(bytes as usize, |dl| {
         let mut live: HashMap<u32, (NonNull<u8>, Layout)> = HashMap::new();
         for (i, op) in trace.ops.iter().enumerate() {
+            crate::recorder::at(crate::recorder::Column::Baseline, i);
             let cost = match op.kind {
                 _ if op.failed => None,
                 OpKind::Alloc => {

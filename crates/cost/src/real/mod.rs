@@ -66,7 +66,9 @@ fn target_name(t: Target) -> &'static str {
 fn counted<T>(metered: bool, f: impl FnOnce() -> T) -> (T, Option<Cost>) {
     if metered {
         let before = crate::meter::now();
+        crate::recorder::start();
         let out = f();
+        crate::recorder::stop();
         (out, Some(crate::meter::since(before)))
     } else {
         (f(), None)

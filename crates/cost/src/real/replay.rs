@@ -76,6 +76,7 @@ pub(super) fn replay<R: RealBump>(
         compare_until: trace.ops.len(),
     };
     for (i, op) in trace.ops.iter().enumerate() {
+        crate::recorder::at(crate::recorder::Column::Real, i);
         let mut row = RealOp::default();
         let mut placed: Option<(NonNull<u8>, Layout)> = None;
         let missing = |what: &str| format!("op {i}: the real run holds no block to {what}");
