@@ -170,7 +170,18 @@ async function buildCost() {
   const dir = join(root, "web", "pkg-cost");
   const inputs = hashTree([...SHARED, "crates/cost", "crates/meter"], skipTarget);
   await buildIfChanged("pkg-cost", dir, inputs, async (tmp) => {
-    wasmPack("cost", "crates/cost", tmp, "cost");
+    // DWARF line tables, for the source line of each instruction in the
+    // listing (crates/meter/src/lines.rs reads them from cargo's own output
+    // of this very build, kept as cost_bg.debug.wasm; the page never loads
+    // it). Asked for through RUSTFLAGS, not the profile: cargo hashes the
+    // profile's debug setting into every crate's -C metadata, which renames
+    // the symbols and reorders the functions and data, while with RUSTFLAGS
+    // wasm-bindgen's output is the same byte for byte as without line tables
+    // (-Cstrip=none: a release profile without debug info strips it at link).
+    // wasm-bindgen drops the DWARF, so the shipped module carries none.
+    const rustflags = [process.env.RUSTFLAGS, "-Cdebuginfo=line-tables-only", "-Cstrip=none"].filter(Boolean).join(" ");
+    wasmPack("cost", "crates/cost", tmp, "cost", { RUSTFLAGS: rustflags });
+    copyFileSync(join(root, "target", "wasm32-unknown-unknown", "release", "bumplab_cost.wasm"), join(tmp, "cost_bg.debug.wasm"));
     const wasm = join(tmp, "cost_bg.wasm");
     // The meter's input, kept beside its output: crates/meter/tests/shipped.rs
     // counts the same calls on it with wasmtime's fuel. The page never loads it.

@@ -24,6 +24,7 @@
 
 mod callgraph;
 mod counting;
+mod lines;
 mod module;
 pub mod rebuild;
 mod slow;
@@ -34,6 +35,7 @@ use wasm_encoder::{BlockType, Encode, ValType};
 use wasmparser::{Validator, WasmFeatures};
 
 pub use counting::{op_cost, Cost};
+pub use lines::{line_table, normalise_path, LineTable, LinesReport, SourceLine};
 
 use module::{
     ModuleInfo, CODE_SECTION, DATA_COUNT_SECTION, DATA_SECTION, EXPORT_SECTION, GLOBAL_SECTION,
