@@ -4,6 +4,7 @@
 
 import type { RunConfig } from "./engine/config";
 import { measureCosts } from "./engine/costWorkerClient";
+import { fetchListing, instructionsSource } from "./engine/listing";
 import { loadCostModule, loadSourceText } from "./engine/load";
 import { traceNow } from "./engine/run";
 import { sourceTexts } from "./engine/sourceTexts";
@@ -192,6 +193,18 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
 
   // ---- Rendering --------------------------------------------------------------
   const sourceOf = sourceTexts({ sourcePath: (name) => module.sourcePath(name), load: loadSourceText, onLoaded: () => scheduleRender() });
+  // The Instructions view's data: nothing is fetched until it first opens.
+  const instructions = instructionsSource({
+    loadListing: fetchListing,
+    // On the page's thread: one op's replay, once the view settles on it.
+    executedOps: (config, op) =>
+      loadCostModule().then((m) => {
+        const r = m.executed(config, op);
+        return r.ok ? { op: r.op, columns: r.columns } : { error: r.error };
+      }),
+    onLoaded: () => scheduleRender(),
+    settleMs: 120,
+  });
   const showProgress = progressBar(mounts.map);
   const render = (): void => {
     const s = store.getState();
@@ -216,6 +229,8 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
       },
       onSweepCancel: () => sweeps.cancel(),
       onOpenRecorded: (id) => void openRecorded(id),
+      instructions,
+      shownConfig: () => tracer.shownConfig(),
     });
     document.body.dataset["ready"] = "true";
     tracer.afterRender();

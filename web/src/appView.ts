@@ -7,11 +7,13 @@
 import type { RunConfig } from "./engine/config";
 import { sourceShown, type SourceLookup } from "./engine/sourceTexts";
 import type { TraceView } from "./engine/traceView";
-import type { AllocatorInfo, Trace } from "./engine/types";
+import { overInstructionsCap, type InstructionsLookup, type InstructionsSource } from "./engine/listing";
+import type { AllocatorInfo, Op, Trace } from "./engine/types";
 import { clampStep } from "./model/blocks";
-import { carrySettings, compareStepText, pairReason, type CompareColumn, type CompareConfig } from "./model/compare";
+import { carrySettings, columnLabels, compareStepText, pairReason, type CompareColumn, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";
+import { codeFocus } from "./model/focus";
 import { galleryById } from "./model/gallery";
 import { departureFrom, LESSONS, lessonById, recordedLesson, triedConfig } from "./model/lessons";
 import { narrationAt, narrationErrors, predictsNext, tryProblem, type Narration, type TryAction } from "./model/narration";
@@ -24,6 +26,8 @@ import { renderCodeView } from "./views/codeView";
 import { renderCompare } from "./views/compare";
 import { renderCostView } from "./views/costView";
 import { h } from "./views/dom";
+import { renderInstructions, renderInstructionsToggle, unlinkCode } from "./views/instructions";
+import { renderCompareInstructions } from "./views/instructionsCompare";
 import { renderEditor } from "./views/editor";
 import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
@@ -127,6 +131,10 @@ export interface AppViewContext {
   onSweepCancel: () => void;
   /** Fetches a recorded program's file and opens it like a lesson. */
   onOpenRecorded: (id: string) => void;
+  /** The ops' executed wasm and the compiled code's listing, fetched when the Instructions view first asks. */
+  instructions?: InstructionsSource;
+  /** The configuration that made the run on screen (the settings may have changed since). */
+  shownConfig?: () => RunConfig | undefined;
 }
 
 /**
@@ -260,6 +268,7 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
     ctx.dispatch,
   );
   if (following) return;
+  renderInstructionsPanel(m, s, trace, op, ctx);
   // The preset's minimum alignment: the one chosen, else its default (none: no such setting).
   const minAlign = s.minAlign ?? ctx.allocators.find((a) => a.name === trace.allocator)?.minAligns[0];
   renderX86Table(m.x86, { reference: X86_REFERENCE, preset: trace.allocator, currentCase: caseForOp(trace, step, minAlign) });
@@ -269,6 +278,92 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
     cost: op ? opCostSummary(trace, op) : null,
     micro: microIndex(op, s.micro),
   });
+}
+
+/** What the Instructions view shows for `op` of a run of `config` (null: no op yet). */
+function instructionsOf(ctx: AppViewContext, trace: TraceView, config: RunConfig | undefined, op: Op | undefined): InstructionsLookup | null {
+  if (!op) return null;
+  // Over the cost cap (or with no cost module) there is nothing measured to list.
+  if (trace.costsUnavailable !== undefined) return { state: "failed", message: `No measured costs: ${trace.costsUnavailable}` };
+  const over = overInstructionsCap(trace.length);
+  if (over !== undefined) return { state: "failed", message: over };
+  if (!ctx.instructions || !config) return { state: "loading", what: "Waiting for the run…" };
+  return ctx.instructions.lookup(config, op.index);
+}
+
+/**
+ * The code panel's Instructions view beside the Rust source, while the view
+ * setting is on: the panel then takes the detail grid's whole width.
+ */
+function renderInstructionsPanel(m: Mounts, s: AppState, trace: TraceView, op: Op | undefined, ctx: AppViewContext): void {
+  const panel = m.code.parentElement;
+  if (!panel) return;
+  renderInstructionsToggle(panel, s.instructions, (shown) => ctx.dispatch({ type: "showInstructions", shown }));
+  const wasShown = panel.classList.contains("with-instructions");
+  panel.classList.toggle("with-instructions", s.instructions);
+  m.details.classList.toggle("with-instructions", s.instructions);
+  let mount = panel.querySelector<HTMLElement>(":scope > .instructions-view");
+  if (!s.instructions) {
+    if (wasShown) {
+      mount?.remove();
+      unlinkCode(m.code);
+    }
+    return;
+  }
+  if (!mount) {
+    mount = h("div", { class: "instructions-view", id: "instructions-view", "aria-label": "Instructions", role: "region" });
+    m.code.after(mount);
+  }
+  const focus = codeFocus(trace, op, s.micro);
+  const path = ctx.sourcePath(focus.file) ?? (focus.file === trace.source ? trace.source_path : focus.file);
+  renderInstructions(
+    mount,
+    {
+      lookup: instructionsOf(ctx, trace, ctx.shownConfig?.(), op),
+      column: s.instructionsColumn,
+      codePath: path,
+      current: focus.current !== null ? { path, line: focus.current } : null,
+    },
+    { onRetry: () => ctx.instructions?.retry(), onColumn: (column) => ctx.dispatch({ type: "selectInstructionsColumn", column }) },
+    m.code,
+  );
+}
+
+/** Compare mode's side-by-side Instructions, under the columns (created on first use). */
+function renderCompareInstructionsPanel(m: Mounts, s: AppState, columns: readonly CompareColumn[] | null, ctx: AppViewContext): void {
+  let mount = m.stepper.parentElement?.querySelector<HTMLElement>(":scope > .compare-instructions") ?? null;
+  if (s.compare === null || s.sweep !== null || !columns) {
+    if (mount) {
+      mount.hidden = true;
+      mount.replaceChildren();
+    }
+    return;
+  }
+  if (!mount) {
+    mount = h("div", { class: "compare-instructions" });
+    m.stepper.after(mount);
+  }
+  mount.hidden = false;
+  const labels = columnLabels(
+    columns.map((c) => c.config),
+    ctx.allocators,
+  );
+  renderCompareInstructions(
+    mount,
+    {
+      shown: s.instructions,
+      step: s.step,
+      columns: columns.map((c, i) => {
+        const view = c.result.ok ? c.result.trace : null;
+        const op = view ? currentOp(view, clampStep(view, s.step)) : undefined;
+        return {
+          label: labels[i] ?? c.config.allocator,
+          lookup: !s.instructions ? null : view ? instructionsOf(ctx, view, { ...c.config, source: s.tracedSource }, op) : { state: "failed", message: "This column's program did not run." },
+        };
+      }),
+    },
+    { onToggle: (shown) => ctx.dispatch({ type: "showInstructions", shown }), onRetry: () => ctx.instructions?.retry() },
+  );
 }
 
 /** How many times renderApp has run per page (keyed by its stepper): a catch-up only draws the latest state. */
@@ -350,6 +445,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   renderLearning(m, s, trace, step, ctx);
   if (s.sweep !== null) {
     showMode(m, "sweep");
+    renderCompareInstructionsPanel(m, s, null, ctx);
     renderSweep(
       m.sweep,
       { allocators: ctx.allocators, base: ctx.sweepBase, setup: s.sweep, running: ctx.sweep.running, result: ctx.sweep.result },
@@ -364,6 +460,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     showMode(m, "compare");
     // Until the columns are traced (a few ms) the mount keeps what it showed.
     const columns = ctx.columns(s.tracedSource, s.compare);
+    renderCompareInstructionsPanel(m, s, columns, ctx);
     if (!columns) return;
     renderCompare(
       m.compare,
@@ -384,6 +481,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     );
   } else {
     showMode(m, "single");
+    renderCompareInstructionsPanel(m, s, null, ctx);
     renderSingle(m, s, trace, ctx);
   }
 }

@@ -6,6 +6,7 @@
 // file of its own (hundreds of kB), never part of a page's first load.
 
 import type { RunConfig } from "./config";
+import type { ExecutedColumn, ExecutedColumnName } from "./costModule";
 
 /** One operator of a function body, as the listing has it. */
 export interface ListingOp {
@@ -62,58 +63,12 @@ export function parseListing(value: unknown): Listing | { error: string } {
   return { files: files as string[], functions: out };
 }
 
-/** Which measured run a column of `executedOps` is: the model, the real crate, or the global allocator. */
-export type ExecutedColumnName = "model" | "real" | "baseline";
+export type { ExecutedColumn, ExecutedColumnName };
 
-/** One executed counted instruction: function index, op index in it, call depth below the root, where a branch went. */
-export type ExecutedEntry = readonly [fn: number, op: number, depth: number, taken: number];
-
-export interface ExecutedColumn {
-  column: ExecutedColumnName;
-  /** [instructions, branches, slow instructions, slow branches], as the cost view counts them. */
-  cost: readonly [number, number, number, number];
-  /** Every executed counted instruction, in execution order. */
-  executed: readonly ExecutedEntry[];
-  /** The recording buffer filled: `executed` stops short. */
-  truncated: boolean;
-}
-
+/** What one op executed, per measured column (the cost module's `executed`, when it succeeded). */
 export interface ExecutedOps {
   op: number;
   columns: ExecutedColumn[];
-}
-
-/** `executedOps`' JSON as ExecutedOps, or the message of its `{"error"}` (or of a malformed answer). */
-export function parseExecuted(json: string): ExecutedOps | { error: string } {
-  let v: unknown;
-  try {
-    v = JSON.parse(json);
-  } catch {
-    return { error: "the cost module returned malformed JSON" };
-  }
-  if (!isObject(v)) return { error: "the cost module returned no executed instructions" };
-  if ("error" in v) {
-    const e = v["error"];
-    return { error: isObject(e) && typeof e["message"] === "string" ? e["message"] : String(e) };
-  }
-  if (!Array.isArray(v["columns"])) return { error: "the cost module returned no executed instructions" };
-  const columns: ExecutedColumn[] = [];
-  for (const c of v["columns"] as unknown[]) {
-    if (!isObject(c) || !Array.isArray(c["executed"]) || !Array.isArray(c["cost"])) return { error: "the cost module returned a malformed column" };
-    const name = c["column"];
-    if (name !== "model" && name !== "real" && name !== "baseline") continue;
-    const cost = (c["cost"] as unknown[]).map(Number);
-    columns.push({
-      column: name,
-      cost: [cost[0] ?? 0, cost[1] ?? 0, cost[2] ?? 0, cost[3] ?? 0],
-      executed: (c["executed"] as unknown[]).map((e): ExecutedEntry => {
-        const a = Array.isArray(e) ? e.map(Number) : [];
-        return [a[0] ?? -1, a[1] ?? -1, a[2] ?? 0, a[3] ?? -1];
-      }),
-      truncated: c["truncated"] === true,
-    });
-  }
-  return { op: Number(v["op"]), columns };
 }
 
 /** What the Instructions view shows for one op of one run. */

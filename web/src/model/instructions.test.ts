@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INSTRUCTIONS_MAX_OPS, instructionsSource, overInstructionsCap, parseExecuted, parseListing, type ExecutedColumn, type Listing } from "../engine/listing";
+import { INSTRUCTIONS_MAX_OPS, instructionsSource, overInstructionsCap, parseListing, type ExecutedColumn, type Listing } from "../engine/listing";
 import { branchOutcome, compactSource, executedBranches, executedListing, isSlowPath, shortName, summaryText } from "./instructions";
 
 // A listing in listing.json's shape: a root that calls an alloc whose
@@ -103,19 +103,6 @@ describe("parseListing", () => {
     expect(parseListing({ ...LISTING_JSON, format: 2 })).toEqual({ error: "the listing has format 2, and this page reads format 1" });
     expect(parseListing([])).toEqual({ error: "the listing is not a JSON object" });
     expect(parseListing({ format: 1, files: [], functions: { x: { name: "f", ops: [] } } })).toEqual({ error: "the listing's function x is malformed" });
-  });
-});
-
-describe("parseExecuted", () => {
-  it("reads executedOps' columns and passes its error on", () => {
-    const r = parseExecuted(JSON.stringify({ op: 1, columns: [{ column: "model", cost: [13, 1, 0, 0], executed: FAST.executed, truncated: false }] }));
-    expect("error" in r).toBe(false);
-    if ("error" in r) return;
-    expect(r.op).toBe(1);
-    expect(r.columns[0]?.executed.length).toBe(13);
-    expect(r.columns[0]?.cost).toEqual([13, 1, 0, 0]);
-    expect(parseExecuted(JSON.stringify({ error: { line: 2, column: 5, message: "unknown block c" } }))).toEqual({ error: "unknown block c" });
-    expect(parseExecuted("{")).toEqual({ error: "the cost module returned malformed JSON" });
   });
 });
 
