@@ -187,11 +187,16 @@ async function buildCost() {
     // counts the same calls on it with wasmtime's fuel. The page never loads it.
     copyFileSync(wasm, join(tmp, "cost_bg.unmetered.wasm"));
     run("cargo", ["build", "--release", "--quiet", "-p", "bumplab-meter"], { hint: "the cost wasm module: bumplab-meter did not build" });
-    run(join(root, "target", "release", "bumplab-meter"), [wasm, "-o", wasm], {
+    // listing.json: the text and source line of every instrumented
+    // operator, which the Instructions view and `bumplab trace --executed`
+    // fetch only when they show executed instructions (executedOps names
+    // them by function and op index).
+    const listing = join(tmp, "listing.json");
+    run(join(root, "target", "release", "bumplab-meter"), [wasm, "-o", wasm, "--listing", listing, "--debug-wasm", join(tmp, "cost_bg.debug.wasm")], {
       hint: "the cost wasm module: bumplab-meter could not instrument it",
     });
     await loads("cost", tmp, "cost");
-    log(`cost wasm built (metered): web/pkg-cost/cost_bg.wasm: ${sizes(wasm)}`);
+    log(`cost wasm built (metered): web/pkg-cost/cost_bg.wasm: ${sizes(wasm)}; web/pkg-cost/listing.json: ${sizes(listing)}`);
   });
 }
 

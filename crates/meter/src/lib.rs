@@ -25,6 +25,7 @@
 mod callgraph;
 mod counting;
 mod lines;
+mod listing;
 mod module;
 pub mod rebuild;
 mod slow;
@@ -36,6 +37,7 @@ use wasmparser::{Validator, WasmFeatures};
 
 pub use counting::{op_cost, Cost};
 pub use lines::{line_table, normalise_path, LineTable, LinesReport, SourceLine};
+pub use listing::{display_name, listing};
 
 use module::{
     ModuleInfo, CODE_SECTION, DATA_COUNT_SECTION, DATA_SECTION, EXPORT_SECTION, GLOBAL_SECTION,

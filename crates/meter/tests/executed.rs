@@ -339,3 +339,75 @@ fn recording_off_records_nothing_and_counts_the_same() {
         i64::from(RECORD_AT + 4)
     );
 }
+
+#[test]
+fn the_listing_names_each_operator_with_its_offset_text_and_cost() {
+    let wasm = wat::parse_str(format!(
+        r#"(module {PLACEHOLDERS}
+             (func $helper (param i32) (result i32) local.get 0)
+             (func $bumplab_measure_list (export "bumplab_measure_list") (param i32) (result i32)
+               (block local.get 0 br_if 0 nop)
+               local.get 0 call $helper))"#
+    ))
+    .unwrap();
+    let report = instrument(&wasm).report;
+    let json: serde_json::Value =
+        serde_json::from_str(&bumplab_meter::listing(&wasm, &report.instrumented, None).unwrap())
+            .unwrap();
+    assert_eq!(json["format"], 1);
+    assert_eq!(json["files"], serde_json::json!([]));
+    let functions = json["functions"].as_object().unwrap();
+    // The root and the helper it calls; not the placeholders.
+    assert_eq!(functions.len(), 2);
+    let root = functions
+        .values()
+        .find(|f| f["name"] == "bumplab_measure_list")
+        .unwrap();
+    let ops = root["ops"].as_array().unwrap();
+    let rows: Vec<(&str, u64, u64, i64, u64)> = ops
+        .iter()
+        .map(|o| {
+            (
+                o[1].as_str().unwrap(),
+                o[2].as_u64().unwrap(),
+                o[3].as_u64().unwrap(),
+                o[4].as_i64().unwrap(),
+                o[5].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("block ;; label = @1", 0, 0, -1, 0),
+            ("local.get 0", 1, 0, -1, 0),
+            ("br_if 0 (;@1;)", 1, 1, -1, 0),
+            ("nop", 0, 0, -1, 0),
+            ("end", 0, 0, -1, 0),
+            ("local.get 0", 1, 0, -1, 0),
+            ("call $helper", 1, 0, -1, 0),
+            ("end", 0, 0, -1, 0),
+        ]
+    );
+    // Offsets are the operators' places in the module file, ascending.
+    let offsets: Vec<u64> = ops.iter().map(|o| o[0].as_u64().unwrap()).collect();
+    assert!(offsets.windows(2).all(|w| w[0] < w[1]), "{offsets:?}");
+    assert_eq!(wasm[offsets[1] as usize], 0x20, "local.get's opcode");
+    assert_eq!(wasm[offsets[2] as usize], 0x0d, "br_if's opcode");
+}
+
+#[test]
+fn listing_names_are_demangled_without_their_hash() {
+    assert_eq!(
+        bumplab_meter::display_name("_ZN4core3ptr13drop_in_place17h0123456789abcdefE"),
+        "core::ptr::drop_in_place"
+    );
+    assert_eq!(
+        bumplab_meter::display_name("bumpalo::Bump<_>::alloc_layout_slow::h0123456789abcdef"),
+        "bumpalo::Bump<_>::alloc_layout_slow"
+    );
+    assert_eq!(
+        bumplab_meter::display_name("bumplab_measure_alloc"),
+        "bumplab_measure_alloc"
+    );
+}
