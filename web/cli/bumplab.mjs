@@ -3,14 +3,17 @@
 // the trace JSON, with the very wasm module the playground loads, in the
 // canonical form the page's trace export writes (one line, JSON.stringify's).
 //
-//   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary] FILE|-
+//   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary | --executed] FILE|-
 //   bumplab list
 //
 // The full trace holds up to 100,000 ops (each op's entry, its micro-steps
 // with it, is about 1 KiB of JSON). --summary runs the program on the page's
 // own engine instead, as far as the page goes (1,500,000 ops, a 32 MB
 // program: a recording of a real program), and prints its chunks and the
-// counters after its last op.
+// counters after its last op. --executed adds to each op of the full trace
+// the wasm instructions the model's code executed for it, in order (the
+// cost module records them; listing.json beside it names them), running the
+// program once per op: meant for short programs.
 //
 // Exit status: 0 on success; 1 for a bad program (one line on stderr,
 // `FILE:LINE:COLUMN: message`) or a file that cannot be read; 2 for a usage
@@ -31,7 +34,7 @@ function engineFolder(name) {
   return existsSync(packed) ? packed : join(here, "..", name);
 }
 const USAGE = `usage:
-  bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary] FILE|-
+  bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary | --executed] FILE|-
   bumplab list`;
 
 // The engine's limit on a program's text (crates/core/src/program.rs
@@ -68,6 +71,43 @@ async function loadEngine() {
   return mod;
 }
 
+/** The most ops --executed lists: it runs the whole program once per op. */
+const MAX_EXECUTED_OPS = 2_000;
+
+/**
+ * Each op's executed wasm instructions (the model column), as
+ * `{function, offset, text, file, line}`, from the cost module's
+ * `executedOps` and the listing.json built beside it.
+ */
+function executedLists(engine, source, opts, ops) {
+  if (ops > MAX_EXECUTED_OPS) {
+    fail(`--executed lists up to ${MAX_EXECUTED_OPS.toLocaleString("en-US")} ops (it runs the program once per op); this program has ${ops.toLocaleString("en-US")}`, 1);
+  }
+  if (typeof engine.executedOps !== "function") fail("the wasm engine has no executedOps: run `npm run build:wasm`", 1);
+  let listing;
+  try {
+    listing = JSON.parse(readFileSync(join(engineFolder("pkg-cost"), "listing.json"), "utf8"));
+  } catch (e) {
+    fail(`--executed needs listing.json beside the cost module (${e.code === "ENOENT" ? "not built" : e.message}); run \`npm run build:wasm\``, 1);
+  }
+  const lists = [];
+  for (let i = 0; i < ops; i++) {
+    const r = JSON.parse(engine.executedOps(source, opts.allocator, opts.target, opts.capacity, opts.minAlign, i));
+    if (r.error) fail(`op ${i}: ${r.error.message ?? r.error}`, 3);
+    const model = r.columns.find((c) => c.column === "model");
+    lists.push(
+      (model?.executed ?? []).map(([func, opIndex]) => {
+        const f = listing.functions[func];
+        const row = f?.ops[opIndex];
+        if (!row) fail(`op ${i}: listing.json has no operator ${opIndex} of function ${func}: rebuild the engine (\`npm run build:wasm\`)`, 3);
+        const [offset, text, , , file, line] = row;
+        return { function: f.name, offset, text, file: file >= 0 ? listing.files[file] : null, line };
+      }),
+    );
+  }
+  return lists;
+}
+
 function parseArgs(argv) {
   const opts = { target: "64" };
   const rest = [];
@@ -90,6 +130,7 @@ function parseArgs(argv) {
     else if (a === "--min-align") opts.minAlign = number(value());
     else if (a === "--capacity") opts.capacity = number(value());
     else if (a === "--summary") opts.summary = true;
+    else if (a === "--executed") opts.executed = true;
     else if (a === "--help" || a === "-h") {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
@@ -176,6 +217,7 @@ if (command === "list") {
   const { opts, rest } = parseArgs(args);
   if (!opts.allocator) fail(`trace needs --allocator NAME (see \`bumplab list\`)\n${USAGE}`);
   if (rest.length !== 1) fail(`trace needs exactly one FILE, or - for standard input\n${USAGE}`);
+  if (opts.summary && opts.executed) fail(`--executed lists each op of the full trace; --summary prints none\n${USAGE}`);
   const engine = await loadEngine();
   const trace = (source) => {
     try {
@@ -230,6 +272,12 @@ if (command === "list") {
   if (opts.summary) {
     process.stdout.write(`${JSON.stringify(parsed)}\n`);
     process.exit(0);
+  }
+  if (opts.executed) {
+    const lists = executedLists(engine, source, opts, parsed.ops.length);
+    parsed.ops.forEach((o, i) => {
+      o.executed = lists[i];
+    });
   }
   // The canonical trace text, byte for byte what the page's "Export trace
   // (JSON)" saves (traceJson in web/src/share/export.ts): the engine's JSON

@@ -490,3 +490,43 @@ describe("bumplab trace, a recording at the page's scale", () => {
     expect((JSON.parse(r.stdout) as { ops: number }).ops).toBe(0);
   }, 60_000);
 });
+
+describe("bumplab trace --executed", () => {
+  interface Executed {
+    function: string;
+    offset: number;
+    text: string;
+    file: string | null;
+    line: number;
+  }
+  type ExecutedTrace = { ops: { cost: { wasm_instructions: number; wasm_branches: number }; executed: Executed[] }[] };
+
+  it("lists each op's executed wasm instructions, as many as it counted, with text and source line", () => {
+    writeFileSync(join(dir, "executed.txt"), "a = alloc 1\nb = alloc u64\nfree b\n");
+    const t = trace(["--allocator", "fitzgen-down", "--target", "wasm32", "--executed", "executed.txt"]) as unknown as ExecutedTrace;
+    expect(t.ops).toHaveLength(3);
+    for (const o of t.ops) {
+      expect(o.executed).toHaveLength(o.cost.wasm_instructions);
+      expect(o.executed.filter((e) => /^(if|br_if|br_table)\b/.test(e.text))).toHaveLength(o.cost.wasm_branches);
+    }
+    // `b = alloc u64`: 22 instructions in the measured root, with fitzgen's
+    // bounds check (new pointer >= chunk start) on its own source line.
+    const b = t.ops[1]!.executed;
+    expect(b).toHaveLength(22);
+    expect(new Set(b.map((e) => e.function))).toEqual(new Set(["bumplab_cost::roots::bumplab_measure_alloc"]));
+    expect(b.filter((e) => e.text.startsWith("br_if")).map((e) => `${e.file}:${e.line}`)).toEqual([
+      "crates/core/src/algorithms/bump_down.rs:28",
+      "crates/core/src/algorithms/bump_down.rs:40",
+    ]);
+    expect(b.every((e) => Number.isInteger(e.offset) && e.offset > 0)).toBe(true);
+    // Without --executed the trace has no such list.
+    const plain = trace(["--allocator", "fitzgen-down", "--target", "wasm32", "executed.txt"]) as unknown as ExecutedTrace;
+    expect(plain.ops[1]).not.toHaveProperty("executed");
+  });
+
+  it("does not go with --summary", () => {
+    const r = bumplab(["trace", "--allocator", "fitzgen-down", "--summary", "--executed", "two.txt"]);
+    expect(r.stderr).toMatch(/^bumplab: --executed lists each op of the full trace; --summary prints none\n/);
+    expect(r.status).toBe(2);
+  });
+});

@@ -71,7 +71,8 @@ describe("executed instructions", () => {
     expect(branches(down).map((e) => e[3])).toEqual([0, 1]);
     const up = column("hinckley-up");
     expect(up.executed).toHaveLength(27);
-    // The rounded-up end fits in the chunk: on to the success path.
+    // The padded size fits in the room left (total <= end - ptr): the br_if
+    // jumps on to the bump.
     expect(branches(up).map((e) => e[3])).toEqual([1]);
   });
 
