@@ -3,7 +3,7 @@
 // instruction, web/pkg-cost/listing.json, written when the module is built)
 // and, for one op, the instructions it executed (the module's `executedOps`).
 // Both are fetched only once the Instructions view opens: the listing is a
-// file of its own (hundreds of kB), never part of a page's first load.
+// file of its own (megabytes: every instrumented function), never part of a page's first load.
 
 import type { RunConfig } from "./config";
 import type { ExecutedColumn, ExecutedColumnName } from "./costModule";
