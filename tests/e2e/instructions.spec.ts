@@ -96,6 +96,31 @@ test("hinckley-up, b = alloc u64: one conditional branch, the same count as the 
   expect(branches.map((b) => b.outcome)).toEqual(["taken"]);
 });
 
+test("bumpalo's new chunk: the slow path under its own heading, its share the cost view's slow count", async ({ page }) => {
+  // wasm32, `repeat 10 { x = alloc 64 }`: op 8 makes the second chunk.
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
+  await page.getByRole("combobox", { name: "Target" }).selectOption("wasm32");
+  await page.getByRole("textbox", { name: "Program" }).fill("repeat 10 { x = alloc 64 }");
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 10 / 10");
+  await page.locator('svg.cost-svg g.cost-bar[data-op="7"] rect.hit').click();
+  await expect(counter(page)).toHaveText("op 8 / 10");
+  const costText = await page.locator(".op-cost .op-cost-text").innerText();
+  const m = /^(\d+) wasm instructions \((\d+) in the slow path: new chunk\) · (\d+) conditional branches/.exec(costText);
+  expect(m, costText).not.toBeNull();
+  await openInstructions(page);
+  await expect(summary(page)).toHaveText(`${m?.[1]} instructions, ${m?.[3]} conditional branches executed`);
+  await expect(panel(page).locator(".instructions-note")).toHaveText(`${m?.[2]} of them in the slow path.`);
+  // alloc_layout_slow is headed "slow path", below the root, with what it called.
+  const slow = panel(page).locator("section.instructions-fn.is-slow");
+  await expect(slow.first().locator(".instructions-fn-head")).toContainText(/^slow path\s*Bumpalo::alloc_layout_slow\s*depth 1/);
+  await expect(panel(page).locator("section.instructions-fn").first()).not.toHaveClass(/is-slow/);
+  // The real crate's own code, chosen instead of the model's.
+  await panel(page).getByRole("radio", { name: "Real crate" }).check();
+  await expect(summary(page)).toHaveText(/^\d+ instructions, \d+ conditional branches executed$/);
+  await expect(panel(page).locator(".instructions-fn-path").first()).toHaveText(/bumpalo|bumplab_cost/);
+});
+
 test("a Rust line and its instructions mark each other, as Compiler Explorer does", async ({ page }) => {
   await run(page, "fitzgen-down");
   await openInstructions(page);

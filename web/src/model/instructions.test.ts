@@ -154,6 +154,23 @@ describe("executedListing", () => {
     expect(compactSource(null, 0)).toBe("");
   });
 
+  it("counts what a slow function calls as slow path too, as the meter does", () => {
+    // alloc_slow (depth 1 here) calls alloc (depth 2): both on the slow path; the root is not.
+    const nested: ExecutedColumn = {
+      column: "model",
+      cost: [5, 0, 3, 0],
+      executed: [[7, 0, 0, -1], [13, 0, 1, -1], [12, 1, 2, -1], [12, 2, 2, -1], [7, 1, 0, -1]],
+      truncated: false,
+    };
+    const x = executedListing(listing(), nested);
+    expect([x.slowInstructions, x.slowBranches]).toEqual([3, 0]);
+    expect(x.functions.map((f) => [shortName(f.name), f.slow])).toEqual([
+      ["measure::bumplab_measure_alloc", false],
+      ["Fitzgen::alloc_slow", true],
+      ["Fitzgen::alloc", true],
+    ]);
+  });
+
   it("counts a loop's repeats and a branch that went both ways", () => {
     const loop: ExecutedColumn = { column: "model", cost: [3, 3, 0, 0], executed: [[12, 9, 0, 0], [12, 9, 0, 1], [12, 9, 0, 0]], truncated: false };
     const x = executedListing(listing(), loop);

@@ -36,7 +36,11 @@ export interface FunctionRun {
   depth: number;
   /** Times it was entered. */
   entries: number;
-  /** The meter's slow path: a function whose name says slow or in_another_chunk. */
+  /**
+   * On the slow path: a function whose name says slow or in_another_chunk
+   * (the meter's slow functions), or one such a function called; the meter
+   * counts both as slow.
+   */
   slow: boolean;
   rows: InstructionRow[];
   /** Executed instructions and conditional branches in it. */
@@ -49,7 +53,7 @@ export interface ExecutedListing {
   /** Executed instructions and conditional branches, counted from the executed list. */
   instructions: number;
   branches: number;
-  /** The part of them in slow-path functions. */
+  /** The part of them run on the slow path (in a slow function or below one). */
   slowInstructions: number;
   slowBranches: number;
   /** The cost module's own count for the op (what the cost view shows). */
@@ -111,6 +115,8 @@ export function executedListing(listing: Listing, column: ExecutedColumn): Execu
   let slowBranches = 0;
   let unknown = 0;
   let prev: { fn: number; depth: number; row: InstructionRow | undefined } | null = null;
+  // Whether the frame at each call depth is on the slow path, set as it is entered.
+  const slowAt: boolean[] = [];
   for (const [fn, opIndex, depth, taken] of column.executed) {
     const f = listing.functions.get(fn);
     const op = f?.ops[opIndex];
@@ -121,11 +127,14 @@ export function executedListing(listing: Listing, column: ExecutedColumn): Execu
     }
     let run = runs.get(fn);
     if (!run) {
-      run = { fn, name: f.name, depth, entries: 0, slow: isSlowPath(f.name), rows: f.ops.map((o, i) => row(i, o, listing.files)), instructions: 0, branches: 0 };
+      run = { fn, name: f.name, depth, entries: 0, slow: false, rows: f.ops.map((o, i) => row(i, o, listing.files)), instructions: 0, branches: 0 };
       runs.set(fn, run);
       order.push(run);
     }
     const entered = prev === null ? instructions === 0 : depth > prev.depth;
+    if (entered || slowAt[depth] === undefined) slowAt[depth] = (depth > 0 && slowAt[depth - 1] === true) || isSlowPath(f.name);
+    const inSlow = slowAt[depth] === true;
+    if (inSlow) run.slow = true;
     if (entered) {
       run.entries++;
       // The caller's instruction just before the callee's first: its call.
@@ -137,11 +146,11 @@ export function executedListing(listing: Listing, column: ExecutedColumn): Execu
     r.runs++;
     run.instructions++;
     instructions++;
-    if (run.slow) slowInstructions++;
+    if (inSlow) slowInstructions++;
     if (r.branch) {
       run.branches++;
       branches++;
-      if (run.slow) slowBranches++;
+      if (inSlow) slowBranches++;
       if (isTable(r.text)) r.choices.push(taken);
       else if (taken === 1) r.taken++;
       else r.notTaken++;
