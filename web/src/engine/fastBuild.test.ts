@@ -76,7 +76,8 @@ describe("the app's fast build of the trace module", () => {
         expect(everything(fast, c)).toEqual(a);
       }
     }
-  });
+    // Six 40,000-op runs through every part of two builds: seconds on a busy 2-core machine.
+  }, 60_000);
 
   it("fails a bad program with the same message", () => {
     const c = config("a = alloc 8\nfree zz\n", "bumpalo");
