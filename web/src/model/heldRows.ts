@@ -237,51 +237,100 @@ export function fullCore(t: TraceView, k: number): Core {
 }
 
 /**
+ * Row buffers a derivation may append to in place: for each, how many of its
+ * ids the longest row written in it uses. A row that ends there and starts
+ * the buffer owns the slack after it, so a step forward that only adds newer
+ * blocks writes those and copies nothing (older steps' rows are shorter views
+ * of the same buffer, and see none of it).
+ */
+const appendable = new WeakMap<ArrayBufferLike, number>();
+
+/** `old`'s first `keep` ids then `add` (newer ops): in place when `old` owns its buffer's slack, else into a new buffer with room to grow. */
+function appended(old: Int32Array, keep: number, add: Int32Array): Int32Array {
+  const len = keep + add.length;
+  const buf = old.buffer;
+  if (keep === old.length && old.byteOffset === 0 && appendable.get(buf) === keep && buf.byteLength >= len * 4) {
+    const ids = new Int32Array(buf, 0, len);
+    ids.set(add, keep);
+    appendable.set(buf, len);
+    return ids;
+  }
+  const store = new Int32Array(len + Math.max(256, len >> 1));
+  store.set(old.subarray(0, keep));
+  store.set(add, keep);
+  appendable.set(store.buffer, len);
+  return store.subarray(0, len);
+}
+
+/** Per run: a mark per op for deltaCore's blocks leaving a row (the call's number; 0 is never one). */
+const leavingOf = new WeakMap<OpColumns, { mark: Uint32Array; call: number }>();
+
+/**
  * The core of step k from that of a nearby step: the ops in between placed,
- * freed, replaced or reclaimed only some blocks; their rows are rebuilt (a
- * copy, an append), the others shared. Undefined when a touched row is not in
- * op order or loses its order (then a full pass it is).
+ * freed, replaced or reclaimed only some blocks; their rows are rebuilt, the
+ * others shared. A row that only loses its newest blocks (a step back) is a
+ * shorter view of the same ids, and one that only gains newer blocks (a step
+ * forward) is written in place after them when no other step did, so a drag
+ * costs what the ops in between changed, not the size of the rows. Undefined
+ * when a touched row is not in op order or loses its order (then a full pass
+ * it is).
  */
 export function deltaCore(t: TraceView, prev: Core, k: number): Core | undefined {
   const starts = chunkStarts(t);
   const rows = prev.rows.length - 1;
   const changed = touchedBetween(t, Math.min(prev.step, k), Math.max(prev.step, k));
-  const byRow = new Map<number, { add: number[]; remove: Set<number> }>();
+  let leaving = leavingOf.get(t.cols);
+  if (!leaving) leavingOf.set(t.cols, (leaving = { mark: new Uint32Array(t.length), call: 0 }));
+  if (++leaving.call === 0xffffffff) {
+    leaving.mark.fill(0);
+    leaving.call = 1;
+  }
+  const { mark, call } = leaving;
+  const byRow = new Map<number, { add: number[]; removed: number }>();
+  const chunkOf = t.cols.chunk;
   let total = prev.total;
-  for (const i of changed) {
+  for (let x = 0; x < changed.length; x++) {
+    const i = changed[x] as number;
     const is = heldAfter(t, i, k);
     if (heldAfter(t, i, prev.step) === is) continue;
-    const c = rowOf(t.cols.chunk[i] as number);
+    const c = rowOf(chunkOf[i] as number);
     if (c >= rows) return undefined;
     let e = byRow.get(c);
-    if (!e) byRow.set(c, (e = { add: [], remove: new Set() }));
-    if (is) e.add.push(i);
-    else e.remove.add(i);
-    total += is ? 1 : -1;
+    if (!e) byRow.set(c, (e = { add: [], removed: 0 }));
+    if (is) {
+      e.add.push(i);
+      total += 1;
+    } else {
+      mark[i] = call;
+      e.removed += 1;
+      total -= 1;
+    }
   }
   const out = prev.rows.slice();
-  for (const [r, { add, remove }] of byRow) {
+  for (const [r, { add: added, removed }] of byRow) {
     const old = prev.rows[r] ?? EMPTY_ROW;
     if (old.sorted) return undefined;
-    add.sort((p, q) => p - q);
+    const add = Int32Array.from(added);
+    let inOrder = true;
+    for (let j = 1; j < add.length && inOrder; j++) inOrder = (add[j] as number) > (add[j - 1] as number);
+    if (!inOrder) add.sort();
     const n = old.ids.length;
-    // Common case: the removed ones are the newest (a rewind) and the added ones newer still.
+    // Common case: the removed ones are the newest (a step back) and the added ones newer still (a step forward).
     let keep = n;
-    while (keep > 0 && remove.has(old.ids[keep - 1] as number)) keep--;
+    while (keep > 0 && mark[old.ids[keep - 1] as number] === call) keep--;
     let ids: Int32Array;
-    if (n - keep === remove.size && (add.length === 0 || keep === 0 || (add[0] as number) > (old.ids[keep - 1] as number))) {
-      ids = new Int32Array(keep + add.length);
-      ids.set(old.ids.subarray(0, keep));
-      ids.set(add, keep);
-    } else {
+    const tail = n - keep === removed && (add.length === 0 || keep === 0 || (add[0] as number) > (old.ids[keep - 1] as number));
+    if (tail && add.length === 0) ids = old.ids.subarray(0, keep);
+    else if (tail) ids = appended(old.ids, keep, add);
+    else {
       // Anything else: filter and merge, in op order.
-      ids = new Int32Array(n - remove.size + add.length);
+      ids = new Int32Array(n - removed + add.length);
       let a = 0;
       let w = 0;
       for (let j = 0; j < n; j++) {
         const id = old.ids[j] as number;
         while (a < add.length && (add[a] as number) < id) ids[w++] = add[a++] as number;
-        if (!remove.has(id)) ids[w++] = id;
+        if (mark[id] !== call) ids[w++] = id;
       }
       while (a < add.length) ids[w++] = add[a++] as number;
     }
@@ -293,22 +342,26 @@ export function deltaCore(t: TraceView, prev: Core, k: number): Core | undefined
       out[r] = row;
       continue;
     }
-    const addr = (i: number): number => addressOfId(t, starts, i);
     const fits = (j: number): boolean => {
       if (j <= 0 || j >= ids.length) return true;
-      const x = addr(ids[j - 1] as number);
-      const y = addr(ids[j] as number);
+      const x = addressOfId(t, starts, ids[j - 1] as number);
+      const y = addressOfId(t, starts, ids[j] as number);
       return old.backwards ? y < x : y >= x;
     };
-    for (const i of add) {
-      let lo = 0;
-      let hi = ids.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((ids[mid] as number) < i) lo = mid + 1;
-        else hi = mid;
+    if (tail) {
+      // The added blocks are the row's last ones: each, and the one before the first, against its predecessor.
+      for (let j = keep; j < ids.length; j++) if (!fits(j)) return undefined;
+    } else {
+      for (const i of add) {
+        let lo = 0;
+        let hi = ids.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if ((ids[mid] as number) < i) lo = mid + 1;
+          else hi = mid;
+        }
+        if (!fits(lo) || !fits(lo + 1)) return undefined;
       }
-      if (!fits(lo) || !fits(lo + 1)) return undefined;
     }
     out[r] = { ids, backwards: old.backwards, sorted: false };
   }
