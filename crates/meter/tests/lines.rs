@@ -384,3 +384,90 @@ fn paths_are_named_from_the_repository_the_registry_or_the_standard_library() {
         assert_eq!(normalise_path(path, root).as_deref(), want, "{path}");
     }
 }
+
+/// listing.json, written by the same build: every instrumented function's
+/// operators carry the table's file and line, and the fitzgen-down alloc
+/// root's include its round-down line.
+#[test]
+fn the_listing_carries_each_instructions_line() {
+    let Some((built, table)) = fixture() else {
+        return;
+    };
+    let path = pkg().join("listing.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(_) if std::env::var_os("BUMPLAB_NPM_TEST").is_some() => {
+            panic!(
+                "{} is missing: `node scripts/build-wasm.mjs` writes it",
+                path.display()
+            )
+        }
+        Err(_) => {
+            eprintln!("SKIPPED: {} is not built", path.display());
+            return;
+        }
+    };
+    let listing: serde_json::Value = serde_json::from_str(&text).expect("listing.json is JSON");
+    let files: Vec<&str> = listing["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f.as_str().expect("a file path"))
+        .collect();
+    let functions = listing["functions"].as_object().expect("functions");
+    let report = bumplab_meter::instrument(&built.unmetered, &Options::default())
+        .expect("the meter instruments the module")
+        .report;
+    assert_eq!(
+        functions.len(),
+        report.instrumented.len(),
+        "one listing entry per instrumented function"
+    );
+    let round_down = line_of(
+        "crates/core/src/algorithms/bump_down.rs",
+        "// step: round_down",
+    );
+    let (mut counted, mut with_line, mut fitzgen_roots) = (0usize, 0usize, 0);
+    for (key, function) in functions {
+        let func: u32 = key.parse().expect("a function index");
+        let ops = function["ops"].as_array().expect("ops");
+        let lines = table
+            .function(func)
+            .expect("an instrumented function has lines");
+        assert_eq!(
+            ops.len(),
+            lines.len(),
+            "function {func}: one entry per operator"
+        );
+        let mut has_round_down = false;
+        for (i, (op, at)) in ops.iter().zip(lines).enumerate() {
+            let file = op[4].as_i64().expect("file");
+            let line = op[5].as_u64().expect("line") as u32;
+            let listed = (file >= 0).then(|| (files[file as usize], line));
+            let expected = at.map(|a| (table.files[a.file as usize].as_str(), a.line));
+            assert_eq!(listed, expected, "function {func} op {i}");
+            if op[2].as_u64() == Some(1) {
+                counted += 1;
+                with_line += usize::from(listed.is_some());
+            }
+            has_round_down |=
+                listed == Some(("crates/core/src/algorithms/bump_down.rs", round_down));
+        }
+        if table
+            .dwarf_name(func)
+            .is_some_and(|n| n.starts_with("bumplab_measure_alloc<") && n.contains("BumpDown<"))
+        {
+            fitzgen_roots += 1;
+            assert!(has_round_down, "function {func} lists no round-down line");
+        }
+    }
+    assert_eq!(
+        fitzgen_roots, 2,
+        "one fitzgen-down alloc root per word size"
+    );
+    eprintln!(
+        "listing.json: {} bytes; counted instructions with a line: {with_line} of {counted}",
+        text.len()
+    );
+    assert!(with_line * 100 >= counted * 95, "{with_line} of {counted}");
+}
