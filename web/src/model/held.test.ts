@@ -224,6 +224,17 @@ describe("steps far apart: derived from the columns, as a full pass finds them",
     }
   });
 
+  it("a small row the ops in between did not touch keeps its bins too (the same array), below the size a row takes changes into its bins", () => {
+    const t = traced("repeat 2500 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}", "bump-scope-up");
+    const settled = chunkViewsAt(t, 8000).find((v) => !v.current && v.held.count > 0)!;
+    expect(settled.held.count).toBeLessThan(binDelta.minBlocks);
+    const c = settled.chunk;
+    const a = heldAt(t, 8000).row(c.id).bins(c.start, c.start + c.capacity, 40);
+    const b = heldAt(t, 9000).row(c.id).bins(c.start, c.start + c.capacity, 40);
+    expect(b).toBe(a);
+    expect(b.reduce((n, x) => n + x.blocks, 0)).toBe(settled.held.count);
+  });
+
   it("a row the ops in between did not touch keeps its bins (the same array); the touched row's equal a fresh count", () => {
     const t = traced("repeat 2500 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}", "bump-scope-up");
     const old = binDelta.minBlocks;

@@ -23,8 +23,9 @@ export interface BinnedRow {
 }
 
 /**
- * Reuse of nearby bins: rows with at least `minBlocks` blocks take the bins
- * of a step at most `maxSteps` away and apply what changed, while that is at
+ * Reuse of nearby bins: a row keeps the bins of a step at most `maxSteps`
+ * away when the ops in between touched none of its blocks; rows with at least
+ * `minBlocks` blocks take them and apply what changed, while that is at
  * most an eighth of their blocks (what changed is read from the columns, so
  * a drag moving thousands of ops a frame stays cheap; tests lower
  * `minBlocks` to check the arithmetic on small traces).
@@ -42,6 +43,28 @@ interface BinEntry {
 /** The last bins computed per trace and chunk, for a few ranges (zooming out finds 1x's again). */
 const binCache = new WeakMap<TraceView, Map<number, BinEntry[]>>();
 const BIN_RANGES = 8;
+
+const NO_OPS = new Int32Array(0);
+
+/** Each list of touched ops split by row, once: every binned row of a step asks for the same list. */
+const byRowOf = new WeakMap<Int32Array, Map<number, Int32Array>>();
+function touchedByRow(t: TraceView, changed: Int32Array): Map<number, Int32Array> {
+  let m = byRowOf.get(changed);
+  if (m) return m;
+  const chunkOf = t.cols.chunk;
+  const lists = new Map<number, number[]>();
+  for (let x = 0; x < changed.length; x++) {
+    const i = changed[x] as number;
+    const r = rowOf(chunkOf[i] as number);
+    let l = lists.get(r);
+    if (!l) lists.set(r, (l = []));
+    l.push(i);
+  }
+  m = new Map();
+  for (const [r, l] of lists) m.set(r, Int32Array.from(l));
+  byRowOf.set(changed, m);
+  return m;
+}
 
 /** Adds the bytes [a0, a1), clipped to [lo, hi), to `arr` in every bin they touch. */
 function spread(arr: Float64Array, a0: number, a1: number, lo: number, hi: number, width: number, sign: 1 | -1): void {
@@ -132,18 +155,17 @@ function binSums(t: TraceView, chunkId: number, row: BinnedRow, step: number, lo
   const hit = list[at];
   if (hit?.step === step) return hit.sums;
   let sums: Sums | undefined;
-  const total = hit ? hit.sums.blocks.reduce((n, x) => n + x, 0) : 0;
-  if (hit && Math.abs(hit.step - step) <= binDelta.maxSteps && derivable(hit.step, step) && total >= binDelta.minBlocks) {
-    const changed = touchedBetween(t, Math.min(hit.step, step), Math.max(hit.step, step));
-    const chunkOf = t.cols.chunk;
-    const mine = changed.filter((i) => rowOf(chunkOf[i] as number) === chunkId);
+  // A row nothing touched in between has the same sums whatever its size
+  // (a chunk the bump pointer left long ago): the map sees the same bins and
+  // redraws nothing. A large row takes the changes into its sums.
+  if (hit && Math.abs(hit.step - step) <= binDelta.maxSteps && derivable(hit.step, step)) {
+    const mine = touchedByRow(t, touchedBetween(t, Math.min(hit.step, step), Math.max(hit.step, step))).get(chunkId) ?? NO_OPS;
     if (mine.length === 0) {
-      // Nothing in this row changed (a chunk the bump pointer left long
-      // ago): the same sums, so the map sees the same bins and redraws nothing.
       hit.step = step;
       return hit.sums;
     }
-    if (mine.length <= total / 8) {
+    const total = hit.sums.blocks.reduce((n, x) => n + x, 0);
+    if (total >= binDelta.minBlocks && mine.length <= total / 8) {
       sums = { blocks: hit.sums.blocks.slice(), live: hit.sums.live.slice(), dead: hit.sums.dead.slice(), padding: hit.sums.padding.slice() };
       const add = binner(t, sums, lo, hi);
       for (const i of mine) {
