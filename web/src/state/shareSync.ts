@@ -49,24 +49,37 @@ export interface ShareSyncOptions {
 
 export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyncOptions): void {
   let timer: number | undefined;
+  // When the state last changed: a drag of the scrubber changes the step every
+  // frame, and one timer re-armed for what is left of the quiet time (not one
+  // timer per step) writes the link once, after the hand stops.
+  let changedAt = 0;
   // Bumped by every pasted link: a write scheduled (or still encoding)
   // before it must not put the old state's link back over the new one.
   let pasted = 0;
+  const write = (): void => {
+    const at = pasted;
+    encodeShare(sharedOf(store.getState())).then(
+      (text) => {
+        if (at === pasted && window.location.hash.slice(1) !== text) window.history.replaceState(null, "", `#${text}`);
+      },
+      // A state no link can carry (a program past the size limit): drop the
+      // hash rather than leave one that opens an older state.
+      () => {
+        if (at === pasted) window.history.replaceState(null, "", `${window.location.pathname}${window.location.search}`);
+      },
+    );
+  };
+  const due = (): void => {
+    const wait = changedAt + SHARE_DEBOUNCE_MS - Date.now();
+    if (wait > 0) timer = window.setTimeout(due, wait);
+    else {
+      timer = undefined;
+      write();
+    }
+  };
   const writeHash = (): void => {
-    window.clearTimeout(timer);
-    timer = window.setTimeout(() => {
-      const at = pasted;
-      encodeShare(sharedOf(store.getState())).then(
-        (text) => {
-          if (at === pasted && window.location.hash.slice(1) !== text) window.history.replaceState(null, "", `#${text}`);
-        },
-        // A state no link can carry (a program past the size limit): drop the
-        // hash rather than leave one that opens an older state.
-        () => {
-          if (at === pasted) window.history.replaceState(null, "", `${window.location.pathname}${window.location.search}`);
-        },
-      );
-    }, SHARE_DEBOUNCE_MS);
+    changedAt = Date.now();
+    if (timer === undefined) timer = window.setTimeout(due, SHARE_DEBOUNCE_MS);
   };
   const startWriting = (): void => {
     store.subscribe((s, prev) => {
@@ -103,6 +116,7 @@ export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyn
     const text = new URL(event.newURL).hash.slice(1);
     if (!isShareLink(text)) return;
     window.clearTimeout(timer);
+    timer = undefined;
     pasted += 1;
     void open(text, false);
   });
