@@ -91,7 +91,7 @@ pub fn executed_ops(
         let (entries, truncated) = recorder::take(column).unwrap_or_default();
         let executed = match with_plan(|plan| {
             plan.sites(&entries)
-                .and_then(|entries| rebuild::rebuild(plan, &entries))
+                .and_then(|entries| rebuild::rebuild(plan, &entries, truncated))
         }) {
             Ok(Ok(executed)) => executed,
             Ok(Err(why)) | Err(why) => {

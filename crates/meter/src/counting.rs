@@ -236,10 +236,12 @@ pub(crate) fn plan(ops: &[Op<'_>]) -> Result<Vec<Prologue>, Error> {
 }
 
 /// What the rewrite of a body needs to record its sites (see
-/// [`crate::rebuild`]): the appender function and the first site number.
+/// [`crate::rebuild`]): the appender function, the first site number and
+/// the sites (op indices, ascending).
 pub(crate) struct Recording {
     pub append: u32,
     pub first_site: u32,
+    pub sites: Vec<u32>,
 }
 
 /// Emits the recorder's append of site `site`: when the record pointer is
@@ -252,20 +254,6 @@ fn emit_record(out: &mut Vec<u8>, globals: &MeterGlobals, append: u32, site: u32
         .i32_const(site as i32)
         .call(append)
         .end();
-}
-
-/// The sites of a body: the start of every segment and the operator after
-/// every indirect call, ascending.
-pub(crate) fn sites(ops: &[Op<'_>]) -> Result<Vec<u32>, Error> {
-    let mut sites: Vec<u32> = plan(ops)?.iter().map(|p| p.at as u32).collect();
-    for (i, Op { op, .. }) in ops.iter().enumerate() {
-        if is_dynamic_call(op) {
-            sites.push(i as u32 + 1);
-        }
-    }
-    sites.sort_unstable();
-    sites.dedup();
-    Ok(sites)
 }
 
 /// The plan of a body for [`crate::rebuild`]: each operator's kind and,
@@ -318,10 +306,6 @@ pub(crate) fn plan_kinds(
         .collect()
 }
 
-fn is_dynamic_call(op: &Operator<'_>) -> bool {
-    matches!(op, Operator::CallIndirect { .. } | Operator::CallRef { .. })
-}
-
 /// Emits `counter += cost` for both counters (the branch counter only when the
 /// segment ends in a conditional branch). These instructions are the meter's
 /// own and are, by construction, never counted: costs come from the input's
@@ -353,11 +337,12 @@ pub(crate) fn rewrite_body(
 ) -> Result<Vec<u8>, Error> {
     let (locals, ops) = read_ops(body)?;
     let prologues = plan(&ops)?;
-    let sites = match record {
-        Some(_) => sites(&ops)?,
-        None => Vec::new(),
-    };
-    let mut sites = sites.iter().zip(0u32..).peekable();
+    let no_sites = Vec::new();
+    let mut sites = record
+        .map_or(&no_sites, |r| &r.sites)
+        .iter()
+        .zip(0u32..)
+        .peekable();
     let mut record_at = |out: &mut Vec<u8>, i: usize| {
         if let (Some(r), Some((_, n))) = (record, sites.next_if(|(&at, _)| at as usize == i)) {
             emit_record(out, globals, r.append, r.first_site + n);

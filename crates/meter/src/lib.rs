@@ -453,22 +453,28 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
     // Each instrumented function's sites get numbers from here on (see
     // `rebuild`), and the plan the rebuild needs, for the plan copier to
     // hand out (from a passive data segment appended after the module's own).
-    let mut first_sites = std::collections::HashMap::new();
+    let mut recordings = std::collections::HashMap::new();
     let mut planned = Vec::new();
-    if appender.is_some() {
+    if let Some(append) = appender {
         let mut next_site = 0u32;
         for &func in &instrumented {
             let body = &info.bodies[(func - info.func_imports) as usize];
             let (_, ops) = counting::read_ops(body)?;
-            let sites = counting::sites(&ops)?;
-            first_sites.insert(func, next_site);
+            let kinds = counting::plan_kinds(&ops, &instrumented)?;
+            let sites = rebuild::sites_of(&kinds)
+                .map_err(|e| Error::new(format!("function {func}: {e}")))?;
+            let first_site = next_site;
             next_site += sites.len() as u32;
-            if plan_copier.is_some() {
-                planned.push(rebuild::Planned {
-                    func,
-                    ops: counting::plan_kinds(&ops, &instrumented)?,
+            recordings.insert(
+                func,
+                counting::Recording {
+                    append,
+                    first_site,
                     sites,
-                });
+                },
+            );
+            if plan_copier.is_some() {
+                planned.push(rebuild::Planned { func, ops: kinds });
             }
         }
     }
@@ -487,16 +493,12 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
         } else if Some(func) == plan_copier {
             plan_body(plan.len() as u32, info.data_segments).encode(&mut code);
         } else if instrumented.contains(&func) {
-            let record = appender.map(|append| counting::Recording {
-                append,
-                first_site: first_sites[&func],
-            });
             let new_body = counting::rewrite_body(
                 wasm,
                 body,
                 &globals,
                 slow_wraps.get(&func),
-                record.as_ref(),
+                recordings.get(&func),
             )
             .map_err(|e| Error::new(format!("function {func}: {e}")))?;
 

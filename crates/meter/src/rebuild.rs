@@ -1,29 +1,27 @@
-//! Turning a recording of executed segments back into the list of executed
+//! Turning a recording of executed sites back into the list of executed
 //! instructions, with call depth and branch outcomes.
 //!
 //! A metered module can record, while switched on (see
 //! [`crate::Options::recorder`]), one entry per *site* it passes: a
-//! little-endian `u32` site number. The sites of a function are the starts
-//! of its segments (also those that count nothing) and the operator after
-//! each indirect call. With the static *plan* of every instrumented function
-//! (its operators' kinds and branch labels and its sites, which the meter
-//! embeds in the module, see [`encode`]), that is enough to list every
-//! executed counted operator in order:
+//! little-endian `u32` site number. A function's sites are the places where
+//! control goes one way or another (see [`sites_of`]): its entry, both ways
+//! on from each `if`, `br_if` and `br_on_*` (the operator after it, and where
+//! it jumps to unless that is out of the function), each `br_table`
+//! destination and the operator after each indirect call. With the static *plan* of every instrumented function (its
+//! operators' kinds and branch labels, which the meter embeds in the module,
+//! see [`encode`]), the rebuild walks the code as it ran:
 //!
-//! * from a site, the function runs on to the end of its segment: counted
-//!   operators are listed, calls included;
-//! * a direct call to an instrumented function goes one frame deeper: the
-//!   next entry is the callee's first site. When the callee leaves, the
-//!   caller goes on after the call, to the end of its segment, with no entry
-//!   of its own. A direct call to any other function (an import) comes back
-//!   at once. An indirect call goes deeper unless the next entry is the site
-//!   right after it;
-//! * a conditional branch was not taken when the next entry is the operator
-//!   right after it (the fall-through always starts a segment, and every
-//!   segment start is a site), and taken otherwise; a `br_table` chose the
-//!   label whose destination is the next entry;
-//! * `return`, the body's final `end` and a branch to the function's own
-//!   label leave the frame.
+//! * straight code, `block`, `loop`, `else`, `end` and `br` go where the
+//!   code says; every counted operator is listed;
+//! * a conditional branch went on when the next entry is the site right
+//!   after it, and jumped otherwise; a `br_table` went to the destination
+//!   the next entry names (or out of the function when none does);
+//! * a call of an instrumented function goes one frame deeper (the next
+//!   entry is the callee's entry), and the caller goes on after the call
+//!   when the callee leaves; an indirect call went deeper unless the next
+//!   entry is the site right after it;
+//! * each site the walk reaches must be the next entry: a recording that
+//!   does not fit the code is refused, not misread.
 //!
 //! This file depends on nothing but `std`: the cost module compiles it too
 //! (with `#[path]`), so the page and the tests rebuild the same way.
@@ -63,24 +61,23 @@ pub mod kind {
     pub const CALL_DYN: u8 = 16;
 }
 
-/// One instrumented function for [`encode`]: its index, its operators as
-/// (kind, labels) and its sites (op indices, ascending).
+/// One instrumented function for [`encode`]: its index and its operators
+/// as (kind, labels).
 pub struct Planned {
     pub func: u32,
     pub ops: Vec<(u8, Vec<u32>)>,
-    pub sites: Vec<u32>,
 }
 
-const MAGIC: &[u8; 4] = b"BLX2";
+const MAGIC: &[u8; 4] = b"BLX3";
 
-/// Builds a plan. Little-endian header `BLX2`, function count, then per
-/// function: index, operator count, byte length, operator bytes, site
-/// count, site op indices as LEB128 deltas. Site numbers count up from 0
-/// through the functions in this order.
+/// Builds a plan. Little-endian header `BLX3`, function count, then per
+/// function: index, operator count, byte length, operator bytes. Site
+/// numbers count up from 0 through the functions in this order, each
+/// function's sites ([`sites_of`]) in ascending op order.
 pub fn encode(functions: &[Planned]) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     out.extend((functions.len() as u32).to_le_bytes());
-    for Planned { func, ops, sites } in functions {
+    for Planned { func, ops } in functions {
         let mut bytes = Vec::with_capacity(ops.len());
         // Most operators are straight ones, in runs: a run of up to 128 is
         // one byte, 0x80 + (length - 1).
@@ -107,14 +104,20 @@ pub fn encode(functions: &[Planned]) -> Vec<u8> {
         out.extend((ops.len() as u32).to_le_bytes());
         out.extend((bytes.len() as u32).to_le_bytes());
         out.extend(bytes);
-        out.extend((sites.len() as u32).to_le_bytes());
-        let mut last = 0;
-        for &site in sites {
-            leb(&mut out, site - last);
-            last = site;
-        }
     }
     out
+}
+
+/// The sites of a function with operators `ops` (kind, labels), ascending.
+pub fn sites_of(ops: &[(u8, Vec<u32>)]) -> Result<Vec<u32>, String> {
+    let kinds: Vec<u8> = ops.iter().map(|(k, _)| *k).collect();
+    let labels: HashMap<u32, Vec<u32>> = ops
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, l))| !l.is_empty())
+        .map(|(i, (_, l))| (i as u32, l.clone()))
+        .collect();
+    Ok(Func::new(kinds, &labels)?.sites)
 }
 
 fn leb(out: &mut Vec<u8>, mut v: u32) {
@@ -143,6 +146,12 @@ struct Func {
     kinds: Vec<u8>,
     /// Destinations of the branch operators' labels, by op index.
     dests: HashMap<u32, Vec<Dest>>,
+    /// Where an `if` whose condition was 0 goes on (after its `else`, or
+    /// after its `end`), and where the `then` arm goes on at its `else`
+    /// (after the `end`), by op index.
+    jumps: HashMap<u32, u32>,
+    /// The sites, ascending.
+    sites: Vec<u32>,
 }
 
 /// The decoded plan of every instrumented function.
@@ -197,13 +206,9 @@ impl Plan {
                 .get(at..at + len)
                 .ok_or("the plan of executed instructions is cut short")?;
             at += len;
-            funcs.insert(func, Func::decode(body, ops)?);
-            let n = read_u32(bytes, &mut at)?;
-            let mut op = 0;
-            for _ in 0..n {
-                op += read_leb(bytes, &mut at)?;
-                sites.push((func, op));
-            }
+            let f = Func::decode(body, ops)?;
+            sites.extend(f.sites.iter().map(|&op| (func, op)));
+            funcs.insert(func, f);
         }
         Ok(Plan { funcs, sites })
     }
@@ -226,9 +231,12 @@ impl Plan {
     }
 }
 
+fn malformed() -> String {
+    "the plan of executed instructions is malformed".to_string()
+}
+
 impl Func {
     fn decode(body: &[u8], count: usize) -> Result<Func, String> {
-        let bad = || "the plan of executed instructions is malformed".to_string();
         let mut kinds = Vec::with_capacity(count);
         let mut labels: HashMap<u32, Vec<u32>> = HashMap::new();
         let mut at = 0;
@@ -255,24 +263,52 @@ impl Func {
                     labels.insert(i, ls);
                 }
                 k if k <= kind::CALL_DYN => {}
-                _ => return Err(bad()),
+                _ => return Err(malformed()),
             }
         }
-        if kinds.len() != count || kinds.last() != Some(&kind::END) {
-            return Err(bad());
+        if kinds.len() != count {
+            return Err(malformed());
         }
-        // Matching `end` of every block, loop and if.
+        Func::new(kinds, &labels)
+    }
+
+    /// The function's control structure, from its operators' kinds and
+    /// branch labels.
+    fn new(kinds: Vec<u8>, labels: &HashMap<u32, Vec<u32>>) -> Result<Func, String> {
+        if kinds.last() != Some(&kind::END) {
+            return Err(malformed());
+        }
+        // Matching `else` and `end` of every block, loop and if.
         let mut ends: HashMap<u32, u32> = HashMap::new();
+        let mut elses: HashMap<u32, u32> = HashMap::new();
         let mut open: Vec<u32> = Vec::new();
         for (i, &k) in kinds.iter().enumerate() {
             match k {
                 kind::BLOCK | kind::LOOP | kind::IF => open.push(i as u32),
+                kind::ELSE => {
+                    elses.insert(*open.last().ok_or_else(malformed)?, i as u32);
+                }
                 kind::END => {
                     if let Some(o) = open.pop() {
                         ends.insert(o, i as u32);
                     }
                 }
                 _ => {}
+            }
+        }
+        let mut jumps = HashMap::new();
+        for (&frame, &end) in &ends {
+            if kinds[frame as usize] != kind::IF {
+                continue;
+            }
+            match elses.get(&frame) {
+                Some(&e) => {
+                    jumps.insert(frame, e + 1);
+                    jumps.insert(e, end + 1);
+                }
+                None => {
+                    jumps.insert(frame, end + 1);
+                }
             }
         }
         // Each label's destination, from the frames open at the branch.
@@ -291,11 +327,11 @@ impl Func {
                                 Ok(if kinds[frame as usize] == kind::LOOP {
                                     Dest::Op(frame + 1)
                                 } else {
-                                    Dest::Op(ends.get(&frame).copied().ok_or_else(bad)? + 1)
+                                    Dest::Op(ends.get(&frame).copied().ok_or_else(malformed)? + 1)
                                 })
                             }
                             std::cmp::Ordering::Equal => Ok(Dest::Exit),
-                            std::cmp::Ordering::Greater => Err(bad()),
+                            std::cmp::Ordering::Greater => Err(malformed()),
                         }
                     })
                     .collect::<Result<Vec<_>, String>>()?;
@@ -309,13 +345,39 @@ impl Func {
                 _ => {}
             }
         }
-        Ok(Func { kinds, dests })
+        let mut sites = vec![0u32];
+        for (i, &k) in kinds.iter().enumerate() {
+            let i = i as u32;
+            let op_dests = |i: u32| {
+                dests[&i].iter().filter_map(|d| match d {
+                    Dest::Op(o) => Some(*o),
+                    Dest::Exit => None,
+                })
+            };
+            match k {
+                kind::IF => sites.extend([i + 1, jumps[&i]]),
+                kind::BR_IF | kind::BR_ON => {
+                    sites.push(i + 1);
+                    sites.extend(op_dests(i));
+                }
+                kind::BR_TABLE => sites.extend(op_dests(i)),
+                kind::CALL_DYN => sites.push(i + 1),
+                _ => {}
+            }
+        }
+        sites.sort_unstable();
+        sites.dedup();
+        Ok(Func {
+            kinds,
+            dests,
+            jumps,
+            sites,
+        })
     }
-}
 
-/// Whether operator kind `k` ends a run from a site (see the module docs).
-fn ends_run(k: u8) -> bool {
-    !matches!(k, kind::STRAIGHT | kind::NOP | kind::CALL_OUT)
+    fn is_site(&self, op: u32) -> bool {
+        self.sites.binary_search(&op).is_ok()
+    }
 }
 
 /// Whether operator kind `k` counts one instruction.
@@ -346,138 +408,173 @@ pub struct Executed {
     pub taken: i32,
 }
 
+/// A destination's op index (`u32::MAX` for out of the function, which no
+/// entry names).
+fn o_of(d: Dest) -> u32 {
+    match d {
+        Dest::Op(o) => o,
+        Dest::Exit => u32::MAX,
+    }
+}
+
+/// The most operators one rebuild lists: a guard against walking a loop
+/// forever on a recording that does not fit the code.
+const MAX_EXECUTED: usize = 1 << 26;
+
 /// Rebuilds the executed operators from recorded entries, as (function,
-/// op index) (see [`Plan::sites`]). Entries must start at a root's first
-/// operator; several roots in a row (one op's cost made of several root
-/// calls) are each at depth 0.
-pub fn rebuild(plan: &Plan, entries: &[(u32, u32)]) -> Result<Vec<Executed>, String> {
-    let mut out = Vec::new();
+/// op index) (see [`Plan::sites`]). Entries must start at a root's entry;
+/// several roots in a row (one op's cost made of several root calls) are
+/// each at depth 0. `cut_short`: the recording ran out of room, so it ends
+/// before the code did; the list then stops where the recording does.
+pub fn rebuild(
+    plan: &Plan,
+    entries: &[(u32, u32)],
+    cut_short: bool,
+) -> Result<Vec<Executed>, String> {
     let func_plan = |func: u32| {
         plan.funcs.get(&func).ok_or_else(|| {
             format!("a recorded entry names function {func}, which is not instrumented")
         })
     };
-    // The open frames, the root first: function and where it goes on when
-    // its callee returns.
-    let mut frames: Vec<(u32, u32)> = Vec::new();
+    let mut out = Vec::new();
     let mut n = 0;
-    while n < entries.len() {
-        let (mut func, start) = entries[n];
-        n += 1;
-        if frames.is_empty() {
-            if start != 0 {
-                return Err(format!(
-                    "the recording starts inside function {func} (op {start}), not at a root's entry"
-                ));
-            }
-            frames.push((func, 0));
+    'roots: while let Some(&(root, start)) = entries.get(n) {
+        if start != 0 {
+            return Err(format!(
+                "the recording starts inside function {root} (op {start}), not at a root's entry"
+            ));
         }
+        // The callers of the running function: each one's function and where
+        // it goes on when its callee leaves.
+        let mut frames: Vec<(u32, u32)> = Vec::new();
+        let mut func = root;
         let mut f = func_plan(func)?;
-        let mut i = start as usize;
+        let mut i: u32 = 0;
         loop {
-            let next = entries.get(n).copied();
-            let depth = frames.len() as u32 - 1;
-            let k = *f.kinds.get(i).ok_or_else(|| {
-                format!("function {func}: the recording runs past its last operator")
-            })?;
-            let op = i as u32;
-            let push = move |out: &mut Vec<Executed>, taken| {
-                out.push(Executed {
-                    func,
-                    op,
-                    depth,
-                    taken,
-                })
-            };
-            if !ends_run(k) {
-                if counted(k) {
-                    push(&mut out, -1);
-                }
-                i += 1;
-                continue;
+            if out.len() > MAX_EXECUTED {
+                return Err("the recording does not fit the code: the walk does not end".into());
             }
-            let falls_through = next == Some((func, op + 1));
-            let mut taken = -1;
-            let mut leaves = false;
-            match k {
-                kind::CALL | kind::CALL_DYN => {
-                    push(&mut out, -1);
-                    if k == kind::CALL_DYN && (falls_through || next.is_none()) {
-                        // An uninstrumented callee: the site after the call.
-                        n += 1;
-                        i += 1;
-                        continue;
+            if f.is_site(i) {
+                match entries.get(n) {
+                    Some(&e) if e == (func, i) => n += 1,
+                    Some(&(g, o)) => {
+                        return Err(format!(
+                            "function {func} reached op {i}, but the recording goes on at op {o} of function {g}"
+                        ))
                     }
-                    if let Some(top) = frames.last_mut() {
-                        top.1 = op + 1;
-                    }
-                    match next {
-                        Some((callee, 0)) => frames.push((callee, 0)),
-                        Some((g, o)) => {
-                            return Err(format!(
-                                "function {func} calls at op {op}, but the recording goes on at op {o} of function {g}"
-                            ))
-                        }
-                        // Cut short inside the callee.
-                        None => {}
-                    }
-                    break;
+                    None => break 'roots,
                 }
-                kind::IF => taken = i32::from(!falls_through),
+            }
+            let k = *f
+                .kinds
+                .get(i as usize)
+                .ok_or_else(|| format!("function {func}: the walk runs past its last operator"))?;
+            let next = entries.get(n).copied();
+            let depth = frames.len() as u32;
+            let mut emit = |taken: i32| {
+                if counted(k) {
+                    out.push(Executed {
+                        func,
+                        op: i,
+                        depth,
+                        taken,
+                    });
+                }
+            };
+            let went_on = next == Some((func, i + 1));
+            // Where control goes: the next operator of this function, or
+            // out of it.
+            let to: Dest = match k {
+                kind::BR_IF | kind::BR_ON | kind::IF | kind::BR_TABLE
+                    if cut_short && next.is_none() =>
+                {
+                    // Cut short right at a branch: its outcome is unknown.
+                    break 'roots;
+                }
                 kind::BR_IF | kind::BR_ON => {
-                    taken = i32::from(!falls_through);
-                    leaves = !falls_through && f.dests[&op][0] == Dest::Exit;
+                    emit(i32::from(!went_on));
+                    if went_on {
+                        Dest::Op(i + 1)
+                    } else {
+                        f.dests[&i][0]
+                    }
                 }
-                kind::BR => leaves = f.dests[&op][0] == Dest::Exit,
+                kind::IF => {
+                    emit(i32::from(!went_on));
+                    Dest::Op(if went_on { i + 1 } else { f.jumps[&i] })
+                }
+                kind::ELSE => Dest::Op(*f.jumps.get(&i).ok_or_else(malformed)?),
+                kind::BR => {
+                    emit(-1);
+                    f.dests[&i][0]
+                }
                 kind::BR_TABLE => {
-                    let dests = &f.dests[&op];
-                    let chosen = next
-                        .filter(|&(g, _)| g == func)
-                        .and_then(|(_, o)| dests.iter().position(|&d| d == Dest::Op(o)))
+                    let dests = &f.dests[&i];
+                    let chosen = dests
+                        .iter()
+                        .position(|&d| next.is_some_and(|e| e == (func, o_of(d))))
                         .or_else(|| dests.iter().position(|&d| d == Dest::Exit))
                         .ok_or_else(|| {
                             format!(
-                                "function {func}: the br_table at op {op} went to none of its labels"
+                                "function {func}: the br_table at op {i} went to none of its labels"
                             )
                         })?;
-                    taken = chosen as i32;
-                    leaves = dests[chosen] == Dest::Exit;
+                    emit(chosen as i32);
+                    dests[chosen]
                 }
-                kind::RETURN | kind::UNREACHABLE => leaves = true,
-                kind::RETURN_CALL => {
-                    push(&mut out, -1);
-                    frames.pop();
-                    // The callee takes this frame over; an uninstrumented
-                    // one returns straight to the caller.
-                    if let Some((callee, 0)) = next {
-                        frames.push((callee, 0));
-                        break;
+                kind::RETURN => {
+                    emit(-1);
+                    Dest::Exit
+                }
+                kind::UNREACHABLE => {
+                    // A trap: nothing runs after it.
+                    emit(-1);
+                    break 'roots;
+                }
+                kind::END if i as usize + 1 == f.kinds.len() => Dest::Exit,
+                kind::CALL | kind::CALL_DYN | kind::RETURN_CALL => {
+                    emit(-1);
+                    if k == kind::CALL_DYN && went_on {
+                        Dest::Op(i + 1)
+                    } else {
+                        match next {
+                            Some((callee, 0)) if plan.funcs.contains_key(&callee) => {
+                                if k != kind::RETURN_CALL {
+                                    frames.push((func, i + 1));
+                                }
+                                func = callee;
+                                f = func_plan(func)?;
+                                i = 0;
+                                continue;
+                            }
+                            None if cut_short => break 'roots,
+                            // An uninstrumented callee of a tail call: it
+                            // returns to this function's caller.
+                            Some(_) if k == kind::RETURN_CALL => Dest::Exit,
+                            other => {
+                                return Err(format!(
+                                    "function {func} calls at op {i}, but the recording goes on at {other:?}"
+                                ))
+                            }
+                        }
                     }
-                    leaves = true;
                 }
-                kind::END => leaves = i + 1 == f.kinds.len(),
-                _ => {}
-            }
-            if counted(k) && k != kind::RETURN_CALL {
-                push(&mut out, taken);
-            }
-            if leaves {
-                if k != kind::RETURN_CALL {
-                    frames.pop();
+                _ => {
+                    emit(-1);
+                    Dest::Op(i + 1)
                 }
-                if let Some(&(caller, resume)) = frames.last() {
-                    // The caller goes on right after its call (after an
-                    // indirect call, from the site recorded there).
-                    if entries.get(n) == Some(&(caller, resume)) {
-                        n += 1;
+            };
+            match to {
+                Dest::Op(o) => i = o,
+                Dest::Exit => match frames.pop() {
+                    Some((caller, resume)) => {
+                        func = caller;
+                        f = func_plan(func)?;
+                        i = resume;
                     }
-                    func = caller;
-                    f = func_plan(func)?;
-                    i = resume as usize;
-                    continue;
-                }
+                    None => continue 'roots,
+                },
             }
-            break;
         }
     }
     Ok(out)

@@ -66,7 +66,7 @@ fn executed(body: &str, root: &str, args: &[i32]) -> Vec<Row> {
         .chunks(4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
-    let list = rebuild(&plan, &plan.sites(&sites).unwrap()).unwrap();
+    let list = rebuild(&plan, &plan.sites(&sites).unwrap(), false).unwrap();
     let rows: Vec<Row> = list
         .iter()
         .map(|e| {
