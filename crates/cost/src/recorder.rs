@@ -3,8 +3,9 @@
 //!
 //! bumplab-meter compiles a recorder into every instrumented function, off
 //! until `bumplab_meter_record` (see [`crate::meter`]) gives it room: then
-//! each segment entered and each return to an instrumented caller appends
-//! a site number (see `bumplab_meter::rebuild`). This module owns that
+//! each place where control went one way or another (a function entry, the
+//! way on from a conditional branch) appends its site number (see
+//! `bumplab_meter::rebuild`). This module owns that
 //! room, a buffer made once, before the first replay it records (the
 //! replays keep their own memory in the replay region, so their addresses
 //! and counts do not depend on it), and switches the recorder on around

@@ -171,7 +171,7 @@ pub(crate) fn read_ops<'a>(body: &Body<'a>) -> Result<(Range<usize>, Vec<Op<'a>>
 }
 
 /// A segment: where it starts and what its operators cost (zero-cost
-/// segments included: the recorder marks them too).
+/// segments included; their counter update is empty).
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Prologue {
     pub at: usize,
