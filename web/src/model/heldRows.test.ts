@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { TraceView } from "../engine/traceView";
 import { traced } from "../test/runs";
-import { deltaCore, fullCore, type Core } from "./heldRows";
+import { deltaCore, fullCore, touchedBetween, type Core } from "./heldRows";
 
 /** A row as the map reads it: its ids by address (read backwards when the row says so). */
 const byAddress = (core: Core): number[][] => core.rows.map((r) => (r.backwards ? Array.from(r.ids).reverse() : Array.from(r.ids)));
@@ -80,5 +80,30 @@ describe("a step derived from a nearby one equals a full pass at that step", () 
     expect(d.rows[r]!.ids.buffer).not.toBe(rc.ids.buffer);
     expect(Array.from(c.rows[r]!.ids)).toEqual(Array.from(fullCore(t, 5080).rows[r]!.ids));
     expect(Array.from(d.rows[r]!.ids)).toEqual(Array.from(fullCore(t, 5060).rows[r]!.ids));
+  });
+});
+
+describe("a long run's index of ended blocks is built when the page is idle", () => {
+  it("a full pass of a 60,000-op run asks for one idle callback, which builds what a derivation then reads; a short run asks for none", () => {
+    const asked: (() => void)[] = [];
+    vi.stubGlobal("requestIdleCallback", (f: () => void) => asked.push(f));
+    try {
+      const short = traced("repeat 100 { a = alloc 8 }", "bumpalo");
+      fullCore(short, 50);
+      expect(asked).toHaveLength(0);
+      const t = traced("repeat 15000 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}", "bump-scope-up");
+      const from = fullCore(t, 30_000);
+      fullCore(t, 40_000);
+      expect(asked).toHaveLength(1);
+      asked[0]!();
+      // Built once: a later full pass asks for nothing more.
+      fullCore(t, 50_000);
+      expect(asked).toHaveLength(1);
+      // The ops 30,000..30,400 placed 300 blocks and reclaimed 100 of them (each b, freed right after it).
+      expect(touchedBetween(t, 30_000, 30_400)).toHaveLength(300);
+      expect(byAddress(deltaCore(t, from, 30_400)!)).toEqual(byAddress(fullCore(t, 30_400)));
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -121,6 +121,26 @@ function endedBy(t: TraceView): EndedBy {
   return e;
 }
 
+/** Runs whose index of ended blocks is asked for in an idle moment. */
+const preparing = new WeakSet<OpColumns>();
+
+/** From this many ops on, a run's index of ended blocks is built ahead of need. */
+const PREPARE_FROM_OPS = 50_000;
+
+/**
+ * Builds a long run's index of ended blocks when the page is next idle: over
+ * a million ops it takes tens of milliseconds, which the first step of a
+ * scrubber drag (the first step derived from another) cannot spare. Where
+ * nothing schedules idle work (a worker, a test) it is built on first need.
+ */
+function prepareLater(t: TraceView): void {
+  if (t.length < PREPARE_FROM_OPS || endedByOf.has(t.cols) || preparing.has(t.cols)) return;
+  const idle = (globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => number }).requestIdleCallback;
+  if (typeof idle !== "function") return;
+  preparing.add(t.cols);
+  idle(() => void endedBy(t), { timeout: 1000 });
+}
+
 /**
  * The ops whose block the ops from..to-1 made held or not, or changed the
  * state of: those they placed (held from the next step), and those they
@@ -184,6 +204,7 @@ function orderRow(t: TraceView, starts: Float64Array, ids: Int32Array): RowIds {
 
 /** What step k holds: one pass over the columns of ops 0..k-1. */
 export function fullCore(t: TraceView, k: number): Core {
+  prepareLater(t);
   const { meta, chunk, gone_at } = t.cols;
   const starts = chunkStarts(t);
   const rows = Math.max(1, starts.length);
