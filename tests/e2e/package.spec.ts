@@ -109,6 +109,15 @@ test("npx bumplab list and trace run from the installed package, and trace print
   expect(fromRepo.status).toBe(0);
   expect(trace.stdout).toBe(fromRepo.stdout);
 
+  // --executed reads the listing the packaged site fetches: the same instructions as the repository's.
+  const executed = spawnSync("npx", ["--offline", "bumplab", "trace", "--executed", "--allocator", "fitzgen-down", "prog.txt"], { cwd: blog, env, encoding: "utf8" });
+  expect(executed.stderr).toBe("");
+  expect(executed.status).toBe(0);
+  const listed = JSON.parse(executed.stdout) as { ops: { executed: { function: string; line: number }[] }[] };
+  expect(listed.ops[1]?.executed.length).toBe(22);
+  const executedInRepo = spawnSync(process.execPath, [join(REPO, "web/cli/bumplab.mjs"), "trace", "--executed", "--allocator", "fitzgen-down", join(blog, "prog.txt")], { encoding: "utf8" });
+  expect(executed.stdout).toBe(executedInRepo.stdout);
+
   const bad = spawnSync("npx", ["--offline", "bumplab", "trace", "--allocator", "bumpalo", "-"], { cwd: blog, env, input: "a = alloc\n", encoding: "utf8" });
   expect(bad.status).toBe(1);
   expect(bad.stderr).toMatch(/^<stdin>:1:\d+: /);

@@ -19,7 +19,7 @@
 // `FILE:LINE:COLUMN: message`) or a file that cannot be read; 2 for a usage
 // error (a bad command, option or option value); 3 for a bug in the engine
 // (a trap in the wasm module), reported with the panic's message.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -75,6 +75,20 @@ async function loadEngine() {
 const MAX_EXECUTED_OPS = 2_000;
 
 /**
+ * The cost module's listing.json: beside the module in the repository; in the
+ * installed package, the copy the built site fetches for its Instructions
+ * view (dist/assets/listing-<hash>.json, made by the same build as the
+ * packaged module), so the package does not carry the 17 MB file twice.
+ */
+function listingFile() {
+  const beside = join(engineFolder("pkg-cost"), "listing.json");
+  if (existsSync(beside)) return beside;
+  const assets = join(here, "dist", "assets");
+  const hashed = existsSync(assets) ? readdirSync(assets).find((f) => /^listing-[\w-]+\.json$/.test(f)) : undefined;
+  return hashed ? join(assets, hashed) : beside;
+}
+
+/**
  * Each op's executed wasm instructions (the model column), as
  * `{function, offset, text, file, line}`, from the cost module's
  * `executedOps` and the listing.json built beside it.
@@ -86,7 +100,7 @@ function executedLists(engine, source, opts, ops) {
   if (typeof engine.executedOps !== "function") fail("the wasm engine has no executedOps: run `npm run build:wasm`", 1);
   let listing;
   try {
-    listing = JSON.parse(readFileSync(join(engineFolder("pkg-cost"), "listing.json"), "utf8"));
+    listing = JSON.parse(readFileSync(listingFile(), "utf8"));
   } catch (e) {
     fail(`--executed needs listing.json beside the cost module (${e.code === "ENOENT" ? "not built" : e.message}); run \`npm run build:wasm\``, 1);
   }
