@@ -420,6 +420,9 @@ function markCurrent(refs: Refs, current: RustLine | null): void {
 
 const toggles = new WeakMap<HTMLElement, { button: HTMLButtonElement; onToggle: (shown: boolean) => void; shown: boolean }>();
 
+/** The Instructions toggles' accessible name (their text is "Instructions"). */
+export const TOGGLE_NAME = "Instructions this op executed";
+
 /**
  * The code panel's Instructions toggle, after its heading (built once, so it
  * keeps focus across renders). Pressed: the panel shows the wasm beside the
@@ -428,7 +431,13 @@ const toggles = new WeakMap<HTMLElement, { button: HTMLButtonElement; onToggle: 
 export function renderInstructionsToggle(panel: HTMLElement, shown: boolean, onToggle: (shown: boolean) => void): void {
   let t = toggles.get(panel);
   if (!t) {
-    const button = h("button", { type: "button", class: "mode-button instructions-toggle", title: "Show the compiled wasm this op executed beside its Rust source" }, "Instructions");
+    // Named apart from the cost chart's "Instructions" metric button, and
+    // starting with the visible word, so speech input can still say it.
+    const button = h(
+      "button",
+      { type: "button", class: "mode-button instructions-toggle", "aria-label": TOGGLE_NAME, title: "Show the compiled wasm this op executed beside its Rust source" },
+      "Instructions",
+    );
     const entry = { button, onToggle, shown };
     button.addEventListener("click", () => entry.onToggle(!entry.shown));
     const heading = panel.querySelector("h2");

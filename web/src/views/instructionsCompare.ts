@@ -8,7 +8,7 @@
 import type { InstructionsLookup } from "../engine/listing";
 import { branchOutcome, compactSource, executedListing, shortName, summaryText } from "../model/instructions";
 import { h } from "./dom";
-import { shownText } from "./instructions";
+import { shownText, TOGGLE_NAME } from "./instructions";
 
 export interface CompareInstructionsColumn {
   /** The column's name as compare mode heads it (the preset and its settings). */
@@ -85,7 +85,7 @@ export function renderCompareInstructions(mount: HTMLElement, data: CompareInstr
   const was = keys.get(mount);
   if (was && was.length === key.length && was.every((v, i) => v === key[i])) return;
   keys.set(mount, key);
-  const toggle = h("button", { type: "button", class: "mode-button instructions-toggle", "aria-pressed": String(data.shown) }, "Instructions");
+  const toggle = h("button", { type: "button", class: "mode-button instructions-toggle", "aria-label": TOGGLE_NAME, "aria-pressed": String(data.shown) }, "Instructions");
   toggle.addEventListener("click", () => handlers.onToggle(!data.shown));
   const head = h(
     "div",
