@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { kindOf, type TraceView } from "../engine/traceView";
 import { traced } from "../test/runs";
 import { blocksAt } from "../test/blocks";
-import { bumpPointerAt, chunkAliveAt, chunksAt, chunkViewsAt, currentChunkAt, noChunkYet, statsAt } from "./chunks";
+import { bumpPointerAt, chunkAliveAt, chunksAt, chunkViewsAt, currentChunkAt, mostChunksAlive, noChunkYet, statsAt } from "./chunks";
 import { describeStep } from "./describe";
 
 function trace(source: string, allocator: string, capacity?: number, target: "64" | "wasm32" = "64"): TraceView {
@@ -197,5 +197,33 @@ describe("fill per chunk adds up to the engine's used bytes", () => {
       expect(views.length, `step ${s}`).toBe(statsAt(t, s).chunks);
       expect(views.filter((v) => v.current).length, `step ${s}`).toBe(views.length > 0 ? 1 : 0);
     }
+  });
+});
+
+describe("mostChunksAlive: the rows a map of the run shows at most", () => {
+  const cases: [string, string][] = [
+    ["repeat 20 { x = alloc 64 }", "bumpalo"],
+    ["repeat 20 { x = alloc 64 }\nreset\nrepeat 3 { y = alloc 64 }", "bumpalo"],
+    ["a = alloc 8\ncheckpoint s\nb = alloc 600000\nc = alloc 600000\nd = alloc 100\nrestore s\ne = alloc 16", "bumper-slab"],
+    ["a = alloc 8\nb = alloc 1000\nc = alloc 3000 align 64\nreset\nd = alloc 8", "cpp-arena"],
+    ["a = alloc 8\ncheckpoint s\nrepeat 10 { x = alloc 64 }\nrestore s\nb = alloc 500", "bump-scope-up"],
+  ];
+  for (const [source, allocator] of cases) {
+    it(`${allocator}: ${source.split("\n").join("; ")}`, () => {
+      const t = trace(source, allocator);
+      const most = Math.max(...Array.from({ length: t.length + 1 }, (_, s) => chunksAt(t, s).length));
+      expect(mostChunksAlive(t)).toBe(most);
+    });
+  }
+
+  it("bumpalo, 20 blocks of 64 bytes: 2 chunks at the end, none freed", () => {
+    expect(mostChunksAlive(trace("repeat 20 { x = alloc 64 }", "bumpalo"))).toBe(2);
+  });
+
+  it("bumpalo's reset keeps only the newest chunk: the most is before it, not after", () => {
+    const t = trace("repeat 100 { x = alloc 64 }\nreset\nrepeat 3 { y = alloc 64 }", "bumpalo");
+    expect(chunksAt(t, t.length).length).toBe(1);
+    expect(mostChunksAlive(t)).toBe(chunksAt(t, 100).length);
+    expect(mostChunksAlive(t)).toBeGreaterThan(2);
   });
 });

@@ -21,6 +21,35 @@ export function chunkAliveAt(chunk: ChunkInfo, step: number): boolean {
   return made && kept;
 }
 
+const mostAlive = new WeakMap<TraceView, { chunks: number; most: number }>();
+
+/**
+ * The most chunks that exist together after any step of the trace: the rows
+ * a map of it ever shows. One sweep over the chunks' lifetimes, kept per
+ * trace (and done again when a trace still running has listed more chunks).
+ */
+export function mostChunksAlive(trace: TraceView): number {
+  const known = mostAlive.get(trace);
+  if (known && known.chunks === trace.chunks.length) return known.most;
+  // Chunk c exists after steps (created_by, freed_by]: +1 from the step after
+  // it was made, −1 from the step after the op that freed it.
+  const changes: [number, number][] = [];
+  for (const c of trace.chunks) {
+    changes.push([c.created_by === undefined ? 0 : c.created_by + 1, 1]);
+    if (c.freed_by !== undefined) changes.push([c.freed_by + 1, -1]);
+  }
+  // At one step, frees first: a chunk freed and one made by the same op do not both count.
+  changes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let alive = 0;
+  let most = 0;
+  for (const [, d] of changes) {
+    alive += d;
+    if (alive > most) most = alive;
+  }
+  mostAlive.set(trace, { chunks: trace.chunks.length, most });
+  return most;
+}
+
 /** The chunks that exist after `step` ops, oldest first. */
 export function chunksAt(trace: TraceView, step: number): ChunkInfo[] {
   const s = clampStep(trace, step);

@@ -192,6 +192,19 @@ describe("heldAt", () => {
     expect(heldAt(t, 10).find(11)).toBeUndefined();
   });
 
+  it("a step keeps the block objects of the step before it that it leaves in the same state", () => {
+    // a is freed by op 2 and stays (b lies above it); b is untouched.
+    const t = traced("a = alloc 8\nb = alloc 8\nfree a\nc = alloc 8", "bump-scope-up");
+    const before = heldAt(t, 2);
+    const [a2, b2] = [before.find(0), before.find(1)];
+    expect([a2?.state, b2?.state]).toEqual(["live", "live"]);
+    const after = heldAt(t, 3);
+    expect(after.find(1)).toBe(b2);
+    expect(after.find(0)).not.toBe(a2);
+    expect(after.find(0)?.state).toBe("freed");
+    expect(after.find(0)).toEqual({ ...a2, state: "freed" });
+  });
+
   it("a 10,000-op trace: each row by address, 2 blocks held per 4 ops", () => {
     const t = traced("repeat 2500 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}", "bump-scope-up");
     const h = heldAt(t, t.length);

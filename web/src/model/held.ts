@@ -73,6 +73,8 @@ export interface Held {
 const CACHE = 2;
 const cache = new WeakMap<TraceView, Held[]>();
 const cores = new WeakMap<Held, Core>();
+/** Each Held's blocks made so far, by op id: the next step's Held takes those still the same. */
+const blocksOf = new WeakMap<Held, Map<number, Block>>();
 
 /** What the chunks hold after `step` ops (step clamped to 0..length). */
 export function heldAt(t: TraceView, step: number): Held {
@@ -94,25 +96,33 @@ export function heldAt(t: TraceView, step: number): Held {
   for (const h of list) if (!near || Math.abs(h.step - k) < Math.abs(near.step - k)) near = h;
   const nearCore = near ? cores.get(near) : undefined;
   const core = (nearCore && derivable(nearCore.step, k) ? deltaCore(t, nearCore, k) : undefined) ?? fullCore(t, k);
-  const h = wrap(t, core);
+  // A block the nearest step made and this step sees in the same state is the
+  // same object: a step leaves most blocks as they were, and the map compares
+  // blocks by identity (and makes no garbage for them).
+  const h = wrap(t, core, near ? blocksOf.get(near) : undefined);
   cores.set(h, core);
   list.push(h);
   if (list.length > CACHE) list.shift();
   return h;
 }
 
+/** The state after step k of the block op i placed. */
+function stateAt(t: TraceView, i: number, k: number): BlockState {
+  const dead = t.cols.dead_at[i] as number;
+  if (dead === NONE || dead >= k) return "live";
+  return ((t.cols.meta[dead] as number) & META_KIND) === 2 ? "freed" : "leaked";
+}
+
 /** The block op i placed, as held after step k. */
 function makeBlock(t: TraceView, starts: Float64Array, i: number, k: number): Block {
-  const { meta, chunk, size: sizes, padding: paddings, dead_at } = t.cols;
+  const { meta, chunk, size: sizes, padding: paddings } = t.cols;
   const m = meta[i] as number;
   const kind = (m & META_KIND) === 1 ? "realloc" : "alloc";
   const stmt = t.stmts[m >>> META_STMT_SHIFT];
   const address = addressOfId(t, starts, i);
   const size = sizes[i] as number;
   const padding = paddings[i] as number;
-  const dead = dead_at[i] as number;
-  let state: BlockState = "live";
-  if (dead !== NONE && dead < k) state = ((meta[dead] as number) & META_KIND) === 2 ? "freed" : "leaked";
+  const state = stateAt(t, i, k);
   const block: Block = {
     id: i,
     name: stmt?.block ?? `#${i}`,
@@ -133,8 +143,11 @@ function makeBlock(t: TraceView, starts: Float64Array, i: number, k: number): Bl
   return block;
 }
 
-/** The Held of a core: rows and blocks made on first use and kept with it. */
-function wrap(t: TraceView, core: Core): Held {
+/**
+ * The Held of a core: rows and blocks made on first use and kept with it
+ * (blocks `earlier` holds in the same state are taken from it).
+ */
+function wrap(t: TraceView, core: Core, earlier?: Map<number, Block>): Held {
   const { meta, gone_at, size: sizes } = t.cols;
   const k = core.step;
   const starts = chunkStarts(t);
@@ -142,7 +155,10 @@ function wrap(t: TraceView, core: Core): Held {
   const blocks = new Map<number, Block>();
   const made = (i: number): Block => {
     let b = blocks.get(i);
-    if (!b) blocks.set(i, (b = makeBlock(t, starts, i, k)));
+    if (!b) {
+      const before = earlier?.get(i);
+      blocks.set(i, (b = before && before.state === stateAt(t, i, k) ? before : makeBlock(t, starts, i, k)));
+    }
     return b;
   };
   const find = (id: number): Block | undefined => {
@@ -204,7 +220,7 @@ function wrap(t: TraceView, core: Core): Held {
     return row;
   };
   const rowCache = new Map<number, HeldRow>();
-  return {
+  const held: Held = {
     step: k,
     total: core.total,
     row(id) {
@@ -219,4 +235,6 @@ function wrap(t: TraceView, core: Core): Held {
       return out;
     },
   };
+  blocksOf.set(held, blocks);
+  return held;
 }
