@@ -228,6 +228,22 @@ test("Export SVG: the file stands alone, with title, legend, caption and link, o
   await alone.close();
 });
 
+test("Export SVG after a reset: the map is the one row there is, not the room the page keeps for the run's most rows", async ({ page }, info) => {
+  // 100 blocks of 64 bytes take bumpalo 4 chunks (7, 15, 31 and 63 blocks); its reset keeps the newest alone.
+  await openAt(page, { ...STATE, target: "64", source: "repeat 100 { x = alloc 64 }\nreset\nrepeat 3 { y = alloc 64 }", step: 104 }, "op 104 / 104");
+  const onPage = page.locator("#memory-map svg.memory-map");
+  await expect(onPage.locator("g.chunk-row")).toHaveCount(1);
+  const kept = Number(await onPage.getAttribute("height"));
+  const rows = Number(await onPage.getAttribute("data-content-height"));
+  expect(rows).toBeLessThan(kept);
+  await openShare(page);
+  const file = await downloadOf(page, "Export SVG", info.outputPath("reset.svg"));
+  const map = file.bytes.toString("utf8").match(/<svg [^>]*class="memory-map"[^>]*>/)?.[0] ?? "";
+  expect(map).toContain(`height="${rows}"`);
+  expect(map).toMatch(new RegExp(`viewBox="0 0 \\d+ ${rows}"`));
+  expect(map).not.toContain("data-content-height");
+});
+
 test("Export SVG in compare mode: the columns side by side, each under its allocator's name", async ({ page, browser }, info) => {
   const state: SharedState = {
     ...STATE,

@@ -195,3 +195,41 @@ test("a moving realloc: the old block is marked leaked, the new one names it, st
   await expect(cs).toHaveCount(1);
   await expect(old).toHaveAttribute("data-state", "live");
 });
+
+test("the map keeps room for the run's most chunks: rows come and go, the svg and everything below stay put", async ({ page }) => {
+  // 100 blocks of 64 bytes take bumpalo 4 chunks (7, 15, 31 and 63 blocks); its reset keeps the newest alone.
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
+  await page.getByRole("textbox", { name: "Program" }).fill("repeat 100 { x = alloc 64 }\nreset\nrepeat 3 { y = alloc 64 }");
+  await expect(counter(page)).toHaveText("op 104 / 104");
+  const measure = () =>
+    page.evaluate(() => {
+      const svg = document.querySelector<SVGSVGElement>("#memory-map svg.memory-map")!;
+      return {
+        rows: svg.querySelectorAll("g.chunk-row").length,
+        svgHeight: Number(svg.getAttribute("height")),
+        rowsHeight: Number(svg.getAttribute("data-content-height")),
+        frame: svg.parentElement!.getBoundingClientRect().height,
+        container: document.querySelector("#memory-map")!.getBoundingClientRect().height,
+        stepperTop: Math.round(document.querySelector("#stepper")!.getBoundingClientRect().top + window.scrollY),
+      };
+    });
+  const seek = async (step: number) => {
+    await page.locator("#step").fill(String(step));
+    await expect(counter(page)).toHaveText(`op ${step} / 104`);
+  };
+  const atEnd = await measure();
+  await seek(100);
+  const most = await measure();
+  await seek(0);
+  const none = await measure();
+  expect([none.rows, most.rows, atEnd.rows]).toEqual([0, 4, 1]);
+  // Four rows of 88 px with 10 between, and 4 px below.
+  expect(most.svgHeight).toBe(4 * 98 - 10 + 4);
+  expect([none.svgHeight, atEnd.svgHeight]).toEqual([most.svgHeight, most.svgHeight]);
+  expect(atEnd.rowsHeight).toBe(88 + 4);
+  // The frame shows the rows there are; the panel and the stepper below it do not move.
+  expect(atEnd.frame).toBeCloseTo(atEnd.rowsHeight, 0);
+  expect(most.frame).toBeCloseTo(most.svgHeight, 0);
+  expect([none.container, atEnd.container]).toEqual([most.container, most.container]);
+  expect([none.stepperTop, atEnd.stepperTop]).toEqual([most.stepperTop, most.stepperTop]);
+});

@@ -138,6 +138,10 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
         .map((r) => `chunk ${r.id}: ${r.drawn} of ${r.inView} blocks`),
     );
 
+  /** The chunk rows on screen, and the number the step has (the svg says it). */
+  const rowsDrawn = (): Promise<number> => page.locator("#memory-map g.chunk-row").count();
+  const rowsOfTheStep = async (): Promise<number> => Number(await page.locator("#memory-map svg.memory-map").getAttribute("data-chunks"));
+
   // Pressed and moved in small steps, as a hand drags; then held still, pressed.
   await page.mouse.move(at(0), y);
   await page.mouse.down();
@@ -146,8 +150,9 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
   expect(held).toBeGreaterThan(30_000);
   expect(held).toBeLessThan(50_000);
   await expectAt(held);
-  // Blocks that enter the map over several frames while the hand moves are all there once it pauses.
+  // Rows and blocks that enter the map over several frames while the hand moves are all there once it pauses.
   expect(await page.locator("#memory-map g.chunk-row:not(.is-binned)").count()).toBeGreaterThan(0);
+  await expect.poll(rowsDrawn).toEqual(await rowsOfTheStep());
   await expect.poll(rowsMissingBlocks).toEqual([]);
   // On, and released mid-way.
   for (let i = 1; i <= 20; i++) await page.mouse.move(at(0.4 + (0.3 * i) / 20), y);
@@ -156,6 +161,7 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
   expect(stopped).toBeGreaterThan(60_000);
   expect(stopped).toBeLessThan(80_000);
   await expectAt(stopped);
+  await expect.poll(rowsDrawn).toEqual(await rowsOfTheStep());
   await expect.poll(rowsMissingBlocks).toEqual([]);
   const code = await page.locator("#code-view .code-line.is-current").getAttribute("data-line");
   const details = await page.locator("#op-details").textContent();

@@ -122,10 +122,13 @@ export function cleanCopy(svg: SVGSVGElement): SVGSVGElement {
   for (const gone of clone.querySelectorAll(".block-exit, .chunk-row-exit")) gone.remove();
   clone.setAttribute("xmlns", SVG_NS);
   const width = svg.getAttribute("width") ?? String(svg.clientWidth);
-  const height = svg.getAttribute("height") ?? String(svg.clientHeight);
+  // A map keeps its svg taller than its rows while a run can add some: the figure is the rows.
+  const content = svg.getAttribute("data-content-height");
+  const height = content ?? svg.getAttribute("height") ?? String(svg.clientHeight);
   clone.setAttribute("width", width);
   clone.setAttribute("height", height);
-  if (!clone.getAttribute("viewBox")) clone.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  if (content !== null || !clone.getAttribute("viewBox")) clone.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  clone.removeAttribute("data-content-height");
   return clone;
 }
 

@@ -9,7 +9,7 @@
 import type { TraceView, ViewResult } from "../engine/traceView";
 import type { AllocatorInfo, Target } from "../engine/types";
 import { clampStep } from "../model/blocks";
-import { bumpPointerAt, chunkViewsAt, noChunkYet, statsAt } from "../model/chunks";
+import { bumpPointerAt, chunkViewsAt, mostChunksAlive, noChunkYet, statsAt } from "../model/chunks";
 import {
   addColumn,
   bestTotals,
@@ -357,6 +357,7 @@ function drawColumns(refs: Refs, data: CompareData): void {
       focus: focusAt(trace, step),
       emptyText: emptyText(trace, step),
       animate: data.animate,
+      reserveRows: mostChunksAlive(trace),
       ...(data.figure ? { fit: figureFit(trace) } : {}),
     });
   });

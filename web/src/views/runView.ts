@@ -6,7 +6,7 @@
 
 import type { TraceView } from "../engine/traceView";
 import { clampStep } from "../model/blocks";
-import { noChunkYet, statsAt } from "../model/chunks";
+import { mostChunksAlive, noChunkYet, statsAt } from "../model/chunks";
 import { currentOp, describeMicro, describeStep, microSteps } from "../model/describe";
 import { codeFocus, focusOf, highlighted, statsSeries } from "../model/focus";
 import { microMapAt } from "../model/microMap";
@@ -107,6 +107,7 @@ export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: Run
     ...(input.sourceLines ? { sourceLines: input.sourceLines } : {}),
     emptyText: emptyMapText(trace, step),
     animate: input.animate,
+    reserveRows: mostChunksAlive(trace),
     ...(input.figure ? { fit: figureFit(trace) } : {}),
     ...(input.following ? { progressive: true } : {}),
   });

@@ -253,6 +253,6 @@ export function renderStepper(container: HTMLElement, data: StepperData, dispatc
   if (refs.speed.value !== String(data.speed)) refs.speed.value = String(data.speed);
   setText(refs.description, data.description);
   // Shift+←/→ moves through micro-steps; the line says which one is in view.
+  // Empty, not hidden, at op 0: the line keeps its height (styles.css .step-micro).
   setText(refs.micro, data.micro ? `Micro-step ${data.micro}` : "");
-  refs.micro.hidden = data.micro === null;
 }

@@ -46,10 +46,31 @@ function place(s: Placeable | ReturnType<Placeable["transition"]>, geo: (b: Bloc
   sel.select("rect.hl").attr("x", (d) => geo(d).bodyX - HL_GAP).attr("width", (d) => geo(d).bodyW + 2 * HL_GAP);
 }
 
+/**
+ * What drawBlocks last wrote into a block's elements: its attributes (as one
+ * key) and its geometry. A step leaves most of a row's blocks as they were,
+ * and comparing here skips them without reading the DOM (tens of reads per
+ * block, for hundreds of blocks, at every step of a drag). A transition
+ * writes behind its back, so an animated draw forgets what it holds.
+ */
+interface Drawn {
+  key: string;
+  geometry?: Geometry;
+}
+const drawn = new WeakMap<Element, Drawn>();
+
+const sameGeometry = (a: Geometry | undefined, b: Geometry): boolean =>
+  a !== undefined && a.padX === b.padX && a.padW === b.padW && a.bodyX === b.bodyX && a.bodyW === b.bodyW;
+
 /** Sets the pad and body rectangles of blocks at once, writing only the values that changed. */
 function placeNow(s: Placeable, geo: (b: Block) => Geometry): void {
   s.each(function (d) {
     const g = geo(d);
+    const known = drawn.get(this);
+    if (known) {
+      if (sameGeometry(known.geometry, g)) return;
+      known.geometry = g;
+    }
     const pad = this.querySelector("rect.pad");
     const body = this.querySelector("rect.body");
     const hl = this.querySelector("rect.hl");
@@ -167,9 +188,18 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
     );
   // A step changes few of a row's blocks: each value is written only where it changed.
   groups.each(function (d) {
+    const l = labelOf.get(d.id);
+    const current = focus.has(d.id);
+    const highlit = highlight?.has(d.id) ?? false;
+    const inside = l?.mode === "inside" ? `${l.text}@${l.x}` : "";
+    const key = `${d.id}|${d.name}|${d.chunk}|${d.address}|${d.size}|${d.align}|${d.padding}|${d.state}|${current}|${highlit}|${inside}`;
+    const known = drawn.get(this);
+    if (known?.key === key) return;
+    if (known) known.key = key;
+    else drawn.set(this, { key });
     const set = (name: string, value: string | number): void => setAttr(this, name, value);
     const label = blockLabel(d);
-    set("class", `block is-${d.state}${focus.has(d.id) ? " is-current" : ""}${highlight?.has(d.id) ? " is-highlight" : ""}`);
+    set("class", `block is-${d.state}${current ? " is-current" : ""}${highlit ? " is-highlight" : ""}`);
     set("role", "img");
     set("aria-label", label);
     set("data-block", d.name);
@@ -186,7 +216,6 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
     if (title) setTextOf(title, label);
     const text = this.querySelector("text.label");
     if (text) {
-      const l = labelOf.get(d.id);
       setTextOf(text, l?.mode === "inside" ? l.text : "");
       setAttr(text, "x", l?.x ?? 0);
       // Most blocks of a full row are too narrow for a label: an empty one is not laid out at all.
@@ -196,11 +225,21 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
   // Tab order follows addresses, whatever order the blocks entered in.
   groups.order();
   if (duration > 0) {
+    groups.each(function () {
+      drawn.delete(this);
+    });
     groups.transition().duration(duration).style("opacity", 1);
     groups.transition("geometry").duration(duration).call((t) => place(t, now));
   } else {
     groups.interrupt().interrupt("geometry");
-    style(groups, "opacity", 1);
+    // A block drawn at once before holds opacity 1 already (an entering one is written here first).
+    style(
+      groups.filter(function () {
+        return drawn.get(this)?.geometry === undefined;
+      }),
+      "opacity",
+      1,
+    );
     placeNow(groups, now);
   }
 

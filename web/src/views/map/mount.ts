@@ -9,6 +9,7 @@ import "d3-transition";
 import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from "d3-zoom";
 import type { ChunkView } from "../../model/chunks";
 import { h } from "../dom";
+import { setStyle } from "./attrs";
 import { binCard, blockCard, createCardElement, showCard } from "./card";
 import { BAR_H, BAR_Y, blockIn, EMPTY_H, MARGIN, PTR_Y, ROW_H, type MemoryMapData, type RowLayout } from "./layout";
 import { IDENTITY, zoomAbout, type AxisZoom } from "./scale";
@@ -48,8 +49,8 @@ export interface Mount {
   syncing: boolean;
   /** How many more blocks may enter in this draw (a progressive map's budget). */
   enterBudget: number;
-  /** A progressive draw left blocks out: the frame that draws them is requested. */
-  catchUp?: number | undefined;
+  /** A progressive draw left blocks out: the task that draws them after the next frame is queued. */
+  catchUp?: boolean;
   /** Block ids under the pointer and with keyboard focus: the card shows the first. */
   hovered?: number;
   focused?: number;
@@ -62,6 +63,10 @@ export interface Mount {
    */
   measured?: number;
   resize?: ResizeObserver;
+  /** The svg height the map keeps room for (MemoryMapData.reserveRows), null when it keeps none. */
+  kept: number | null;
+  /** The toolbar's and note's height above the map's frame, measured after layout. */
+  chrome: number;
 }
 
 const mounts = new WeakMap<HTMLElement, Mount>();
@@ -179,12 +184,20 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
     previous: [],
     syncing: false,
     enterBudget: Infinity,
+    kept: null,
+    chrome: 0,
   };
   if (typeof ResizeObserver !== "undefined") {
     // Called after layout: clientWidth is then read without forcing one. The
     // app re-renders on a resize of its own, which picks the new width up.
     m.resize = new ResizeObserver(() => {
       m.measured = root.clientWidth || container.clientWidth;
+      // After layout, so read without forcing one: a note that came or went changes the room to keep.
+      const chrome = Math.round(frame.getBoundingClientRect().top - root.getBoundingClientRect().top);
+      if (chrome !== m.chrome) {
+        m.chrome = chrome;
+        keepRoom(m, m.kept);
+      }
     });
     m.resize.observe(root);
   }
@@ -230,6 +243,19 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
   window.addEventListener("scroll", follow, { passive: true });
   mounts.set(container, m);
   return m;
+}
+
+/**
+ * Makes the map's container keep room for an svg `kept` pixels tall with the
+ * toolbar and note above it (null: no room kept), up to the container's own
+ * maximum height: the page below then does not move as rows come and go.
+ * The same value at every step of a run, the step with the most rows
+ * too, since a change of it restyles and lays out the container.
+ */
+export function keepRoom(m: Mount, kept: number | null): void {
+  m.kept = kept;
+  const container = m.root.parentElement;
+  if (container) setStyle(container, "--map-kept-height", kept === null ? "" : `${kept + m.chrome}px`);
 }
 
 /** Moves the zoom to `z` (animated when the data allows), keeping d3-zoom's state in step. */

@@ -21,6 +21,7 @@ import { axisBottom } from "d3-axis";
 import { pointer, select, type Selection } from "d3-selection";
 import "d3-transition";
 import { binFill, type Bin } from "../../model/bins";
+import type { Block } from "../../model/blocks";
 import { bytes, hex } from "../../model/format";
 import { setText } from "../dom";
 import { attr, setAttr, setStyle, setTextOf, style, text } from "./attrs";
@@ -31,15 +32,17 @@ import {
   BAR_H,
   BAR_Y,
   baseUsableWidth,
+  keepsHeight,
   layoutMap,
   MARGIN,
   ROW_H,
+  svgHeight,
   TITLE_Y,
   type MemoryMapData,
   type MetaRegion,
   type RowLayout,
 } from "./layout";
-import { DURATION, mount, setExtents, syncZoom, updateCard, type Mount } from "./mount";
+import { DURATION, keepRoom, mount, setExtents, syncZoom, updateCard, type Mount } from "./mount";
 import { clampZoom, IDENTITY, keepsZoom, layoutKeys, maxZoom } from "./scale";
 import "./memoryMap.css";
 
@@ -108,6 +111,34 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
   draw(m, data.animate ? DURATION : 0);
 }
 
+/**
+ * How many chunk rows may enter a progressive map per frame. The first step
+ * of a drag from op 0 brings every row at once, each with a title, fill,
+ * axis and header labels to lay out and paint.
+ */
+const ROWS_PER_FRAME = 1;
+
+/** The rows to draw now in a progressive map: those drawn already, and a few new ones, the current chunk's first. */
+function progressiveRows(group: Selection<SVGGElement, unknown, null, undefined>, rows: RowLayout[]): RowLayout[] {
+  const have = new Set<number>();
+  group.selectAll<SVGGElement, RowLayout>("g.chunk-row").each((d) => have.add(d.key));
+  const fresh = rows.filter((r) => !have.has(r.key));
+  if (fresh.length <= ROWS_PER_FRAME) return rows;
+  const chosen = new Set(
+    fresh
+      .slice()
+      .sort((a, b) => Number(b.view.current) - Number(a.view.current))
+      .slice(0, ROWS_PER_FRAME)
+      .map((r) => r.key),
+  );
+  return rows.filter((r) => have.has(r.key) || chosen.has(r.key));
+}
+
+/** Runs `fn` in a task of its own after the next frame is drawn. */
+function afterFrame(fn: () => void): void {
+  requestAnimationFrame(() => setTimeout(fn, 0));
+}
+
 /** Lays the map out at the mount's width and zoom and draws it, animating for `duration` ms. */
 function draw(m: Mount, duration: number): void {
   const data = m.data;
@@ -126,9 +157,21 @@ function draw(m: Mount, duration: number): void {
   if (root) {
     // The svg's size and viewBox above all: a write, even of the same value, lays out everything in it.
     const set = (name: string, value: string | number | null): void => setAttr(root, name, value);
+    const kept = svgHeight(data, height);
     set("width", width);
-    set("height", height);
-    set("viewBox", `0 0 ${width} ${height}`);
+    set("height", kept);
+    set("viewBox", `0 0 ${width} ${kept}`);
+    // The frame shows the rows there are; the rest of a kept height is clipped (an export takes this height).
+    set("data-content-height", height);
+    const frame = root.parentElement;
+    // Set alike at every step of a run, the step with the most rows too: a
+    // change of them is a change of style, and lays the map out again.
+    const keeping = keepsHeight(data);
+    keepRoom(m, keeping ? kept : null);
+    if (frame) {
+      setStyle(frame, "height", keeping ? `${height}px` : "");
+      if (frame.classList.contains("keeps-height") !== keeping) frame.classList.toggle("keeps-height", keeping);
+    }
     set("data-chunks", rows.length);
     set("data-chunk-start", first ? first.start : null);
     set("data-chunk-capacity", first ? first.capacity : null);
@@ -164,10 +207,11 @@ function draw(m: Mount, duration: number): void {
   text(attr(empty.select("text.empty-text"), "x", innerWidth / 2), rows.length === 0 ? data.emptyText : "");
 
   // Rows, keyed by chunk id, oldest first.
-  const rowSel: RowSel = plot
-    .select<SVGGElement>("g.rows")
+  const rowsGroup = plot.select<SVGGElement>("g.rows");
+  const rowsNow = data.progressive ? progressiveRows(rowsGroup, rows) : rows;
+  const rowSel: RowSel = rowsGroup
     .selectAll<SVGGElement, RowLayout>("g.chunk-row")
-    .data(rows, (d) => d.key)
+    .data(rowsNow, (d) => d.key)
     .join(
       (enter) => {
         // A new chunk fades in and grows out of its row from the left.
@@ -241,7 +285,7 @@ function draw(m: Mount, duration: number): void {
     style(rowSel, "opacity", 1);
   }
 
-  let partial = false;
+  let partial = rowsNow.length < rows.length;
   rowSel.each(function (row) {
     const g = select<SVGGElement, RowLayout>(this);
     drawMicro(g, row);
@@ -285,10 +329,14 @@ function draw(m: Mount, duration: number): void {
     }
   }
   updateCard(m);
-  // Blocks a progressive draw left out enter in the next frames, drawn from the latest data.
-  if (partial && m.catchUp === undefined) {
-    m.catchUp = requestAnimationFrame(() => {
-      m.catchUp = undefined;
+  // Blocks a progressive draw left out enter after this frame, drawn from the
+  // latest data: in a task of their own, not in the next frame's callbacks,
+  // where the next step's render (whose own draw brings blocks in too) would
+  // follow them in the same long task.
+  if (partial && !m.catchUp) {
+    m.catchUp = true;
+    afterFrame(() => {
+      m.catchUp = false;
       draw(m, 0);
     });
   }
@@ -347,6 +395,20 @@ function binPath(row: RowLayout, value: (b: Bin) => number, below: (b: Bin) => n
  */
 const drawn = new WeakMap<SVGGElement, { signature: string; geometry: string }>();
 
+/** Each block's fields as one string, made once per block object (a step keeps the objects of blocks it leaves alone). */
+const blockKeys = new WeakMap<Block, string>();
+function blockKey(b: Block): string {
+  let key = blockKeys.get(b);
+  if (key === undefined) {
+    key = `${b.id}:${b.name}:${b.state}:${b.chunk}:${b.address}:${b.size}:${b.align}:${b.padding}:${b.paddingStart}`;
+    blockKeys.set(b, key);
+  }
+  return key;
+}
+
+/** Each placed label as one string, made once per label object (labels are laid out again only when their row changed). */
+const labelKeys = new WeakMap<object, string>();
+
 /** Everything drawRow draws from, as one string (its blocks' fields, labels, bins, axis, fill). */
 function rowSignature(row: RowLayout, data: MemoryMapData, innerWidth: number, binD: string[] | null): string {
   const { view } = row;
@@ -365,10 +427,12 @@ function rowSignature(row: RowLayout, data: MemoryMapData, innerWidth: number, b
     row.cut ? `${row.cut.side}:${row.cut.x}:${row.cut.width}:${row.cut.label}` : "-",
     binD ? binD.join("|") : "-",
   ];
-  for (const b of row.shown) {
-    parts.push(`${b.id}:${b.name}:${b.state}:${data.focus.has(b.id) ? 1 : 0}${data.highlight?.has(b.id) ? 1 : 0}:${b.chunk}:${b.address}:${b.size}:${b.align}:${b.padding}:${b.paddingStart}`);
+  for (const b of row.shown) parts.push(`${blockKey(b)}:${data.focus.has(b.id) ? 1 : 0}${data.highlight?.has(b.id) ? 1 : 0}`);
+  for (const l of row.labels) {
+    let key = labelKeys.get(l);
+    if (key === undefined) labelKeys.set(l, (key = JSON.stringify(l)));
+    parts.push(key);
   }
-  for (const l of row.labels) parts.push(JSON.stringify(l));
   return parts.join("\n");
 }
 
