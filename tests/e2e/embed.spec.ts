@@ -228,6 +228,24 @@ test("the iframe grows to its content through the host's resize snippet", async 
   await expect.poll(() => iframe.evaluate((el) => el.getBoundingClientRect().height)).toBe(content);
 });
 
+test("stepping keeps the embed's height: the map keeps room for the run's most chunks", async ({ page }) => {
+  // 100 blocks of 64 bytes take bumpalo 4 chunks; its reset keeps the newest alone.
+  const reset: SharedState = { ...STATE, allocator: "bumpalo", source: "repeat 100 { x = alloc 64 }\nreset\nrepeat 3 { y = alloc 64 }", step: 104 };
+  await page.goto(`${ORIGIN}/embed.html#${await encodeShare(reset)}`);
+  await expect(page.locator("#embed[data-ready=true]")).toHaveCount(1);
+  const rows = page.locator("svg.memory-map g.chunk-row");
+  const height = () => page.locator("#embed").evaluate((el) => el.getBoundingClientRect().height);
+  await expect(rows).toHaveCount(1);
+  const atEnd = await height();
+  for (let i = 0; i < 4; i++) await page.getByRole("button", { name: "Step back" }).click();
+  await expect(page.locator(".step-counter")).toHaveText("op 100 / 104");
+  await expect(rows).toHaveCount(4);
+  expect(await height()).toBe(atEnd);
+  await page.getByRole("button", { name: "First" }).click();
+  await expect(rows).toHaveCount(0);
+  expect(await height()).toBe(atEnd);
+});
+
 test("the host sets the theme by message; malformed messages are ignored", async ({ page }) => {
   await openHost(page);
   const frame = page.frames().find((f) => f.url().startsWith(`${ORIGIN}/embed.html`));
