@@ -232,4 +232,15 @@ test("the map keeps room for the run's most chunks: rows come and go, the svg an
   expect(most.frame).toBeCloseTo(most.svgHeight, 0);
   expect([none.container, atEnd.container]).toEqual([most.container, most.container]);
   expect([none.stepperTop, atEnd.stepperTop]).toEqual([most.stepperTop, most.stepperTop]);
+  // Reached by the keyboard, the map's focus ring is its frame's, inside its edge (the panel clips outside it).
+  // (Focus moved by a script right after a key press is shown as the keyboard's.)
+  await page.getByRole("button", { name: "Zoom in" }).focus();
+  await page.keyboard.press("Shift");
+  await map(page).focus();
+  await expect(map(page)).toBeFocused();
+  const ring = await page.locator(".map-frame").evaluate((el) => {
+    const s = getComputedStyle(el);
+    return [s.outlineStyle, s.outlineWidth, s.outlineOffset];
+  });
+  expect(ring).toEqual(["solid", "2px", "-2px"]);
 });
