@@ -427,8 +427,8 @@ export const keepsHeight = (data: MemoryMapData): boolean => !data.fit && (data.
 
 /** The svg's height: the rows' height, or the reserved rows' when taller (MemoryMapData.reserveRows). */
 export function svgHeight(data: MemoryMapData, height: number): number {
-  if (!keepsHeight(data) || data.reserveRows === undefined) return height;
-  return Math.max(height, mapHeight(Math.min(data.reserveRows, RESERVED_ROWS_MAX)));
+  if (!keepsHeight(data)) return height;
+  return Math.max(height, mapHeight(Math.min(data.reserveRows ?? 0, RESERVED_ROWS_MAX)));
 }
 
 export function layoutMap(data: MemoryMapData, width: number, z: AxisZoom = IDENTITY): { rows: RowLayout[]; height: number } {

@@ -170,7 +170,7 @@ function draw(m: Mount, duration: number): void {
     keepRoom(m, keeping ? kept : null);
     if (frame) {
       setStyle(frame, "height", keeping ? `${height}px` : "");
-      if (frame.classList.contains("keeps-height") !== keeping) frame.classList.toggle("keeps-height", keeping);
+      frame.classList.toggle("keeps-height", keeping);
     }
     set("data-chunks", rows.length);
     set("data-chunk-start", first ? first.start : null);
