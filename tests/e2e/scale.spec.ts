@@ -142,6 +142,22 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
   const rowsDrawn = (): Promise<number> => page.locator("#memory-map g.chunk-row").count();
   const rowsOfTheStep = async (): Promise<number> => Number(await page.locator("#memory-map svg.memory-map").getAttribute("data-chunks"));
 
+  // Every frame of the drag: the op the counter names, and the map's summary and rows drawn with it.
+  await page.evaluate(() => {
+    const w = window as unknown as { __dragFrames: { op: string; summary: string; chunks: string }[]; __dragSampling: boolean };
+    w.__dragFrames = [];
+    w.__dragSampling = true;
+    const sample = (): void => {
+      w.__dragFrames.push({
+        op: document.querySelector(".step-counter")?.textContent ?? "",
+        summary: document.getElementById("map-summary")?.textContent ?? "",
+        chunks: document.querySelector("#memory-map svg.memory-map")?.getAttribute("data-chunks") ?? "",
+      });
+      if (w.__dragSampling) requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+  });
+
   // Pressed and moved in small steps, as a hand drags; then held still, pressed.
   await page.mouse.move(at(0), y);
   await page.mouse.down();
@@ -157,6 +173,7 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
   // On, and released mid-way.
   for (let i = 1; i <= 20; i++) await page.mouse.move(at(0.4 + (0.3 * i) / 20), y);
   await page.mouse.up();
+  await page.evaluate(() => ((window as unknown as { __dragSampling: boolean }).__dragSampling = false));
   const stopped = await opShown();
   expect(stopped).toBeGreaterThan(60_000);
   expect(stopped).toBeLessThan(80_000);
@@ -174,4 +191,22 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
   await expectAt(stopped);
   await expect(page.locator("#code-view .code-line.is-current")).toHaveAttribute("data-line", code ?? "");
   await expect(page.locator("#op-details")).toHaveText(details ?? "");
+
+  // What each frame of the drag showed is what the page shows at rest at that op: the counter
+  // never names one step while the map draws another (a frame draws the step prepared before it).
+  const seen = await page.evaluate(() => (window as unknown as { __dragFrames: { op: string; summary: string; chunks: string }[] }).__dragFrames);
+  const during = [...new Map(seen.filter((f) => !f.op.startsWith("op 0 ")).map((f) => [f.op, f])).values()];
+  expect(during.length, "distinct ops drawn during the drag").toBeGreaterThan(5);
+  for (const f of [during[0], during[Math.floor(during.length / 3)], during[Math.floor((2 * during.length) / 3)], during.at(-2)]) {
+    if (!f) continue;
+    const op = Number(/^op (\d+) \//.exec(f.op)?.[1]);
+    await page.evaluate((op) => {
+      const range = document.getElementById("step") as HTMLInputElement;
+      range.value = String(op);
+      range.dispatchEvent(new Event("input", { bubbles: true }));
+    }, op);
+    await expect(counter(page)).toHaveText(f.op);
+    await expect(page.locator("#map-summary")).toHaveText(f.summary);
+    await expect(page.locator("#memory-map svg.memory-map")).toHaveAttribute("data-chunks", f.chunks);
+  }
 });

@@ -26,8 +26,8 @@ import { parseTraceFile, replayDiffers } from "./share/traceFile";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { syncShareLinks } from "./state/shareSync";
 import { createStore, type Store } from "./state/store";
-import { findMounts, lessonPair, progressBar, renderApp, showNotice, type Mounts } from "./appView";
-import { frameScheduler } from "./views/dom";
+import { findMounts, followsDrag, lessonPair, prepareFollowingDrag, progressBar, renderApp, showNotice, type AppViewContext, type Mounts } from "./appView";
+import { stagedFrameScheduler } from "./views/dom";
 import { applyTheme, storedTheme } from "./views/theme";
 
 export { findMounts, type Mounts };
@@ -206,37 +206,50 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
     settleMs: 120,
   });
   const showProgress = progressBar(mounts.map);
-  const render = (): void => {
-    const s = store.getState();
+  const context = (s: AppState): AppViewContext => ({
+    allocators,
+    narrations,
+    lines,
+    source: sourceOf,
+    sourcePath: (file) => module.sourcePath(file),
+    animate: () => !reducedMotion.matches,
+    columns: (source, configs) => columns.columns(source, configs),
+    sweep: { running: sweeps.running(), result: sweeps.result() },
+    sweepBase: sweepBase(s),
+    dispatch,
+    onImportTrace: importTrace,
+    onExportTrace: exportTrace,
+    onSweepRun: (_spec, setup) => {
+      // The same sweep again runs again (a Run after a Cancel); another one runs through the store.
+      if (s.sweep !== null && JSON.stringify(s.sweep) === JSON.stringify(setup)) sweeps.sync(s, true);
+      else dispatch({ type: "setSweep", setup });
+    },
+    onSweepCancel: () => sweeps.cancel(),
+    onOpenRecorded: (id) => void openRecorded(id),
+    instructions,
+    shownConfig: () => tracer.shownConfig(),
+  });
+  const render = (prepared: AppState | null): void => {
+    const latest = store.getState();
+    // A frame following the drag draws the state its task prepared; the hand's newer step comes a frame later.
+    const s = prepared !== null && followsDrag(mounts, latest) ? prepared : latest;
     showProgress(s.tracing);
-    renderApp(mounts, s, {
-      allocators,
-      narrations,
-      lines,
-      source: sourceOf,
-      sourcePath: (file) => module.sourcePath(file),
-      animate: () => !reducedMotion.matches,
-      columns: (source, configs) => columns.columns(source, configs),
-      sweep: { running: sweeps.running(), result: sweeps.result() },
-      sweepBase: sweepBase(s),
-      dispatch,
-      onImportTrace: importTrace,
-      onExportTrace: exportTrace,
-      onSweepRun: (_spec, setup) => {
-        // The same sweep again runs again (a Run after a Cancel); another one runs through the store.
-        if (s.sweep !== null && JSON.stringify(s.sweep) === JSON.stringify(setup)) sweeps.sync(s, true);
-        else dispatch({ type: "setSweep", setup });
-      },
-      onSweepCancel: () => sweeps.cancel(),
-      onOpenRecorded: (id) => void openRecorded(id),
-      instructions,
-      shownConfig: () => tracer.shownConfig(),
-    });
+    renderApp(mounts, s, context(s));
     document.body.dataset["ready"] = "true";
     tracer.afterRender();
     columns.afterRender();
   };
-  scheduleRender = frameScheduler(render);
+  // A step of a dragged scrubber is derived (its blocks, bins and labels) in
+  // a task before the frame that draws it: each task stays short, where one
+  // frame doing both was the drag's longest.
+  scheduleRender = stagedFrameScheduler(
+    () => followsDrag(mounts, store.getState()),
+    () => {
+      const s = store.getState();
+      return prepareFollowingDrag(mounts, s, context(s)) ? s : null;
+    },
+    render,
+  );
   store.subscribe(scheduleRender);
   const resized = new ResizeObserver(scheduleRender);
   resized.observe(mounts.map);
@@ -244,6 +257,6 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
   resized.observe(mounts.cost.parentElement ?? mounts.cost);
 
   tracer.retrace();
-  render();
+  render(null);
   return store;
 }

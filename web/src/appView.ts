@@ -32,7 +32,7 @@ import { renderEditor } from "./views/editor";
 import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
 import { renderPredict } from "./views/predict";
-import { renderRun, renderRunStepper } from "./views/runView";
+import { prepareRun, renderRun, renderRunStepper, type RunViewInput } from "./views/runView";
 import { isScrubbing, renderStepper, whenScrubSettles } from "./views/stepper";
 import { renderSharePanel } from "./views/sharePanel";
 import { renderStats } from "./views/stats";
@@ -239,6 +239,25 @@ function showMode(m: Mounts, mode: Mode): void {
   if (mode !== "compare" && m.compare.firstChild) m.compare.replaceChildren();
 }
 
+/** The single view's run at `s`'s step, as its map, stepper and (unless `following`) the rest show it. */
+function singleRunInput(s: AppState, trace: TraceView, ctx: AppViewContext, following: boolean): RunViewInput {
+  const step = clampStep(trace, s.step);
+  return {
+    state: s,
+    trace,
+    narration: s.narrationHidden ? null : narrationAt(trace, step, ctx.narrations(s.tracedSource)),
+    sourceLines: ctx.lines(s.tracedSource),
+    // Following the hand, the map jumps to each step: a glide would draw frames the hand has left.
+    animate: !following && ctx.animate(),
+    micro: true,
+    docsHref: COST_DOCS,
+    source: (file) => ({ path: ctx.sourcePath(file) ?? (file === trace.source ? trace.source_path : file), text: sourceShown(ctx.source(file)) }),
+    // On a projector the map is a figure: fitted to the bytes in use, every block wide enough to see.
+    figure: s.present,
+    following,
+  };
+}
+
 /**
  * The single view at the step in view. While the scrubber is dragged
  * (`following`) only the stepper, the map and its summary follow the hand:
@@ -251,20 +270,7 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
   renderRun(
     following ? { stepper: m.stepper, mapSummary: m.mapSummary, map: m.map } : m,
     following ? {} : { stats: renderStats, cost: renderCostView, code: renderCodeView },
-    {
-      state: s,
-      trace,
-      narration: s.narrationHidden ? null : narrationAt(trace, step, ctx.narrations(s.tracedSource)),
-      sourceLines: ctx.lines(s.tracedSource),
-      // Following the hand, the map jumps to each step: a glide would draw frames the hand has left.
-      animate: !following && ctx.animate(),
-      micro: true,
-      docsHref: COST_DOCS,
-      source: (file) => ({ path: ctx.sourcePath(file) ?? (file === trace.source ? trace.source_path : file), text: sourceShown(ctx.source(file)) }),
-      // On a projector the map is a figure: fitted to the bytes in use, every block wide enough to see.
-      figure: s.present,
-      following,
-    },
+    singleRunInput(s, trace, ctx, following),
     ctx.dispatch,
   );
   if (following) return;
@@ -379,12 +385,11 @@ const renders = new WeakMap<HTMLElement, number>();
 function renderFollowingDrag(m: Mounts, s: AppState, ctx: AppViewContext): boolean {
   const generation = (renders.get(m.stepper) ?? 0) + 1;
   renders.set(m.stepper, generation);
-  const trace = s.trace;
-  if (!trace || s.compare !== null || s.sweep !== null || !isScrubbing(m.stepper)) {
+  if (!followsDrag(m, s)) {
     whenScrubSettles(m.stepper, null);
     return false;
   }
-  renderSingle(m, s, trace, ctx, true);
+  renderSingle(m, s, s.trace, ctx, true);
   let frame: number | undefined;
   whenScrubSettles(m.stepper, () => {
     frame ??= requestAnimationFrame(() => {
@@ -393,6 +398,22 @@ function renderFollowingDrag(m: Mounts, s: AppState, ctx: AppViewContext): boole
       renderApp(m, s, ctx);
     });
   });
+  return true;
+}
+
+/** Whether a render of `s` now follows a dragged scrubber (draws the map and stepper alone). */
+export function followsDrag(m: Mounts, s: AppState): s is AppState & { trace: TraceView } {
+  return s.trace !== null && s.compare === null && s.sweep === null && isScrubbing(m.stepper);
+}
+
+/**
+ * Derives what a render of `s` following the dragged scrubber will draw
+ * (runView.ts's prepareRun), drawing nothing. False when a render of `s` would
+ * not follow the drag.
+ */
+export function prepareFollowingDrag(m: Mounts, s: AppState, ctx: AppViewContext): boolean {
+  if (!followsDrag(m, s)) return false;
+  prepareRun({ stepper: m.stepper, mapSummary: m.mapSummary, map: m.map }, singleRunInput(s, s.trace, ctx, true));
   return true;
 }
 

@@ -61,3 +61,49 @@ export function frameScheduler(render: () => void): () => void {
     });
   };
 }
+
+/** Runs `fn` in a task of its own, soon: a MessageChannel message (no timer clamp), else a timeout. */
+export function nextTask(fn: () => void): void {
+  if (typeof MessageChannel === "undefined") {
+    setTimeout(fn, 0);
+    return;
+  }
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    channel.port1.close();
+    fn();
+  };
+  channel.port2.postMessage(null);
+}
+
+/**
+ * A frameScheduler that can split a render in two: while `staged()` holds,
+ * `prepare()` runs first in a task of its own (the state's derivations, into
+ * their caches) and the frame after it calls `render` with what it prepared,
+ * even if the state has moved on since: that move has asked for a
+ * preparation of its own, and its frame follows. A frame then only draws,
+ * one frame behind the input. Otherwise it is a frameScheduler, and `render`
+ * gets null.
+ */
+export function stagedFrameScheduler<T>(staged: () => boolean, prepare: () => T | null, render: (prepared: T | null) => void): () => void {
+  let prepared: T | null = null;
+  let preparing = false;
+  const frame = frameScheduler(() => {
+    const p = prepared;
+    prepared = null;
+    render(p);
+  });
+  return () => {
+    if (!staged()) {
+      frame();
+      return;
+    }
+    if (preparing) return;
+    preparing = true;
+    nextTask(() => {
+      preparing = false;
+      prepared = staged() ? prepare() : null;
+      frame();
+    });
+  };
+}

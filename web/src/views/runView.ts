@@ -14,7 +14,7 @@ import type { Narration } from "../model/narration";
 import type { Action, AppState } from "../state/reducer";
 import type { renderCodeView as RenderCode } from "./codeView";
 import type { renderCostView as RenderCost } from "./costView";
-import { figureFit, renderMapSummary, renderMemoryMap } from "./map";
+import { figureFit, prepareMemoryMap, renderMapSummary, renderMemoryMap, type MemoryMapData } from "./map";
 import type { renderStats as RenderStats } from "./stats";
 import { renderStepper } from "./stepper";
 
@@ -78,15 +78,88 @@ export function renderRunStepper(mount: HTMLElement, s: AppState, trace: TraceVi
   );
 }
 
-export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: RunViewInput, dispatch: (a: Action) => void): void {
+/** What a run's stepper, map summary and map show at the step in view: derived from (run, step, view settings), no DOM. */
+interface RunFrame {
+  step: number;
+  op: ReturnType<typeof currentOp>;
+  /** The step whose memory the map and counters show (inside an op, the one before it). */
+  rowsStep: number;
+  stats: ReturnType<typeof statsAt>;
+  map: MemoryMapData;
+}
+
+/** The last frame derived, and what it was derived from: a prepared step's render takes it whole (its map data the same object). */
+let lastFrame: { input: RunViewInput; frame: RunFrame } | null = null;
+
+/** Whether two inputs derive the same frame: the same run, step, micro-step and view settings. */
+function sameFrame(a: RunViewInput, b: RunViewInput): boolean {
+  return (
+    a.trace === b.trace &&
+    a.state.step === b.state.step &&
+    a.state.micro === b.state.micro &&
+    a.micro === b.micro &&
+    a.narration === b.narration &&
+    a.sourceLines === b.sourceLines &&
+    a.animate === b.animate &&
+    a.figure === b.figure &&
+    a.following === b.following
+  );
+}
+
+function runFrame(input: RunViewInput): RunFrame {
+  if (lastFrame && sameFrame(lastFrame.input, input)) return lastFrame.frame;
+  const frame = deriveFrame(input);
+  lastFrame = { input, frame };
+  return frame;
+}
+
+function deriveFrame(input: RunViewInput): RunFrame {
   const { state: s, trace } = input;
   const step = clampStep(trace, s.step);
   const op = currentOp(trace, step);
   // Inside an op (a micro-step before its last) the map shows the memory as its code has it so far.
   const micro = microMapAt(trace, step, input.micro ? s.micro : null);
   const rows = micro.rows;
-  // The counters follow the map: inside an op they are the memory's before it.
-  const stats = statsAt(trace, micro.rowsStep);
+  return {
+    step,
+    op,
+    rowsStep: micro.rowsStep,
+    // The counters follow the map: inside an op they are the memory's before it.
+    stats: statsAt(trace, micro.rowsStep),
+    map: {
+      direction: trace.direction,
+      rows,
+      bumpPtr: micro.bumpPtr,
+      focus: focusOf(op),
+      highlight: highlighted(new Set(), rows, input.narration, trace),
+      micro: { candidate: micro.rowsStep < step ? micro.candidate : null, padding: micro.padding },
+      ...(input.sourceLines ? { sourceLines: input.sourceLines } : {}),
+      emptyText: emptyMapText(trace, step),
+      animate: input.animate,
+      reserveRows: mostChunksAlive(trace),
+      ...(input.figure ? { fit: figureFit(trace) } : {}),
+      ...(input.following ? { progressive: true } : {}),
+    },
+  };
+}
+
+/**
+ * Derives what `renderRun` draws at the input's step without drawing it: the
+ * step's blocks, bins, labels and op detail land in their caches, and a
+ * render of the same step soon after finds them there. A dragged scrubber
+ * runs this in a task of its own, so the frame that draws the step does no
+ * more than draw.
+ */
+export function prepareRun(mounts: RunMounts, input: RunViewInput): void {
+  const frame = runFrame(input);
+  describeStep(input.trace, frame.step);
+  prepareMemoryMap(mounts.map, frame.map);
+}
+
+export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: RunViewInput, dispatch: (a: Action) => void): void {
+  const { state: s, trace } = input;
+  const { step, op, rowsStep, stats, map } = runFrame(input);
+  const rows = map.rows;
   if (mounts.stepper) renderRunStepper(mounts.stepper, s, trace, input.micro, dispatch);
   renderMapSummary(mounts.mapSummary, {
     used: stats.used,
@@ -97,22 +170,9 @@ export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: Run
     allocator: trace.allocator,
     stale: s.error !== null,
   });
-  renderMemoryMap(mounts.map, {
-    direction: trace.direction,
-    rows,
-    bumpPtr: micro.bumpPtr,
-    focus: focusOf(op),
-    highlight: highlighted(new Set(), rows, input.narration, trace),
-    micro: { candidate: micro.rowsStep < step ? micro.candidate : null, padding: micro.padding },
-    ...(input.sourceLines ? { sourceLines: input.sourceLines } : {}),
-    emptyText: emptyMapText(trace, step),
-    animate: input.animate,
-    reserveRows: mostChunksAlive(trace),
-    ...(input.figure ? { fit: figureFit(trace) } : {}),
-    ...(input.following ? { progressive: true } : {}),
-  });
+  renderMemoryMap(mounts.map, map);
   const seek = (to: number): void => dispatch({ type: "seek", step: to });
-  if (mounts.stats && renderers.stats) renderers.stats(mounts.stats, { series: statsSeries(trace), step: micro.rowsStep, current: stats }, { onSeek: seek });
+  if (mounts.stats && renderers.stats) renderers.stats(mounts.stats, { series: statsSeries(trace), step: rowsStep, current: stats }, { onSeek: seek });
   // Until the cost module has answered, the cost view says it is measuring.
   if (mounts.cost && renderers.cost) renderers.cost(mounts.cost, { trace, step, metric: s.costMetric, docsHref: input.docsHref }, dispatch);
   if (mounts.code && renderers.code) {

@@ -3,5 +3,5 @@
 export type { MemoryMapData } from "./layout";
 export { figureFit, type MapFit } from "./fit";
 export { blockColour } from "./palette";
-export { renderMemoryMap } from "./render";
+export { prepareMemoryMap, renderMemoryMap } from "./render";
 export { renderMapSummary } from "./summary";

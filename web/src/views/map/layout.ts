@@ -431,7 +431,12 @@ export function svgHeight(data: MemoryMapData, height: number): number {
   return Math.max(height, mapHeight(Math.min(data.reserveRows ?? 0, RESERVED_ROWS_MAX)));
 }
 
-export function layoutMap(data: MemoryMapData, width: number, z: AxisZoom = IDENTITY): { rows: RowLayout[]; height: number } {
+export interface MapLayout {
+  rows: RowLayout[];
+  height: number;
+}
+
+export function layoutMap(data: MemoryMapData, width: number, z: AxisZoom = IDENTITY): MapLayout {
   const innerWidth = width - MARGIN.left - MARGIN.right;
   const rows = data.rows.map((view, i) => layoutRow(view, i * (ROW_H + ROW_GAP), innerWidth, data, z));
   return { rows, height: mapHeight(rows.length) };

@@ -11,7 +11,7 @@ import type { ChunkView } from "../../model/chunks";
 import { h } from "../dom";
 import { setStyle } from "./attrs";
 import { binCard, blockCard, createCardElement, showCard } from "./card";
-import { BAR_H, BAR_Y, blockIn, EMPTY_H, MARGIN, PTR_Y, ROW_H, type MemoryMapData, type RowLayout } from "./layout";
+import { BAR_H, BAR_Y, blockIn, EMPTY_H, MARGIN, PTR_Y, ROW_H, type MapLayout, type MemoryMapData, type RowLayout } from "./layout";
 import { IDENTITY, zoomAbout, type AxisZoom } from "./scale";
 
 /** How long an animated step or zoom takes, in milliseconds. */
@@ -43,6 +43,8 @@ export interface Mount {
   /** The chunk layout the zoom was set on (scale.ts layoutKeys). */
   keys: string[];
   data?: MemoryMapData;
+  /** A layout made ahead of its render (prepareMemoryMap): taken when the render's data, width and zoom are the same. */
+  prepared?: { data: MemoryMapData; width: number; z: AxisZoom; layout: MapLayout } | undefined;
   /** The previous data render's rows, when this one animates: where realloc slides start. */
   previous: readonly ChunkView[];
   /** While true, zoom events come from this module syncing d3-zoom: no redraw. */
@@ -121,6 +123,9 @@ function zoomButton(label: string, text: string): HTMLButtonElement {
  * The map in `container`, built on first use (or when something replaced it).
  * `redraw` draws the map again after a zoom or pan.
  */
+/** The map already built in `container`, if any. */
+export const mountOf = (container: HTMLElement): Mount | undefined => mounts.get(container);
+
 export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount {
   const existing = mounts.get(container);
   if (existing && existing.root.isConnected && existing.root.parentElement === container) return existing;

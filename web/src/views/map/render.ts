@@ -35,6 +35,7 @@ import {
   keepsHeight,
   layoutMap,
   MARGIN,
+  type MapLayout,
   ROW_H,
   svgHeight,
   TITLE_Y,
@@ -42,8 +43,8 @@ import {
   type MetaRegion,
   type RowLayout,
 } from "./layout";
-import { DURATION, keepRoom, mount, setExtents, syncZoom, updateCard, type Mount } from "./mount";
-import { clampZoom, IDENTITY, keepsZoom, layoutKeys, maxZoom } from "./scale";
+import { DURATION, keepRoom, mount, mountOf, setExtents, syncZoom, updateCard, type Mount } from "./mount";
+import { clampZoom, IDENTITY, keepsZoom, layoutKeys, maxZoom, type AxisZoom } from "./scale";
 import "./memoryMap.css";
 
 type RowSel = Selection<SVGGElement, RowLayout, SVGGElement, unknown>;
@@ -98,17 +99,50 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
   // A new width keeps the same part of the addresses in view.
   if (m.innerWidth > 0 && innerWidth !== m.innerWidth) m.z = { k: m.z.k, x: (m.z.x * innerWidth) / m.innerWidth };
   m.innerWidth = innerWidth;
-  const keys = layoutKeys(data.rows.map((r) => r.chunk));
-  if (!keepsZoom(m.keys, keys) || data.fit) m.z = IDENTITY;
-  if (keys.length > 0) m.keys = keys;
-  // A figure's rows are fitted already: no zoom, and no zoom controls.
-  m.kMax = data.fit ? 1 : data.rows.reduce((k, r) => Math.max(k, maxZoom(r.chunk.capacity, baseUsableWidth(r, innerWidth))), 1);
+  const next = zoomFor(m, data, innerWidth);
+  if (next.keys.length > 0) m.keys = next.keys;
+  m.kMax = next.kMax;
   m.root.classList.toggle("is-figure", data.fit !== undefined);
   m.toolbar.hidden = data.fit !== undefined;
-  m.z = clampZoom(m.z, innerWidth, m.kMax);
+  m.z = next.z;
   // Only a zoom this render changed is pushed to d3-zoom: an animated zoom in flight keeps going.
   if (m.z.k !== was.k || m.z.x !== was.x) syncZoom(m);
   draw(m, data.animate ? DURATION : 0);
+}
+
+/** The zoom `data` is drawn at in `m` at `innerWidth`, with the keys it keeps and the most zoom its rows allow. */
+function zoomFor(m: Mount, data: MemoryMapData, innerWidth: number): { z: AxisZoom; keys: string[]; kMax: number } {
+  const keys = layoutKeys(data.rows.map((r) => r.chunk));
+  const kept = keepsZoom(m.keys, keys) && !data.fit ? m.z : IDENTITY;
+  // A figure's rows are fitted already: no zoom, and no zoom controls.
+  const kMax = data.fit ? 1 : data.rows.reduce((k, r) => Math.max(k, maxZoom(r.chunk.capacity, baseUsableWidth(r, innerWidth))), 1);
+  return { z: clampZoom(kept, innerWidth, kMax), keys, kMax };
+}
+
+/**
+ * Lays `data` out as `renderMemoryMap` would draw it now, at the map's width
+ * and zoom, and draws nothing: the rows' bins and labels wait in their caches
+ * for that render. The map keeps its state; a map not built yet is left alone.
+ */
+export function prepareMemoryMap(container: HTMLElement, data: MemoryMapData): void {
+  const m = mountOf(container);
+  if (!m || m.innerWidth <= 0) return;
+  const width = m.innerWidth + MARGIN.left + MARGIN.right;
+  const z = zoomFor(m, data, m.innerWidth).z;
+  const layout = layoutMap(data, width, z);
+  // The bins' paths too: drawn from the same bins at the same geometry, they are the same strings.
+  for (const row of layout.rows) binData(row);
+  m.prepared = { data, width, z, layout };
+}
+
+/**
+ * The layout of `data` at `width` and the mount's zoom: the prepared one when
+ * it is of the same (a progressive map's catch-up draws take it too).
+ */
+function layoutOf(m: Mount, data: MemoryMapData, width: number): MapLayout {
+  const p = m.prepared;
+  if (p && p.data === data && p.width === width && p.z.k === m.z.k && p.z.x === m.z.x) return p.layout;
+  return layoutMap(data, width, m.z);
 }
 
 /**
@@ -145,7 +179,7 @@ function draw(m: Mount, duration: number): void {
   if (!data) return;
   const innerWidth = m.innerWidth;
   const width = innerWidth + MARGIN.left + MARGIN.right;
-  const { rows, height } = layoutMap(data, width, m.z);
+  const { rows, height } = layoutOf(m, data, width);
   m.enterBudget = data.progressive ? ENTER_PER_FRAME : Infinity;
   setExtents(m, height);
   const svg = m.svg;
