@@ -372,6 +372,8 @@ function draw(m: Mount, duration: number): void {
     afterFrame(() => {
       m.catchUp = false;
       draw(m, 0);
+      // Styled and laid out here, in this task: left to the next frame, the new rows' style and text layout join its render.
+      void m.root.offsetHeight;
     });
   }
 }
