@@ -481,6 +481,26 @@ test.describe("a phone, 390 × 844", () => {
     const inLesson = await mapTop(page);
     expect(inLesson).toBeLessThan(844);
   });
+
+  test("every chunk row's title clears its fill: five-digit capacities shorten the title to the chunk alone", async ({ page }) => {
+    await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
+    await page.getByRole("textbox", { name: "Program" }).fill("repeat 2500 {\n  a = alloc 8\n  c = alloc u64\n}\n");
+    await expect(counter(page)).toHaveText("op 5000 / 5000", { timeout: 20_000 });
+    const rows = await page.locator("#memory-map g.chunk-row").evaluateAll((gs) =>
+      gs.map((g) => {
+        const title = g.querySelector<SVGTextElement>("text.row-title");
+        const fill = g.querySelector<SVGTextElement>("text.row-fill");
+        const t = title?.getBoundingClientRect();
+        const f = fill?.getBoundingClientRect();
+        return { title: title?.textContent ?? "", fill: fill?.textContent ?? "", gap: t && f ? Math.round(f.left - t.right) : NaN };
+      }),
+    );
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    for (const r of rows) expect(r.gap, `"${r.title}" beside "${r.fill}"`).toBeGreaterThanOrEqual(4);
+    // A row whose capacity has five digits has room for its name alone; the fill gives the capacity.
+    const wide = rows.find((r) => /\/ \d{5} B used$/.test(r.fill));
+    expect(wide?.title).toMatch(/^chunk \d+$/);
+  });
 });
 
 test.describe("a touch screen, 390 × 844", () => {

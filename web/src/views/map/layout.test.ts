@@ -26,6 +26,15 @@ function defaultProgram(): MemoryMapData {
 }
 
 describe("layoutMap", () => {
+  it("a row's title is the longest that clears its fill: the reason, then the capacity, then the chunk alone", () => {
+    const titleAt = (width: number): string => layoutMap(defaultProgram(), width).rows[0]!.title;
+    const fill = layoutMap(defaultProgram(), WIDTH).rows[0]!.fill;
+    expect(fill).toMatch(/^\d+ \/ 256 B used$/);
+    expect(titleAt(WIDTH)).toMatch(/^chunk 0 · 256 B usable · /);
+    expect(titleAt(320)).toBe("chunk 0 · 256 B");
+    expect(titleAt(280)).toBe("chunk 0");
+  });
+
   it("unzoomed, the default program draws all five blocks, ticks from chunk start to end, no byte grid", () => {
     const { rows } = layoutMap(defaultProgram(), WIDTH);
     const row = rows[0]!;

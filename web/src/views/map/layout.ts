@@ -325,7 +325,9 @@ function layoutRow(
   const reason = chunkReason(chunk);
   const long = `chunk ${chunk.id} · ${chunk.capacity} B usable${reason ? ` · ${reason}` : ""}`;
   const room = innerWidth - titleWidth(fill) - 16;
-  const title = titleWidth(long) <= room ? long : `chunk ${chunk.id} · ${chunk.capacity} B`;
+  // The longest title that clears the fill on its right (a phone's row has room for "chunk 5" alone; the fill still gives the capacity).
+  const short = `chunk ${chunk.id}`;
+  const title = [long, `${short} · ${chunk.capacity} B`].find((t) => titleWidth(t) <= room) ?? short;
 
   // The bump pointer: an arrow the way it moves, in the lane above the bar.
   // Block labels keep clear of it and of the title and fill in lane 1.
