@@ -5,6 +5,7 @@
 // since an op's cost differs by preset and machine.
 
 import { parseProgramError } from "./errors";
+import { nextTask } from "./tasks";
 import type { TraceRunHandle } from "./traceModule";
 import type { ProgramError } from "./types";
 
@@ -38,21 +39,6 @@ export type SliceOutcome = { kind: "done" } | { kind: "failed"; error: ProgramEr
 /** Ops the first slice runs; later ones are scaled to `sliceMs`. */
 export const FIRST_SLICE_OPS = 4096;
 const MAX_SLICE_OPS = 1 << 20;
-
-/**
- * A macrotask that is not clamped like nested setTimeout (4 ms each after a
- * few), so a million ops in ~80 slices loses no time between them.
- */
-export function nextTask(): Promise<void> {
-  return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
-  });
-}
 
 /** Ops for the next slice: the last slice's rate scaled to `sliceMs`, growing at most 4× at a time. */
 export function nextSliceOps(lastOps: number, lastMs: number, sliceMs: number): number {

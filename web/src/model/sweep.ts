@@ -13,6 +13,7 @@
 import type { RunConfig } from "../engine/config";
 import type { ViewResult, TraceView } from "../engine/traceView";
 import type { AllocatorInfo, ProgramError } from "../engine/types";
+import { nextTask } from "../engine/tasks";
 import { statsAt } from "./chunks";
 import { columnTotals, targetText, type ColumnTotals } from "./compare";
 import { randomMix, RANDOM_MIX_DEFAULTS, RANDOM_MIX_LIMITS, type RandomMixOptions } from "./generators";
@@ -287,27 +288,6 @@ async function runPoint(run: PointRunner, point: SweepPoint): Promise<SweepPoint
   }
 }
 
-/**
- * Resolves on a later macrotask: a MessageChannel message where there is one
- * (setTimeout(0) is clamped to 4 ms once nested), else setTimeout.
- */
-function nextMacrotask(): Promise<void> {
-  return new Promise((resolve) => {
-    if (typeof MessageChannel === "undefined") {
-      setTimeout(resolve, 0);
-      return;
-    }
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      // Closed so an open port does not keep Node's event loop alive.
-      channel.port1.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
-    channel.port2.close();
-  });
-}
-
 export interface RunOptions {
   signal?: AbortSignal | undefined;
   /** After each configuration: how many of how many have run, and the latest. */
@@ -323,7 +303,7 @@ export async function runSweep(run: PointRunner, spec: SweepSpec, allocators: re
   const points = sweepPoints(spec, allocators);
   const results: SweepPointResult[] = [];
   for (const point of points) {
-    await nextMacrotask();
+    await nextTask();
     if (options.signal?.aborted) return { param: spec.param, points: results, total: points.length, cancelled: true };
     const result = await runPoint(run, point);
     results.push(result);

@@ -1,5 +1,7 @@
 // Minimal DOM building. Text always goes through textContent, never innerHTML.
 
+import { nextTask } from "../engine/tasks";
+
 type Attrs = Record<string, string | number | boolean | null | undefined>;
 type Child = Node | string | null | undefined | false;
 
@@ -62,20 +64,6 @@ export function frameScheduler(render: () => void): () => void {
   };
 }
 
-/** Runs `fn` in a task of its own, soon: a MessageChannel message (no timer clamp), else a timeout. */
-export function nextTask(fn: () => void): void {
-  if (typeof MessageChannel === "undefined") {
-    setTimeout(fn, 0);
-    return;
-  }
-  const channel = new MessageChannel();
-  channel.port1.onmessage = () => {
-    channel.port1.close();
-    fn();
-  };
-  channel.port2.postMessage(null);
-}
-
 /**
  * A frameScheduler that can split a render in two: while `staged()` holds,
  * `prepare()` runs first in a task of its own (the state's derivations, into
@@ -100,7 +88,7 @@ export function stagedFrameScheduler<T>(staged: () => boolean, prepare: () => T 
     }
     if (preparing) return;
     preparing = true;
-    nextTask(() => {
+    void nextTask().then(() => {
       preparing = false;
       prepared = staged() ? prepare() : null;
       frame();
