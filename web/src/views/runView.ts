@@ -145,15 +145,13 @@ function deriveFrame(input: RunViewInput): RunFrame {
 
 /**
  * Derives what `renderRun` draws at the input's step without drawing it: the
- * step's blocks, bins, labels and op detail land in their caches, and a
- * render of the same step soon after finds them there. A dragged scrubber
+ * step's frame (op detail, blocks, stats) and the map's layout are kept, and a
+ * render of the same step soon after takes them as they are. A dragged scrubber
  * runs this in a task of its own, so the frame that draws the step does no
  * more than draw.
  */
 export function prepareRun(mounts: RunMounts, input: RunViewInput): void {
-  const frame = runFrame(input);
-  describeStep(input.trace, frame.step);
-  prepareMemoryMap(mounts.map, frame.map);
+  prepareMemoryMap(mounts.map, runFrame(input).map);
 }
 
 export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: RunViewInput, dispatch: (a: Action) => void): void {
