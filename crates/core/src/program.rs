@@ -76,7 +76,8 @@ impl core::fmt::Display for ProgramError {
 }
 
 /// A primitive type usable as a size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Prim {
     U8,
     U16,
@@ -97,6 +98,18 @@ impl Prim {
             "usize" => Prim::Usize,
             _ => return None,
         })
+    }
+
+    /// The type's name as a program writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Prim::U8 => "u8",
+            Prim::U16 => "u16",
+            Prim::U32 => "u32",
+            Prim::U64 => "u64",
+            Prim::U128 => "u128",
+            Prim::Usize => "usize",
+        }
     }
 
     /// Size (= alignment) in bytes for a target with `usize_bytes`-byte words.

@@ -391,6 +391,7 @@ impl<W: Word> Engine<W> {
             size: None,
             align: None,
             padding: None,
+            shape: None,
             moved: None,
             failed: false,
             target_op: None,
