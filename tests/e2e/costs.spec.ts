@@ -45,7 +45,7 @@ test("bumpalo: one bar per op, the new chunk's bar has a slow part and costs mor
   const fast = await num(page, 8, "data-fast");
   const slow = await num(page, 8, "data-slow");
   await expect(page.getByRole("button", { name: /^op 8 · alloc x/ })).toHaveAccessibleName(
-    new RegExp(`^op 8 · alloc x · ${total} wasm instructions \\(fast ${fast}, slow ${slow}\\) · \\d+ branches${BASELINE}$`),
+    new RegExp(`^op 8 · alloc x · run-time layout · ${total} wasm instructions \\(fast ${fast}, slow ${slow}\\) · \\d+ branches${BASELINE}$`),
   );
   // The current op (the last) is highlighted.
   await expect(bar(page, 10)).toHaveClass(/is-current/);
@@ -72,7 +72,7 @@ test("clicking a bar moves the step to its op; hovering shows its numbers", asyn
   await bar(page, 3).locator("rect.hit").hover();
   await expect(page.locator(".cost-tooltip")).toBeVisible();
   await expect(page.locator(".cost-tooltip")).toHaveText(
-    new RegExp(`^op 3 · alloc x · \\d+ wasm instructions \\(fast \\d+, slow 0\\) · \\d+ branches${BASELINE}$`),
+    new RegExp(`^op 3 · alloc x · run-time layout · \\d+ wasm instructions \\(fast \\d+, slow 0\\) · \\d+ branches${BASELINE}$`),
   );
   await bar(page, 3).locator("rect.hit").click();
   await expect(counter(page)).toHaveText("op 3 / 10");
@@ -91,7 +91,7 @@ test("keyboard: one bar in the tab order, arrows move between bars, Enter jumps"
   await expect(bar(page, 8)).toBeFocused();
   // Moving between bars does not step the program.
   await expect(counter(page)).toHaveText("op 10 / 10");
-  await expect(page.locator(".cost-tooltip")).toHaveText(/^op 8 · alloc x · \d+ wasm instructions \(fast \d+, slow [1-9]\d*\)/);
+  await expect(page.locator(".cost-tooltip")).toHaveText(/^op 8 · alloc x · run-time layout · \d+ wasm instructions \(fast \d+, slow [1-9]\d*\)/);
   await page.keyboard.press("Enter");
   await expect(counter(page)).toHaveText("op 8 / 10");
   await expect(bar(page, 8)).toBeFocused();
@@ -113,7 +113,7 @@ test("the toggle counts branches instead of instructions", async ({ page }) => {
   await expect(page.getByRole("radio", { name: "Branches" })).toBeChecked();
   await expect(page.locator(".cost-note")).toHaveText(/^10 ops, \d+ conditional branches in all/);
   await expect(bar(page, 8)).toHaveAccessibleName(
-    new RegExp(`^op 8 · alloc x · \\d+ wasm branches \\(fast \\d+, slow [1-9]\\d*\\) · \\d+ instructions${BASELINE}$`),
+    new RegExp(`^op 8 · alloc x · run-time layout · \\d+ wasm branches \\(fast \\d+, slow [1-9]\\d*\\) · \\d+ instructions${BASELINE}$`),
   );
   const branches = await num(page, 8, "data-total");
   expect(branches).toBeGreaterThan(0);
@@ -126,7 +126,7 @@ test("a long program is binned, and says so", async ({ page }) => {
   await run(page, "bumpalo", "repeat 1200 { x = alloc 64 }", 1200);
   await expect(bars(page)).toHaveCount(200);
   await expect(page.locator(".cost-note")).toContainText("binned: 6 ops per bar");
-  await expect(bars(page).first()).toHaveAccessibleName(/^op 1 \(costliest of ops 1–6\) · alloc x · \d+ wasm instructions/);
+  await expect(bars(page).first()).toHaveAccessibleName(/^op 1 \(costliest of ops 1–6\) · alloc x · run-time layout · \d+ wasm instructions/);
   // A bin jumps to its costliest op: the one that made the bin's chunk.
   await bars(page).nth(3).locator("rect.hit").click();
   await expect(counter(page)).toHaveText("op 23 / 1200");

@@ -329,6 +329,7 @@ function renderInstructionsPanel(m: Mounts, s: AppState, trace: TraceView, op: O
       column: s.instructionsColumn,
       codePath: path,
       current: focus.current !== null ? { path, line: focus.current } : null,
+      shape: op?.shape ?? null,
     },
     { onRetry: () => ctx.instructions?.retry(), onColumn: (column) => ctx.dispatch({ type: "selectInstructionsColumn", column }) },
     m.code,
