@@ -3,6 +3,7 @@
 
 import { blockColour } from "../views/map/palette";
 import { mergeFrames } from "./exportAnimation";
+import { appendMapDefs } from "./mapDefs";
 import { estimateWidth, SWATCH, type FigureColumn, type LegendItem, type Measure } from "./exportLayout";
 import { isInteractiveAttribute, SVG_NS } from "./svgCheck";
 
@@ -333,6 +334,11 @@ export function figureLegend(doc: Document, presence: LegendPresence): { legend:
     text("row-title"),
     svgEl(doc, "g", { class: "chunk-row is-current" }, text("row-fill")),
   ) as SVGSVGElement;
+  // The swatches' hatch and stripes: patterns of the scratch map's own, each
+  // written into the swatch that uses it, so the legend stands alone in a file.
+  const defs = svgEl(doc, "defs", {});
+  svg.prepend(defs);
+  appendMapDefs(svg, defs);
   host.append(svg);
   doc.body.append(host);
   try {
@@ -350,10 +356,13 @@ export function figureLegend(doc: Document, presence: LegendPresence): { legend:
     };
     const copy = cleanCopy(svg);
     const serializer = new XMLSerializer();
-    const legend = [...copy.querySelectorAll(":scope > g.legend-swatch")].map((g, i) => ({
-      label: specs[i]?.label ?? "",
-      swatch: [...g.children].map((c) => serializer.serializeToString(c)).join(""),
-    }));
+    const patterns = [...copy.querySelectorAll(":scope > defs > pattern")];
+    const legend = [...copy.querySelectorAll(":scope > g.legend-swatch")].map((g, i) => {
+      const swatch = [...g.children].map((c) => serializer.serializeToString(c)).join("");
+      const used = patterns.filter((p) => swatch.includes(`url(#${p.id})`));
+      const defsText = used.length > 0 ? `<defs>${used.map((p) => serializer.serializeToString(p)).join("")}</defs>` : "";
+      return { label: specs[i]?.label ?? "", swatch: defsText + swatch };
+    });
     return { legend, look };
   } finally {
     host.remove();

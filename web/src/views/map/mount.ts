@@ -8,6 +8,7 @@ import { select, type Selection } from "d3-selection";
 import "d3-transition";
 import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from "d3-zoom";
 import type { ChunkView } from "../../model/chunks";
+import { appendMapDefs, type MapDefIds } from "../../share/mapDefs";
 import { h } from "../dom";
 import { setStyle } from "./attrs";
 import { binCard, blockCard, createCardElement, showCard } from "./card";
@@ -79,40 +80,13 @@ function toD3(z: AxisZoom): ReturnType<typeof zoomIdentity.translate> {
   return zoomIdentity.translate(z.x - (z.k - 1) * MARGIN.left, 0).scale(z.k);
 }
 
-function buildDefs(svg: Svg, clipId: string): void {
+/** The map's patterns and arrow (ids of its own: share/mapDefs.ts) and the clip of its zoomed rows. */
+function buildDefs(svg: Svg, clipId: string): MapDefIds {
   const defs = svg.append("defs");
-  const hatch = defs
-    .append("pattern")
-    .attr("id", "bl-hatch")
-    .attr("patternUnits", "userSpaceOnUse")
-    .attr("width", 6)
-    .attr("height", 6)
-    .attr("patternTransform", "rotate(45)");
-  hatch.append("rect").attr("class", "hatch-bg").attr("width", 6).attr("height", 6);
-  hatch.append("line").attr("class", "hatch-line").attr("x1", 1).attr("y1", 0).attr("x2", 1).attr("y2", 6);
-  const meta = defs
-    .append("pattern")
-    .attr("id", "bl-meta")
-    .attr("patternUnits", "userSpaceOnUse")
-    .attr("width", 8)
-    .attr("height", 8)
-    .attr("patternTransform", "rotate(-45)");
-  meta.append("rect").attr("class", "meta-bg").attr("width", 8).attr("height", 8);
-  meta.append("rect").attr("class", "meta-stripe").attr("width", 3).attr("height", 8);
-  defs
-    .append("marker")
-    .attr("id", "bl-arrow")
-    .attr("viewBox", "0 0 10 10")
-    .attr("refX", 8)
-    .attr("refY", 5)
-    .attr("markerWidth", 7)
-    .attr("markerHeight", 7)
-    .attr("orient", "auto-start-reverse")
-    .append("path")
-    .attr("class", "arrow-head")
-    .attr("d", "M0,0 L10,5 L0,10 z");
+  const ids = appendMapDefs(svg.node()!, defs.node()!);
   // Zoomed content stays inside the plot's width (row coordinates).
   defs.append("clipPath").attr("id", clipId).append("rect").attr("class", "clip-rect").attr("x", 0).attr("y", 0).attr("height", ROW_H);
+  return ids;
 }
 
 function zoomButton(label: string, text: string): HTMLButtonElement {
@@ -151,7 +125,7 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
     .attr("role", "group")
     .attr("tabindex", 0)
     .attr("aria-roledescription", "memory map");
-  buildDefs(svg, clipId);
+  const defIds = buildDefs(svg, clipId);
   const plot = svg.append("g").attr("class", "plot").attr("transform", `translate(${MARGIN.left},0)`);
   plot.append("g").attr("class", "rows");
   const empty = plot.append("g").attr("class", "map-empty").attr("role", "note");
@@ -160,7 +134,7 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
   const ptr = plot.append("g").attr("class", "bump-pointer").attr("role", "img");
   ptr.append("line").attr("class", "ptr-line").attr("y1", PTR_Y - 5).attr("y2", BAR_Y + BAR_H + 4);
   ptr.append("path").attr("class", "ptr-head");
-  ptr.append("line").attr("class", "ptr-arrow").attr("y1", PTR_Y).attr("y2", PTR_Y).attr("marker-end", "url(#bl-arrow)");
+  ptr.append("line").attr("class", "ptr-arrow").attr("y1", PTR_Y).attr("y2", PTR_Y).attr("marker-end", `url(#${defIds.arrow})`);
   ptr.append("text").attr("class", "ptr-text").attr("y", PTR_Y).attr("dy", "0.35em");
   frame.append(card);
 
