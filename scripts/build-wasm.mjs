@@ -126,14 +126,15 @@ function wasmPack(module, crate, outDir, outName, env = {}, cargoArgs = []) {
 const TRACE_BUILDS = [
   { name: "trace", dir: "pkg-trace", features: "core-presets", optLevel: "z", wasmOpt: "-Oz" },
   { name: "trace (more arenas)", dir: "pkg-trace-more", features: "more-arenas", optLevel: "z", wasmOpt: "-Oz" },
-  { name: "trace (fast, every preset)", dir: "pkg-trace-fast", features: "core-presets,more-arenas", optLevel: "3", wasmOpt: "-O3" },
+  // The CLI's build also carries the `bumplab` code fence's parser (crates/fence) for the Markdown plugins.
+  { name: "trace (fast, every preset)", dir: "pkg-trace-fast", features: "core-presets,more-arenas,fence", optLevel: "3", wasmOpt: "-O3" },
 ];
 
 async function buildTrace() {
   const opt = wasmOpt();
   for (const build of TRACE_BUILDS) {
     const dir = join(root, "web", build.dir);
-    const inputs = hashTree([...SHARED, "crates/trace"], skipTarget) + `\n${opt.version}\n${build.features}\n${build.optLevel} ${build.wasmOpt}`;
+    const inputs = hashTree([...SHARED, "crates/trace", "crates/fence"], skipTarget) + `\n${opt.version}\n${build.features}\n${build.optLevel} ${build.wasmOpt}`;
     await buildIfChanged(build.dir, dir, inputs, async (tmp) => {
       wasmPack(build.name, "crates/trace", tmp, "trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: build.optLevel }, ["--no-default-features", "--features", build.features]);
       const wasm = join(tmp, "trace_bg.wasm");

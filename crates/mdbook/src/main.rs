@@ -5,7 +5,7 @@
 //! [preprocessor.bumplab]
 //! site = "bump-lab/"      # where the book serves Bump Lab's dist/ (relative to the book's root, or a URL)
 //! fallback-svg = false    # true: run `bumplab figure` for each fence and show its SVG where scripts do not run
-//! command = "bumplab"     # the command that runs it (npx bumplab, a path)
+//! figure-command = "bumplab"  # what runs `bumplab figure` (npx bumplab, a path); mdBook itself reads `command`
 //! ```
 //!
 //! mdBook runs the preprocessor as `mdbook-bumplab supports RENDERER`, then
@@ -93,7 +93,7 @@ fn config(context: &Value) -> Result<Config, String> {
     Ok(Config {
         site,
         fallback_svg,
-        command: text("command", "bumplab")?,
+        command: text("figure-command", "bumplab")?,
     })
 }
 
@@ -231,7 +231,7 @@ fn figure_svg(command: &str, f: &bumplab_fence::Fence) -> Result<String, String>
     let mut words = command.split_whitespace();
     let program = words
         .next()
-        .ok_or("preprocessor.bumplab.command is empty")?;
+        .ok_or("preprocessor.bumplab.figure-command is empty")?;
     let s = &f.settings;
     let mut args: Vec<String> = words.map(str::to_string).collect();
     args.extend([
