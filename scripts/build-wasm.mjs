@@ -32,6 +32,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { hashTree, log, output, root, run } from "./lib.mjs";
+import { splitListing } from "./split-listing.mjs";
 import { BINARYEN } from "./versions.mjs";
 
 const force = process.argv.includes("--force");
@@ -202,4 +203,16 @@ async function buildCost() {
 }
 
 if (only !== "cost") await buildTrace();
-if (only !== "trace") await buildCost();
+if (only !== "trace") {
+  await buildCost();
+  // The pages and the CLI read the listing split a file per function; split
+  // again whenever the meter wrote a new listing.json (or the split changed).
+  const pkg = join(root, "web", "pkg-cost");
+  const stamp = join(pkg, "listing", ".stamp");
+  const want = hashTree(["web/pkg-cost/listing.json", "scripts/split-listing.mjs"]);
+  if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== want) {
+    const n = splitListing(JSON.parse(readFileSync(join(pkg, "listing.json"), "utf8")), join(pkg, "listing"));
+    writeFileSync(stamp, want);
+    log(`listing split: web/pkg-cost/listing/, ${n} functions`);
+  }
+}

@@ -68,14 +68,21 @@ test.afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-test("the packed tarball holds the CLI, its engine, and the site with bump-lab.js and its wasm; it installs as a real folder", () => {
+test("the packed tarball holds the CLI, the Markdown plugins, and the site with bump-lab.js and each wasm module once; it installs as a real folder", () => {
   expect(tarball).toMatch(/bumplab-\d+\.\d+\.\d+\.tgz$/);
   const listing = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n");
-  for (const file of ["package/package.json", "package/bumplab.mjs", "package/pkg-trace-fast/trace_bg.wasm", "package/pkg-cost/cost_bg.wasm", "package/dist/bump-lab.js", "package/dist/embed.html", "package/dist/index.html"]) {
+  for (const file of ["package/package.json", "package/bumplab.mjs", "package/engine.json", "package/fence.mjs", "package/markdown-it.mjs", "package/remark.mjs", "package/pkg-trace-fast/trace.js", "package/pkg-cost/cost.js", "package/dist/bump-lab.js", "package/dist/embed.html", "package/dist/index.html"]) {
     expect(listing).toContain(file);
   }
-  // The element's wasm sits beside it: the core trace build, the one for the other arenas, the metered one.
-  expect(listing.filter((f) => /^package\/dist\/bump-lab-(trace|cost)_bg-[\w-]+\.wasm$/.test(f))).toHaveLength(3);
+  // Each wasm module once, in the site's assets, shared by the app, the element and the command line:
+  // the two size builds of the trace module, its fast build, and the metered cost module.
+  const wasm = listing.filter((f) => f.endsWith(".wasm"));
+  expect(wasm.filter((f) => /^package\/dist\/assets\/trace_bg-[\w-]+\.wasm$/.test(f))).toHaveLength(3);
+  expect(wasm.filter((f) => /^package\/dist\/assets\/cost_bg-[\w-]+\.wasm$/.test(f))).toHaveLength(1);
+  expect(wasm).toHaveLength(4);
+  // The listing split a file per function, never whole.
+  expect(listing.some((f) => /listing[^/]*\.json$/.test(f))).toBe(false);
+  expect(listing.filter((f) => /^package\/dist\/assets\/listing-[0-9a-f]+\/\d+\.json$/.test(f)).length).toBeGreaterThan(1000);
   expect(listing.some((f) => f.includes("unmetered"))).toBe(false);
   expect(lstatSync(installed).isSymbolicLink()).toBe(false);
   const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as Record<string, unknown>;
@@ -143,6 +150,6 @@ test("a page served from the installed dist/ draws the element's blocks, the sam
   const labels = await el.locator("svg.memory-map g[data-block]").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? ""));
   expect(labels).toEqual(expected);
   expect(requests.filter((url) => !url.startsWith(`${BLOG}/`))).toEqual([]);
-  expect(requests.some((url) => /\/bump-lab\/bump-lab-trace_bg-[\w-]+\.wasm$/.test(url))).toBe(true);
+  expect(requests.some((url) => /\/bump-lab\/assets\/trace_bg-[\w-]+\.wasm$/.test(url))).toBe(true);
   expect(errors).toEqual([]);
 });

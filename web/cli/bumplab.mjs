@@ -19,7 +19,7 @@
 // `FILE:LINE:COLUMN: message`) or a file that cannot be read; 2 for a usage
 // error (a bad command, option or option value); 3 for a bug in the engine
 // (a trap in the wasm module), reported with the panic's message.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,6 +32,24 @@ const here = dirname(fileURLToPath(import.meta.url));
 function engineFolder(name) {
   const packed = join(here, name);
   return existsSync(packed) ? packed : join(here, "..", name);
+}
+
+/**
+ * A file of the engine (`pkg-cost/cost_bg.wasm`, `pkg-cost/listing`): in the
+ * repository, in its web/ build; in the installed package, the site's own
+ * copy in dist/assets/, which engine.json names (scripts/pack.mjs writes it),
+ * so the package holds each wasm module once.
+ */
+function engineFile(path) {
+  const [folder, ...rest] = path.split("/");
+  const beside = join(engineFolder(folder), ...rest);
+  if (existsSync(beside)) return beside;
+  const manifest = join(here, "engine.json");
+  if (existsSync(manifest)) {
+    const named = JSON.parse(readFileSync(manifest, "utf8"))[path];
+    if (named) return join(here, named);
+  }
+  return beside;
 }
 const USAGE = `usage:
   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary | --executed] FILE|-
@@ -64,7 +82,7 @@ async function loadEngine() {
   let mod;
   try {
     mod = await import(join(pkg, "cost.js"));
-    mod.initSync({ module: readFileSync(join(pkg, "cost_bg.wasm")) });
+    mod.initSync({ module: readFileSync(engineFile("pkg-cost/cost_bg.wasm")) });
   } catch (e) {
     fail(`the wasm engine is not built (${e.message}); run \`npm run build:wasm\` first`, 1);
   }
@@ -75,17 +93,38 @@ async function loadEngine() {
 const MAX_EXECUTED_OPS = 2_000;
 
 /**
- * The cost module's listing.json: beside the module in the repository; in the
- * installed package, the copy the built site fetches for its Instructions
- * view (dist/assets/listing-<hash>.json, made by the same build as the
- * packaged module), so the package does not carry the 17 MB file twice.
+ * The cost module's listing, split a file per function
+ * (scripts/split-listing.mjs): `read(fn)` gives function `fn`'s name and
+ * operators, reading each file once.
  */
-function listingFile() {
-  const beside = join(engineFolder("pkg-cost"), "listing.json");
-  if (existsSync(beside)) return beside;
-  const assets = join(here, "dist", "assets");
-  const hashed = existsSync(assets) ? readdirSync(assets).find((f) => /^listing-[\w-]+\.json$/.test(f)) : undefined;
-  return hashed ? join(assets, hashed) : beside;
+function listingReader() {
+  const dir = engineFile("pkg-cost/listing");
+  const index = JSON.parse(readFileSync(join(dir, "index.json"), "utf8"));
+  if (index.format !== 2) throw new Error(`the listing has format ${index.format}; this command reads format 2`);
+  const cache = new Map();
+  const read = (fn) => {
+    if (cache.has(fn)) return cache.get(fn);
+    const file = join(dir, `${fn}.json`);
+    let f = null;
+    if (existsSync(file)) {
+      const c = JSON.parse(readFileSync(file, "utf8"));
+      const texts = c.text === "" ? [] : c.text.split("\n");
+      const ops = [];
+      let offset = c.offset;
+      let run = 0;
+      let left = 0;
+      texts.forEach((text, i) => {
+        if (i > 0) offset += c.deltas[i - 1];
+        while (left === 0) left = c.lines[3 * run++ + 2];
+        left--;
+        ops.push([offset, text, Number(c.cost[i]), Number(c.branch[i]), c.lines[3 * run - 3], c.lines[3 * run - 2]]);
+      });
+      f = { name: c.name, ops };
+    }
+    cache.set(fn, f);
+    return f;
+  };
+  return { files: index.files, read };
 }
 
 /**
@@ -100,9 +139,9 @@ function executedLists(engine, source, opts, ops) {
   if (typeof engine.executedOps !== "function") fail("the wasm engine has no executedOps: run `npm run build:wasm`", 1);
   let listing;
   try {
-    listing = JSON.parse(readFileSync(listingFile(), "utf8"));
+    listing = listingReader();
   } catch (e) {
-    fail(`--executed needs listing.json beside the cost module (${e.code === "ENOENT" ? "not built" : e.message}); run \`npm run build:wasm\``, 1);
+    fail(`--executed needs the cost module's listing beside it (${e.code === "ENOENT" ? "not built" : e.message}); run \`npm run build:wasm\``, 1);
   }
   const lists = [];
   for (let i = 0; i < ops; i++) {
@@ -111,9 +150,9 @@ function executedLists(engine, source, opts, ops) {
     const model = r.columns.find((c) => c.column === "model");
     lists.push(
       (model?.executed ?? []).map(([func, opIndex]) => {
-        const f = listing.functions[func];
+        const f = listing.read(func);
         const row = f?.ops[opIndex];
-        if (!row) fail(`op ${i}: listing.json has no operator ${opIndex} of function ${func}: rebuild the engine (\`npm run build:wasm\`)`, 3);
+        if (!row) fail(`op ${i}: the listing has no operator ${opIndex} of function ${func}: rebuild the engine (\`npm run build:wasm\`)`, 3);
         const [offset, text, , , file, line] = row;
         return { function: f.name, offset, text, file: file >= 0 ? listing.files[file] : null, line };
       }),
@@ -184,7 +223,7 @@ async function loadTraceBuild(allocator) {
   let mod;
   try {
     mod = await import(join(pkg, "trace.js"));
-    mod.initSync({ module: readFileSync(join(pkg, "trace_bg.wasm")) });
+    mod.initSync({ module: readFileSync(engineFile("pkg-trace-fast/trace_bg.wasm")) });
   } catch (e) {
     fail(`the wasm engine is not built (${e.message}); run \`npm run build:wasm\` first`, 1);
   }

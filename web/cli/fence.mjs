@@ -12,10 +12,18 @@ const here = dirname(fileURLToPath(import.meta.url));
 const packed = join(here, "pkg-trace-fast");
 const folder = existsSync(packed) ? packed : join(here, "..", "pkg-trace-fast");
 
+/** The module's wasm: beside its glue in the repository; in the package, the site's copy that engine.json names (scripts/pack.mjs). */
+function wasmFile() {
+  const beside = join(folder, "trace_bg.wasm");
+  const manifest = join(here, "engine.json");
+  if (existsSync(beside) || !existsSync(manifest)) return beside;
+  return join(here, JSON.parse(readFileSync(manifest, "utf8"))["pkg-trace-fast/trace_bg.wasm"]);
+}
+
 let engine;
 try {
   engine = await import(pathToFileURL(join(folder, "trace.js")).href);
-  engine.initSync({ module: readFileSync(join(folder, "trace_bg.wasm")) });
+  engine.initSync({ module: readFileSync(wasmFile()) });
 } catch (e) {
   throw new Error(`bumplab: the fence parser's wasm module did not load from ${folder} (${e.message}); in the repository, run \`npm run build:wasm\``);
 }

@@ -1,5 +1,5 @@
 // <bump-lab>: the player as a custom element for pages that load one script
-// (dist/bump-lab.js; its wasm is fetched from beside the script, wherever it
+// (dist/bump-lab.js; its wasm is fetched from the build folder's assets/, wherever it
 // is served). Each element has its own shadow root, store and styles, so
 // several on a page are independent; it stops playing while offscreen.
 //

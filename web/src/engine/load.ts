@@ -146,7 +146,7 @@ export async function instantiate(init: (input: { module_or_path: Response }) =>
           "http",
           href,
           `the server answered ${status} for ${fileName(href)}`,
-          `deploy ${fileName(href)} beside the script that loads it (it is in the same build folder), so that ${href} answers 200`,
+          `deploy the whole build folder, ${fileName(href)} with it (the script fetches it from there), so that ${href} answers 200`,
         );
       }
       await init({ module_or_path: response });
