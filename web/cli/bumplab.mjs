@@ -5,6 +5,18 @@
 //
 //   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary | --executed] FILE|-
 //   bumplab list
+//   bumplab figure FILE|- --allocator NAME [--target …] [--min-align N] [--capacity N]
+//                  [--step N] [--compare COLUMNS] [--caption TEXT] [--theme light|dark]
+//                  [--site URL] [--width PX] [--browser PATH] --svg OUT|- [--png OUT]
+//
+// `figure` writes the Share panel's figure of the run at op N (the last op by
+// default): a standalone SVG with a title, the map (compare's maps side by
+// side: --compare bumpalo,bump-scope-up, each column allocator[:target
+// [:min-align[:capacity]]]), a legend, a caption and an "Open live" link to
+// the view in the app at --site (the URL where you serve Bump Lab's dist/;
+// without it the link is relative, index.html#…), and --png the same at 2×. It draws with the built
+// site in a headless Chromium or Chrome (figure.mjs says why): --browser or
+// BUMPLAB_BROWSER names one, else the usual places are tried.
 //
 // The full trace holds up to 100,000 ops (each op's entry, its micro-steps
 // with it, is about 1 KiB of JSON). --summary runs the program on the page's
@@ -19,7 +31,7 @@
 // `FILE:LINE:COLUMN: message`) or a file that cannot be read; 2 for a usage
 // error (a bad command, option or option value); 3 for a bug in the engine
 // (a trap in the wasm module), reported with the panic's message.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -53,6 +65,8 @@ function engineFile(path) {
 }
 const USAGE = `usage:
   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary | --executed] FILE|-
+  bumplab figure --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--step N] [--compare COLUMNS]
+                 [--caption TEXT] [--theme light|dark] [--site URL] [--width PX] [--browser PATH] --svg OUT|- [--png OUT] FILE|-
   bumplab list`;
 
 // The engine's limit on a program's text (crates/core/src/program.rs
@@ -182,6 +196,15 @@ function parseArgs(argv) {
     else if (a === "--target" || a === "-t") opts.target = value();
     else if (a === "--min-align") opts.minAlign = number(value());
     else if (a === "--capacity") opts.capacity = number(value());
+    else if (a === "--step") opts.step = number(value());
+    else if (a === "--compare") opts.compare = value();
+    else if (a === "--caption") opts.caption = value();
+    else if (a === "--theme") opts.theme = value();
+    else if (a === "--site") opts.site = value();
+    else if (a === "--width") opts.width = number(value());
+    else if (a === "--browser") opts.browser = value();
+    else if (a === "--svg") opts.svg = value();
+    else if (a === "--png") opts.png = value();
     else if (a === "--summary") opts.summary = true;
     else if (a === "--executed") opts.executed = true;
     else if (a === "--help" || a === "-h") {
@@ -260,8 +283,115 @@ function summarise(mod, source, opts) {
   }
 }
 
+/** The site the figure is drawn with: BUMPLAB_SITE, the package's dist/, or the repository's build. */
+function siteFolder() {
+  if (process.env.BUMPLAB_SITE) return process.env.BUMPLAB_SITE;
+  const packed = join(here, "dist");
+  return existsSync(packed) ? packed : join(here, "..", "..", "dist");
+}
+
+/**
+ * `bumplab figure`: the options and the program checked here, with the
+ * engine's own messages (a bad program exits 1 with FILE:LINE:COLUMN), then
+ * the figure drawn by the built site's element in a headless browser.
+ */
+async function figure(args) {
+  const { opts, rest } = parseArgs(args);
+  if (!opts.allocator) fail(`figure needs --allocator NAME (see \`bumplab list\`)\n${USAGE}`);
+  if (rest.length !== 1) fail(`figure needs exactly one FILE, or - for standard input\n${USAGE}`);
+  if (!opts.svg && !opts.png) fail(`figure needs --svg OUT (- for standard output), --png OUT, or both\n${USAGE}`);
+  if (opts.svg === "-" && opts.png === "-") fail("only one of --svg and --png can write to standard output");
+  if (opts.theme !== undefined && opts.theme !== "light" && opts.theme !== "dark") fail(`--theme is light or dark, not '${opts.theme}'`);
+  if (opts.width !== undefined && (opts.width < 320 || opts.width > 4000)) fail(`--width takes 320 to 4000 pixels, not ${opts.width}`);
+  const mod = await loadTraceBuild(opts.allocator);
+  if (!mod) fail(`unknown allocator '${opts.allocator}' (see \`bumplab list\`)`);
+  const source = readProgram(rest[0]);
+  const file = rest[0] === "-" ? "<stdin>" : rest[0];
+  // Each run the figure shows: the allocator's, or compare's columns.
+  const runs = [{ allocator: opts.allocator, target: opts.target, minAlign: opts.minAlign, capacity: opts.capacity }];
+  let compare;
+  if (opts.compare !== undefined) {
+    const cols = opts.compare.split(",");
+    if (cols.length < 2 || cols.length > 4) fail(`--compare lists 2 to 4 columns, comma-separated, not ${cols.length}`);
+    runs.length = 0;
+    for (const col of cols) {
+      const [allocator = "", target = opts.target, minAlign = "-", capacity = "-"] = col.split(":");
+      const num = (v, what) => {
+        if (v === "-" || v === "") return undefined;
+        if (!/^\d+$/.test(v)) fail(`--compare column '${col}': ${what} must be a whole number or -`);
+        return Number(v);
+      };
+      runs.push({ allocator, target: target || opts.target, minAlign: num(minAlign, "min-align"), capacity: num(capacity, "capacity") });
+    }
+    compare = runs.map((r) => [r.allocator, r.target, r.minAlign ?? "-", r.capacity ?? "-"].join(":")).join(",");
+  }
+  let total = 0;
+  for (const r of runs) {
+    const check = (text) => {
+      const run = new mod.TraceRun(text, r.allocator, r.target, r.capacity, r.minAlign);
+      try {
+        const error = run.error();
+        return { error: error === undefined ? undefined : JSON.parse(error), total: run.total() };
+      } finally {
+        run.free();
+      }
+    };
+    const options = check("").error;
+    if (options) fail(compare ? `--compare ${r.allocator}: ${options.message}` : options.message);
+    const checked = check(source);
+    if (checked.error) {
+      for (const { line, column, message } of [checked.error, ...(checked.error.more ?? [])]) process.stderr.write(`${file}:${line}:${column}: ${message}\n`);
+      process.exit(1);
+    }
+    total = checked.total;
+  }
+  const step = opts.step === undefined ? total : Math.min(opts.step, total);
+  let browser;
+  try {
+    browser = (await import("./figure.mjs")).findBrowser(opts.browser);
+  } catch (e) {
+    fail(e.message, 1);
+  }
+  const { drawFigure } = await import("./figure.mjs");
+  let drawn;
+  try {
+    drawn = await drawFigure({
+      site: siteFolder(),
+      browser,
+      app: opts.site === undefined ? "index.html" : `${opts.site}${opts.site.endsWith("/") ? "" : "/"}index.html`,
+      png: opts.png !== undefined,
+      width: opts.width ?? 720,
+      attributes: {
+        program: source,
+        allocator: runs[0].allocator,
+        target: runs[0].target,
+        capacity: compare ? undefined : opts.capacity,
+        "min-align": compare ? undefined : opts.minAlign,
+        compare,
+        step,
+        figure: true,
+        caption: opts.caption,
+        theme: opts.theme ?? "light",
+      },
+    });
+  } catch (e) {
+    fail(`the figure could not be drawn: ${e.message}`, 1);
+  }
+  const write = (out, data) => {
+    if (out === "-") process.stdout.write(data);
+    else writeFileSync(out, data);
+  };
+  if (opts.svg) write(opts.svg, drawn.svg);
+  if (opts.png) write(opts.png, Buffer.from(drawn.png, "base64"));
+  const wrote = [opts.svg && opts.svg !== "-" ? opts.svg : null, opts.png && opts.png !== "-" ? opts.png : null].filter(Boolean);
+  if (wrote.length > 0) process.stderr.write(`bumplab: wrote ${wrote.join(" and ")}: ${drawn.width} × ${drawn.height} px, op ${step} of ${total}\n`);
+  if (opts.site === undefined) process.stderr.write("bumplab: the figure's Open live link is relative (index.html#…): --site URL names where your Bump Lab is served\n");
+}
+
 const [command, ...args] = process.argv.slice(2);
-if (command === "list") {
+if (command === "figure") {
+  await figure(args);
+} else if (command === "list") {
   const engine = await loadEngine();
   for (const a of JSON.parse(engine.listAllocators())) {
     process.stdout.write(`${a.name.padEnd(22)}${a.direction.padEnd(6)}${a.description}\n`);

@@ -7,37 +7,22 @@
 
 import "./sharePanel.css";
 import type { Trace } from "../engine/types";
-import { lineOf, type TraceView as Run } from "../engine/traceView";
+import type { TraceView as Run } from "../engine/traceView";
 import { clampStep } from "../model/blocks";
 import { bumpPointerAt, chunkViewsAt } from "../model/chunks";
 import { focusAt } from "../model/compare";
 import { describeStep } from "../model/describe";
-import { bytes } from "../model/format";
-import {
-  animatedMap,
-  anyPresent,
-  cleanCopy,
-  download,
-  exportFileName,
-  figureLegend,
-  mapColumn,
-  presenceIn,
-  pngSize,
-  svgToPng,
-  transitionsDone,
-  utf8Bytes,
-  type FigureLook,
-} from "../share/export";
+import { animatedMap, cleanCopy, download, exportFileName, figureLegend, pngSize, svgToPng, utf8Bytes, type FigureLook } from "../share/export";
 import {
   ANIMATION_MAX_BYTES,
   ANIMATION_MAX_STEPS,
   animationRange,
-  composeFigure,
   SECONDS_PER_FRAME,
   type ComposedFigure,
   type FigureColumn,
   type FigureInput,
 } from "../share/exportLayout";
+import { capacityText, captionOf, composeInLook, mapFigure, stepText, surfaceOf, targetName } from "../share/figure";
 import { traceJson } from "../share/traceFile";
 import { encodeShare, type SharedState } from "../share/link";
 import { appBase, embedSnippets } from "../share/snippets";
@@ -78,55 +63,6 @@ interface Refs {
 
 const views = new WeakMap<HTMLElement, Refs>();
 
-const targetName = (t: string): string => (t === "64" ? "64-bit" : t);
-
-/** The program's line for the op that step `step` shows, or null at step 0 (or when the line is not in the program text). */
-function opText(state: SharedState, trace: Run, step: number): string | null {
-  if (step <= 0) return null;
-  const line = state.source.split("\n")[lineOf(trace, step - 1) - 1]?.trim();
-  return line ? line : null;
-}
-
-/** "op 3 / 6: c = alloc 24 align 16", or "before the first op". */
-function stepText(state: SharedState, trace: Run, step: number): string {
-  const text = opText(state, trace, step);
-  return `op ${step} / ${trace.length}${text ? `: ${text}` : ", before the first op"}`;
-}
-
-/** "chunk capacity 464 bytes (its default)": the capacity chosen, or the first chunk's when the allocator's default. */
-function capacityText(state: SharedState, trace: Run): string {
-  const first = trace.chunks[0]?.capacity;
-  const capacity = state.capacity !== null ? bytes(state.capacity) : first !== undefined ? `${bytes(first)} (its default)` : "its default";
-  return `chunk capacity ${capacity}`;
-}
-
-/** What a figure says under the map: allocator, target, capacity, step, and what the op did. */
-function captionOf(state: SharedState, trace: Run, step: number): string {
-  return `${trace.allocator} on ${targetName(trace.target)}, ${capacityText(state, trace)}; op ${step} of ${trace.length}: ${describeStep(trace, step)}`;
-}
-
-/** The maps on the page: compare's columns (named by their headings) or the single map. */
-function pageMaps(state: SharedState): { svg: SVGSVGElement; name: string | null }[] {
-  if (state.compare !== null) {
-    const columns = [...document.querySelectorAll<HTMLElement>(".compare-column")].filter((c) => !c.closest("[hidden]") && !c.classList.contains("has-error"));
-    const maps = columns.flatMap((c) => {
-      const svg = c.querySelector<SVGSVGElement>("svg.memory-map");
-      const name = c.querySelector(".compare-col-title")?.textContent?.trim() || c.dataset["allocator"] || null;
-      return svg ? [{ svg, name }] : [];
-    });
-    if (maps.length > 0) return maps;
-  }
-  const svg = document.querySelector<SVGSVGElement>("#memory-map svg.memory-map");
-  return svg ? [{ svg, name: null }] : [];
-}
-
-/** The page's surface colour behind `el`, painted behind the figure so dark-theme text stays readable. */
-function surfaceOf(el: Element): string | null {
-  const panel = getComputedStyle(el.closest(".panel") ?? document.body).backgroundColor;
-  if (panel && panel !== "rgba(0, 0, 0, 0)" && panel !== "transparent") return panel;
-  return getComputedStyle(document.body).backgroundColor || null;
-}
-
 /** The app's link to `state`, as Copy link gives it. */
 async function liveLink(state: SharedState): Promise<string> {
   const url = new URL(window.location.href);
@@ -145,45 +81,7 @@ function compose(
   defs: string,
   background: string | null,
 ): ComposedFigure {
-  return composeFigure({
-    title,
-    link,
-    columns,
-    captions,
-    legend,
-    defs,
-    colours: { background, text: look.text, muted: look.muted, link: look.link },
-    font: look.font,
-    measure: look.measure,
-  });
-}
-
-/** The memory map (or compare's maps) on the page as a composed figure, or null when none is drawn. */
-async function mapFigure(state: SharedState, trace: Run): Promise<ComposedFigure | null> {
-  const maps = pageMaps(state);
-  const first = maps[0];
-  if (!first) return null;
-  const step = clampStep(trace, state.step);
-  // A step taken just before is still gliding into place: the figure is of where it lands.
-  for (const m of maps) await transitionsDone(m.svg);
-  const parts = maps.map((m, i) => mapColumn(m.svg, m.name, i === 0 ? "" : `c${i + 1}-`));
-  const { legend, look } = figureLegend(document, anyPresent(maps.map((m) => presenceIn(m.svg))));
-  const names = maps.map((m) => m.name ?? trace.allocator);
-  const who = state.compare !== null && maps.length > 1 ? `${names.join(" vs ")}` : `${trace.allocator}, ${targetName(trace.target)}`;
-  const caption =
-    state.compare !== null && maps.length > 1
-      ? `Compared: ${names.join(", ")}; op ${step} of ${trace.length}${opText(state, trace, step) ? `: ${opText(state, trace, step)}` : ""}`
-      : captionOf(state, trace, step);
-  return compose(
-    `Bump Lab: ${who}, ${stepText(state, trace, step)}`,
-    await liveLink(state),
-    parts.map((p) => p.column),
-    [caption],
-    look,
-    legend,
-    parts.map((p) => p.defs).join(""),
-    surfaceOf(first.svg),
-  );
+  return composeInLook({ title, link, columns, captions, legend, defs }, look, background);
 }
 
 /** The cost chart on the page as a composed figure (no map legend), or null when it is not drawn. */
@@ -262,7 +160,7 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
       say("There is no map to export: the program has an error.");
       return false;
     }
-    const fig = what === "memory map" ? await mapFigure(state, trace) : await costFigure(state, trace);
+    const fig = what === "memory map" ? await mapFigure(document, state, trace, { link: await liveLink(state) }) : await costFigure(state, trace);
     if (!fig) {
       if (what === "memory map") say(`There is no ${what} to export in this view.`);
       return false;
