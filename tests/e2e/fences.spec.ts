@@ -193,3 +193,37 @@ for (const name of ["mdbook", "vitepress", "astro"] as const) {
     expect(errors, "uncaught page errors").toEqual([]);
   });
 }
+
+test("mdBook with fallback-svg: each figure's fallback is the static figure bumplab figure draws, shown where scripts do not run", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const book = join(work, "mdbook-svg-src");
+  cpSync(join(work, "mdbook-src"), book, { recursive: true });
+  const toml = join(book, "book.toml");
+  const command = `${process.execPath} ${join(PLUGINS, "bumplab.mjs")}`;
+  writeFileSync(toml, readFileSync(toml, "utf8").replace('site = "bump-lab/"', `site = "bump-lab/"\nfallback-svg = true\nfigure-command = ${JSON.stringify(command)}`));
+  const out = join(work, "mdbook-svg");
+  const said = run("mdbook", ["build", "--dest-dir", out, book], { env: { BUMPLAB_SITE: DIST, BUMPLAB_BROWSER: "/usr/bin/chromium" } });
+  expect(said).not.toContain("no static figure");
+  const server = await serve(out);
+  try {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/live-figure.html`);
+    const images = page.locator("bump-lab > a > img");
+    await expect(images).toHaveCount(2);
+    const titles: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const src = (await images.nth(i).getAttribute("src")) ?? "";
+      expect(src.startsWith("data:image/svg+xml;base64,")).toBe(true);
+      const svg = Buffer.from(src.slice(src.indexOf(",") + 1), "base64").toString("utf8");
+      titles.push(/<title>([^<]*)<\/title>/.exec(svg)?.[1] ?? "");
+      expect(svg).toContain('class="figure-legend"');
+      // Drawn: the image has the figure's size on the page.
+      await expect.poll(() => images.nth(i).evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(300);
+    }
+    expect(titles).toEqual(["Bump Lab: fitzgen-down, 64-bit, op 2 / 3: b = alloc u64", "Bump Lab: hinckley-up vs fitzgen-down, op 3 / 3: c = alloc 24 align 16"]);
+    await context.close();
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});

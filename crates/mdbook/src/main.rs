@@ -82,14 +82,15 @@ fn config(context: &Value) -> Result<Config, String> {
     if !site.ends_with('/') {
         site.push('/');
     }
-    let fallback_svg =
-        match table.and_then(|t| t.get("fallback-svg")) {
-            None => false,
-            Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(format!(
+    let fallback_svg = match table.and_then(|t| t.get("fallback-svg")) {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(format!(
                 "book.toml: preprocessor.bumplab.fallback-svg must be true or false, not {other}"
-            )),
-        };
+            ))
+        }
+    };
     Ok(Config {
         site,
         fallback_svg,
@@ -163,7 +164,7 @@ fn rewrite(
     let rewritten = markdown::replace_fences(content, |fence| {
         let svg = if cfg.fallback_svg {
             match bumplab_fence::check(&fence.info, &fence.body) {
-                Ok(f) => match figure_svg(&cfg.command, &f) {
+                Ok(f) => match figure_svg(&cfg.command, &f, &base) {
                     Ok(svg) => Some(svg),
                     Err(e) => {
                         warnings.push(format!("{source}:{}: no static figure: {e}", fence.line));
@@ -227,7 +228,7 @@ fn relative_base(site: &str, path: &str) -> String {
 }
 
 /// `bumplab figure` run on the fence's program and settings, its SVG on standard output.
-fn figure_svg(command: &str, f: &bumplab_fence::Fence) -> Result<String, String> {
+fn figure_svg(command: &str, f: &bumplab_fence::Fence, site: &str) -> Result<String, String> {
     let mut words = command.split_whitespace();
     let program = words
         .next()
@@ -247,6 +248,8 @@ fn figure_svg(command: &str, f: &bumplab_fence::Fence) -> Result<String, String>
         f.step().to_string(),
         "--svg".into(),
         "-".into(),
+        "--site".into(),
+        site.to_string(),
     ]);
     if let Some(c) = s.capacity {
         args.extend(["--capacity".into(), c.to_string()]);
