@@ -88,6 +88,50 @@ export function composeInLook(
   return composeFigure({ ...parts, colours: { background, text: look.text, muted: look.muted, link: look.link }, font: look.font, measure: look.measure });
 }
 
+/** A figure's theme: the page's own (auto), or light or dark whatever the page shows. */
+export type FigureTheme = "auto" | "light" | "dark";
+
+/**
+ * Runs `read` with the page (or an element's shadow root) in `theme`:
+ * `root` is the page's root or the element's host, whose data-theme
+ * styles.css switches (its colours are light-dark() of the color-scheme it
+ * sets there). Synchronous, so the page never paints in the other theme.
+ */
+export function inTheme<T>(root: HTMLElement, theme: FigureTheme, read: () => T): T {
+  if (theme === "auto") return read();
+  const before = root.dataset["theme"];
+  root.dataset["theme"] = theme;
+  try {
+    return read();
+  } finally {
+    if (before === undefined) delete root.dataset["theme"];
+    else root.dataset["theme"] = before;
+  }
+}
+
+/** The element whose data-theme themes `el`: the shadow root's host for an element's map, else the page's root. */
+export function themeRoot(el: Element): HTMLElement {
+  const root = el.getRootNode();
+  return root instanceof ShadowRoot ? (root.host as HTMLElement) : el.ownerDocument.documentElement;
+}
+
+/**
+ * Puts a scratch container (drawn off the page, over several frames) in
+ * `theme` without switching the page's: the stylesheet's custom properties
+ * as the theme computes them at the root, set on the container, which its
+ * children inherit.
+ */
+export function themeContainer(container: HTMLElement, theme: FigureTheme): void {
+  if (theme === "auto") return;
+  const root = container.ownerDocument.documentElement;
+  const values = inTheme(root, theme, () => {
+    const computed = getComputedStyle(root);
+    return [...computed].filter((p) => p.startsWith("--")).map((p) => [p, computed.getPropertyValue(p)] as const);
+  });
+  for (const [p, v] of values) container.style.setProperty(p, v);
+  container.style.colorScheme = theme;
+}
+
 export interface MapFigureOptions {
   /** The "Open live" link. */
   link: string;
@@ -95,6 +139,8 @@ export interface MapFigureOptions {
   styleRoot?: Element;
   /** The writer's caption, said before the figure's own. */
   caption?: string | null;
+  /** The figure's theme (default: the page's). */
+  theme?: FigureTheme;
 }
 
 /**
@@ -109,9 +155,12 @@ export async function mapFigure(root: ParentNode, state: SharedState, trace: Run
   const step = clampStep(trace, state.step);
   // A step taken just before is still gliding into place: the figure is of where it lands.
   for (const m of maps) await transitionsDone(m.svg);
-  const parts = maps.map((m, i) => mapColumn(m.svg, m.name, i === 0 ? "" : `c${i + 1}-`));
   const doc = first.svg.ownerDocument;
-  const { legend, look } = figureLegend(doc, anyPresent(maps.map((m) => presenceIn(m.svg))), options.styleRoot);
+  const { parts, legend, look, background } = inTheme(themeRoot(first.svg), options.theme ?? "auto", () => ({
+    parts: maps.map((m, i) => mapColumn(m.svg, m.name, i === 0 ? "" : `c${i + 1}-`)),
+    ...figureLegend(doc, anyPresent(maps.map((m) => presenceIn(m.svg))), options.styleRoot),
+    background: surfaceOf(first.svg),
+  }));
   const comparing = state.compare !== null && maps.length > 1;
   const names = maps.map((m) => m.name ?? trace.allocator);
   const who = comparing ? names.join(" vs ") : `${trace.allocator}, ${targetName(trace.target)}`;
@@ -127,6 +176,6 @@ export async function mapFigure(root: ParentNode, state: SharedState, trace: Run
       defs: parts.map((p) => p.defs).join(""),
     },
     look,
-    surfaceOf(first.svg),
+    background,
   );
 }
