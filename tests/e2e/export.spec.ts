@@ -465,5 +465,5 @@ test("the Figure controls: a dark export from a light page, with the writer's ca
   expect(iframe).toContain("/embed.html?figure=1&amp;caption=Where+the+padding+goes&amp;theme=dark#v1?");
   expect(iframe).toContain('height="480"');
   const fence = await dialog.locator('[data-snippet="fence"] textarea').inputValue();
-  expect(fence).toBe(`\`\`\`bumplab allocator=bumpalo target=wasm32 step=3 caption="Where the padding goes" height=480 theme=dark\n${STATE.source}\n\`\`\``);
+  expect(fence).toBe(`\`\`\`bumplab target=wasm32 step=3 caption="Where the padding goes" height=480 theme=dark\n${STATE.source}\n\`\`\``);
 });
