@@ -117,10 +117,13 @@ fn run(input: &str) -> Result<(Value, Vec<String>), String> {
     Ok((book, warnings))
 }
 
+/// What is done to each chapter object.
+type ChapterFn<'a> = dyn FnMut(&mut serde_json::Map<String, Value>) -> Result<(), String> + 'a;
+
 /// Calls `f` on every chapter object (`{"Chapter": {...}}`'s value) in the book, sub-chapters included.
 fn chapters(
     v: &mut Value,
-    f: &mut dyn FnMut(&mut serde_json::Map<String, Value>) -> Result<(), String>,
+    f: &mut ChapterFn<'_>,
 ) -> Result<(), String> {
     match v {
         Value::Object(map) => {
