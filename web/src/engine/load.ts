@@ -13,7 +13,7 @@
 // which of the things a page's author can fix went wrong (EngineLoadError).
 
 import initTrace, * as traceGlue from "../../pkg-trace/trace.js";
-import { adaptCostModule, type CostModule } from "./costModule";
+import type { CostModule } from "./costModule";
 import { adaptTraceModule, type TraceModule } from "./traceModule";
 
 /** What stopped a wasm module from loading, as far as a page can tell. */
@@ -175,7 +175,8 @@ export const loadTraceModule: () => Promise<TraceModule> = once(async () => {
 });
 
 export const loadCostModule: () => Promise<CostModule> = once(async () => {
-  const glue = await import("../../pkg-cost/cost.js");
+  // The adapter with the glue: neither is part of a page's first map.
+  const [glue, { adaptCostModule }] = await Promise.all([import("../../pkg-cost/cost.js"), import("./costModule")]);
   await instantiate(glue.default, new URL("../../pkg-cost/cost_bg.wasm", import.meta.url));
   return adaptCostModule(glue);
 });
