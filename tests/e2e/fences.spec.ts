@@ -191,6 +191,21 @@ for (const name of ["mdbook", "vitepress", "astro"] as const) {
     // A fence in another language is still code.
     await expect(page.locator("pre code").filter({ hasText: "bump.alloc(1u8)" })).toHaveCount(1);
     expect(errors, "uncaught page errors").toEqual([]);
+    if (process.env["SCREENSHOT"]) {
+      // docs/embedding.md's picture of each generator's page: the first figure with the paragraph above it.
+      await page.setViewportSize({ width: 1100, height: 800 });
+      await page.mouse.move(0, 0);
+      const first = figures.first();
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.waitForTimeout(300);
+      const box = await first.boundingBox();
+      const text = await page.locator("h1").filter({ hasText: "Bumping down, live" }).last().boundingBox();
+      if (box && text) {
+        const top = Math.max(0, Math.min(text.y, box.y) - 16);
+        const left = Math.max(0, Math.min(text.x, box.x) - 16);
+        await page.screenshot({ path: join(ROOT, "docs", `fence-${name}.png`), clip: { x: left, y: top, width: Math.min(1100 - left, Math.max(box.width, text.width) + 32), height: box.y + box.height - top + 16 } });
+      }
+    }
   });
 }
 
