@@ -121,10 +121,7 @@ fn run(input: &str) -> Result<(Value, Vec<String>), String> {
 type ChapterFn<'a> = dyn FnMut(&mut serde_json::Map<String, Value>) -> Result<(), String> + 'a;
 
 /// Calls `f` on every chapter object (`{"Chapter": {...}}`'s value) in the book, sub-chapters included.
-fn chapters(
-    v: &mut Value,
-    f: &mut ChapterFn<'_>,
-) -> Result<(), String> {
+fn chapters(v: &mut Value, f: &mut ChapterFn<'_>) -> Result<(), String> {
     match v {
         Value::Object(map) => {
             if let Some(Value::Object(chapter)) = map.get_mut("Chapter") {
