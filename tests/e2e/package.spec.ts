@@ -135,6 +135,8 @@ test("a page served from the installed dist/ draws the element's blocks, the sam
   await expect(page.locator(".step-counter").first()).toContainText("op 3 /");
   const expected = await page.locator("#memory-map svg.memory-map g[data-block]").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? ""));
   expect(expected).toHaveLength(3);
+  // Off the app's page first: what it loads once idle (d3-zoom) is the app's, not the blog's.
+  await page.goto("about:blank");
 
   const requests: string[] = [];
   const errors: string[] = [];
