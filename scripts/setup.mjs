@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { hashTree, log, output, root, run } from "./lib.mjs";
-import { ACTIONLINT, CHROMIUM, WASM_BINDGEN, WASM_PACK, ZIGLANG } from "./versions.mjs";
+import { ACTIONLINT, CHROMIUM, MDBOOK, WASM_BINDGEN, WASM_PACK, ZIGLANG } from "./versions.mjs";
 
 const withBrowser = process.argv.includes("--with-browser");
 const withNativeTools = process.argv.includes("--with-native-tools");
@@ -121,6 +121,26 @@ function siteGenerators() {
   apt(["install", "-y", "-q", "--no-install-recommends", ...missing]);
 }
 
+// The `bumplab` fence's three generators (tests/e2e/fences.spec.ts): mdBook
+// from crates.io (cargo install, into ~/.cargo/bin like the wasm tools), and
+// VitePress and Astro from npm, each pinned by its own lockfile in
+// tests/sites/<name>/ and installed there, so the root's packages stay the
+// app's own.
+function fenceGenerators() {
+  if (output("mdbook", ["--version"])?.trim() !== `mdbook v${MDBOOK}`) {
+    log(`installing mdbook ${MDBOOK} from source (about 4 minutes on 2 cores, once)`);
+    run("cargo", ["install", "mdbook", "--version", MDBOOK, "--no-default-features", "--locked", "--force"]);
+  }
+  for (const site of ["vitepress", "astro"]) {
+    const dir = join(root, "tests", "sites", site);
+    const want = hashTree([`tests/sites/${site}/package.json`, `tests/sites/${site}/package-lock.json`]);
+    const stamp = join(stamps, `site-${site}`);
+    if (existsSync(join(dir, "node_modules")) && existsSync(stamp) && readFileSync(stamp, "utf8") === want) continue;
+    run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: dir });
+    writeFileSync(stamp, want);
+  }
+}
+
 // actionlint (the workflow checker for .github/workflows/), built from source
 // through the Go module proxy into ~/.cache/bump-lab/actionlint-<version>/,
 // where scripts/test-all.mjs runs it. Go is Debian's when none is installed;
@@ -157,8 +177,9 @@ if (withNativeTools) {
 }
 if (withSiteGenerators) {
   siteGenerators();
+  fenceGenerators();
   const hugo = output("hugo", ["version"])?.split(" ").slice(0, 2).join(" ");
-  log(`blog embed tests build with ${hugo} and ${output("jekyll", ["--version"])}`);
+  log(`blog embed tests build with ${hugo} and ${output("jekyll", ["--version"])}; fence tests with ${output("mdbook", ["--version"])}, VitePress and Astro (tests/sites/)`);
 }
 if (withActionlint) actionlint();
 log("setup complete");

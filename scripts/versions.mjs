@@ -14,3 +14,7 @@ export const ZIGLANG = "0.17.1";
 // actionlint checks .github/workflows/ in `npm test`: built from the Go module
 // proxy by setup.mjs --with-actionlint into ~/.cache/bump-lab/actionlint-<version>/.
 export const ACTIONLINT = "1.7.12";
+// mdBook for the `bumplab` fence's site test (tests/e2e/fences.spec.ts):
+// `cargo install mdbook` from crates.io by setup.mjs --with-site-generators,
+// without its serve and watch features (the test only builds).
+export const MDBOOK = "0.5.4";

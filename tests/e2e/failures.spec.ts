@@ -120,23 +120,23 @@ async function failed(page: Page, reason: string): Promise<string> {
 
 test("a wasm file the server answers 404 for: the element names the status and the file, the console says to deploy it", async ({ page }) => {
   await page.goto(`${BLOG}/missing-wasm.html`);
-  expect(await failed(page, "http")).toMatch(/^Bump Lab could not load its engine: the server answered 404 Not Found for bump-lab-trace_bg-[\w-]+\.wasm\.$/);
+  expect(await failed(page, "http")).toMatch(/^Bump Lab could not load its engine: the server answered 404 Not Found for trace_bg-[\w-]+\.wasm\.$/);
   expect(ours()[0]).toMatch(
-    new RegExp(`^\\[bump-lab\\] the server answered 404 Not Found for bump-lab-trace_bg-[\\w-]+\\.wasm\\. To fix it: deploy bump-lab-trace_bg-[\\w-]+\\.wasm beside the script that loads it .*so that ${CDN}/missing-wasm/bump-lab-trace_bg-[\\w-]+\\.wasm answers 200\\.$`),
+    new RegExp(`^\\[bump-lab\\] the server answered 404 Not Found for trace_bg-[\\w-]+\\.wasm\\. To fix it: deploy the whole build folder, trace_bg-[\\w-]+\\.wasm with it .*so that ${CDN}/missing-wasm/assets/trace_bg-[\\w-]+\\.wasm answers 200\\.$`),
   );
 });
 
 test("a wasm file from another origin without a CORS header: the element says the server sends none, the console names the header", async ({ page }) => {
   await page.goto(`${BLOG}/js-cors-only.html`);
   expect(await failed(page, "network")).toMatch(
-    new RegExp(`^Bump Lab could not load its engine: the browser could not fetch bump-lab-trace_bg-[\\w-]+\\.wasm from ${CDN}: that server sends no CORS header \\(Access-Control-Allow-Origin\\), or it cannot be reached\\.$`),
+    new RegExp(`^Bump Lab could not load its engine: the browser could not fetch trace_bg-[\\w-]+\\.wasm from ${CDN}: that server sends no CORS header \\(Access-Control-Allow-Origin\\), or it cannot be reached\\.$`),
   );
   expect(ours()[0]).toContain(`To fix it: serve ${CDN}'s files with the header "Access-Control-Allow-Origin: *"`);
 });
 
 test("bytes that are not WebAssembly: the element says the browser could not compile the engine, the console says which browsers can", async ({ page }) => {
   await page.goto(`${BLOG}/garbage-wasm.html`);
-  expect(await failed(page, "compile")).toMatch(/^Bump Lab could not load its engine: this browser could not compile the engine, bump-lab-trace_bg-[\w-]+\.wasm \(CompileError: .+\)\.$/);
+  expect(await failed(page, "compile")).toMatch(/^Bump Lab could not load its engine: this browser could not compile the engine, trace_bg-[\w-]+\.wasm \(CompileError: .+\)\.$/);
   expect(ours()[0]).toMatch(/To fix it: use a browser from 2021 or later \(Chrome\/Edge 91, Firefox 89, Safari 15\); if the browser is recent, .+ is not the \.wasm file built with this bump-lab\.js/);
 });
 

@@ -247,7 +247,7 @@ test("while the listing loads the view says so, and a listing it cannot read get
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
   let requests = 0;
-  await page.route(/listing(-[\w-]+)?\.json$/, async (route) => {
+  await page.route(/listing(-[\w-]+)?\/index\.json$/, async (route) => {
     requests++;
     await held;
     await route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ format: 99, files: [], functions: {} }) });
@@ -258,7 +258,7 @@ test("while the listing loads the view says so, and a listing it cannot read get
   await expect(panel(page).locator(".instructions-status")).toHaveText("Loading the compiled code's listing…");
   release();
   await expect(panel(page).locator(".instructions-status")).toHaveText(
-    "The compiled code's listing is not available: the listing has format 99, and this page reads format 1. Try again",
+    "The compiled code's listing is not available: the listing has format 99, and this page reads format 2. Try again",
   );
   await panel(page).getByRole("button", { name: "Try again" }).click();
   await expect.poll(() => requests).toBe(2);

@@ -13,7 +13,7 @@
 // which of the things a page's author can fix went wrong (EngineLoadError).
 
 import initTrace, * as traceGlue from "../../pkg-trace/trace.js";
-import { adaptCostModule, type CostModule } from "./costModule";
+import type { CostModule } from "./costModule";
 import { adaptTraceModule, type TraceModule } from "./traceModule";
 
 /** What stopped a wasm module from loading, as far as a page can tell. */
@@ -146,7 +146,7 @@ export async function instantiate(init: (input: { module_or_path: Response }) =>
           "http",
           href,
           `the server answered ${status} for ${fileName(href)}`,
-          `deploy ${fileName(href)} beside the script that loads it (it is in the same build folder), so that ${href} answers 200`,
+          `deploy the whole build folder, ${fileName(href)} with it (the script fetches it from there), so that ${href} answers 200`,
         );
       }
       await init({ module_or_path: response });
@@ -175,7 +175,8 @@ export const loadTraceModule: () => Promise<TraceModule> = once(async () => {
 });
 
 export const loadCostModule: () => Promise<CostModule> = once(async () => {
-  const glue = await import("../../pkg-cost/cost.js");
+  // The adapter with the glue: neither is part of a page's first map.
+  const [glue, { adaptCostModule }] = await Promise.all([import("../../pkg-cost/cost.js"), import("./costModule")]);
   await instantiate(glue.default, new URL("../../pkg-cost/cost_bg.wasm", import.meta.url));
   return adaptCostModule(glue);
 });

@@ -319,7 +319,7 @@ function canvasMeasure(doc: Document, font: string): Measure {
  * current theme), and the colours the figure's text takes from the same
  * classes.
  */
-export function figureLegend(doc: Document, presence: LegendPresence): { legend: LegendItem[]; look: FigureLook } {
+export function figureLegend(doc: Document, presence: LegendPresence, styleRoot: Element = doc.body): { legend: LegendItem[]; look: FigureLook } {
   const host = doc.createElement("div");
   host.setAttribute("aria-hidden", "true");
   host.style.cssText = "position: fixed; left: -100000px; top: 0;";
@@ -340,7 +340,7 @@ export function figureLegend(doc: Document, presence: LegendPresence): { legend:
   svg.prepend(defs);
   appendMapDefs(svg, defs);
   host.append(svg);
-  doc.body.append(host);
+  styleRoot.append(host);
   try {
     const fill = (selector: string): string => {
       const el = svg.querySelector(selector);
