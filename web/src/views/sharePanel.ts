@@ -271,11 +271,11 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     const name = exportFileName(what, state.allocator, step, png ? "png" : "svg");
     if (png) {
       const blob = await svgToPng(fig.text, fig.width, fig.height, 2);
-      download(blob, name);
+      await download(blob, name);
       const size = pngSize(fig.width, fig.height, 2);
       say(`Exported the ${what} as PNG: ${size.width} × ${size.height} px (2× a ${fig.width} × ${fig.height} figure).`);
     } else {
-      download(new Blob([fig.text], { type: "image/svg+xml" }), name);
+      await download(new Blob([fig.text], { type: "image/svg+xml" }), name);
       say(`Exported the ${what} as SVG: ${fig.width} × ${fig.height} px.`);
     }
     return true;
@@ -323,7 +323,7 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     if (weight > ANIMATION_MAX_BYTES) {
       return say(`The animation would be ${megabytes(weight)}, over the ${megabytes(ANIMATION_MAX_BYTES)} limit: choose fewer steps.`);
     }
-    download(new Blob([fig.text], { type: "image/svg+xml" }), exportFileName(`animation-${range.from}-to`, state.allocator, range.to, "svg"));
+    await download(new Blob([fig.text], { type: "image/svg+xml" }), exportFileName(`animation-${range.from}-to`, state.allocator, range.to, "svg"));
     say(`Exported ops ${range.from} to ${range.to} as an animated SVG: ${steps.length} steps, ${SECONDS_PER_FRAME} s each, ${megabytes(weight)}.`);
   });
   const animationRow = h(
@@ -346,7 +346,7 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     if (!refs.data.trace) return say("There is no trace yet: the program has an error.");
     const t = await refs.handlers.onExportTrace();
     if (typeof t === "string") return say(t);
-    download(new Blob([traceJson(t)], { type: "application/json" }), exportFileName("trace", t.allocator, null, "json"));
+    await download(new Blob([traceJson(t)], { type: "application/json" }), exportFileName("trace", t.allocator, null, "json"));
     say("Exported the trace.");
   });
 
