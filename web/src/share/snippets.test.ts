@@ -24,6 +24,17 @@ describe("share panel snippets", () => {
     expect(byId.get("jekyll")).toBe(`{% include bumplab.html src="https://me.github.io/bump-lab/embed.html#${hash}" title="Bump Lab: bumpalo" height="360" %}`);
   });
 
+  it("reserves the figure's measured height in every snippet that embeds it live", () => {
+    const hash = "v1?a=bumpalo&t=64&s=2&p=a+=+alloc+8&end";
+    const byId = new Map(embedSnippets("https://x.org/", hash, "bumpalo", 352).map((x) => [x.id, x.code]));
+    expect(byId.get("iframe")).toContain(' width="100%" height="352" loading="lazy" ');
+    // The element reserves it through a custom property, also while it is not yet defined (FALLBACK_CSS).
+    expect(byId.get("component")).toContain('<bump-lab link="v1?a=bumpalo&amp;t=64&amp;s=2&amp;p=a+=+alloc+8&amp;end" style="--bumplab-height:352px">');
+    expect(byId.get("component")).toContain("min-height:var(--bumplab-height,auto)");
+    expect(byId.get("hugo")).toContain(' height="352" >}}');
+    expect(byId.get("jekyll")).toContain(' height="352" %}');
+  });
+
   it("keeps a hand-made link from ending the shortcode's or the include's quoted parameter", async () => {
     const hash = "v1?a=bumpalo&p=\"}}>{{x}}\\ 'y'%}&end".replace("%}", "%25}");
     const s = embedSnippets("https://x.org/", hash, 'bum"}}{%palo');

@@ -30,8 +30,17 @@ const escapeAttr = (s: string): string => s.replaceAll("&", "&amp;").replaceAll(
 const generatorParam = (url: string): string =>
   url.replace(/[\s"'`<>{}\\]/g, (c) => [...new TextEncoder().encode(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""));
 
-/** The component snippet's style for a <bump-lab> the browser has not defined: its children as a visible fallback box. */
-export const FALLBACK_CSS = "bump-lab:not(:defined){display:block;padding:12px 16px;border:1px dashed #888;border-radius:6px}";
+/**
+ * The component snippet's style for a <bump-lab> the browser has not
+ * defined: its children as a visible fallback box, as tall as the figure
+ * will be (the element's --bumplab-height), so the page under it does not
+ * move when the figure is drawn in its place.
+ */
+export const FALLBACK_CSS =
+  "bump-lab:not(:defined){display:block;box-sizing:border-box;min-height:var(--bumplab-height,auto);padding:12px 16px;border:1px dashed #888;border-radius:6px}";
+
+/** The height snippets reserve when the figure's own could not be measured. */
+export const DEFAULT_EMBED_HEIGHT = 360;
 
 /** Text as a quoted parameter of a shortcode or an include, without what could end it early. */
 const generatorText = (text: string): string => text.replace(/["'`<>{}%\\]/g, "");
@@ -39,9 +48,10 @@ const generatorText = (text: string): string => text.replace(/["'`<>{}%\\]/g, ""
 /**
  * The snippets for a link hash, for a blog on any host. Attribute values are
  * escaped for HTML; the Hugo and Jekyll parameters carry the URL unescaped,
- * for their templates to escape once.
+ * for their templates to escape once. `height` is the figure's drawn height
+ * in CSS pixels: each snippet reserves it before the figure is drawn.
  */
-export function embedSnippets(base: string, hash: string, allocator: string): Snippet[] {
+export function embedSnippets(base: string, hash: string, allocator: string, height: number = DEFAULT_EMBED_HEIGHT): Snippet[] {
   const embed = `${base}embed.html#${hash}`;
   const app = `${base}index.html#${hash}`;
   const title = `Bump Lab: ${allocator}`;
@@ -49,7 +59,7 @@ export function embedSnippets(base: string, hash: string, allocator: string): Sn
     {
       id: "iframe",
       title: "iframe",
-      code: `<iframe class="bumplab" src="${escapeAttr(embed)}" title="${escapeAttr(title)}" width="100%" height="360" loading="lazy" style="border:0" sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"></iframe>`,
+      code: `<iframe class="bumplab" src="${escapeAttr(embed)}" title="${escapeAttr(title)}" width="100%" height="${height}" loading="lazy" style="border:0" sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"></iframe>`,
       note: "Works on any page that allows iframes. Add ?views=code,cost or ?controls=0 before the # to change what it shows.",
     },
     {
@@ -59,7 +69,7 @@ export function embedSnippets(base: string, hash: string, allocator: string): Sn
       // not defined: without JavaScript, or when bump-lab.js cannot load (a
       // module script from another origin needs a CORS header) and so cannot
       // say anything itself.
-      code: `<style>${FALLBACK_CSS}</style>\n<script type="module" src="${escapeAttr(`${base}bump-lab.js`)}"></script>\n<bump-lab link="${escapeAttr(hash)}"><a href="${escapeAttr(app)}">${escapeAttr(title)}</a> (a live figure: if it does not show here, the link opens it)</bump-lab>`,
+      code: `<style>${FALLBACK_CSS}</style>\n<script type="module" src="${escapeAttr(`${base}bump-lab.js`)}"></script>\n<bump-lab link="${escapeAttr(hash)}" style="--bumplab-height:${height}px"><a href="${escapeAttr(app)}">${escapeAttr(title)}</a> (a live figure: if it does not show here, the link opens it)</bump-lab>`,
       note: "One script per page, any number of elements. The link inside shows, framed, where the script does not run.",
     },
     {
@@ -71,13 +81,13 @@ export function embedSnippets(base: string, hash: string, allocator: string): Sn
     {
       id: "hugo",
       title: "Hugo shortcode",
-      code: `{{< bumplab src="${generatorParam(embed)}" title="${generatorText(title)}" height="360" >}}`,
+      code: `{{< bumplab src="${generatorParam(embed)}" title="${generatorText(title)}" height="${height}" >}}`,
       note: "Needs layouts/shortcodes/bumplab.html (docs/embedding.md), which escapes the link once.",
     },
     {
       id: "jekyll",
       title: "Jekyll include",
-      code: `{% include bumplab.html src="${generatorParam(embed)}" title="${generatorText(title)}" height="360" %}`,
+      code: `{% include bumplab.html src="${generatorParam(embed)}" title="${generatorText(title)}" height="${height}" %}`,
       note: "Needs _includes/bumplab.html (docs/embedding.md), which escapes the link once.",
     },
   ];

@@ -40,7 +40,8 @@ import {
 } from "../share/exportLayout";
 import { traceJson } from "../share/traceFile";
 import { encodeShare, type SharedState } from "../share/link";
-import { appBase, embedSnippets } from "../share/snippets";
+import { EMBED_COLUMN_PX, measureEmbedHeight } from "../share/measureEmbed";
+import { appBase, DEFAULT_EMBED_HEIGHT, embedSnippets } from "../share/snippets";
 import { h, setText } from "./dom";
 import { renderMemoryMap } from "./map";
 import { emptyMapText } from "./runView";
@@ -244,7 +245,16 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
   dialog.append(h("div", { class: "share-dialog-actions" }, close));
   const copyEmbed = button("Copy embed code", async () => {
     const hash = await encodeShare(refs.data.state);
-    const list = embedSnippets(appBase(window.location.href), hash, refs.data.state.allocator);
+    const base = appBase(window.location.href);
+    // The figure's drawn height, reserved by each snippet (measureEmbed.ts).
+    say("Measuring the figure's height…");
+    const height = await measureEmbedHeight(`${base}embed.html#${hash}`);
+    say(
+      height === null
+        ? `The figure's height could not be measured: the snippets reserve ${DEFAULT_EMBED_HEIGHT} px.`
+        : `The snippets reserve the figure's height in a ${EMBED_COLUMN_PX} px column: ${height} px.`,
+    );
+    const list = embedSnippets(base, hash, refs.data.state.allocator, height ?? DEFAULT_EMBED_HEIGHT);
     snippets.replaceChildren(
       ...list.map((s) => {
         const code = h("textarea", { class: "share-code", readonly: true, rows: s.code.split("\n").length + 1, "aria-label": `${s.title} snippet`, spellcheck: "false" });
