@@ -78,7 +78,7 @@ const layers = [
   { name: "tsc --noEmit", cmd: "tsc", args: ["--noEmit", "-p", "tsconfig.json"] },
   { name: "vitest", cmd: "vitest", args: ["run"], count: vitestCount, min: 790 },
   // One test is skipped by design: it rewrites docs/screenshot.png, only when SCREENSHOT=1.
-  { name: "playwright", cmd: "playwright", args: ["test"], count: playwrightCount, min: 212, skips: 1 },
+  { name: "playwright", cmd: "playwright", args: ["test"], count: playwrightCount, min: 217, skips: 1 },
 ];
 
 const only = process.argv.slice(2);
