@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { decodeShare } from "./link";
-import { appBase, embedSnippets } from "./snippets";
+import { appBase, embedSnippets, FALLBACK_CSS } from "./snippets";
 
 describe("share panel snippets", () => {
   it("finds the app's directory from any page address", () => {
@@ -33,6 +34,11 @@ describe("share panel snippets", () => {
     expect(byId.get("component")).toContain("min-height:var(--bumplab-height,auto)");
     expect(byId.get("hugo")).toContain(' height="352" >}}');
     expect(byId.get("jekyll")).toContain(' height="352" %}');
+  });
+
+  it("docs/embedding.md shows the component snippet's style as the panel writes it", () => {
+    const docs = readFileSync(new URL("../../../docs/embedding.md", import.meta.url), "utf8");
+    expect(docs).toContain(`<style>${FALLBACK_CSS}</style>`);
   });
 
   it("keeps a hand-made link from ending the shortcode's or the include's quoted parameter", async () => {
