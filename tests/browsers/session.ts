@@ -36,7 +36,6 @@ export interface Point {
 }
 
 /** A function run in the page: its source is sent, so it may use only its arguments and the page's globals. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type PageFn<T> = (...args: any[]) => T | Promise<T>;
 
 /** One page (or one frame of it, through `frame()`) in one browser. */
