@@ -19,7 +19,9 @@ const MEASURE_TIMEOUT_MS = 15_000;
  * The drawn height of the embed at `src` in a column EMBED_COLUMN_PX wide,
  * in CSS pixels; null if it did not report one in time. The frame is laid
  * out in the viewport (browsers stop drawing frames scrolled out of it) but
- * transparent and under the page, and removed once measured.
+ * transparent and under the page, and removed once measured. It is as tall
+ * as the resize snippet lets a figure grow (5000 px), so a tall figure gets
+ * no scrollbar, which would narrow its column.
  */
 export function measureEmbedHeight(src: string, doc: Document = document): Promise<number | null> {
   const view = doc.defaultView;
@@ -30,7 +32,7 @@ export function measureEmbedHeight(src: string, doc: Document = document): Promi
     frame.title = "";
     frame.tabIndex = -1;
     frame.setAttribute("aria-hidden", "true");
-    frame.style.cssText = `position:fixed;left:0;top:0;width:${EMBED_COLUMN_PX}px;height:400px;border:0;opacity:0;pointer-events:none;z-index:-1`;
+    frame.style.cssText = `position:fixed;left:0;top:0;width:${EMBED_COLUMN_PX}px;height:5000px;border:0;opacity:0;pointer-events:none;z-index:-1`;
     const done = (height: number | null): void => {
       view.clearTimeout(timer);
       view.removeEventListener("message", listen);
