@@ -1,6 +1,7 @@
 // Installs whatever is missing, and nothing that is already there:
 // npm packages, the wasm32 target, wasm-pack and the pinned wasm-bindgen CLI,
-// (with --with-browser) Debian's Chromium for the browser tests, and (with
+// (with --with-browser) Debian's Chromium, Firefox ESR and WebKitGTK for
+// the browser tests, and (with
 // --with-native-tools) what the differential tests against the C++ and Zig
 // allocators build with: Debian's g++ and LLVM development package, and the
 // Zig toolchain from PyPI's ziglang wheel, kept under ~/.cache/bump-lab/,
@@ -11,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { hashTree, log, output, root, run } from "./lib.mjs";
-import { ACTIONLINT, CHROMIUM, MDBOOK, WASM_BINDGEN, WASM_PACK, ZIGLANG } from "./versions.mjs";
+import { ACTIONLINT, CHROMIUM, FIREFOX, MDBOOK, MINIBROWSER, WASM_BINDGEN, WASM_PACK, WEBKIT_DRIVER, ZIGLANG } from "./versions.mjs";
 
 const withBrowser = process.argv.includes("--with-browser");
 const withNativeTools = process.argv.includes("--with-native-tools");
@@ -58,11 +59,20 @@ function apt(args) {
   else run("sudo", ["-E", "apt-get", ...args], { env });
 }
 
-function chromium() {
-  if (existsSync(CHROMIUM)) return;
-  log("installing Debian's Chromium for the browser tests (once)");
+// The browsers the tests drive, all Debian's (no browser build is
+// downloaded): Chromium for Playwright; Firefox ESR and WebKitGTK's
+// WebDriver with its MiniBrowser for tests/browsers/, which runs
+// MiniBrowser in xvfb's virtual display (it has no headless mode).
+function browsers() {
+  const missing = [];
+  if (!existsSync(CHROMIUM)) missing.push("chromium", "fonts-dejavu-core");
+  if (!existsSync(FIREFOX)) missing.push("firefox-esr");
+  if (!existsSync(WEBKIT_DRIVER) || !existsSync(MINIBROWSER)) missing.push("webkit2gtk-driver");
+  if (!existsSync("/usr/bin/xvfb-run")) missing.push("xvfb", "xauth");
+  if (missing.length === 0) return;
+  log(`installing Debian's ${missing.join(", ")} for the browser tests (once)`);
   apt(["update", "-q"]);
-  apt(["install", "-y", "-q", "--no-install-recommends", "chromium", "fonts-dejavu-core"]);
+  apt(["install", "-y", "-q", "--no-install-recommends", ...missing]);
 }
 
 // g++ builds the llvm-bump-ptr and pmr-monotonic harnesses against the
@@ -167,7 +177,7 @@ npmPackages();
 rustTarget();
 cargoTool("wasm-bindgen", "wasm-bindgen-cli", WASM_BINDGEN, "about 5-10 minutes");
 cargoTool("wasm-pack", "wasm-pack", WASM_PACK, "about 4 minutes");
-if (withBrowser) chromium();
+if (withBrowser) browsers();
 if (withNativeTools) {
   debianToolchain();
   ziglang();

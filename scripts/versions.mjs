@@ -18,3 +18,11 @@ export const ACTIONLINT = "1.7.12";
 // `cargo install mdbook` from crates.io by setup.mjs --with-site-generators,
 // without its serve and watch features (the test only builds).
 export const MDBOOK = "0.5.4";
+
+// The browsers besides Chromium in `npm test` (tests/browsers/), Debian's,
+// installed by setup.mjs --with-browser: Firefox ESR, driven over WebDriver
+// BiDi, and WebKitGTK's WebDriver with its MiniBrowser (the WebKit engine
+// Safari is built on), run in a virtual display by xvfb-run.
+export const FIREFOX = "/usr/bin/firefox-esr";
+export const WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver";
+export const MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";

@@ -1,87 +1,54 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { expect, test, type ConsoleMessage, type Page } from "@playwright/test";
 import { ORIGIN } from "../../playwright.config";
 import { encodeShare, type SharedState } from "../../web/src/share/link";
 import { embedSnippets } from "../../web/src/share/snippets";
+import { cdn as cdnHandler, CDN_MODES, post as blogPost, serve, type CdnMode, type Served } from "./servers";
 
 // When the engine cannot load, a figure says why in words and shows its
 // static fallback, and the console gets one line saying how to fix it.
 //
-// Two servers besides the app's: a "CDN" that re-serves the app's build
-// (fetched from ORIGIN) under a path prefix choosing what goes wrong, and a
-// "blog" on another port whose pages carry the share panel's component
-// snippet for that CDN, optionally under a Content-Security-Policy.
+// Two servers besides the app's (servers.ts): a "CDN" that re-serves the
+// app's build under a path prefix choosing what goes wrong, and a "blog" on
+// another port whose pages carry the share panel's component snippet for
+// that CDN, optionally under a Content-Security-Policy.
 // Bare @playwright/test: these pages log errors on purpose.
 
 const STATE: SharedState = { source: "a = alloc 1\nb = alloc u64", allocator: "bumpalo", target: "64", capacity: null, minAlign: null, step: 2, compare: null };
 
-/** How the CDN serves a file, by the first segment of its path. */
-type Mode = "cors" | "missing-wasm" | "js-cors-only" | "garbage-wasm" | "nocors";
-
-const TYPES: Record<string, string> = { js: "text/javascript", wasm: "application/wasm", html: "text/html; charset=utf-8", css: "text/css", svg: "image/svg+xml" };
-
-let cdn: Server;
-let blog: Server;
+let cdn: Served;
+let blog: Served;
 let CDN = "";
 let BLOG = "";
 let hash = "";
 
-async function cdnFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const m = /^\/(cors|missing-wasm|js-cors-only|garbage-wasm|nocors)(\/[^?#]*)/.exec(req.url ?? "");
-  if (!m?.[1] || !m[2]) {
-    res.writeHead(404).end();
-    return;
-  }
-  const mode = m[1] as Mode;
-  const path = m[2];
-  const ext = /\.(\w+)$/.exec(path)?.[1] ?? "";
-  const wasm = ext === "wasm";
-  const cors = mode === "cors" || mode === "missing-wasm" || mode === "garbage-wasm" || (mode === "js-cors-only" && !wasm);
-  const headers: Record<string, string> = { "content-type": TYPES[ext] ?? "application/octet-stream" };
-  if (cors) headers["access-control-allow-origin"] = "*";
-  if (wasm && mode === "missing-wasm") {
-    res.writeHead(404, headers).end("not here");
-    return;
-  }
-  if (wasm && mode === "garbage-wasm") {
-    res.writeHead(200, headers).end("this is not a WebAssembly module");
-    return;
-  }
-  const upstream = await fetch(`${ORIGIN}${path}`);
-  res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
-}
-
 /** A blog post with the share panel's component snippet, its script served by the CDN under `mode`. */
-function post(mode: Mode): string {
+function post(mode: CdnMode): string {
   const snippet = embedSnippets(`${CDN}/${mode}/`, hash, STATE.allocator).find((s) => s.id === "component")?.code;
   if (!snippet) throw new Error("no component snippet");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title></head><body><h1>Where do the bytes go?</h1>\n${snippet}\n<p>After the figure.</p></body></html>`;
+  return blogPost(snippet);
 }
 
 test.beforeAll(async () => {
   hash = await encodeShare(STATE);
-  cdn = createServer((req, res) => {
-    cdnFile(req, res).catch((e: unknown) => res.writeHead(500).end(String(e)));
-  });
-  blog = createServer((req, res) => {
+  cdn = await serve(cdnHandler(ORIGIN));
+  CDN = cdn.origin;
+  blog = await serve((req, res) => {
     const m = /^\/(\w[\w-]*)\.html$/.exec(req.url ?? "");
     const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8" };
     if (m?.[1] === "csp") {
       // Scripts from here and the CDN, but no 'wasm-unsafe-eval': WebAssembly may not compile.
       headers["content-security-policy"] = `script-src 'self' ${CDN}`;
       res.writeHead(200, headers).end(post("cors"));
-    } else if (m?.[1] && ["cors", "missing-wasm", "js-cors-only", "garbage-wasm", "nocors"].includes(m[1])) {
-      res.writeHead(200, headers).end(post(m[1] as Mode));
+    } else if (m?.[1] && CDN_MODES.includes(m[1] as CdnMode)) {
+      res.writeHead(200, headers).end(post(m[1] as CdnMode));
     } else res.writeHead(404).end();
   });
-  for (const server of [cdn, blog]) await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  CDN = `http://127.0.0.1:${(cdn.address() as AddressInfo).port}`;
-  BLOG = `http://127.0.0.1:${(blog.address() as AddressInfo).port}`;
+  BLOG = blog.origin;
 });
 
 test.afterAll(async () => {
-  for (const server of [cdn, blog]) await new Promise<void>((resolve) => server.close(() => resolve()));
+  await cdn.close();
+  await blog.close();
 });
 
 let consoleLines: string[] = [];

@@ -43,6 +43,8 @@ const viewStyles = Object.values(import.meta.glob<string>("./views/**/*.css", { 
 
 const HOST_CSS = `
 :host { display: block; contain: content; }
+/* Until drawn, the height the snippet reserved (the share panel measured it from the drawn figure). */
+:host(:not([data-ready]):not([data-error])) { min-height: var(--bumplab-height, auto); }
 :host([hidden]) { display: none; }
 .bl-load-failed { padding: 8px 12px; border: 1px dashed var(--muted); border-radius: 6px; }
 .bl-load-failed > .bl-error { margin: 0 0 8px; }

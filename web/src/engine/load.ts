@@ -123,6 +123,22 @@ export function describeFailure(error: unknown, url: string, violations: readonl
 }
 
 /**
+ * The fetch options of a wasm on the page's own origin: those of the
+ * pages' `<link rel="preload" as="fetch">` (no crossorigin attribute), so
+ * the fetch takes the preloaded response instead of downloading the file a
+ * second time. A preload is used only by a request of the same mode and
+ * credentials, and this pair is the one that all three engines match:
+ * WebKit never hands a CORS-mode preload to fetch(), and Chromium matches
+ * on the credentials mode. On the same origin "no-cors" reads the body as
+ * "cors" does. A wasm from another origin (bump-lab.js on a CDN) keeps
+ * fetch()'s defaults: it needs CORS, and no page preloads it.
+ */
+export function preloadMatch(href: string, page: string | undefined = typeof location === "undefined" ? undefined : location.href): RequestInit | undefined {
+  if (page === undefined || new URL(href, page).origin !== new URL(page).origin) return undefined;
+  return { mode: "no-cors", credentials: "include" };
+}
+
+/**
  * Fetches the wasm at `url` and hands the response to the glue's `init`,
  * turning every way that can fail into an EngineLoadError.
  */
@@ -139,7 +155,7 @@ export async function instantiate(init: (input: { module_or_path: Response }) =>
   }
   await watchingCsp(
     async () => {
-      const response = await fetch(href);
+      const response = await fetch(href, preloadMatch(href));
       if (!response.ok) {
         const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
         throw new EngineLoadError(

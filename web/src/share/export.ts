@@ -460,17 +460,42 @@ export async function svgToPng(svgText: string, width: number, height: number, s
   );
 }
 
-/** Saves a blob as a file through a temporary link. */
-export function download(blob: Blob, fileName: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = fileName;
-  a.rel = "noopener";
-  a.style.display = "none";
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // Revoked after the click has been handled: some browsers read the URL late.
-  window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+/**
+ * The least time between two downloads the page starts. WebKit (Safari)
+ * starts a download as a navigation of the page and turns it into a
+ * download only after the response arrives; a second download started
+ * before then cancels the first, so of two started in one task, a
+ * microtask or a setTimeout(0) apart, only the last file arrives. 10 ms
+ * apart both arrived in WebKitGTK 2.50 on a quiet machine: this leaves room
+ * for a busy one.
+ */
+export const DOWNLOAD_GAP_MS = 400;
+
+/** When the last download started (performance.now()), and the queue of those waiting their turn. */
+let lastDownload = -Infinity;
+let downloads: Promise<void> = Promise.resolve();
+
+/**
+ * Saves a blob as a file through a temporary link, at least DOWNLOAD_GAP_MS
+ * after the page's previous download; settles once the link is clicked.
+ */
+export function download(blob: Blob, fileName: string): Promise<void> {
+  const turn = downloads.then(async () => {
+    const wait = lastDownload + DOWNLOAD_GAP_MS - performance.now();
+    if (wait > 0) await new Promise((resolve) => window.setTimeout(resolve, wait));
+    lastDownload = performance.now();
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = fileName;
+    a.rel = "noopener";
+    a.style.display = "none";
+    document.body.append(a);
+    a.click();
+    a.remove();
+    // Revoked after the click has been handled: some browsers read the URL late.
+    window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
+  downloads = turn;
+  return turn;
 }

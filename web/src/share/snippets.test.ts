@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { decodeShare } from "./link";
-import { appBase, embedSnippets, embedTitle, fenceInfo } from "./snippets";
+import { appBase, embedSnippets, embedTitle, FALLBACK_CSS, fenceInfo } from "./snippets";
 
 describe("share panel snippets", () => {
   it("finds the app's directory from any page address", () => {
@@ -22,6 +23,24 @@ describe("share panel snippets", () => {
     // The generators' templates escape the parameter once: it carries the raw link.
     expect(byId.get("hugo")).toBe(`{{< bumplab src="https://me.github.io/bump-lab/embed.html#${hash}" title="Bump Lab: bumpalo" height="360" >}}`);
     expect(byId.get("jekyll")).toBe(`{% include bumplab.html src="https://me.github.io/bump-lab/embed.html#${hash}" title="Bump Lab: bumpalo" height="360" %}`);
+  });
+
+  it("reserves the figure's measured height in every snippet that embeds it live", () => {
+    const hash = "v1?a=bumpalo&t=64&s=2&p=a+=+alloc+8&end";
+    const byId = new Map(
+      embedSnippets("https://x.org/", hash, { allocators: ["bumpalo"], figure: false, caption: "", height: 352, theme: "auto" }).map((x) => [x.id, x.code]),
+    );
+    expect(byId.get("iframe")).toContain(' width="100%" height="352" loading="lazy" ');
+    // The element reserves it through a custom property, also while it is not yet defined (FALLBACK_CSS).
+    expect(byId.get("component")).toContain('<bump-lab link="v1?a=bumpalo&amp;t=64&amp;s=2&amp;p=a+=+alloc+8&amp;end" style="--bumplab-height:352px">');
+    expect(byId.get("component")).toContain("min-height:var(--bumplab-height,auto)");
+    expect(byId.get("hugo")).toContain(' height="352" >}}');
+    expect(byId.get("jekyll")).toContain(' height="352" %}');
+  });
+
+  it("docs/embedding.md shows the component snippet's style as the panel writes it", () => {
+    const docs = readFileSync(new URL("../../../docs/embedding.md", import.meta.url), "utf8");
+    expect(docs).toContain(`<style>${FALLBACK_CSS}</style>`);
   });
 
   it("keeps a hand-made link from ending the shortcode's or the include's quoted parameter", async () => {
@@ -50,7 +69,7 @@ describe("share panel snippets", () => {
     expect(embedTitle(["hinckley-up", "fitzgen-down"])).toBe("Bump Lab: hinckley-up vs fitzgen-down");
     expect(byId.get("iframe")).toContain('src="https://x.org/bl/embed.html?figure=1&amp;caption=Up+%26+down&amp;theme=dark#v1?a=hinckley-up');
     expect(byId.get("iframe")).toContain('title="Bump Lab: hinckley-up vs fitzgen-down" width="100%" height="420"');
-    expect(byId.get("component")).toContain('<bump-lab link="v1?a=hinckley-up&amp;t=64&amp;s=3&amp;x=hinckley-up:64:-:-,fitzgen-down:64:-:-&amp;p=a+=+alloc+8&amp;end" figure caption="Up &amp; down" theme="dark" style="display:block;min-height:420px">');
+    expect(byId.get("component")).toContain('<bump-lab link="v1?a=hinckley-up&amp;t=64&amp;s=3&amp;x=hinckley-up:64:-:-,fitzgen-down:64:-:-&amp;p=a+=+alloc+8&amp;end" figure caption="Up &amp; down" theme="dark" style="--bumplab-height:420px">');
     expect(byId.get("hugo")).toBe('{{< bumplab src="https://x.org/bl/embed.html?figure=1&caption=Up+%26+down&theme=dark#v1?a=hinckley-up&t=64&s=3&x=hinckley-up:64:-:-,fitzgen-down:64:-:-&p=a+=+alloc+8&end" title="Bump Lab: hinckley-up vs fitzgen-down" height="420" >}}');
     expect(byId.has("fence")).toBe(false);
   });

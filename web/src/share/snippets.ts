@@ -30,8 +30,17 @@ const escapeAttr = (s: string): string => s.replaceAll("&", "&amp;").replaceAll(
 const generatorParam = (url: string): string =>
   url.replace(/[\s"'`<>{}\\]/g, (c) => [...new TextEncoder().encode(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""));
 
-/** The component snippet's style for a <bump-lab> the browser has not defined: its children as a visible fallback box. */
-export const FALLBACK_CSS = "bump-lab:not(:defined){display:block;padding:12px 16px;border:1px dashed #888;border-radius:6px}";
+/**
+ * The component snippet's style for a <bump-lab> the browser has not
+ * defined: its children as a visible fallback box, as tall as the figure
+ * will be (the element's --bumplab-height), so the page under it does not
+ * move when the figure is drawn in its place.
+ */
+export const FALLBACK_CSS =
+  "bump-lab:not(:defined){display:block;box-sizing:border-box;min-height:var(--bumplab-height,auto);padding:12px 16px;border:1px dashed #888;border-radius:6px}";
+
+/** The height snippets reserve when the figure's own could not be measured. */
+export const DEFAULT_EMBED_HEIGHT = 360;
 
 /** Text as a quoted parameter of a shortcode or an include, without what could end it early. */
 const generatorText = (text: string): string => text.replace(/["'`<>{}%\\]/g, "");
@@ -57,7 +66,7 @@ export function embedTitle(allocators: readonly string[]): string {
 }
 
 /** The iframe's query: what the embed shows (figure, caption, theme), before the link's #. */
-function embedQuery(o: EmbedOptions): string {
+function embedQuery(o: Pick<EmbedOptions, "figure" | "caption" | "theme">): string {
   const params = new URLSearchParams();
   if (o.figure) params.set("figure", "1");
   if (o.caption.trim() !== "") params.set("caption", o.caption.trim());
@@ -66,15 +75,22 @@ function embedQuery(o: EmbedOptions): string {
   return q ? `?${q}` : "";
 }
 
+/** The address the iframe snippet loads: embed.html with the view's settings, then the link. */
+export function embedUrl(base: string, hash: string, o: Pick<EmbedOptions, "figure" | "caption" | "theme">): string {
+  return `${base}embed.html${embedQuery(o)}#${hash}`;
+}
+
 /**
  * The snippets for a link hash, for a blog on any host. Attribute values are
  * escaped for HTML; the Hugo and Jekyll parameters carry the URL unescaped,
  * for their templates to escape once. `options` as a name alone: the player
- * of that one allocator, 360 px high, in the page's theme.
+ * of that one allocator, in the page's theme. The height is the figure's
+ * drawn height in CSS pixels: each snippet reserves it before the figure is
+ * drawn, so the page under it does not move.
  */
 export function embedSnippets(base: string, hash: string, options: EmbedOptions | string): Snippet[] {
-  const o: EmbedOptions = typeof options === "string" ? { allocators: [options], figure: false, caption: "", height: 360, theme: "auto" } : options;
-  const embed = `${base}embed.html${embedQuery(o)}#${hash}`;
+  const o: EmbedOptions = typeof options === "string" ? { allocators: [options], figure: false, caption: "", height: DEFAULT_EMBED_HEIGHT, theme: "auto" } : options;
+  const embed = embedUrl(base, hash, o);
   const app = `${base}index.html#${hash}`;
   const title = embedTitle(o.allocators);
   const height = String(Math.round(o.height));
@@ -84,7 +100,8 @@ export function embedSnippets(base: string, hash: string, options: EmbedOptions 
     o.figure ? "figure" : "",
     caption ? `caption="${escapeAttr(caption)}"` : "",
     o.theme !== "auto" ? `theme="${o.theme}"` : "",
-    o.height !== 360 || o.figure ? `style="display:block;min-height:${height}px"` : "",
+    // Reserved until the figure is drawn (component.ts), and by FALLBACK_CSS while the element is not defined.
+    `style="--bumplab-height:${height}px"`,
   ].filter(Boolean);
   const snippets: Snippet[] = [
     {

@@ -25,7 +25,8 @@ import {
 import { capacityText, captionOf, composeInLook, inTheme, mapFigure, stepText, surfaceOf, targetName, themeContainer, themeRoot, type FigureTheme } from "../share/figure";
 import { traceJson } from "../share/traceFile";
 import { encodeShare, type SharedState } from "../share/link";
-import { appBase, embedSnippets, fenceInfo } from "../share/snippets";
+import { EMBED_COLUMN_PX, measureEmbedHeight } from "../share/measureEmbed";
+import { appBase, DEFAULT_EMBED_HEIGHT, embedSnippets, embedUrl, fenceInfo } from "../share/snippets";
 import { h, setText } from "./dom";
 import { renderMemoryMap } from "./map";
 import { emptyMapText } from "./runView";
@@ -66,12 +67,14 @@ interface Refs {
 export interface FigureSettings {
   figure: boolean;
   caption: string;
+  /** The height the field gives, or the default when it gives none (`heightChosen` false: the snippets measure the figure's). */
   height: number;
+  heightChosen: boolean;
   theme: FigureTheme;
 }
 
-/** A snippet's height when the field is empty or not a height. */
-const DEFAULT_HEIGHT = 360;
+/** A snippet's height when the field is empty or not a height, and the figure's could not be measured. */
+const DEFAULT_HEIGHT = DEFAULT_EMBED_HEIGHT;
 
 const views = new WeakMap<HTMLElement, Refs>();
 
@@ -194,16 +197,34 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     await showSnippets();
     dialog.showModal();
   });
-  /** The dialog's snippets for the view and the Figure controls. */
+  /**
+   * The dialog's snippets for the view and the Figure controls. Each reserves
+   * the height the field gives, else the figure's own, measured as the
+   * snippet will show it (measureEmbed.ts), so a post does not jump when the
+   * figure is drawn.
+   */
   const showSnippets = async (): Promise<void> => {
     const { state, trace } = refs.data;
     const settings = refs.settings();
     const hash = await encodeShare(state);
+    const base = appBase(window.location.href);
     const last = trace?.length ?? state.step;
-    const list = embedSnippets(appBase(window.location.href), hash, {
-      allocators: shownAllocators(state),
-      ...settings,
-      fence: { info: fenceInfo(state, { ...settings, lastStep: last }), program: state.source },
+    const shown = { allocators: shownAllocators(state), ...settings };
+    let height = settings.height;
+    if (!settings.heightChosen) {
+      say("Measuring the figure's height…");
+      const measured = await measureEmbedHeight(embedUrl(base, hash, shown));
+      height = measured ?? DEFAULT_EMBED_HEIGHT;
+      say(
+        measured === null
+          ? `The figure's height could not be measured: the snippets reserve ${DEFAULT_EMBED_HEIGHT} px.`
+          : `The snippets reserve the figure's height in a ${EMBED_COLUMN_PX} px column: ${measured} px.`,
+      );
+    }
+    const list = embedSnippets(base, hash, {
+      ...shown,
+      height,
+      fence: { info: fenceInfo(state, { ...settings, height, lastStep: last }), program: state.source },
     });
     snippets.replaceChildren(
       ...list.map((s) => {
@@ -234,11 +255,11 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     const name = exportFileName(what, state.allocator, step, png ? "png" : "svg");
     if (png) {
       const blob = await svgToPng(fig.text, fig.width, fig.height, 2);
-      download(blob, name);
+      await download(blob, name);
       const size = pngSize(fig.width, fig.height, 2);
       say(`Exported the ${what} as PNG: ${size.width} × ${size.height} px (2× a ${fig.width} × ${fig.height} figure).`);
     } else {
-      download(new Blob([fig.text], { type: "image/svg+xml" }), name);
+      await download(new Blob([fig.text], { type: "image/svg+xml" }), name);
       say(`Exported the ${what} as SVG: ${fig.width} × ${fig.height} px.`);
     }
     return true;
@@ -290,7 +311,7 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     if (weight > ANIMATION_MAX_BYTES) {
       return say(`The animation would be ${megabytes(weight)}, over the ${megabytes(ANIMATION_MAX_BYTES)} limit: choose fewer steps.`);
     }
-    download(new Blob([fig.text], { type: "image/svg+xml" }), exportFileName(`animation-${range.from}-to`, state.allocator, range.to, "svg"));
+    await download(new Blob([fig.text], { type: "image/svg+xml" }), exportFileName(`animation-${range.from}-to`, state.allocator, range.to, "svg"));
     say(`Exported ops ${range.from} to ${range.to} as an animated SVG: ${steps.length} steps, ${SECONDS_PER_FRAME} s each, ${megabytes(weight)}.`);
   });
   const gif = button("Export GIF", async () => {
@@ -362,7 +383,7 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
   // The Figure controls: how the snippets show the view and how the exports draw it.
   const figureBox = h("input", { type: "checkbox", id: "share-figure", checked: true });
   const caption = h("input", { type: "text", class: "share-caption", id: "share-caption", maxlength: 300, placeholder: "Words under the figure" });
-  const height = h("input", { type: "number", class: "share-step", id: "share-height", min: 120, max: 4000, step: 10, inputmode: "numeric", placeholder: String(DEFAULT_HEIGHT) });
+  const height = h("input", { type: "number", class: "share-step", id: "share-height", min: 120, max: 4000, step: 10, inputmode: "numeric", placeholder: "measured" });
   const theme = h(
     "select",
     { id: "share-theme" },
@@ -373,10 +394,12 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
   refs.settings = (): FigureSettings => {
     const n = Number(height.value);
     const t = theme.value;
+    const chosen = height.value.trim() !== "" && Number.isFinite(n) && n >= 120 && n <= 4000;
     return {
       figure: figureBox.checked,
       caption: caption.value,
-      height: height.value.trim() !== "" && Number.isFinite(n) && n >= 120 && n <= 4000 ? Math.round(n) : DEFAULT_HEIGHT,
+      height: chosen ? Math.round(n) : DEFAULT_HEIGHT,
+      heightChosen: chosen,
       theme: t === "light" || t === "dark" ? t : "auto",
     };
   };
@@ -407,7 +430,7 @@ function build(mount: HTMLElement, data: SharePanelData, handlers: SharePanelHan
     if (!refs.data.trace) return say("There is no trace yet: the program has an error.");
     const t = await refs.handlers.onExportTrace();
     if (typeof t === "string") return say(t);
-    download(new Blob([traceJson(t)], { type: "application/json" }), exportFileName("trace", t.allocator, null, "json"));
+    await download(new Blob([traceJson(t)], { type: "application/json" }), exportFileName("trace", t.allocator, null, "json"));
     say("Exported the trace.");
   });
 
