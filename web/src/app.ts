@@ -176,7 +176,8 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
 
   // ---- Recorded programs --------------------------------------------------------
   // Hundreds of kB each, so a file under the site's examples/, fetched when
-  // chosen; it opens at its last op, where the narration's totals hold.
+  // chosen; it opens where the narration's totals hold (its last op, or the
+  // one before a reset that ends it).
   const openRecorded = async (id: string): Promise<void> => {
     const found = recordedLesson(id);
     if (!found) return;
@@ -185,7 +186,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
       const response = await fetch(new URL(recorded.path, document.baseURI));
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`.trim());
       const source = await response.text();
-      dispatch({ type: "startLesson", lesson: { id, config: { ...lesson.config, source }, step: Number.MAX_SAFE_INTEGER } });
+      dispatch({ type: "startLesson", lesson: { id, config: { ...lesson.config, source }, step: recorded.opensAt } });
     } catch (error: unknown) {
       showNotice(mounts.notice, `The recorded program ${recorded.path} did not load (${error instanceof Error ? error.message : String(error)}): the program on screen is unchanged.`);
     }
