@@ -132,7 +132,7 @@ function deriveFrame(input: RunViewInput): RunFrame {
       bumpPtr: micro.bumpPtr,
       focus: focusOf(op),
       highlight: highlighted(new Set(), rows, input.narration, trace),
-      micro: { candidate: micro.rowsStep < step ? micro.candidate : null, padding: micro.padding },
+      micro: { candidate: micro.rowsStep < step ? micro.candidate : null, padding: micro.padding, place: micro.place, room: micro.room },
       ...(input.sourceLines ? { sourceLines: input.sourceLines } : {}),
       emptyText: emptyMapText(trace, step),
       animate: input.animate,
