@@ -185,7 +185,18 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
     renderNarration(
       m.narration,
       // Until the lesson's program is traced, the map is the previous run's.
-      { narration, lesson, departure: lesson ? departureFrom(lesson, s) : null, tries, errors, pending: s.tracing !== null && s.tracedSource !== s.source },
+      {
+        narration,
+        lesson,
+        departure: lesson ? departureFrom(lesson, s) : null,
+        tries,
+        errors,
+        pending: s.tracing !== null && s.tracedSource !== s.source,
+        // The panel keeps the tallest step's height while it narrates steps:
+        // not in compare (it shows the lesson's summary alone), nor on a
+        // projector (the panel fits the screen: present.css).
+        ...(s.present || s.compare !== null ? {} : { all: [...narr.values()] }),
+      },
       {
         onExitLesson: () => ctx.dispatch({ type: "exitLesson" }),
         onBackToLesson: () => lesson && ctx.dispatch({ type: "backToLesson", lesson: { id: lesson.id, config: lesson.config } }),
