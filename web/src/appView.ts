@@ -32,7 +32,8 @@ import { renderEditor } from "./views/editor";
 import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
 import { renderPredict } from "./views/predict";
-import { prepareRun, renderRun, renderRunStepper, type RunViewInput } from "./views/runView";
+import { renderPresentStatement } from "./views/presentStatement";
+import { prepareRun, renderRun, renderRunStepper, runStepText, type RunViewInput } from "./views/runView";
 import { isScrubbing, renderStepper, whenScrubSettles } from "./views/stepper";
 import { renderSharePanel } from "./views/sharePanel";
 import { renderStats } from "./views/stats";
@@ -212,7 +213,7 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
   if (asking) {
     renderPredict(
       m.predict,
-      { trace, step, guess: s.guess, revealed: s.revealed },
+      { trace, step, guess: s.guess, revealed: s.revealed, present: s.present },
       {
         onGuess: (address) => ctx.dispatch({ type: "guess", address }),
         onReveal: () => ctx.dispatch({ type: "reveal" }),
@@ -385,6 +386,38 @@ function renderCompareInstructionsPanel(m: Mounts, s: AppState, columns: readonl
   );
 }
 
+/**
+ * Presentation mode's statement line above the narration (created on first
+ * use): the op in view as the program wrote it, what it did, and its
+ * measured cost.
+ */
+function renderStatementLine(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewContext): void {
+  let mount = m.narration.parentElement?.querySelector<HTMLElement>(":scope > .present-statement") ?? null;
+  if (!s.present || s.sweep !== null) {
+    if (mount) mount.hidden = true;
+    return;
+  }
+  if (!mount) {
+    mount = h("div", { class: "present-statement" });
+    m.narration.before(mount);
+  }
+  mount.hidden = false;
+  const step = clampStep(trace, s.step);
+  const op = currentOp(trace, step);
+  // In compare mode each column's cost is its own: the line names the op alone.
+  const cost = op && s.compare === null ? (opCostSummary(trace, op)?.text ?? null) : null;
+  const lines = ctx.lines(s.tracedSource);
+  renderPresentStatement(mount, {
+    step,
+    total: trace.length,
+    statement: op ? (lines[op.line - 1]?.trim() ?? null) : null,
+    // The stepper's sentence (the stepper itself is put away on a projector).
+    // In compare mode each column says what its allocator did.
+    outcome: s.compare === null ? runStepText(s, trace) : "",
+    cost,
+  });
+}
+
 /** How many times renderApp has run per page (keyed by its stepper): a catch-up only draws the latest state. */
 const renders = new WeakMap<HTMLElement, number>();
 
@@ -487,6 +520,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     renderStepper(m.stepper, { step, total: trace.length, playing: s.playing, speed: s.speed, description, micro: null }, dispatch);
   }
   renderLearning(m, s, trace, step, ctx);
+  renderStatementLine(m, s, trace, ctx);
   if (s.sweep !== null) {
     showMode(m, "sweep");
     renderCompareInstructionsPanel(m, s, null, ctx);
