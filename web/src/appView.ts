@@ -33,6 +33,8 @@ import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
 import { renderPredict } from "./views/predict";
 import { renderPresentStatement } from "./views/presentStatement";
+import { renderSummarySlide } from "./views/summarySlide";
+import { summarySlide } from "./model/summarySlide";
 import { prepareRun, renderRun, renderRunStepper, runStepText, type RunViewInput } from "./views/runView";
 import { isScrubbing, renderStepper, whenScrubSettles } from "./views/stepper";
 import { renderSharePanel } from "./views/sharePanel";
@@ -418,6 +420,47 @@ function renderStatementLine(m: Mounts, s: AppState, trace: TraceView, ctx: AppV
   });
 }
 
+/**
+ * Compare's one-slide summary (created on first use, after the compare
+ * mount): a button that opens it, and while it is open the slide in place
+ * of the columns and the table.
+ */
+function renderSlide(m: Mounts, s: AppState, columns: readonly CompareColumn[] | null, ctx: AppViewContext): void {
+  const parent = m.compare.parentElement;
+  if (!parent) return;
+  let bar = parent.querySelector<HTMLElement>(":scope > .summary-slide-bar");
+  let mount = parent.querySelector<HTMLElement>(":scope > .summary-slide-mount");
+  const open = s.compare !== null && columns !== null;
+  if (!open) {
+    if (bar) bar.hidden = true;
+    if (mount) mount.hidden = true;
+    return;
+  }
+  if (!bar || !mount) {
+    const button = h("button", { type: "button", class: "compare-button summary-slide-button", "aria-pressed": "false" }, "Summary slide");
+    button.addEventListener("click", () => ctx.dispatch({ type: "showSummary", shown: button.getAttribute("aria-pressed") !== "true" }));
+    bar = h("div", { class: "summary-slide-bar" }, button);
+    mount = h("div", { class: "summary-slide-mount" });
+    m.compare.before(bar);
+    m.compare.after(mount);
+  }
+  bar.hidden = false;
+  bar.querySelector(".summary-slide-button")?.setAttribute("aria-pressed", String(s.summary));
+  mount.hidden = !s.summary;
+  m.compare.hidden = s.summary;
+  if (!s.summary) return;
+  const labels = columnLabels(
+    columns.map((c) => c.config),
+    ctx.allocators,
+  );
+  const slide = summarySlide(
+    columns.map((c, i) => ({ label: labels[i] ?? c.config.allocator, trace: c.result.ok ? c.result.trace : null })),
+    ctx.lines(s.tracedSource),
+    s.step,
+  );
+  renderSummarySlide(mount, slide, s.theme, { onClose: () => ctx.dispatch({ type: "showSummary", shown: false }) });
+}
+
 /** How many times renderApp has run per page (keyed by its stepper): a catch-up only draws the latest state. */
 const renders = new WeakMap<HTMLElement, number>();
 
@@ -523,6 +566,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   renderStatementLine(m, s, trace, ctx);
   if (s.sweep !== null) {
     showMode(m, "sweep");
+    renderSlide(m, s, null, ctx);
     renderCompareInstructionsPanel(m, s, null, ctx);
     renderSweep(
       m.sweep,
@@ -540,6 +584,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     const columns = ctx.columns(s.tracedSource, s.compare);
     renderCompareInstructionsPanel(m, s, columns, ctx);
     if (!columns) return;
+    renderSlide(m, s, columns, ctx);
     renderCompare(
       m.compare,
       {
@@ -559,6 +604,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     );
   } else {
     showMode(m, "single");
+    renderSlide(m, s, null, ctx);
     renderCompareInstructionsPanel(m, s, null, ctx);
     renderSingle(m, s, trace, ctx);
   }
