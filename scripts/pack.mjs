@@ -53,7 +53,7 @@ if (site && !existsSync(join(site, "bump-lab.js"))) {
 
 rmSync(stage, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
-for (const file of ["bumplab.mjs", "README.md"]) cpSync(join(cli, file), join(stage, file));
+for (const file of ["bumplab.mjs", "io.mjs", "README.md"]) cpSync(join(cli, file), join(stage, file));
 for (const file of manifest.files) {
   if (file.startsWith("pkg-")) {
     mkdirSync(join(stage, file, ".."), { recursive: true });
