@@ -20,11 +20,11 @@
 use serde::Serialize;
 
 /// Largest program text accepted, so a paste or a dropped file cannot
-/// exhaust the page's memory. A recording of a real program writes about 16
-/// to 21 bytes an op (a `free` line is short, an `alloc` with its alignment
-/// longer; `repeat` folds loops), so a recording of [`MAX_EXECUTED_OPS`]
-/// ops fits; the run's own memory, not the text's, is what bounds the op
-/// count.
+/// exhaust the page's memory. A recording of a real program writes 15 to 25
+/// bytes an op (a `free` line is short, an `alloc` with its alignment
+/// longer; `repeat` folds loops), so a recording of a million ops, the
+/// recorders' default limit, fits; one of all [`MAX_EXECUTED_OPS`] may
+/// not. The run's own memory, not the text's, is what bounds the op count.
 ///
 /// [`MAX_EXECUTED_OPS`]: crate::engine::MAX_EXECUTED_OPS
 pub const MAX_SOURCE_BYTES: usize = 32_000_000;
