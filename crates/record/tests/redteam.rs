@@ -261,10 +261,7 @@ fn an_executable_whose_path_holds_a_newline_is_recorded() {
 
 #[test]
 fn an_op_limit_past_the_playgrounds_is_warned_about_before_the_run() {
-    assert_eq!(
-        PLAYGROUND_MAX_OPS,
-        u64::from(bumplab_core::engine::MAX_EXECUTED_OPS)
-    );
+    assert_eq!(PLAYGROUND_MAX_OPS, bumplab_core::engine::MAX_EXECUTED_OPS);
     let dir = fresh("max-ops");
     let out = record(
         &dir.join("p.txt"),
