@@ -1,7 +1,8 @@
 // The command line's input and output, shared by its commands: how a command
 // ends, how a program is read, how a wasm object is let go.
 //
-// Ending: a command never calls `process.exit`. Piped to a slower reader,
+// Ending: a command never calls `process.exit` while it has something to
+// say. Piped to a slower reader,
 // Node writes stdout and stderr asynchronously, and `process.exit` drops
 // whatever the pipe has not taken yet (a 148 kB trace arrived as its first
 // 64 KiB, with exit status 0). A command throws `exit(code)` instead, from
@@ -33,6 +34,18 @@ export function exit(code) {
  * thrown is a bug in the command line: reported on stderr, status 3.
  */
 export function endsByDraining() {
+  // A reader that stops early (`| head`) closes its pipe: nothing more written
+  // there can reach anyone. End quietly, as a tool in a pipeline does, with
+  // the status so far, once the other stream has drained what it holds.
+  for (const [stream, other] of [
+    [process.stdout, process.stderr],
+    [process.stderr, process.stdout],
+  ]) {
+    stream.on("error", (error) => {
+      if (error.code !== "EPIPE") throw error;
+      other.write("", () => process.exit(process.exitCode ?? 0));
+    });
+  }
   process.on("uncaughtException", (error) => {
     if (error instanceof Exit) {
       process.exitCode = error.code;

@@ -133,6 +133,22 @@ describe("the command line: every output whole", () => {
   }
 });
 
+describe("the command line: a reader that stops early", () => {
+  // `bumplab trace … | head -c 10`: the pipe closes under the writer, with
+  // more than a pipe holds still to write. What it wrote is what the reader
+  // wanted; the command ends quietly (the full trace threw EPIPE's stack
+  // trace at the user, exit 1).
+  for (const args of [["trace", "--allocator", "bumpalo", "-"], ["trace", "--allocator", "llvm-bump-ptr", "--summary", "-"]]) {
+    it(`${args.join(" ")}: status 0 and nothing on stderr`, () => {
+      writeFileSync(join(dir, "in.txt"), "repeat 1000 {\n x = alloc 5000\n}\n");
+      const r = spawnSync("bash", ["-c", '"$0" "$@" < in.txt 2> err.txt | head -c 10 > head.txt; echo "${PIPESTATUS[0]}"', process.execPath, cli, ...args], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+      expect(r.stdout).toBe("0\n");
+      expect(readFileSync(join(dir, "err.txt"), "utf8")).toBe("");
+      expect(readFileSync(join(dir, "head.txt"), "utf8").length).toBe(10);
+    }, 60_000);
+  }
+});
+
 describe("the command line: every input capped", () => {
   it("standard input is read up to the 32 MB limit and then refused, however much more is sent", async () => {
     // `yes "a = alloc 1" | bumplab trace -`: an endless writer, stopped at
