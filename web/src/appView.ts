@@ -25,7 +25,7 @@ import { sharedOf } from "./state/shareSync";
 import { renderCodeView } from "./views/codeView";
 import { renderCompare } from "./views/compare";
 import { renderCostView } from "./views/costView";
-import { h } from "./views/dom";
+import { h, markCatchingUp } from "./views/dom";
 import { renderInstructions, renderInstructionsToggle, unlinkCode } from "./views/instructions";
 import { renderCompareInstructions } from "./views/instructionsCompare";
 import { renderEditor } from "./views/editor";
@@ -267,6 +267,7 @@ function singleRunInput(s: AppState, trace: TraceView, ctx: AppViewContext, foll
 function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewContext, following = false): void {
   const step = clampStep(trace, s.step);
   const op = currentOp(trace, step);
+  if (following) catchingUp(m, true);
   renderRun(
     following ? { stepper: m.stepper, mapSummary: m.mapSummary, map: m.map } : m,
     following ? {} : { stats: renderStats, cost: renderCostView, code: renderCodeView },
@@ -418,8 +419,18 @@ export function prepareFollowingDrag(m: Mounts, s: AppState, ctx: AppViewContext
   return true;
 }
 
+/**
+ * Marks the views a dragged scrubber leaves at the settled step (the drag
+ * draws the map, its summary and the stepper alone): they say so, and show no
+ * number the map's would contradict.
+ */
+function catchingUp(m: Mounts, on: boolean): void {
+  for (const lagging of [m.stats, m.cost, m.x86, m.opDetails, m.code, m.narration]) markCatchingUp(lagging, on);
+}
+
 export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   if (renderFollowingDrag(m, s, ctx)) return;
+  catchingUp(m, false);
   const { dispatch } = ctx;
   const op = s.trace ? currentOp(s.trace, s.step) : undefined;
   renderEditor(
