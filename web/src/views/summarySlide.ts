@@ -55,8 +55,18 @@ export function cellText(c: SlideCell | null): string {
 
 /** The slide as an SVG element, in `colours`. */
 export function slideSvg(slide: SummarySlide, colours: Palette): SVGSVGElement {
-  const n = slide.columns.length;
-  const width = PAD * 2 + LABEL_W + COLUMN_W * n;
+  // Each column as wide as its longest words (about 0.6 em a character at 17 to 18 px, bold a little wider).
+  const textWidth = (text: string, size: number): number => Math.ceil(text.length * size * 0.62);
+  const widths = slide.columns.map((label, i) =>
+    Math.max(
+      COLUMN_W,
+      textWidth(label, 18) + 16,
+      ...slide.rows.map((r) => textWidth(`▼ ${cellText(r.cells[i] ?? null)}`, 17) + 16),
+      ...slide.totals.map((t) => textWidth(`▼ ${t.values[i] ?? "—"}`, 17) + 16),
+    ),
+  );
+  const labelW = Math.max(LABEL_W, ...slide.rows.map((r) => Math.ceil(`${r.index + 1}. ${r.statement}`.length * 17 * 0.62) + 16));
+  const width = PAD * 2 + labelW + widths.reduce((a, b) => a + b, 0);
   const bodyTop = TITLE_H + ROW_H;
   const totalsTop = bodyTop + ROW_H * slide.rows.length + 12;
   const height = totalsTop + ROW_H * slide.totals.length + PAD;
@@ -65,7 +75,7 @@ export function slideSvg(slide: SummarySlide, colours: Palette): SVGSVGElement {
   svg.append(el("rect", { x: 0, y: 0, width, height, fill: colours.surface }));
   svg.append(el("text", { x: PAD, y: 34, "font-size": 26, "font-weight": 700, fill: colours.text }, "Per op, per allocator: wasm instructions · branches · padding"));
   svg.append(el("text", { x: PAD, y: 56, "font-size": 16, fill: colours.muted }, slide.subtitle));
-  const colX = (i: number): number => PAD + LABEL_W + COLUMN_W * i;
+  const colX = (i: number): number => PAD + labelW + widths.slice(0, i).reduce((a, b) => a + b, 0);
   slide.columns.forEach((label, i) => {
     svg.append(el("text", { x: colX(i) + 8, y: TITLE_H + 24, "font-size": 18, "font-weight": 700, fill: colours.text, class: "summary-col" }, label));
   });
