@@ -10,7 +10,8 @@ import { expect, test, type Tab } from "./session";
 // instructions.spec.ts read them off the engine's traces):
 //   a = alloc 1   -> fitzgen-down 0x1010f, hinckley-up 0x10010
 //   b = alloc u64 -> fitzgen-down 0x10100 (7 bytes of padding), hinckley-up 0x10018;
-//                    22 wasm instructions and 2 conditional branches bumping down.
+//                    20 wasm instructions and 2 conditional branches bumping down
+//                    (the u64's layout a constant).
 const PROGRAM = "a = alloc 1\nb = alloc u64";
 const A_DOWN = "a: 1 byte at 0x1010f, align 1";
 const B_DOWN = "b: 8 bytes at 0x10100, align 8, 7 bytes padding";
@@ -55,14 +56,14 @@ test("load, type a program and step: the blocks land where the engine puts them"
 test("costs: the cost view counts what the op executed, as in Chromium", async ({ tab }) => {
   await typed(tab);
   await expect.poll(() => tab.run(textOf, ".cost-note"), { timeout: 20_000 }).toMatch(/^2 ops, \d+ wasm instructions in all/);
-  expect(await tab.run(() => document.querySelector('svg.cost-svg g.cost-bar[data-op="1"]')?.getAttribute("data-total") ?? null)).toBe("22");
-  await expect.poll(() => tab.run(textOf, ".op-cost .op-cost-text")).toMatch(/^22 wasm instructions?.*· 2 conditional branches/);
+  expect(await tab.run(() => document.querySelector('svg.cost-svg g.cost-bar[data-op="1"]')?.getAttribute("data-total") ?? null)).toBe("20");
+  await expect.poll(() => tab.run(textOf, ".op-cost .op-cost-text")).toMatch(/^20 wasm instructions?.*· 2 conditional branches/);
 });
 
 test("the Instructions view: the wasm b = alloc u64 ran, its two branches' outcomes", async ({ tab }) => {
   await typed(tab);
   await tab.click(named, "button", "Instructions this op executed");
-  await expect.poll(() => tab.run(textOf, "#instructions-view .instructions-summary"), { timeout: 30_000 }).toBe("22 instructions, 2 conditional branches executed");
+  await expect.poll(() => tab.run(textOf, "#instructions-view .instructions-summary"), { timeout: 30_000 }).toBe("20 instructions, 2 conditional branches executed");
   const outcomes = await tab.run(() =>
     [...document.querySelectorAll("#instructions-view li.instructions-op.is-executed.is-branch .instructions-outcome")].map((e) => e.textContent ?? ""),
   );

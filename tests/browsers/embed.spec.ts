@@ -114,7 +114,7 @@ test("the engine cannot load: no wasm on the server, no CORS header on it; the e
   const alert = () => tab.run(textOf, "[role=alert]", "bump-lab");
 
   await tab.goto(`${blog.origin}/missing-wasm.html`);
-  await expect.poll(alert).toMatch(/^Bump Lab could not load its engine: the server answered 404 Not Found for bump-lab-trace_bg-[\w-]+\.wasm\.$/);
+  await expect.poll(alert).toMatch(/^Bump Lab could not load its engine: the server answered 404 Not Found for trace_bg-[\w-]+\.wasm\.$/);
   expect(await tab.run(() => document.querySelector("bump-lab")?.getAttribute("data-error") ?? null)).toBe("http");
   const missing = await tab.takeErrors();
 
@@ -123,7 +123,7 @@ test("the engine cannot load: no wasm on the server, no CORS header on it; the e
     .poll(alert)
     .toMatch(
       new RegExp(
-        `^Bump Lab could not load its engine: the browser could not fetch bump-lab-trace_bg-[\\w-]+\\.wasm from ${cdnServer.origin}: that server sends no CORS header \\(Access-Control-Allow-Origin\\), or it cannot be reached\\.$`,
+        `^Bump Lab could not load its engine: the browser could not fetch trace_bg-[\\w-]+\\.wasm from ${cdnServer.origin}: that server sends no CORS header \\(Access-Control-Allow-Origin\\), or it cannot be reached\\.$`,
       ),
     );
   expect(await tab.run(() => document.querySelector("bump-lab")?.getAttribute("data-error") ?? null)).toBe("network");
@@ -134,7 +134,7 @@ test("the engine cannot load: no wasm on the server, no CORS header on it; the e
   // line about the refused request, or Bump Lab's.
   const ours = (lines: string[]) => lines.filter((l) => l.includes("[bump-lab]"));
   if (tab.engine === "firefox") {
-    expect(ours(missing)).toEqual([expect.stringMatching(/\[bump-lab\] the server answered 404 Not Found for bump-lab-trace_bg-[\w-]+\.wasm\. To fix it: deploy /)]);
+    expect(ours(missing)).toEqual([expect.stringMatching(/\[bump-lab\] the server answered 404 Not Found for trace_bg-[\w-]+\.wasm\. To fix it: deploy /)]);
     expect(ours(cors)).toEqual([expect.stringContaining(`To fix it: serve ${cdnServer.origin}'s files with the header "Access-Control-Allow-Origin: *"`)]);
   }
   for (const line of [...missing, ...cors]) expect(line).toMatch(/\[bump-lab\]|CORS|Cross-Origin|404|bump-lab-trace_bg|access control/i);
@@ -190,5 +190,5 @@ test("figures below the fold keep the height their snippets reserve: nothing und
   expect(off(2), `element heights over time (ms, iframe, element): ${JSON.stringify(heights)}`).toEqual([]);
   // The height is the one measured, and the panel says so.
   expect(status).toBe(`The snippets reserve the figure's height in a 720 px column: ${reserved} px.`);
-  expect(component).toContain(`<bump-lab link="${hash.replaceAll("&", "&amp;")}" style="--bumplab-height:${reserved}px">`);
+  expect(component).toContain(`<bump-lab link="${hash.replaceAll("&", "&amp;")}" figure style="--bumplab-height:${reserved}px">`);
 });

@@ -116,7 +116,7 @@ test("the Share panel by tap: it opens inside the screen, its embed dialog too, 
   await expect(dialog).toBeVisible({ timeout: 15_000 });
   const d = await dialog.boundingBox();
   expect(d && d.x >= 0 && d.x + d.width <= 390).toBe(true);
-  await expect(dialog.getByRole("textbox", { name: "iframe snippet" })).toHaveValue(/^<iframe class="bumplab" src="http:\/\/127\.0\.0\.1:\d+\/embed\.html#v1\?/);
+  await expect(dialog.getByRole("textbox", { name: "iframe snippet" })).toHaveValue(/^<iframe class="bumplab" src="http:\/\/127\.0\.0\.1:\d+\/embed\.html\?figure=1#v1\?/);
   await dialog.getByRole("button", { name: "Close" }).tap();
   await expect(dialog).toBeHidden();
 });

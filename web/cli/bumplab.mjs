@@ -30,10 +30,12 @@
 // Exit status: 0 on success; 1 for a bad program (one line on stderr,
 // `FILE:LINE:COLUMN: message`) or a file that cannot be read; 2 for a usage
 // error (a bad command, option or option value); 3 for a bug in the engine
-// (a trap in the wasm module), reported with the panic's message.
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+// (a trap in the wasm module), reported with the panic's message. It ends
+// once its output has drained (io.mjs says why it never calls process.exit).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { endsByDraining, exit, freeAfter, readCapped } from "./io.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -88,7 +90,7 @@ function tooLarge(bytes) {
 
 function fail(message, code = 2) {
   process.stderr.write(`bumplab: ${message}\n`);
-  process.exit(code);
+  exit(code);
 }
 
 async function loadEngine() {
@@ -209,35 +211,40 @@ function parseArgs(argv) {
     else if (a === "--executed") opts.executed = true;
     else if (a === "--help" || a === "-h") {
       process.stdout.write(`${USAGE}\n`);
-      process.exit(0);
+      exit(0);
     } else if (a.startsWith("-") && a !== "-") fail(`unknown option ${a}\n${USAGE}`);
     else rest.push(a);
   }
   return { opts, rest };
 }
 
-/** The program's text, or exit 1 saying why not: a file over the limit is refused before it is read. */
-function readProgram(file) {
+/**
+ * The program's text, or exit 1 saying why not: a file over the limit is
+ * refused by its size before it is read, standard input (or a pipe) once
+ * more than the limit has arrived.
+ */
+async function readProgram(file) {
   const name = file === "-" ? "<stdin>" : file;
-  let text;
+  let read;
   try {
-    if (file !== "-") {
-      const { size } = statSync(file);
-      if (size > MAX_SOURCE_BYTES) {
-        process.stderr.write(`${name}:1:1: ${tooLarge(size)}\n`);
-        process.exit(1);
-      }
-    }
-    text = readFileSync(file === "-" ? 0 : file, "utf8");
+    read = await readCapped(file, MAX_SOURCE_BYTES);
   } catch (e) {
     fail(`cannot read ${file}: ${e.code === "ENOENT" ? "no such file" : e.message}`, 1);
   }
-  const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes > MAX_SOURCE_BYTES) {
-    process.stderr.write(`${name}:1:1: ${tooLarge(bytes)}\n`);
-    process.exit(1);
+  if (!read.ok) {
+    const why = read.whole
+      ? tooLarge(read.size)
+      : `the program is longer than the limit of ${MAX_SOURCE_BYTES.toLocaleString("en-US")} bytes (32 MB): ${file === "-" ? "standard input" : name} is read up to the limit, then refused`;
+    process.stderr.write(`${name}:1:1: ${why}\n`);
+    exit(1);
   }
-  return text;
+  const bytes = Buffer.byteLength(read.text, "utf8");
+  if (bytes > MAX_SOURCE_BYTES) {
+    // Bytes that are not UTF-8 read as U+FFFD, three bytes each.
+    process.stderr.write(`${name}:1:1: ${tooLarge(bytes)}\n`);
+    exit(1);
+  }
+  return read.text;
 }
 
 /** Loads the trace module's build that runs `allocator`: the app's build for speed, which runs every preset. */
@@ -257,11 +264,11 @@ const STATS = ["requested", "used", "padding", "metadata", "leaked", "copied", "
 
 /**
  * The summary of a run on the page's engine: its chunks and the counters
- * after its last op, as JSON; or the program's error, as `trace` gives it.
+ * after its last op, as JSON (`stats` is null when no op ran: there is no
+ * op to count after); or the program's error, as `trace` gives it.
  */
 function summarise(mod, source, opts) {
-  const run = new mod.TraceRun(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
-  try {
+  return freeAfter(new mod.TraceRun(source, opts.allocator, opts.target, opts.capacity, opts.minAlign), (run) => {
     while (!run.advance(1 << 20)) {
       // one slice after another until the run is over
     }
@@ -276,11 +283,9 @@ function summarise(mod, source, opts) {
       direction: header.direction,
       ops: run.executed(),
       chunks: JSON.parse(run.chunks()),
-      stats: Object.fromEntries(STATS.map((k, i) => [k, last[i]])),
+      stats: last.length === STATS.length ? Object.fromEntries(STATS.map((k, i) => [k, last[i]])) : null,
     };
-  } finally {
-    run.free();
-  }
+  });
 }
 
 /** The site the figure is drawn with: BUMPLAB_SITE, the package's dist/, or the repository's build. */
@@ -305,7 +310,7 @@ async function figure(args) {
   if (opts.width !== undefined && (opts.width < 320 || opts.width > 4000)) fail(`--width takes 320 to 4000 pixels, not ${opts.width}`);
   const mod = await loadTraceBuild(opts.allocator);
   if (!mod) fail(`unknown allocator '${opts.allocator}' (see \`bumplab list\`)`);
-  const source = readProgram(rest[0]);
+  const source = await readProgram(rest[0]);
   const file = rest[0] === "-" ? "<stdin>" : rest[0];
   // Each run the figure shows: the allocator's, or compare's columns.
   const runs = [{ allocator: opts.allocator, target: opts.target, minAlign: opts.minAlign, capacity: opts.capacity }];
@@ -327,21 +332,17 @@ async function figure(args) {
   }
   let total = 0;
   for (const r of runs) {
-    const check = (text) => {
-      const run = new mod.TraceRun(text, r.allocator, r.target, r.capacity, r.minAlign);
-      try {
+    const check = (text) =>
+      freeAfter(new mod.TraceRun(text, r.allocator, r.target, r.capacity, r.minAlign), (run) => {
         const error = run.error();
         return { error: error === undefined ? undefined : JSON.parse(error), total: run.total() };
-      } finally {
-        run.free();
-      }
-    };
+      });
     const options = check("").error;
     if (options) fail(compare ? `--compare ${r.allocator}: ${options.message}` : options.message);
     const checked = check(source);
     if (checked.error) {
       for (const { line, column, message } of [checked.error, ...(checked.error.more ?? [])]) process.stderr.write(`${file}:${line}:${column}: ${message}\n`);
-      process.exit(1);
+      exit(1);
     }
     total = checked.total;
   }
@@ -388,6 +389,7 @@ async function figure(args) {
   if (opts.site === undefined) process.stderr.write("bumplab: the figure's Open live link is relative (index.html#…): --site URL names where your Bump Lab is served\n");
 }
 
+endsByDraining();
 const [command, ...args] = process.argv.slice(2);
 if (command === "figure") {
   await figure(args);
@@ -421,7 +423,7 @@ if (command === "figure") {
   // not the program's: find them by running the empty program first.
   const options = JSON.parse(trace("")).error;
   if (options) fail(options.message);
-  const source = readProgram(rest[0]);
+  const source = await readProgram(rest[0]);
   let parsed;
   if (opts.summary) {
     const mod = await loadTraceBuild(opts.allocator);
@@ -450,11 +452,11 @@ if (command === "figure") {
     if (!opts.summary && parsed.error.message.includes("the most a full JSON trace holds")) {
       process.stderr.write("bumplab: --summary runs up to 1,500,000 ops on the page's engine and prints the chunks and counters after the last op\n");
     }
-    process.exit(1);
+    exit(1);
   }
   if (opts.summary) {
     process.stdout.write(`${JSON.stringify(parsed)}\n`);
-    process.exit(0);
+    exit(0);
   }
   if (opts.executed) {
     const lists = executedLists(engine, source, opts, parsed.ops.length);

@@ -75,7 +75,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
   syncShareLinks(store, {
     known: (allocator) => allocators.some((a) => a.name === allocator),
     lessonExists: (id) => lessonById(id) !== undefined,
-    notice: (text) => showNotice(mounts.notice, text),
+    notice: (text, link) => showNotice(mounts.notice, text, link),
     clearNotice: () => (mounts.notice.hidden = true),
   });
   applyTheme(store.getState().theme);

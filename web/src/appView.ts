@@ -519,14 +519,30 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   }
 }
 
-/** A message above the page that is not the program's error, with a Dismiss button. */
-export function showNotice(mount: HTMLElement, text: string): void {
+/**
+ * A message above the page that is not the program's error, with a Dismiss
+ * button; with `link` (a share link that did not open), a Copy link button
+ * too, so the reader can keep, repair or report the link they were given.
+ */
+export function showNotice(mount: HTMLElement, text: string, link?: string): void {
   const dismiss = h("button", { type: "button", class: "link-button" }, "Dismiss");
   dismiss.addEventListener("click", () => {
     mount.hidden = true;
     mount.replaceChildren();
   });
-  mount.replaceChildren(h("span", {}, text), " ", dismiss);
+  const actions: (Node | string)[] = [];
+  if (link !== undefined) {
+    const copied = h("output", { class: "notice-copied" });
+    const copy = h("button", { type: "button", class: "link-button" }, "Copy link");
+    copy.addEventListener("click", () => {
+      navigator.clipboard.writeText(link).then(
+        () => (copied.textContent = "Copied."),
+        () => (copied.textContent = `Copy it from the address bar: the clipboard is not available here.`),
+      );
+    });
+    actions.push(" ", copy, copied);
+  }
+  mount.replaceChildren(h("span", {}, text), ...actions, " ", dismiss);
   mount.hidden = false;
 }
 

@@ -30,6 +30,7 @@ import { decodeShare, encodeShare, parseCompare, type SharedState } from "./shar
 import { parseViews, startPlayer, type Player } from "./share/player";
 import { parseTheme, setTheme } from "./share/theme";
 import { DEFAULT_CONFIG } from "./model/defaults";
+import { normalizeNewlines } from "./model/format";
 
 /** styles.css written for a shadow root: its :root rules apply to the host. */
 export function shadowCss(css: string): string {
@@ -212,7 +213,7 @@ export class BumpLabElement extends HTMLElement {
       state = decoded.state;
     }
     const program = this.getAttribute("program");
-    if (program !== null) state = { ...state, source: program.replace(/^\n+/, "") };
+    if (program !== null) state = { ...state, source: normalizeNewlines(program).replace(/^\n+/, "") };
     const allocator = this.getAttribute("allocator");
     if (allocator) state = { ...state, allocator };
     const target = this.getAttribute("target");
