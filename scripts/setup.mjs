@@ -88,6 +88,8 @@ function debianToolchain() {
   if (!output("llvm-config", ["--version"])) missing.push("llvm-dev");
   if (!output("llvm-dwarfdump-14", ["--version"]) || !output("llvm-cxxfilt-14", ["--version"])) missing.push("llvm-14");
   if (!output("python3", ["-m", "pip", "--version"])) missing.push("python3-pip");
+  // jq re-records the shipped jq recording (crates/record/tests/shipped.rs).
+  if (!output("jq", ["--version"])) missing.push("jq");
   if (missing.length === 0) return;
   log(`installing Debian's ${missing.join(", ")} for the differential tests against the C++ and Zig allocators (once)`);
   apt(["update", "-q"]);

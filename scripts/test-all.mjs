@@ -47,12 +47,13 @@ const DIFFERENTIAL = {
   "bumplab_meter tests/presets.rs": 1,
   "bumplab_record tests/redteam.rs": 8,
   "bumplab_record tests/shim.rs": 8,
+  "bumplab_record tests/shipped.rs": 3,
 };
 
 const layers = [
   { name: "rustfmt", cmd: "cargo", args: ["fmt", "--all", "--check"] },
   { name: "clippy", cmd: "cargo", args: ["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"] },
-  { name: "cargo test", cmd: "cargo", args: ["test", "--workspace"], count: cargoCount, min: 254, binaries: DIFFERENTIAL },
+  { name: "cargo test", cmd: "cargo", args: ["test", "--workspace"], count: cargoCount, min: 256, binaries: DIFFERENTIAL },
   {
     // The cost module's binding (crates/cost), compiled to wasm32.
     name: "wasm-pack test cost",
