@@ -3,7 +3,8 @@
 // (with --with-browser) Debian's Chromium, Firefox ESR and WebKitGTK for
 // the browser tests, and (with
 // --with-native-tools) what the differential tests against the C++ and Zig
-// allocators build with: Debian's g++ and LLVM development package, and the
+// allocators build with: Debian's g++ and LLVM development package (and
+// LLVM 14's tools, whose llvm-dwarfdump checks the listing's lines), and the
 // Zig toolchain from PyPI's ziglang wheel, kept under ~/.cache/bump-lab/,
 // (with --with-site-generators) Debian's hugo and jekyll, and (with
 // --with-actionlint) actionlint, built with Go under ~/.cache/bump-lab/.
@@ -77,12 +78,18 @@ function browsers() {
 
 // g++ builds the llvm-bump-ptr and pmr-monotonic harnesses against the
 // installed headers; llvm-dev is LLVM's llvm/Support/Allocator.h and libLLVM
-// (LLVM 14 on Debian bookworm; llvm-config finds them).
+// (LLVM 14 on Debian bookworm; llvm-config finds them). llvm-14's
+// llvm-dwarfdump-14 and llvm-cxxfilt-14 are the second reader of the cost
+// module's DWARF line tables that the listing is checked against
+// (scripts/dwarf-lines.mjs).
 function debianToolchain() {
   const missing = [];
   if (!output("g++", ["--version"])) missing.push("g++");
   if (!output("llvm-config", ["--version"])) missing.push("llvm-dev");
+  if (!output("llvm-dwarfdump-14", ["--version"]) || !output("llvm-cxxfilt-14", ["--version"])) missing.push("llvm-14");
   if (!output("python3", ["-m", "pip", "--version"])) missing.push("python3-pip");
+  // jq re-records the shipped jq recording (crates/record/tests/shipped.rs).
+  if (!output("jq", ["--version"])) missing.push("jq");
   if (missing.length === 0) return;
   log(`installing Debian's ${missing.join(", ")} for the differential tests against the C++ and Zig allocators (once)`);
   apt(["update", "-q"]);
@@ -184,6 +191,8 @@ if (withNativeTools) {
   const gxx = output("g++", ["-dumpfullversion"]);
   const llvm = output("llvm-config", ["--version"]);
   log(`differential tests build with g++ ${gxx}, LLVM ${llvm} (llvm-config) and Zig ${ZIGLANG} (~/.cache/bump-lab/ziglang-${ZIGLANG})`);
+  const dwarfdump = output("llvm-dwarfdump-14", ["--version"])?.match(/LLVM version (\S+)/)?.[1];
+  log(`the listing's lines are checked with llvm-dwarfdump-14 (LLVM ${dwarfdump})`);
 }
 if (withSiteGenerators) {
   siteGenerators();

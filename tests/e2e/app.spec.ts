@@ -400,9 +400,71 @@ test.describe("lessons and predict mode", () => {
   });
 });
 
+/**
+ * Each block's body and padding where its address and size put them, worked
+ * out here from the numbers (not by the map's layout code): the one 256-byte
+ * chunk, START to START + 256, is drawn to scale across the map's width less
+ * its 34 px margin on each side (the room the pointer and the axis's end
+ * labels need), so byte k of the chunk is k / 256 of the way along the bar.
+ * Bumping down, a block's padding is the bytes between its end and where the
+ * bump pointer stood before it. A block of a few bytes is still wider than
+ * the map's 3 px minimum here (a 1-byte block is 4.7 px), so none is widened.
+ */
+async function expectBlocksToScale(page: Page, labels: readonly string[]): Promise<void> {
+  const CHUNK = 256;
+  const MARGIN_PX = 34;
+  const drawn = await page.locator("svg.memory-map").evaluate((svg: SVGSVGElement) => {
+    const box = (e: Element | null) => {
+      const r = e?.getBoundingClientRect();
+      return r ? { x: r.x, width: r.width } : null;
+    };
+    return {
+      svg: box(svg),
+      viewBoxWidth: svg.viewBox.baseVal.width,
+      blocks: [...svg.querySelectorAll("g[data-block]")].map((g) => ({
+        name: g.getAttribute("data-block"),
+        body: box(g.querySelector("rect.body")),
+        pad: box(g.querySelector("rect.pad")),
+      })),
+    };
+  });
+  if (!drawn.svg) throw new Error("the map has no box");
+  // The svg's user units in CSS pixels (1 at this viewport; kept general).
+  const unit = drawn.svg.width / drawn.viewBoxWidth;
+  const barX = drawn.svg.x + MARGIN_PX * unit;
+  const barWidth = drawn.svg.width - 2 * MARGIN_PX * unit;
+  const at = (address: number) => barX + ((address - START) / CHUNK) * barWidth;
+  const want = labels.map((label) => {
+    const m = /^(\w+): (\d+) bytes? at 0x([0-9a-f]+), align \d+(?:, (\d+) bytes padding)?/.exec(label);
+    if (!m) throw new Error(`not a block's label: ${label}`);
+    const [name, size, address, padding] = [m[1], Number(m[2]), parseInt(m[3] ?? "", 16), Number(m[4] ?? 0)];
+    return {
+      name,
+      body: { x: at(address), width: at(address + size) - at(address) },
+      pad: { x: at(address + size), width: at(address + size + padding) - at(address + size) },
+    };
+  });
+  expect(drawn.blocks.map((b) => b.name)).toEqual(want.map((w) => w.name));
+  drawn.blocks.forEach((b, i) => {
+    const w = want[i];
+    if (!w || !b.body || !b.pad) throw new Error(`block ${b.name} has no body or padding rectangle`);
+    // Within a twentieth of a pixel: a block one byte off is 4.7 px off.
+    expect(b.body.x, `${b.name}'s x`).toBeCloseTo(w.body.x, 1);
+    expect(b.body.width, `${b.name}'s width`).toBeCloseTo(w.body.width, 1);
+    // No padding: an empty rectangle, wherever it stands.
+    if (w.pad.width > 0) expect(b.pad.x, `${b.name}'s padding's x`).toBeCloseTo(w.pad.x, 1);
+    expect(b.pad.width, `${b.name}'s padding's width`).toBeCloseTo(w.pad.width, 1);
+  });
+}
+
 test.describe("golden screenshots", () => {
   // The start page as a first-time visitor sees it, in both themes. Animations
-  // off; a small tolerance absorbs anti-aliasing differences.
+  // off. The images must match pixel for pixel (a pixel counts as changed past
+  // Playwright's default colour threshold, which lets anti-aliased edges vary
+  // in shade): a ratio of 2% lets about 20,000 pixels change, enough for a
+  // map drawn 15 px narrower and new instruction counts to pass. A new
+  // Chromium that renders text differently needs the images re-taken
+  // (--update-snapshots) after a look at the diff.
   for (const scheme of ["light", "dark"] as const) {
     test(`start page, ${scheme}`, async ({ page }) => {
       await page.emulateMedia({ reducedMotion: "reduce", colorScheme: scheme });
@@ -410,16 +472,18 @@ test.describe("golden screenshots", () => {
       await page.reload();
       await expect(page.locator("svg.memory-map g[data-block]")).toHaveCount(5);
       await expect(counter(page)).toHaveText("op 6 / 6");
-      // The image checks layout only (its tolerance would let a changed digit
-      // through): the numbers and labels it shows are asserted exactly here.
+      // The numbers and labels the image shows, and where each block is drawn,
+      // are asserted here too, so a failure names what changed.
       const blocks = page.locator("svg.memory-map g[data-block]");
-      await expect(blocks.evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")))).resolves.toEqual([
+      const labels = [
         "e: 16 bytes at 0x100b0, align 16, 12 bytes padding",
         "d: 20 bytes at 0x100cc, align 4",
         "c: 24 bytes at 0x100e0, align 16, 8 bytes padding",
         "b: 8 bytes at 0x10100, align 8, 7 bytes padding, freed, not reclaimed",
         "a: 1 byte at 0x1010f, align 1",
-      ]);
+      ];
+      await expect(blocks.evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")))).resolves.toEqual(labels);
+      await expectBlocksToScale(page, labels);
       const map = page.locator("svg.memory-map");
       await expect(map).toContainText("chunk 0 · 256 B usable · first chunk, made up front");
       await expect(map).toContainText("96 / 256 B used");
@@ -436,7 +500,7 @@ test.describe("golden screenshots", () => {
       ] as const) {
         await expect(stats).toContainText(`${label}${value}`);
       }
-      await expect(page).toHaveScreenshot(`start-${scheme}.png`, { maxDiffPixelRatio: 0.02, animations: "disabled" });
+      await expect(page).toHaveScreenshot(`start-${scheme}.png`, { maxDiffPixels: 0, animations: "disabled" });
     });
   }
 
@@ -456,7 +520,7 @@ test.describe("golden screenshots", () => {
     await expect(detail).toContainText("placed 8 bytes at 0x10100 (chunk 0, offset 240)");
     await expect(detail).toContainText("padding 7 bytes of padding before the block");
     await expect(detail).toContainText("let new_ptr = new_ptr & !(align - W::ONE); // step: round_down");
-    await expect(detail).toHaveScreenshot("micro-step-dark.png", { maxDiffPixelRatio: 0.02, animations: "disabled" });
+    await expect(detail).toHaveScreenshot("micro-step-dark.png", { maxDiffPixels: 0, animations: "disabled" });
   });
 });
 

@@ -109,3 +109,24 @@ pub fn calls_program() -> &'static Path {
         exe
     })
 }
+
+/// tests/fixtures/every_call.c, built once per test binary with the C
+/// compiler ($CC, else cc).
+pub fn c_program() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+        let dir = tmp().join(format!("every-call-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("every_call");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/every_call.c");
+        let out = Command::new(&cc)
+            .args(["-O0", "-Wall", "-Werror", "-pthread", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C compiler '{cc}' ({e}): install one (Debian: apt-get install gcc) or set CC"));
+        assert!(out.status.success(), "{cc} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        exe
+    })
+}
