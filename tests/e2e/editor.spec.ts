@@ -335,3 +335,19 @@ test("stepping through a long program scrolls the editor so the current op's lin
   await page.keyboard.press("ArrowLeft");
   await expectInView(199);
 });
+
+test("the Capacity select shows a gallery entry's 464-byte slab, never blank", async ({ page }) => {
+  await page.getByRole("button", { name: "Programs" }).click();
+  await page.getByRole("group", { name: "Known behaviours of real arenas" }).getByRole("menuitem", { name: /^Bumper\.jl's slab-boundary pitfall/ }).click();
+  await expect(page.locator("section.compare-column")).toHaveCount(2);
+  await page.getByRole("button", { name: "Exit compare" }).click();
+  const capacity = page.getByRole("combobox", { name: "Capacity" });
+  await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("bumper-slab");
+  await expect(capacity).toHaveValue("464");
+  expect(await capacity.evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent)).toBe("464 bytes");
+  // Listed in order among the round sizes; choosing another drops it.
+  await expect(capacity.locator("option")).toHaveText(["default", "64 bytes", "128 bytes", "256 bytes", "464 bytes", "512 bytes", "1024 bytes", "2048 bytes", "4096 bytes", "1 MiB"]);
+  await capacity.selectOption("512");
+  await expect(capacity).toHaveValue("512");
+  await expect(capacity.locator("option")).toHaveCount(9);
+});

@@ -192,7 +192,7 @@ test("the app's Present toggle: larger type, the editor put away, P toggles it, 
   await expect(toggle).toHaveAttribute("aria-pressed", "true");
   expect(await rootFont()).toBe("22px");
   await expect(editor).toBeHidden();
-  await expect(page.getByRole("status").filter({ hasText: "Presentation mode:" })).toHaveText("Presentation mode: ← and → step, Space plays, P or Escape leaves.");
+  await expect(page.getByRole("status").filter({ hasText: "Presentation mode:" })).toHaveText("Presentation mode: ← and → step (→ reveals a question's answer first), Space plays, Page Up and Page Down scroll the narration, P or Escape leaves.");
   expect(new URL(page.url()).searchParams.get("present")).toBe("1");
   // Stepped by keys alone: the step buttons are put away, the counter stays.
   await expect(page.getByRole("button", { name: "Step forward" })).toBeHidden();

@@ -290,3 +290,28 @@ test("light and dark, desktop and phone @screenshot", async ({ page }) => {
   await page.emulateMedia({ colorScheme: "light" });
   await codePanel.screenshot({ path: "test-results/instructions-light-390.png" });
 });
+
+test("compare: the instructions one run executes and the other lacks are marked, on each side", async ({ page }) => {
+  await page.getByRole("textbox", { name: "Program" }).fill(PROGRAM);
+  await page.getByRole("button", { name: "Last" }).click();
+  await page.getByRole("button", { name: "Compare", exact: true }).click();
+  const mount = page.locator(".compare-instructions");
+  await mount.getByRole("button", { name: "Instructions this op executed", exact: true }).click();
+  const down = mount.getByRole("region", { name: /^Wasm executed on fitzgen-down/ });
+  const up = mount.getByRole("region", { name: /^Wasm executed on hinckley-up/ });
+  await expect(down.locator(".instructions-summary")).toHaveText(/^\d+ instructions, 2 conditional branches executed$/, { timeout: 15_000 });
+  await expect(up.locator(".instructions-summary")).toHaveText(/^\d+ instructions, 1 conditional branch executed$/, { timeout: 15_000 });
+  // Lined up by operator, in the order each ran: 14 instructions have a counterpart on both sides.
+  const marked = (col: typeof down) =>
+    col.locator("li.instructions-op").evaluateAll((lis) => lis.filter((li) => li.hasAttribute("data-unshared")).map((li) => li.querySelector(".instructions-text")?.textContent ?? ""));
+  // fitzgen-down's 20: its extra branch is the checked subtract's overflow test (i64.lt_u, br_if), which one-branch up does without.
+  expect(await marked(down)).toEqual(["i64.const 8", "i64.lt_u", "br_if 0 (;@2;)", "local.get 2", "i64.add", "i64.ge_u"]);
+  await expect(down.locator(".instructions-lacking")).toHaveText("Marked +: 6 instructions hinckley-up does not execute.");
+  await expect(down.locator("li[data-unshared] .instructions-unshared")).toHaveText(Array<string>(6).fill("+"));
+  // hinckley-up's 25: its extra are rounding up's arithmetic and the room check's subtract and compare.
+  expect(await marked(up)).toHaveLength(11);
+  await expect(up.locator(".instructions-lacking")).toHaveText("Marked +: 11 instructions fitzgen-down does not execute.");
+  expect(20 - 6).toBe(25 - 11);
+  await expect(down.locator("li.instructions-op")).toHaveCount(20);
+  await expect(up.locator("li.instructions-op")).toHaveCount(25);
+});

@@ -239,3 +239,27 @@ test("minimum alignment: the numbers the narration states are the ones the Cost 
   await expect(cost).toHaveText(/^38 wasm instructions · 1 conditional branch/);
   await expect(page.locator(".op-shape")).toContainText("run-time layout");
 });
+
+test("a lesson's last step shows all its words with its Try-it buttons, none clipped", async ({ page }) => {
+  // Lesson 1's closing narration: five paragraphs, then three Try-it buttons
+  // that the words explain. A fixed-height box cut it to two.
+  await openLesson(page, "Why bumping down needs fewer instructions");
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 5 / 5");
+  const paragraphs = narrationBody(page).locator("p");
+  await expect(paragraphs).toHaveCount(5);
+  await expect(narration(page).getByRole("button", { name: /^Try it:/ })).toHaveCount(3);
+  // Nothing scrolls inside the panel, and every paragraph lies inside what the panel shows.
+  const clipped = await page.locator(".narration-mount").evaluate((mount) => {
+    const box = mount.getBoundingClientRect();
+    const scrollers = [mount, ...mount.querySelectorAll<HTMLElement>("*")].filter(
+      (el) => el.scrollHeight > el.clientHeight + 1 && ["auto", "scroll", "hidden"].includes(getComputedStyle(el).overflowY),
+    );
+    const outside = [...mount.querySelectorAll(".narration-body p")].filter((p) => {
+      const r = p.getBoundingClientRect();
+      return r.top < box.top - 1 || r.bottom > box.bottom + 1;
+    });
+    return { scrollers: scrollers.length, outside: outside.length };
+  });
+  expect(clipped).toEqual({ scrollers: 0, outside: 0 });
+});

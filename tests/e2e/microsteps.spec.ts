@@ -180,13 +180,57 @@ test("the map's top does not move when the narration's length changes", async ({
   await page.getByRole("button", { name: "First" }).click();
   await page.getByRole("button", { name: "Step forward" }).click();
   await expect(body).toContainText("very last byte, 0x1010f");
-  const first = { text: (await body.textContent()) ?? "", y: (await map.boundingBox())?.y };
+  // In the page's coordinates: a click on a step button may scroll the window.
+  const top = () => map.evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
+  const first = { text: (await body.textContent()) ?? "", y: await top() };
   // Step 3's narration is one line, step 1's five.
   await page.getByRole("button", { name: "Step forward" }).click();
   await page.getByRole("button", { name: "Step forward" }).click();
   await expect(body).toContainText("0x10100 − 16 = 0x100f0");
-  const third = { text: (await body.textContent()) ?? "", y: (await map.boundingBox())?.y };
+  const third = { text: (await body.textContent()) ?? "", y: await top() };
   expect(third.text.length).toBeLessThan(first.text.length / 2);
   expect(first.y).toBeDefined();
   expect(third.y).toBe(first.y);
+});
+
+test("bumping up, each micro-step before the bump moves something on the map: padding, then b's place, then the room checked", async ({ page }) => {
+  // hinckley-up, a 256-byte chunk 0x10010..0x10110 (web/src/model/microMap.test.ts):
+  // a takes 0x10010; b needs 7 bytes of padding, padding + size = 15, and the
+  // check compares that against the 255 bytes from the pointer to the end.
+  await page.getByRole("combobox", { name: "Capacity" }).selectOption("256");
+  await load(page, "a = alloc u8\nb = alloc u64", "hinckley-up");
+  const place = page.locator("svg.memory-map g.chunk-row g.pending-block");
+  const room = page.locator("svg.memory-map g.chunk-row g.room-check");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(page.locator(".op-micro")).toHaveText("Micro-step 1 of 4: padding needed to reach the alignment");
+  await expect(pendingPad(page)).toHaveAttribute("data-padding-start", String(0x10011));
+  await expect(place).toBeHidden();
+  await expect(room).toBeHidden();
+
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(page.locator(".op-micro")).toHaveText("Micro-step 2 of 4: padding plus size (cannot overflow: the Layout bound)");
+  await expect(place).toBeVisible();
+  await expect(place).toHaveAttribute("data-address", String(0x10018));
+  await expect(place).toHaveAccessibleName("b will take 8 bytes at 0x10018: decided, not placed yet");
+  {
+    const want = await axisX(page, 0x10018);
+    await expect.poll(() => num(place.locator("rect"), "x")).toBeCloseTo(want, 1);
+  }
+  await expect(block(page, "b")).toHaveCount(0);
+  await expect(room).toBeHidden();
+
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(page.locator(".op-micro")).toHaveText("Micro-step 3 of 4: fits in the room left before the end");
+  await expect(room).toBeVisible();
+  await expect(room).toHaveAttribute("data-lo", String(0x10011));
+  await expect(room).toHaveAttribute("data-hi", String(0x10110));
+  await expect(room).toHaveAttribute("data-fits", "true");
+  await expect(room.locator("text")).toHaveText("255 B from ptr to the chunk's end: fits");
+  await expect(block(page, "b")).toHaveCount(0);
+
+  await page.keyboard.press("Shift+ArrowRight");
+  await expect(block(page, "b")).toHaveAttribute("data-address", String(0x10018));
+  await expect(place).toBeHidden();
+  await expect(room).toBeHidden();
 });

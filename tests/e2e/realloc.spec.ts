@@ -80,3 +80,13 @@ test("the realloc lesson's closing Try-it puts the article's algorithms beside b
   }
 
 });
+
+test("zig-arena: a realloc that moves its block says the old copy's bytes stay, not that nothing happens", async ({ page }) => {
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("zig-arena");
+  await page.getByRole("textbox", { name: "Program" }).fill("a = alloc 16\na = realloc a 100000");
+  await page.getByRole("button", { name: "Last" }).click();
+  // The realloc's micro-steps end with freeing the old copy, which is no longer the last block.
+  const steps = page.locator(".op-details").getByRole("list", { name: "Micro-steps of the algorithm" });
+  await expect(steps.last().locator("li").last()).toContainText("freeing it: not the most recent allocation, so its bytes stay in the buffer");
+  await expect(page.locator(".op-details")).not.toContainText("nothing happens");
+});

@@ -120,3 +120,38 @@ test("the Share panel by tap: it opens inside the screen, its embed dialog too, 
   await dialog.getByRole("button", { name: "Close" }).tap();
   await expect(dialog).toBeHidden();
 });
+
+test("predict by touch: a tap on the zoomed strip picks a byte, and the ±1 and ±8 buttons move the guess exactly", async ({ page }) => {
+  // Lesson 1 on fitzgen-down: b (u64) lands at 0x10100, below the bump
+  // pointer at 0x1010f (tests/e2e/predict.spec.ts).
+  await page.getByRole("button", { name: "Programs" }).tap();
+  await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).tap();
+  await expect(counter(page)).toHaveText("op 0 / 5");
+  await page.getByRole("button", { name: "Step forward" }).tap();
+  await expect(counter(page)).toHaveText("op 1 / 5");
+  const pick = page.locator(".predict-pick");
+  const zoom = page.locator("section.predict svg.predict-zoom-svg");
+  await expect(zoom).toBeVisible();
+  // The zoomed strip shows 32 bytes, below the pointer and kept inside the
+  // chunk (0x100f0..0x10110): a byte is a finger's several pixels on a 390-px phone.
+  const lo = Number(await zoom.getAttribute("data-lo"));
+  const hi = Number(await zoom.getAttribute("data-hi"));
+  expect({ lo, hi }).toEqual({ lo: 0x100f0, hi: 0x10110 });
+  const b = await box(zoom);
+  const cell = b.width / (hi - lo);
+  expect(cell).toBeGreaterThanOrEqual(9);
+  // A tap in the middle of the cell of 0x10104.
+  await page.touchscreen.tap(b.x + (0x10104 - lo + 0.5) * cell, b.y + 20);
+  await expect(pick).toHaveText("Your guess: 0x10104.");
+  await page.getByRole("button", { name: "Guess one byte lower" }).tap();
+  await expect(pick).toHaveText("Your guess: 0x10103.");
+  await page.getByRole("button", { name: "Guess one byte higher" }).tap();
+  await page.getByRole("button", { name: "Guess one byte higher" }).tap();
+  await expect(pick).toHaveText("Your guess: 0x10105.");
+  await page.getByRole("button", { name: "Guess the previous 8-aligned address" }).tap();
+  await expect(pick).toHaveText("Your guess: 0x10100.");
+  await expect(page.getByRole("button", { name: "Guess the previous 8-aligned address" })).toHaveText("−8");
+  await page.getByRole("button", { name: "Reveal" }).tap();
+  await expect(page.locator(".predict-verdict")).toHaveText("Right: b lands at 0x10100.");
+  await expect(page.getByRole("group", { name: "Move the guess" })).toBeHidden();
+});

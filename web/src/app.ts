@@ -12,7 +12,7 @@ import type { TraceModule } from "./engine/traceModule";
 import type { Trace } from "./engine/types";
 import { compareTracer } from "./controller/compare";
 import { bindStepKeys } from "./controller/keyboard";
-import { bindPresent, presentFromSearch } from "./controller/present";
+import { bindPresent, fitPresentedNarration, presentFromSearch } from "./controller/present";
 import { bindPredictKeys, PREDICT_STRIP_ATTR } from "./controller/predictKeys";
 import { startPlayback } from "./controller/playback";
 import { sweepBase, sweepRunner } from "./controller/sweep";
@@ -109,7 +109,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
     const step = clampStep(s.trace, s.step);
     const single = s.compare === null && s.sweep === null;
     const lessonAsks = predictsNext(s.trace, step, narrations(s.tracedSource));
-    return predictShown({ predict: s.predict, single, lessonAsks }, s.trace, step) ? { trace: s.trace, step, guess: s.guess, revealed: s.revealed } : null;
+    return predictShown({ predict: s.predict, single, lessonAsks }, s.trace, step) ? { trace: s.trace, step, guess: s.guess, revealed: s.revealed, present: s.present } : null;
   });
   // The sweep view has no step: the keys that step or play the hidden single view do nothing there.
   bindStepKeys(document, dispatch, { micro: true, play: true, enabled: () => store.getState().sweep === null });
@@ -176,7 +176,8 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
 
   // ---- Recorded programs --------------------------------------------------------
   // Hundreds of kB each, so a file under the site's examples/, fetched when
-  // chosen; it opens at its last op, where the narration's totals hold.
+  // chosen; it opens where the narration's totals hold (its last op, or the
+  // one before a reset that ends it).
   const openRecorded = async (id: string): Promise<void> => {
     const found = recordedLesson(id);
     if (!found) return;
@@ -185,7 +186,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
       const response = await fetch(new URL(recorded.path, document.baseURI));
       if (!response.ok) throw new Error(`${response.status} ${response.statusText}`.trim());
       const source = await response.text();
-      dispatch({ type: "startLesson", lesson: { id, config: { ...lesson.config, source }, step: Number.MAX_SAFE_INTEGER } });
+      dispatch({ type: "startLesson", lesson: { id, config: { ...lesson.config, source }, step: recorded.opensAt } });
     } catch (error: unknown) {
       showNotice(mounts.notice, `The recorded program ${recorded.path} did not load (${error instanceof Error ? error.message : String(error)}): the program on screen is unchanged.`);
     }
@@ -236,6 +237,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
     const s = prepared !== null && followsDrag(mounts, latest) ? prepared : latest;
     showProgress(s.tracing);
     renderApp(mounts, s, context(s));
+    fitPresentedNarration(mounts.narration, s.present);
     document.body.dataset["ready"] = "true";
     tracer.afterRender();
     columns.afterRender();

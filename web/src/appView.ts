@@ -32,7 +32,10 @@ import { renderEditor } from "./views/editor";
 import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
 import { renderPredict } from "./views/predict";
-import { prepareRun, renderRun, renderRunStepper, type RunViewInput } from "./views/runView";
+import { renderPresentStatement } from "./views/presentStatement";
+import { renderSummarySlide } from "./views/summarySlide";
+import { summarySlide } from "./model/summarySlide";
+import { prepareRun, renderRun, renderRunStepper, runStepText, type RunViewInput } from "./views/runView";
 import { isScrubbing, renderStepper, whenScrubSettles } from "./views/stepper";
 import { renderSharePanel } from "./views/sharePanel";
 import { renderStats } from "./views/stats";
@@ -185,7 +188,18 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
     renderNarration(
       m.narration,
       // Until the lesson's program is traced, the map is the previous run's.
-      { narration, lesson, departure: lesson ? departureFrom(lesson, s) : null, tries, errors, pending: s.tracing !== null && s.tracedSource !== s.source },
+      {
+        narration,
+        lesson,
+        departure: lesson ? departureFrom(lesson, s) : null,
+        tries,
+        errors,
+        pending: s.tracing !== null && s.tracedSource !== s.source,
+        // The panel keeps the tallest step's height while it narrates steps:
+        // not in compare (it shows the lesson's summary alone), nor on a
+        // projector (the panel fits the screen: present.css).
+        ...(s.present || s.compare !== null ? {} : { all: [...narr.values()] }),
+      },
       {
         onExitLesson: () => ctx.dispatch({ type: "exitLesson" }),
         onBackToLesson: () => lesson && ctx.dispatch({ type: "backToLesson", lesson: { id: lesson.id, config: lesson.config } }),
@@ -201,7 +215,7 @@ function renderLearning(m: Mounts, s: AppState, trace: TraceView, step: number, 
   if (asking) {
     renderPredict(
       m.predict,
-      { trace, step, guess: s.guess, revealed: s.revealed },
+      { trace, step, guess: s.guess, revealed: s.revealed, present: s.present },
       {
         onGuess: (address) => ctx.dispatch({ type: "guess", address }),
         onReveal: () => ctx.dispatch({ type: "reveal" }),
@@ -374,6 +388,79 @@ function renderCompareInstructionsPanel(m: Mounts, s: AppState, columns: readonl
   );
 }
 
+/**
+ * Presentation mode's statement line above the narration (created on first
+ * use): the op in view as the program wrote it, what it did, and its
+ * measured cost.
+ */
+function renderStatementLine(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewContext): void {
+  let mount = m.narration.parentElement?.querySelector<HTMLElement>(":scope > .present-statement") ?? null;
+  if (!s.present || s.sweep !== null) {
+    if (mount) mount.hidden = true;
+    return;
+  }
+  if (!mount) {
+    mount = h("div", { class: "present-statement" });
+    m.narration.before(mount);
+  }
+  mount.hidden = false;
+  const step = clampStep(trace, s.step);
+  const op = currentOp(trace, step);
+  // In compare mode each column's cost is its own: the line names the op alone.
+  const cost = op && s.compare === null ? (opCostSummary(trace, op)?.text ?? null) : null;
+  const lines = ctx.lines(s.tracedSource);
+  renderPresentStatement(mount, {
+    step,
+    total: trace.length,
+    statement: op ? (lines[op.line - 1]?.trim() ?? null) : null,
+    // The stepper's sentence (the stepper itself is put away on a projector).
+    // In compare mode each column says what its allocator did.
+    outcome: s.compare === null ? runStepText(s, trace) : "",
+    cost,
+  });
+}
+
+/**
+ * Compare's one-slide summary (created on first use, after the compare
+ * mount): a button that opens it, and while it is open the slide in place
+ * of the columns and the table.
+ */
+function renderSlide(m: Mounts, s: AppState, columns: readonly CompareColumn[] | null, ctx: AppViewContext): void {
+  const parent = m.compare.parentElement;
+  if (!parent) return;
+  let bar = parent.querySelector<HTMLElement>(":scope > .summary-slide-bar");
+  let mount = parent.querySelector<HTMLElement>(":scope > .summary-slide-mount");
+  const open = s.compare !== null && columns !== null;
+  if (!open) {
+    if (bar) bar.hidden = true;
+    if (mount) mount.hidden = true;
+    return;
+  }
+  if (!bar || !mount) {
+    const button = h("button", { type: "button", class: "compare-button summary-slide-button", "aria-pressed": "false" }, "Summary slide");
+    button.addEventListener("click", () => ctx.dispatch({ type: "showSummary", shown: button.getAttribute("aria-pressed") !== "true" }));
+    bar = h("div", { class: "summary-slide-bar" }, button);
+    mount = h("div", { class: "summary-slide-mount" });
+    m.compare.before(bar);
+    m.compare.after(mount);
+  }
+  bar.hidden = false;
+  bar.querySelector(".summary-slide-button")?.setAttribute("aria-pressed", String(s.summary));
+  mount.hidden = !s.summary;
+  m.compare.hidden = s.summary;
+  if (!s.summary) return;
+  const labels = columnLabels(
+    columns.map((c) => c.config),
+    ctx.allocators,
+  );
+  const slide = summarySlide(
+    columns.map((c, i) => ({ label: labels[i] ?? c.config.allocator, trace: c.result.ok ? c.result.trace : null })),
+    ctx.lines(s.tracedSource),
+    s.step,
+  );
+  renderSummarySlide(mount, slide, s.theme, { onClose: () => ctx.dispatch({ type: "showSummary", shown: false }) });
+}
+
 /** How many times renderApp has run per page (keyed by its stepper): a catch-up only draws the latest state. */
 const renders = new WeakMap<HTMLElement, number>();
 
@@ -476,8 +563,10 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     renderStepper(m.stepper, { step, total: trace.length, playing: s.playing, speed: s.speed, description, micro: null }, dispatch);
   }
   renderLearning(m, s, trace, step, ctx);
+  renderStatementLine(m, s, trace, ctx);
   if (s.sweep !== null) {
     showMode(m, "sweep");
+    renderSlide(m, s, null, ctx);
     renderCompareInstructionsPanel(m, s, null, ctx);
     renderSweep(
       m.sweep,
@@ -495,6 +584,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     const columns = ctx.columns(s.tracedSource, s.compare);
     renderCompareInstructionsPanel(m, s, columns, ctx);
     if (!columns) return;
+    renderSlide(m, s, columns, ctx);
     renderCompare(
       m.compare,
       {
@@ -514,6 +604,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     );
   } else {
     showMode(m, "single");
+    renderSlide(m, s, null, ctx);
     renderCompareInstructionsPanel(m, s, null, ctx);
     renderSingle(m, s, trace, ctx);
   }

@@ -2,6 +2,10 @@
 // instead of stepping, since a learner aiming at a byte must never run the op
 // they are guessing about. Apart from the step keys (keyboard.ts) so a player
 // that never asks questions does not load the predict model.
+//
+// In presentation mode the question is the room's, asked aloud: the teacher
+// drives the lesson with → alone, so → (or Enter) reveals the answer and the
+// next → steps past it, ← steps back; the guess moves only on the focused strip.
 
 import type { TraceView } from "../engine/traceView";
 import { moveGuess, predictionAt, stripAt, type GuessMove } from "../model/predict";
@@ -18,6 +22,8 @@ export interface PredictKeysState {
   step: number;
   guess: number | null;
   revealed: boolean;
+  /** Presentation mode: the page's keys reveal and step, the strip alone moves the guess. */
+  present?: boolean;
 }
 
 /** Keys that move the guess anywhere on the page, and those only the focused strip has (a slider's keys). */
@@ -51,6 +57,12 @@ export function predictKeyAction(event: KeyboardEvent, q: PredictKeysState): { a
   // Enter and Space on a button or link press it.
   const onControl = !onStrip && target instanceof Element && target.closest(OWN_SPACE) !== null;
   const p = predictionAt(q.trace, q.step);
+  if (p && !q.revealed && q.present === true && !onStrip) {
+    if (onControl) return undefined;
+    if (event.key === "ArrowRight" || event.key === "Enter") return { action: { type: "reveal" } };
+    if (event.key === " ") return { action: null };
+    return undefined;
+  }
   if (p && !q.revealed) {
     const move = (onStrip ? STRIP_MOVES : PAGE_MOVES)[event.key];
     if (move) return { action: { type: "guess", address: moveGuess(p, stripAt(q.trace, q.step, p), q.guess, event.shiftKey ? move[1] : move[0]) } };

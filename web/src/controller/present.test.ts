@@ -18,7 +18,7 @@ describe("presentation mode in the URL", () => {
   });
 
   it("announces how to step and how to leave", () => {
-    expect(presentAnnouncement(true)).toBe("Presentation mode: ← and → step, Space plays, P or Escape leaves.");
+    expect(presentAnnouncement(true)).toBe("Presentation mode: ← and → step (→ reveals a question's answer first), Space plays, Page Up and Page Down scroll the narration, P or Escape leaves.");
     expect(presentAnnouncement(false)).toBe("Presentation mode off.");
   });
 });

@@ -31,7 +31,7 @@ export function withPresent(url: string, present: boolean): string {
 /** What is announced when the mode changes. */
 export function presentAnnouncement(present: boolean): string {
   return present
-    ? "Presentation mode: ← and → step, Space plays, P or Escape leaves."
+    ? "Presentation mode: ← and → step (→ reveals a question's answer first), Space plays, Page Up and Page Down scroll the narration, P or Escape leaves."
     : "Presentation mode off.";
 }
 
@@ -39,6 +39,51 @@ export function presentAnnouncement(present: boolean): string {
 export function togglesPresent(event: KeyboardEvent): boolean {
   if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return false;
   if (event.key !== "p" && event.key !== "P") return false;
+  return !keepsKeys(event.composedPath()[0] ?? event.target);
+}
+
+/** The most and the least the narration's words are scaled to fill the room the screen leaves them. */
+export const MAX_NARRATION_FIT = 1.4;
+export const MIN_NARRATION_FIT = 0.7;
+
+/**
+ * Fits the narration in `mount` to the room the presented panel leaves it
+ * (present.css): its words start at MAX_NARRATION_FIT of their size (a large
+ * screen reads from the back of a room) and are scaled down in steps of 5%
+ * until they fit, to MIN_NARRATION_FIT at the least; past that they scroll
+ * (Page Up and Page Down). Off presentation mode the scale is dropped.
+ */
+export function fitPresentedNarration(mount: HTMLElement, presenting: boolean): void {
+  if (!presenting) {
+    mount.style.removeProperty("--present-fit");
+    return;
+  }
+  let fit = MAX_NARRATION_FIT;
+  mount.style.setProperty("--present-fit", fit.toFixed(2));
+  while (fit > MIN_NARRATION_FIT + 0.001 && mount.scrollHeight > mount.clientHeight + 1) {
+    fit -= 0.05;
+    mount.style.setProperty("--present-fit", fit.toFixed(2));
+  }
+}
+
+/**
+ * Keeps --present-header on `root` at the height of the page's header: the
+ * presented memory panel takes the window's height below it.
+ */
+function followHeader(root: HTMLElement): void {
+  const header = document.querySelector<HTMLElement>(".app-header");
+  if (!header || typeof ResizeObserver === "undefined") return;
+  const set = (): void => {
+    const margin = parseFloat(getComputedStyle(header).marginBottom) || 0;
+    root.style.setProperty("--present-header", `${Math.ceil(header.offsetHeight + margin)}px`);
+  };
+  new ResizeObserver(set).observe(header);
+  set();
+}
+
+/** Whether a PageUp or PageDown press scrolls the presented narration: presenting, outside text and controls that keep their keys. */
+export function scrollsNarration(event: KeyboardEvent, presenting: boolean): boolean {
+  if (!presenting || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return false;
   return !keepsKeys(event.composedPath()[0] ?? event.target);
 }
 
@@ -61,6 +106,11 @@ export function bindPresent(store: Store<AppState, Action>, tools: HTMLElement, 
   document.addEventListener("keydown", (event) => {
     if (togglesPresent(event)) {
       set(!store.getState().present);
+      event.preventDefault();
+    } else if ((event.key === "PageDown" || event.key === "PageUp") && scrollsNarration(event, store.getState().present)) {
+      // A narration longer than the screen leaves scrolls with the page keys: the arrows step.
+      const words = document.querySelector<HTMLElement>(".map-panel > .narration-mount");
+      if (words) words.scrollBy({ top: (event.key === "PageDown" ? 0.8 : -0.8) * words.clientHeight });
       event.preventDefault();
     } else if (event.key === "Escape" && !event.defaultPrevented && store.getState().present && !event.altKey && !event.ctrlKey && !event.metaKey) {
       // Escape closes what is open first (the Share panel, compare): only then does it leave.
@@ -89,5 +139,6 @@ export function bindPresent(store: Store<AppState, Action>, tools: HTMLElement, 
   };
   draw(store.getState());
   store.subscribe(draw);
+  followHeader(root);
   return button;
 }

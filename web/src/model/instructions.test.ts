@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { INSTRUCTIONS_MAX_OPS, instructionsSource, overInstructionsCap, parseListing, type ExecutedColumn, type Listing } from "../engine/listing";
-import { branchOutcome, compactSource, executedBranches, executedListing, isSlowPath, shortName, summaryText } from "./instructions";
+import { branchOutcome, compactSource, executedBranches, executedListing, isSlowPath, lacking, operatorOf, shortName, summaryText } from "./instructions";
 
 // A listing in listing.json's shape: a root that calls an alloc whose
 // fast path bumps down and, when the chunk is full, calls its slow path.
@@ -336,5 +336,23 @@ describe("the Instructions view setting", () => {
     s = reducer(s, { type: "selectInstructionsColumn", column: "real" });
     expect(reducer(s, { type: "back" }).instructionsColumn).toBe("real");
     expect(reducer(s, { type: "selectInstructionsColumn", column: "real" })).toBe(s);
+  });
+});
+
+describe("lacking", () => {
+  it("marks the operators one run has that the other lacks, the rest lined up in order", () => {
+    // Bumping down: sub, and (mask), compare; bumping up adds an add and a second compare.
+    const down = ["local.get", "i32.sub", "i32.and", "i32.lt_u", "br_if"];
+    const up = ["local.get", "i32.add", "i32.and", "i32.lt_u", "br_if", "i32.add", "i32.gt_u", "br_if"];
+    expect(lacking(up, down)).toEqual([false, true, false, false, false, true, true, true]);
+    expect(lacking(down, up)).toEqual([false, true, false, false, false]);
+    expect(lacking(down, down)).toEqual([false, false, false, false, false]);
+    expect(lacking([], up)).toEqual([]);
+    expect(lacking(down, [])).toEqual([true, true, true, true, true]);
+  });
+
+  it("reads an operator without its immediates", () => {
+    expect(operatorOf("local.get 3")).toBe("local.get");
+    expect(operatorOf("  br_if 0 (;@1;)")).toBe("br_if");
   });
 });

@@ -189,3 +189,41 @@ export function executedBranches(listing: Listing, column: ExecutedColumn): { fn
   }
   return out;
 }
+
+/** An instruction's operator, without its immediates: `i32.add`, `br_if`, `local.get`. */
+export function operatorOf(text: string): string {
+  return text.trim().split(/\s+/, 1)[0] ?? "";
+}
+
+/**
+ * Which of `mine` the other run lacks: the two runs' operators, in the order
+ * they ran, lined up by their longest common subsequence; an operator of
+ * `mine` outside it is one `theirs` has no counterpart for (true). This is
+ * how a learner sees the extra addition and compare of bumping up: the two
+ * listings agree everywhere else.
+ */
+export function lacking(mine: readonly string[], theirs: readonly string[]): boolean[] {
+  const n = mine.length;
+  const m = theirs.length;
+  // lcs[i][j]: the longest common subsequence of mine[i..] and theirs[j..].
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) {
+    const row = lcs[i] as number[];
+    const below = lcs[i + 1] as number[];
+    for (let j = m - 1; j >= 0; j--) {
+      row[j] = mine[i] === theirs[j] ? (below[j + 1] ?? 0) + 1 : Math.max(below[j] ?? 0, row[j + 1] ?? 0);
+    }
+  }
+  const out = new Array<boolean>(n).fill(true);
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (mine[i] === theirs[j]) {
+      out[i] = false;
+      i++;
+      j++;
+    } else if ((lcs[i + 1]?.[j] ?? 0) >= (lcs[i]?.[j + 1] ?? 0)) i++;
+    else j++;
+  }
+  return out;
+}

@@ -31,6 +31,38 @@ describe("microMapAt", () => {
     expect(microMapAt(t, 2, 2).padding).toEqual({ chunk: 0, lo: 0x10108, bytes: 7 });
   });
 
+  it("bumping up, every micro-step before the bump changes the map: padding, then the block's place, then the room checked", () => {
+    // hinckley-up on a 256-byte chunk 0x10010..0x10110: a takes 0x10010, the
+    // pointer is at 0x10011; b (u64) needs 7 bytes of padding, then
+    // padding + size = 15 bytes, checked against the 255 bytes left.
+    const up = traced("a = alloc u8\nb = alloc u64", "hinckley-up", { capacity: 256 });
+    expect(microSteps(up.op(1)).map((s) => s.id)).toEqual(["align_offset", "total_size", "check_room:pass", "bump"]);
+    const at0 = microMapAt(up, 2, 0);
+    expect(at0.padding).toEqual({ chunk: 0, lo: 0x10011, bytes: 7 });
+    expect(at0.place).toBeNull();
+    expect(at0.room).toBeNull();
+    const at1 = microMapAt(up, 2, 1);
+    expect(at1.place).toEqual({ chunk: 0, address: 0x10018, size: 8, name: "b" });
+    expect(at1.room).toBeNull();
+    const at2 = microMapAt(up, 2, 2);
+    expect(at2.place).toEqual({ chunk: 0, address: 0x10018, size: 8, name: "b" });
+    expect(at2.room).toEqual({ chunk: 0, lo: 0x10011, hi: 0x10110, edge: "end", fits: true, from: "ptr" });
+    const end = microMapAt(up, 2, 3);
+    expect([end.padding, end.place, end.room]).toEqual([null, null, null]);
+  });
+
+  it("bumpalo's round-down decides the padding and the place at once, and its check runs down to the chunk's start", () => {
+    // bumpalo's 448-byte chunk 0x10010..0x101d0: a takes 0x101cf; b rounds
+    // the pointer down to 0x101c8 (7 bytes of padding) and lands at 0x101c0.
+    const down = traced("a = alloc u8\nb = alloc u64", "bumpalo", { capacity: 256 });
+    expect(microSteps(down.op(1)).map((s) => s.id)).toEqual(["round_size", "round_ptr", "room:pass", "bump"]);
+    expect(microMapAt(down, 2, 0).padding).toBeNull();
+    const at1 = microMapAt(down, 2, 1);
+    expect(at1.padding).toEqual({ chunk: 0, lo: 0x101c8, bytes: 7 });
+    expect(at1.place).toEqual({ chunk: 0, address: 0x101c0, size: 8, name: "b" });
+    expect(microMapAt(down, 2, 2).room).toEqual({ chunk: 0, lo: 0x10010, hi: 0x101c8, edge: "start", fits: true, from: "aligned_ptr" });
+  });
+
   it("at the last micro-step, and at the op's end, is the op's end", () => {
     for (const micro of [3, null]) {
       const m = microMapAt(t, 2, micro);

@@ -3,7 +3,7 @@ import type { TraceView } from "../engine/traceView";
 import type { Target } from "../engine/types";
 import { traced } from "../test/runs";
 import { hex } from "./format";
-import { clampAddress, cursorStart, gradeGuess, moveGuess, predictionAt, stripAt, type Prediction } from "./predict";
+import { clampAddress, cursorStart, gradeGuess, moveGuess, predictionAt, stripAt, zoomWindow, type Prediction } from "./predict";
 
 function trace(source: string, allocator: string, capacity?: number, target: Target = "wasm32"): TraceView {
   return traced(source, allocator, { target, capacity: capacity ?? null });
@@ -231,5 +231,22 @@ describe("gradeGuess: to the exact byte", () => {
     }
     expect(counts.graded).toBeGreaterThan(1000);
     expect(counts.diagnosed).toBeGreaterThan(100);
+  });
+});
+
+describe("zoomWindow", () => {
+  it("shows 32 bytes around the bump pointer, most on the side it bumps towards, inside the chunk; a guess outside moves it", () => {
+    // fitzgen-down, 0x10010..0x10110: b (u64, align 8) asked with the pointer at 0x1010f.
+    const down = traced("a = alloc u8\nb = alloc u64", "fitzgen-down", { target: "wasm32", capacity: 256 });
+    const p = predictionAt(down, 1);
+    if (!p) throw new Error("no question");
+    const strip = stripAt(down, 1, p);
+    expect(zoomWindow(p, strip, null)).toEqual({ lo: 0x100f0, hi: 0x10110 });
+    expect(zoomWindow(p, strip, 0x10050)).toEqual({ lo: 0x10050 - 16, hi: 0x10050 + 16 });
+    // hinckley-up: the pointer at 0x10011 after a; 4 bytes behind it, the rest ahead.
+    const up = traced("a = alloc u8\nb = alloc u64", "hinckley-up", { target: "wasm32", capacity: 256 });
+    const q = predictionAt(up, 1);
+    if (!q) throw new Error("no question");
+    expect(zoomWindow(q, stripAt(up, 1, q), null)).toEqual({ lo: 0x10010, hi: 0x10030 });
   });
 });

@@ -179,6 +179,31 @@ export function moveGuess(p: Prediction, strip: StripData, guess: number | null,
   return clampAddress(strip, to[move]);
 }
 
+// ---- The zoomed strip -----------------------------------------------------------
+
+/** The fewest and the most bytes the zoomed strip shows, one cell each. */
+export const ZOOM_MIN_BYTES = 32;
+export const ZOOM_MAX_BYTES = 64;
+
+/**
+ * The bytes the zoomed strip shows, [lo, hi): around the bump pointer (its
+ * origin in a chunk the op makes), most of them on the side it bumps
+ * towards, as many as two alignment steps and a few more need (32 to 64
+ * bytes: on a phone's strip a byte is then a finger's few pixels, and the
+ * ±1 buttons do the rest). A guess outside that window moves it: the zoom
+ * then shows the bytes around the guess, to be refined by tapping.
+ */
+export function zoomWindow(p: Prediction, strip: StripData, guess: number | null): { lo: number; hi: number } {
+  const bytesShown = Math.min(ZOOM_MAX_BYTES, Math.max(ZOOM_MIN_BYTES, 2 * Math.max(1, p.align) + 8), strip.end - strip.start);
+  const ptr = strip.pointer ?? bumpOrigin(p.direction, p.chunk);
+  // A few bytes on the far side of the pointer: the room to show it, and a guess past it.
+  const behind = Math.min(4, Math.floor(bytesShown / 8));
+  let lo = p.direction === "down" ? ptr - (bytesShown - behind) : ptr - behind;
+  if (guess !== null && (guess < lo || guess >= lo + bytesShown)) lo = guess - Math.floor(bytesShown / 2);
+  lo = Math.min(Math.max(lo, strip.start), strip.end - bytesShown);
+  return { lo, hi: lo + bytesShown };
+}
+
 export interface Grade {
   /** Right only on the exact byte where the block starts. */
   right: boolean;

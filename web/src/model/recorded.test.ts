@@ -83,8 +83,17 @@ describe("the recorded programs", () => {
         expect(cliOps(fileOf(r))).toBe(headerOps(text));
       }, 180_000);
 
-      it("narrates the facts of its trace", () => {
-        expect(recordedFacts(jsonTrace(config(text, r.allocator)))).toEqual(r.facts);
+      it("narrates the facts of its trace, and opens where they hold", () => {
+        const trace = jsonTrace(config(text, r.allocator));
+        expect(recordedFacts(trace)).toEqual(r.facts);
+        // The opening step shows what the words say: every chunk, at the peak
+        // of their bytes; only resets come after it.
+        const opening = trace.ops[r.opensAt - 1]?.stats;
+        expect({ chunks: opening?.chunks, bytes: opening ? opening.used + opening.unused + opening.metadata : null }).toEqual({
+          chunks: r.facts.chunks,
+          bytes: r.facts.peakChunkBytes,
+        });
+        expect(trace.ops.slice(r.opensAt).map((o) => o.kind)).toEqual(Array<string>(r.facts.ops - r.opensAt).fill("reset"));
         expect(r.facts.ops).toBe(headerOps(text));
         const story = narrationOf(r);
         expect(story).toContain(r.facts.instructionsPerOp.toString());

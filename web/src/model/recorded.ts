@@ -46,6 +46,12 @@ export interface RecordedProgram {
   /** The preset the narration measures, on the 64-bit target the program was recorded on. */
   allocator: string;
   facts: RecordedFacts;
+  /**
+   * The step the program opens at: where its narration's totals hold (every
+   * chunk it names on the map, its peak bytes in them). The last op, unless
+   * the program ends in a reset, which gives the chunks back.
+   */
+  opensAt: number;
   /** What the arena does with this workload, from the facts. */
   narrate(f: RecordedFacts): string;
 }
@@ -124,6 +130,7 @@ const JQ: RecordedProgram = {
     instructionsPerOp: 27.3,
     baselinePerOp: 229.1,
   },
+  opensAt: 20842,
   narrate: (f) =>
     `jq 1.6 pretty-printing this repository's package-lock.json (as of commit 02d89fd), recorded ` +
     `through the LD_PRELOAD shim. Before it reads a byte of the file, jq compiles its library of built-in filters; ` +
@@ -160,6 +167,7 @@ const GCC: RecordedProgram = {
     instructionsPerOp: 29.9,
     baselinePerOp: 262,
   },
+  opensAt: 43432,
   narrate: (f) =>
     `GCC 12's C front end, cc1, checking the syntax of the recorder's own C shim and the system headers it ` +
     `includes (the gcc driver runs cc1; --process picked it). cc1 keeps its syntax trees in garbage-collected ` +
@@ -196,6 +204,8 @@ const JSON_ARENA: RecordedProgram = {
     instructionsPerOp: 47.5,
     baselinePerOp: 229.3,
   },
+  // Before the reset at its end, which gives every chunk back to the heap but the last.
+  opensAt: 2424,
   narrate: (f) =>
     `The same package-lock.json read by a small Rust JSON parser (crates/record/examples/json_arena.rs) into a ` +
     `tree that lives in a real bumpalo arena, recorded through the Allocator wrapper. It makes one allocation per ` +

@@ -204,6 +204,16 @@ const UP_DOWN: CompareConfig[] = [
 ];
 
 describe("reducer: compare mode", () => {
+  it("opens the summary slide only in compare, keeps it while the columns change, and closes it with compare", () => {
+    expect(reducer(loaded(), { type: "showSummary", shown: true }).summary).toBe(false);
+    const open = run(loaded(), { type: "enterCompare", configs: UP_DOWN }, { type: "showSummary", shown: true });
+    expect(open.summary).toBe(true);
+    expect(run(open, { type: "setCompare", configs: [...UP_DOWN].reverse() }).summary).toBe(true);
+    expect(run(open, { type: "exitCompare" }).summary).toBe(false);
+    // A compare opened afresh starts at its columns.
+    expect(run(open, { type: "exitCompare" }, { type: "enterCompare", configs: UP_DOWN }).summary).toBe(false);
+  });
+
   it("enters with two to four columns, keeps the step, and exits", () => {
     const s = run(loaded(), { type: "seek", step: 3 }, { type: "enterCompare", configs: UP_DOWN });
     expect(s.compare).toEqual(UP_DOWN);

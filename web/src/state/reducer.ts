@@ -83,6 +83,8 @@ export interface AppState extends RunConfig {
   instructionsColumn: ExecutedColumnName;
   /** Presentation mode: large type, high contrast, the editing panels put away, stepped by keys (for a projector). */
   present: boolean;
+  /** Compare's one-slide summary is open (a view setting, left out of share links; compare closing closes it). */
+  summary: boolean;
 }
 
 export type Action =
@@ -119,6 +121,8 @@ export type Action =
   | { type: "setSpeed"; speed: Speed }
   | { type: "setTheme"; theme: Theme }
   | { type: "setPresent"; present: boolean }
+  /** Opens or closes compare's one-slide summary. */
+  | { type: "showSummary"; shown: boolean }
   | { type: "enterCompare"; configs: readonly CompareConfig[] }
   | { type: "setCompare"; configs: readonly CompareConfig[] }
   | { type: "exitCompare" }
@@ -165,6 +169,7 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     instructions: false,
     instructionsColumn: "model",
     present: false,
+    summary: false,
     ...overrides,
   };
 }
@@ -315,15 +320,23 @@ function base(state: AppState, action: Action): AppState {
       return action.theme === state.theme ? state : { ...state, theme: action.theme };
     case "setPresent":
       return action.present === state.present ? state : { ...state, present: action.present };
+    case "showSummary": {
+      // The slide summarises compare's columns: there is none to show outside compare.
+      const shown = action.shown && state.compare !== null;
+      return shown === state.summary ? state : { ...state, summary: shown };
+    }
     case "enterCompare":
     case "setCompare": {
       const configs = compareConfigs(action.configs);
       if (configs === null) return action.type === "setCompare" ? { ...state, compare: null } : state;
       // One mode at a time: comparing closes the sweep.
-      return sameConfigs(state.compare, configs) ? state : { ...state, compare: configs, sweep: null, predict: false };
+      if (sameConfigs(state.compare, configs)) return state;
+      // A compare opened afresh starts at its columns, not at a slide left open by an earlier one.
+      const summary = action.type === "setCompare" && state.compare !== null && state.summary;
+      return { ...state, compare: configs, sweep: null, predict: false, summary };
     }
     case "exitCompare":
-      return state.compare === null ? state : { ...state, compare: null };
+      return state.compare === null ? state : { ...state, compare: null, summary: false };
     case "setSweep":
       if (state.sweep !== null && JSON.stringify(state.sweep) === JSON.stringify(action.setup)) return state;
       return { ...state, sweep: { ...action.setup, values: [...action.setup.values] }, compare: null, predict: false, playing: false };

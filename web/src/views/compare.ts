@@ -253,10 +253,16 @@ function build(container: HTMLElement, data: CompareData, handlers: CompareHandl
   // the window and with the number of columns, so redraw them then.
   if (typeof ResizeObserver !== "undefined") {
     let width = -1;
+    let frame: number | undefined;
     refs.resize = new ResizeObserver(() => {
       if (columns.clientWidth === width) return;
       width = columns.clientWidth;
-      drawColumns(refs, refs.data);
+      // In the next frame: each map learns its new width from its own
+      // observer, which this one (made first) runs before.
+      frame ??= requestAnimationFrame(() => {
+        frame = undefined;
+        drawColumns(refs, refs.data);
+      });
     });
     refs.resize.observe(columns);
   }

@@ -18,6 +18,7 @@ import type { AllocatorInfo, ProgramError } from "../engine/types";
 import { normalizeNewlines } from "../model/format";
 import { errorTokenIndex, tokenizeLine } from "../model/highlight";
 import { EDITABLE_SOURCE_CHARS, megabytes, sourceTooLarge, utf8Bytes } from "../model/limits";
+import { showCapacity } from "./capacitySelect";
 import { h, setText } from "./dom";
 import { programMenu, type LessonEntry } from "./programMenu";
 import "./editor.css";
@@ -43,9 +44,6 @@ export interface EditorHandlers {
   /** A known behaviour was chosen: load its program on its allocators. */
   onGallery?(id: string): void;
 }
-
-const MIB = 1024 * 1024;
-const CAPACITIES = [64, 128, 256, 512, 1024, 2048, 4096, MIB] as const;
 
 const SEED_ALGORITHMS = ["fitzgen-down", "hinckley-up-naive", "hinckley-up", "up-min-align", "down-min-align"];
 
@@ -346,8 +344,6 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
   const capacity = h(
     "select",
     { id: "capacity", "aria-describedby": capacityHelp.id },
-    h("option", { value: "" }, "default"),
-    ...CAPACITIES.map((c) => h("option", { value: c }, c === MIB ? "1 MiB" : `${c} bytes`)),
   );
   const minAlign = h("select", { id: "min-align" });
   const minAlignField = h("div", { class: "field field-inline" }, h("label", { for: "min-align" }, "Minimum alignment"), minAlign);
@@ -615,8 +611,7 @@ function renderSettings(refs: Refs, data: EditorData): void {
   // Offer the rest only when the clamp hides some of it.
   refs.more.hidden = description.classList.contains("is-clamped") && description.scrollHeight <= description.clientHeight + 1;
   if (target.value !== config.target) target.value = config.target;
-  const cap = config.capacity === null ? "" : String(config.capacity);
-  if (capacity.value !== cap) capacity.value = cap;
+  showCapacity(capacity, config.capacity);
   setText(refs.capacityHelp, capacityHelp(config.allocator));
 
   // Minimum alignment: only for presets that have the setting.

@@ -6,7 +6,7 @@
 // view's). Drawn from (lookups, view setting) alone.
 
 import type { InstructionsLookup } from "../engine/listing";
-import { branchOutcome, compactSource, executedListing, shortName, summaryText } from "../model/instructions";
+import { branchOutcome, compactSource, executedListing, lacking, operatorOf, shortName, summaryText, type ExecutedListing } from "../model/instructions";
 import { h } from "./dom";
 import { shownText, TOGGLE_NAME } from "./instructions";
 
@@ -30,7 +30,26 @@ export interface CompareInstructionsHandlers {
 
 const keys = new WeakMap<HTMLElement, unknown[]>();
 
-function columnBody(c: CompareInstructionsColumn, onRetry: () => void): HTMLElement[] {
+/** A column's executed listing, when its lookup is ready and ran instrumented code. */
+function executedOf(c: CompareInstructionsColumn): ExecutedListing | null {
+  const l = c.lookup;
+  if (l === null || l.state !== "ready") return null;
+  const model = l.executed.columns.find((col) => col.column === "model");
+  return model ? executedListing(l.listing, model) : null;
+}
+
+/** The operators a listing executed, in order (a row once, whatever its runs). */
+function operators(x: ExecutedListing): string[] {
+  return x.functions.flatMap((f) => f.rows.filter((r) => r.runs > 0).map((r) => operatorOf(r.text)));
+}
+
+/** What a column is measured against: the other column of two, else the first (the first against the second). */
+export function referenceColumn(index: number, count: number): number | null {
+  if (count < 2) return null;
+  return index === 0 ? 1 : 0;
+}
+
+function columnBody(c: CompareInstructionsColumn, onRetry: () => void, against: { label: string; x: ExecutedListing } | null): HTMLElement[] {
   const l = c.lookup;
   if (l === null) return [h("p", { class: "instructions-status" }, "No op yet.")];
   if (l.state === "loading") return [h("p", { class: "instructions-status", role: "status" }, l.what)];
@@ -42,11 +61,25 @@ function columnBody(c: CompareInstructionsColumn, onRetry: () => void): HTMLElem
   const model = l.executed.columns.find((col) => col.column === "model");
   if (!model) return [h("p", { class: "instructions-status" }, "This op ran no instrumented code.")];
   const x = executedListing(l.listing, model);
+  // The operators the other run has no counterpart for, in this run's order.
+  const extra = against ? lacking(operators(x), operators(against.x)) : [];
+  const extraCount = extra.filter(Boolean).length;
+  let at = 0;
   const out: HTMLElement[] = [
     h("p", { class: "instructions-summary", "data-instructions": x.instructions, "data-branches": x.branches }, summaryText(x)),
+    ...(against
+      ? [
+          h(
+            "p",
+            { class: "instructions-lacking", "data-lacking": extraCount },
+            extraCount === 0 ? `Every instruction here has a counterpart in ${against.label}.` : `Marked +: ${extraCount} ${extraCount === 1 ? "instruction" : "instructions"} ${against.label} does not execute.`,
+          ),
+        ]
+      : []),
   ];
   for (const f of x.functions) {
     const rows = f.rows.filter((r) => r.runs > 0);
+    const marks = rows.map(() => extra[at++] === true);
     out.push(
       h(
         "section",
@@ -61,11 +94,13 @@ function columnBody(c: CompareInstructionsColumn, onRetry: () => void): HTMLElem
         h(
           "ol",
           { class: "instructions-ops", "aria-label": `Executed in ${shortName(f.name)}` },
-          ...rows.map((r) => {
+          ...rows.map((r, i) => {
             const outcome = branchOutcome(r);
+            const only = marks[i] === true;
             return h(
               "li",
-              { class: `instructions-op is-executed${r.branch ? " is-branch" : ""}` },
+              { class: `instructions-op is-executed${r.branch ? " is-branch" : ""}${only ? " is-unshared" : ""}`, ...(only ? { "data-unshared": "" } : {}) },
+              only ? h("span", { class: "instructions-unshared", title: `${against?.label ?? "the other column"} has no counterpart` }, "+") : null,
               h("span", { class: "instructions-text", title: r.text }, shownText(r.text)),
               r.runs > 1 ? h("span", { class: "instructions-runs" }, `×${r.runs}`) : null,
               outcome ? h("span", { class: `instructions-outcome ${r.notTaken === 0 ? "is-taken" : r.taken === 0 ? "is-not-taken" : "is-both"}` }, outcome) : null,
@@ -102,7 +137,13 @@ export function renderCompareInstructions(mount: HTMLElement, data: CompareInstr
   const grid = h(
     "div",
     { class: "compare-instructions-grid", style: `--columns: ${Math.max(1, data.columns.length)}` },
-    ...data.columns.map((c) => h("section", { class: "compare-instructions-column", "aria-label": `Wasm executed on ${c.label}` }, h("h4", { class: "compare-instructions-label" }, c.label), ...columnBody(c, handlers.onRetry))),
+    ...data.columns.map((c, i) => {
+      const ref = referenceColumn(i, data.columns.length);
+      const other = ref === null ? undefined : data.columns[ref];
+      const otherX = other ? executedOf(other) : null;
+      const against = other && otherX ? { label: other.label, x: otherX } : null;
+      return h("section", { class: "compare-instructions-column", "aria-label": `Wasm executed on ${c.label}` }, h("h4", { class: "compare-instructions-label" }, c.label), ...columnBody(c, handlers.onRetry, against));
+    }),
   );
   mount.replaceChildren(head, grid);
   if (hadFocus) toggle.focus();

@@ -33,6 +33,12 @@ export interface NarrationData {
   errors?: readonly NarrationError[];
   /** The lesson's program is still being traced: the map shows the previous run, which its words do not describe. */
   pending?: boolean;
+  /**
+   * Every step's narration in the program: the panel keeps the height of the
+   * tallest, so the map below it stays put from step to step and no step's
+   * words are cut off (absent: the panel is as tall as this step's).
+   */
+  all?: readonly Narration[];
 }
 
 export interface NarrationHandlers {
@@ -56,6 +62,8 @@ interface Refs {
   key: string | null;
   /** What the banner, actions and errors show. */
   restKey: string | null;
+  /** What the panel's reserved height was measured for (the narrations and the width), and the height. */
+  reserved: { key: string; width: number; height: number } | null;
   handlers: NarrationHandlers;
 }
 
@@ -101,7 +109,7 @@ function build(mount: HTMLElement, handlers: NarrationHandlers): Refs {
   );
   root.dataset["view"] = "narration";
   mount.replaceChildren(root);
-  const refs: Refs = { root, kicker, title, exit, writtenFor, banner, bannerText, body, tries, errors, key: null, restKey: null, handlers };
+  const refs: Refs = { root, kicker, title, exit, writtenFor, banner, bannerText, body, tries, errors, key: null, restKey: null, reserved: null, handlers };
   exit.addEventListener("click", () => refs.handlers.onExitLesson());
   back.addEventListener("click", () => refs.handlers.onBackToLesson?.());
   return refs;
@@ -124,6 +132,62 @@ function tryButton(entry: TryEntry, handlers: () => NarrationHandlers): HTMLElem
 
 function errorItem(line: number, message: string): HTMLElement {
   return h("li", {}, `Line ${line}: `, ...inlineNodes(parseInline(message)));
+}
+
+/** One step's words as the body shows them. */
+function paragraphs(text: string): HTMLElement[] {
+  return parseParagraphs(text).map((p) => h("p", {}, ...inlineNodes(p)));
+}
+
+/**
+ * The height of the tallest of `steps` (words and Try-it buttons) in this
+ * panel at its width: each is laid out in a hidden copy of the panel, in the
+ * mount so the same rules apply. The mount keeps it as its least height
+ * (--narration-tallest, narration.css).
+ */
+function tallestHeight(refs: Refs, steps: readonly { text: string; tries: readonly string[] }[]): number {
+  const probe = refs.root.cloneNode(true) as HTMLElement;
+  for (const el of [probe, ...probe.querySelectorAll("[id], [aria-live], [role]")]) {
+    el.removeAttribute("id");
+    el.removeAttribute("aria-live");
+    el.removeAttribute("role");
+  }
+  probe.classList.add("narration-probe");
+  probe.setAttribute("aria-hidden", "true");
+  probe.inert = true;
+  const body = probe.querySelector<HTMLElement>(".narration-body");
+  const tries = probe.querySelector<HTMLElement>(".narration-tries");
+  refs.root.after(probe);
+  let tallest = 0;
+  for (const step of steps) {
+    if (body) {
+      body.hidden = false;
+      body.replaceChildren(...paragraphs(step.text));
+    }
+    if (tries) {
+      tries.hidden = step.tries.length === 0;
+      tries.replaceChildren(...step.tries.map((label) => h("button", { type: "button", class: "narration-try" }, `Try it: ${label}`)));
+    }
+    tallest = Math.max(tallest, probe.offsetHeight);
+  }
+  probe.remove();
+  return tallest;
+}
+
+/** Keeps the mount at least as tall as the program's tallest narration (measured again when the narrations or the width change). */
+function reserveHeight(mount: HTMLElement, refs: Refs, all: readonly Narration[] | undefined, summary: string | null): void {
+  const steps = [...(summary !== null ? [{ text: summary, tries: [] }] : []), ...(all ?? []).map((n) => ({ text: n.text, tries: n.tries.map((t) => t.label) }))];
+  const width = refs.root.offsetWidth;
+  if (steps.length === 0 || width === 0) {
+    refs.reserved = null;
+    mount.style.removeProperty("--narration-tallest");
+    return;
+  }
+  const key = JSON.stringify(steps);
+  if (refs.reserved && refs.reserved.key === key && refs.reserved.width === width) return;
+  const height = tallestHeight(refs, steps);
+  refs.reserved = { key, width, height };
+  mount.style.setProperty("--narration-tallest", `${height}px`);
 }
 
 export function renderNarration(mount: HTMLElement, data: NarrationData, handlers: NarrationHandlers): void {
@@ -166,6 +230,7 @@ export function renderNarration(mount: HTMLElement, data: NarrationData, handler
   // Before the first narrated step, the lesson's one-line summary. Away from
   // the lesson's run the body is hidden, and emptied so nothing stale is announced.
   const pending = lesson !== null && !away && data.pending === true;
+  reserveHeight(mount, refs, away || pending ? undefined : data.all, lesson && !away && !pending ? lesson.summary : null);
   const key = away ? "away" : pending ? "pending" : text !== "" ? `n:${text}` : lesson ? `s:${lesson.summary}` : "";
   if (key === refs.key) return;
   refs.key = key;
@@ -174,7 +239,7 @@ export function renderNarration(mount: HTMLElement, data: NarrationData, handler
   } else if (pending) {
     refs.body.replaceChildren(h("p", { class: "narration-summary" }, "Tracing the lesson's program: its narration follows once the map shows it."));
   } else if (text !== "") {
-    refs.body.replaceChildren(...parseParagraphs(text).map((p) => h("p", {}, ...inlineNodes(p))));
+    refs.body.replaceChildren(...paragraphs(text));
   } else if (lesson) {
     refs.body.replaceChildren(h("p", { class: "narration-summary" }, lesson.summary));
   } else {

@@ -1,8 +1,10 @@
 // Predict mode: a strip of the chunk the next block will land in, drawn to
-// scale with what it holds now. The learner places a guess on an exact byte
-// (a click, or ←/→ from anywhere on the page: controller/predictKeys.ts), then
-// answers; the answer is graded to the byte, and a wrong guess is explained
-// in terms of the guess. Past the last op it says the program is finished.
+// scale with what it holds now, and under it the bytes around the bump
+// pointer zoomed to a cell each. The learner places a guess on an exact byte
+// (a click or a tap on either strip, the −1 +1 and ± alignment buttons, or
+// ←/→ from anywhere on the page: controller/predictKeys.ts), then answers;
+// the answer is graded to the byte, and a wrong guess is explained in terms
+// of the guess. Past the last op it says the program is finished.
 //
 // A pure function of its data: the guess and the reveal live in the app's
 // state. The view keeps only what it drew, to turn a click into an address.
@@ -13,7 +15,7 @@ import { PREDICT_STRIP_ATTR } from "../controller/predictKeys";
 import type { TraceView } from "../engine/traceView";
 import type { Block } from "../model/blocks";
 import { bytes, hex } from "../model/format";
-import { clampAddress, gradeGuess, predictionAt, stripAt, type Prediction, type StripData } from "../model/predict";
+import { clampAddress, gradeGuess, moveGuess, predictionAt, stripAt, zoomWindow, type GuessMove, type Prediction, type StripData } from "../model/predict";
 import { h, setText } from "./dom";
 import { blockColour } from "./map";
 import "./predict.css";
@@ -25,6 +27,8 @@ export interface PredictData {
   /** The address the learner picked, if any. */
   guess: number | null;
   revealed: boolean;
+  /** Presentation mode: the room guesses aloud, and → reveals then steps (controller/predictKeys.ts). */
+  present?: boolean;
 }
 
 export interface PredictHandlers {
@@ -44,12 +48,23 @@ const BAR_H = 30;
 const LABEL_Y = 64;
 const SVG_NS = "http://www.w3.org/2000/svg";
 
+// The zoomed strip: one cell per byte around the bump pointer.
+const ZOOM_H = 58;
+const ZOOM_BAR_Y = 6;
+const ZOOM_BAR_H = 30;
+const ZOOM_LABEL_Y = 52;
+
 interface Refs {
   root: HTMLElement;
   question: HTMLElement;
   ask: HTMLElement;
   strip: HTMLElement;
   svg: SVGSVGElement;
+  zoom: HTMLElement;
+  zoomSvg: SVGSVGElement;
+  zoomCaption: HTMLElement;
+  nudges: HTMLElement;
+  nudge: Record<Extract<GuessMove, "byteDown" | "byteUp" | "alignDown" | "alignUp">, HTMLButtonElement>;
   pick: HTMLElement;
   hint: HTMLElement;
   reveal: HTMLButtonElement;
@@ -62,6 +77,8 @@ interface Refs {
   handlers: PredictHandlers;
   /** The strip drawn last and its width: what a click is measured against. */
   drawn: { strip: StripData; revealed: boolean; width: number } | null;
+  /** The zoomed strip drawn last: its bytes and width, for a tap; and the question, for the ± buttons. */
+  zoomed: { lo: number; hi: number; width: number; p: Prediction; strip: StripData; guess: number | null } | null;
 }
 
 const views = new WeakMap<HTMLElement, Refs>();
@@ -103,6 +120,27 @@ function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
     svgEl("text", { class: "predict-axis predict-axis-end", y: LABEL_Y }),
   );
   const strip = h("div", { class: "predict-strip", role: "slider", tabindex: 0, "aria-orientation": "horizontal", [PREDICT_STRIP_ATTR]: "" }, svg);
+  // The bytes around the bump pointer, one cell each: a finger picks a byte
+  // here that the whole chunk's strip gives a pixel or less. The slider above
+  // is the control a keyboard and a screen reader use.
+  const zoomSvg = svgEl("svg", { viewBox: `0 0 ${DEFAULT_W} ${ZOOM_H}`, height: ZOOM_H, class: "predict-zoom-svg", "aria-hidden": "true", focusable: "false" });
+  zoomSvg.append(
+    svgEl("rect", { class: "predict-zoom-bar", x: MARGIN.left, y: ZOOM_BAR_Y, height: ZOOM_BAR_H, rx: 3 }),
+    svgEl("g", { class: "predict-zoom-pads" }),
+    svgEl("g", { class: "predict-zoom-blocks" }),
+    svgEl("g", { class: "predict-zoom-cells" }),
+    svgEl("g", { class: "predict-zoom-answer" }),
+    svgEl("g", { class: "predict-zoom-guess" }),
+    svgEl("g", { class: "predict-zoom-pointer" }),
+    svgEl("g", { class: "predict-zoom-ticks" }),
+  );
+  const zoomCaption = h("p", { class: "predict-zoom-caption" });
+  const zoom = h("div", { class: "predict-zoom" }, zoomCaption, zoomSvg);
+  const nudgeButton = (text: string): HTMLButtonElement => h("button", { type: "button", class: "predict-nudge" }, text);
+  const nudge = { alignDown: nudgeButton(""), byteDown: nudgeButton("−1"), byteUp: nudgeButton("+1"), alignUp: nudgeButton("") };
+  nudge.byteDown.setAttribute("aria-label", "Guess one byte lower");
+  nudge.byteUp.setAttribute("aria-label", "Guess one byte higher");
+  const nudges = h("div", { class: "predict-nudges", role: "group", "aria-label": "Move the guess" }, nudge.alignDown, nudge.byteDown, nudge.byteUp, nudge.alignUp);
   // Polite: a guess moved by the keys is heard even when the strip has no focus.
   const pick = h("p", { class: "predict-pick", "aria-live": "polite" });
   const hint = h("p", { class: "predict-hint" });
@@ -119,6 +157,8 @@ function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
     question,
     ask,
     strip,
+    zoom,
+    nudges,
     pick,
     hint,
     h("div", { class: "predict-buttons" }, reveal, next, startOver),
@@ -127,12 +167,46 @@ function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
   root.dataset["view"] = "predict";
   mount.replaceChildren(root);
 
-  const refs: Refs = { root, question, ask, strip, svg, pick, hint, reveal, next, startOver, result, verdict, mistake, reason, handlers, drawn: null };
+  const refs: Refs = {
+    root,
+    question,
+    ask,
+    strip,
+    svg,
+    zoom,
+    zoomSvg,
+    zoomCaption,
+    nudges,
+    nudge,
+    pick,
+    hint,
+    reveal,
+    next,
+    startOver,
+    result,
+    verdict,
+    mistake,
+    reason,
+    handlers,
+    drawn: null,
+    zoomed: null,
+  };
   strip.addEventListener("click", (e) => {
     if (!refs.drawn || refs.drawn.revealed) return;
     const at = addressAt(refs, e.clientX);
     if (at !== null) refs.handlers.onGuess(at);
   });
+  zoom.addEventListener("click", (e) => {
+    if (!refs.drawn || refs.drawn.revealed) return;
+    const at = zoomAddressAt(refs, e.clientX);
+    if (at !== null) refs.handlers.onGuess(at);
+  });
+  for (const [move, button] of Object.entries(nudge) as [keyof typeof nudge, HTMLButtonElement][]) {
+    button.addEventListener("click", () => {
+      const z = refs.zoomed;
+      if (z && refs.drawn && !refs.drawn.revealed) refs.handlers.onGuess(moveGuess(z.p, z.strip, z.guess, move));
+    });
+  }
   reveal.addEventListener("click", () => refs.handlers.onReveal());
   next.addEventListener("click", () => refs.handlers.onNext());
   startOver.addEventListener("click", () => refs.handlers.onStartOver());
@@ -229,6 +303,125 @@ function drawStrip(refs: Refs, strip: StripData, p: Prediction, data: PredictDat
   setText(svg.select(".predict-axis-end").node() as Element, hex(strip.end));
 }
 
+/** The zoomed strip's x of an address, at its drawn width. */
+function zoomScale(lo: number, hi: number, width: number) {
+  return scaleLinear()
+    .domain([lo, hi])
+    .range([MARGIN.left, width - MARGIN.right]);
+}
+
+/** The byte under a client x position on the zoomed strip. */
+function zoomAddressAt(refs: Refs, clientX: number): number | null {
+  const z = refs.zoomed;
+  if (!z) return null;
+  const rect = refs.zoomSvg.getBoundingClientRect();
+  if (rect.width <= 0) return null;
+  const x = ((clientX - rect.left) / rect.width) * z.width;
+  const at = Math.floor(zoomScale(z.lo, z.hi, z.width).invert(x));
+  return at >= z.lo && at < z.hi ? at : null;
+}
+
+/** The zoomed strip: a cell per byte of [lo, hi), the blocks and padding there, the pointer, the guess and (revealed) the answer. */
+function drawZoom(refs: Refs, strip: StripData, p: Prediction, data: PredictData, W: number): void {
+  const { lo, hi } = zoomWindow(p, strip, data.guess);
+  refs.zoomed = { lo, hi, width: W, p, strip, guess: data.guess };
+  const x = zoomScale(lo, hi, W);
+  const cell = x(lo + 1) - x(lo);
+  const clip = (a: number, b: number): { x: number; width: number } | null => {
+    const from = Math.max(a, lo);
+    const to = Math.min(b, hi);
+    return to > from ? { x: x(from), width: x(to) - x(from) } : null;
+  };
+  const svg = select(refs.zoomSvg);
+  svg.attr("viewBox", `0 0 ${W} ${ZOOM_H}`);
+  svg.attr("data-lo", lo).attr("data-hi", hi);
+  svg.select(".predict-zoom-bar").attr("width", W - MARGIN.left - MARGIN.right);
+  const boxes = (items: { key: string; cls: string; a: number; b: number; fill?: string | null }[], group: string, y: number, height: number): void => {
+    svg
+      .select<SVGGElement>(group)
+      .selectAll<SVGRectElement, (typeof items)[number]>("rect")
+      .data(items.filter((i) => clip(i.a, i.b) !== null), (i) => i.key)
+      .join("rect")
+      .attr("class", (i) => i.cls)
+      .attr("x", (i) => clip(i.a, i.b)?.x ?? 0)
+      .attr("width", (i) => clip(i.a, i.b)?.width ?? 0)
+      .attr("y", y)
+      .attr("height", height)
+      .attr("fill", (i) => i.fill ?? null);
+  };
+  boxes(
+    strip.blocks.filter((b) => b.padding > 0).map((b) => ({ key: String(b.id), cls: "predict-pad", a: b.paddingStart, b: b.paddingStart + b.padding })),
+    ".predict-zoom-pads",
+    ZOOM_BAR_Y,
+    ZOOM_BAR_H,
+  );
+  boxes(
+    strip.blocks.map((b) => ({
+      key: String(b.id),
+      cls: `predict-block is-${b.state}`,
+      a: b.address,
+      b: b.address + Math.max(1, b.size),
+      fill: b.state === "live" ? blockColour(b.id).fill : null,
+    })),
+    ".predict-zoom-blocks",
+    ZOOM_BAR_Y,
+    ZOOM_BAR_H,
+  );
+  // A line between bytes, longer at each address of the block's alignment (where it could start).
+  const align = Math.max(1, p.align);
+  const cells: string[] = [];
+  for (let a = lo + 1; a < hi; a++) {
+    const top = a % align === 0 ? ZOOM_BAR_Y - 4 : ZOOM_BAR_Y + ZOOM_BAR_H - 8;
+    cells.push(`M${x(a).toFixed(1)},${top}V${ZOOM_BAR_Y + ZOOM_BAR_H}`);
+  }
+  const grid = svg.select<SVGGElement>(".predict-zoom-cells");
+  grid.selectAll("path").data([cells.join("")]).join("path").attr("d", (d) => d);
+  // Aligned addresses labelled where their labels do not touch.
+  const labelled: number[] = [];
+  // A label is about 60 px wide; the first and last are anchored at their end of the strip.
+  const room = 84;
+  for (let a = Math.ceil(lo / align) * align; a < hi; a += align) {
+    const last = labelled.at(-1);
+    if (last === undefined || x(a) - x(last) >= room) labelled.push(a);
+  }
+  svg
+    .select<SVGGElement>(".predict-zoom-ticks")
+    .selectAll<SVGTextElement, number>("text")
+    .data(labelled, (a) => String(a))
+    .join("text")
+    .attr("class", "predict-axis")
+    .attr("x", (a) => x(a))
+    .attr("y", ZOOM_LABEL_Y)
+    .attr("text-anchor", (a) => (x(a) < MARGIN.left + 30 ? "start" : x(a) > W - MARGIN.right - 30 ? "end" : "middle"))
+    .text((a) => hex(a));
+  const ptr = svg.select<SVGGElement>(".predict-zoom-pointer");
+  ptr.selectAll("*").remove();
+  if (strip.pointer !== undefined && strip.pointer >= lo && strip.pointer <= hi) {
+    ptr.append("line").attr("x1", x(strip.pointer)).attr("x2", x(strip.pointer)).attr("y1", 0).attr("y2", ZOOM_BAR_Y + ZOOM_BAR_H + 2);
+  }
+  const guess = svg.select<SVGGElement>(".predict-zoom-guess");
+  guess.selectAll("*").remove();
+  if (data.guess !== null && data.guess >= lo && data.guess < hi) {
+    guess
+      .append("rect")
+      .attr("x", x(data.guess) + 1)
+      .attr("y", ZOOM_BAR_Y + 2)
+      .attr("width", Math.max(2, cell - 2))
+      .attr("height", ZOOM_BAR_H - 4)
+      .attr("rx", 2);
+  }
+  const answer = svg.select<SVGGElement>(".predict-zoom-answer");
+  answer.selectAll("*").remove();
+  if (data.revealed) {
+    const pad = paddingOf(p);
+    const padBox = pad ? clip(pad.start, pad.end) : null;
+    if (padBox) answer.append("rect").attr("class", "predict-answer-pad").attr("x", padBox.x).attr("width", padBox.width).attr("y", ZOOM_BAR_Y).attr("height", ZOOM_BAR_H);
+    const block = clip(p.address, p.address + Math.max(1, p.size));
+    if (block) answer.append("rect").attr("class", "predict-answer-block").attr("x", block.x).attr("width", block.width).attr("y", ZOOM_BAR_Y - 2).attr("height", ZOOM_BAR_H + 4).attr("rx", 2);
+  }
+  setText(refs.zoomCaption, `Zoomed in: ${hex(lo)}–${hex(hi)}, one cell per byte; the long lines are ${align}-aligned.`);
+}
+
 /** The bytes skipped for alignment between the bump pointer and the block, if any. */
 function paddingOf(p: Prediction): { start: number; end: number } | null {
   if (p.bumpFrom === null) return null;
@@ -246,7 +439,10 @@ function showButtons(refs: Refs, shown: { reveal?: boolean; next?: boolean; star
 /** No question: past the last op, or the next op places no block. */
 function renderNoQuestion(refs: Refs, data: PredictData): void {
   refs.drawn = null;
+  refs.zoomed = null;
   refs.strip.hidden = true;
+  refs.zoom.hidden = true;
+  refs.nudges.hidden = true;
   refs.pick.hidden = true;
   delete refs.result.dataset["tone"];
   setText(refs.verdict, "");
@@ -311,10 +507,24 @@ export function renderPredict(mount: HTMLElement, data: PredictData, handlers: P
   setText(refs.ask, `${what}, align ${p.align}, in ${chunkText} (${p.direction === "down" ? "bumping down" : "bumping up"})${pointer}.${older}`);
   setText(refs.pick, data.guess === null ? "No guess yet." : `Your guess: ${hex(data.guess)}.`);
   const alignKey = p.align > 1 ? `Shift+← →: to the next ${p.align}-aligned address` : "Shift+← → as well";
-  if (data.revealed) refs.hint.replaceChildren(`Next runs ${p.name}'s op and asks about the block after it`, h("span", { class: "key-hint" }, " (or press Enter)"), ".");
+  if (data.present) refs.hint.replaceChildren(data.revealed ? `→ runs ${p.name}'s op.` : `Guess aloud: → reveals where ${p.name} lands.`);
+  else if (data.revealed) refs.hint.replaceChildren(`Next runs ${p.name}'s op and asks about the block after it`, h("span", { class: "key-hint" }, " (or press Enter)"), ".");
   else refs.hint.replaceChildren(`Click the byte where ${p.name} will start`, h("span", { class: "key-hint" }, `, or move your guess with ← → (one byte; ${alignKey}); Enter answers`), ".");
 
   drawStrip(refs, strip, p, data, width);
+  // A projector's room guesses aloud: the strip alone, no controls to aim with.
+  const aiming = !data.present && !data.revealed;
+  refs.zoom.hidden = data.present === true;
+  refs.nudges.hidden = !aiming;
+  if (!data.present) drawZoom(refs, strip, p, data, width);
+  const alignStep = Math.max(1, p.align);
+  setText(refs.nudge.alignDown, `−${alignStep}`);
+  setText(refs.nudge.alignUp, `+${alignStep}`);
+  refs.nudge.alignDown.setAttribute("aria-label", `Guess the previous ${alignStep}-aligned address`);
+  refs.nudge.alignUp.setAttribute("aria-label", `Guess the next ${alignStep}-aligned address`);
+  // With an alignment of 1 an alignment step is a byte: the ±1 buttons say it.
+  refs.nudge.alignDown.hidden = alignStep === 1;
+  refs.nudge.alignUp.hidden = alignStep === 1;
 
   if (!data.revealed) {
     delete refs.result.dataset["tone"];
@@ -325,7 +535,8 @@ export function renderPredict(mount: HTMLElement, data: PredictData, handlers: P
   }
   if (data.guess === null) {
     refs.result.dataset["tone"] = "none";
-    setText(refs.verdict, `You made no guess: ${p.name} lands at ${hex(p.address)}.`);
+    // On a projector the room guessed aloud: the answer is all there is to say.
+    setText(refs.verdict, data.present ? `${p.name} lands at ${hex(p.address)}.` : `You made no guess: ${p.name} lands at ${hex(p.address)}.`);
     setText(refs.mistake, "");
   } else {
     const grade = gradeGuess(p, data.guess);

@@ -59,6 +59,14 @@ export const emptyMapText = (trace: TraceView, step: number): string =>
     ? `no chunk yet: ${trace.allocator} allocates its first chunk lazily`
     : "no chunk: every chunk went back to the base allocator; the next allocation makes one";
 
+/** The stepper's sentence for the run at `s`'s step: what the op did, or inside an op that it is in progress. */
+export function runStepText(s: AppState, trace: TraceView, micro = true): string {
+  const step = clampStep(trace, s.step);
+  const op = currentOp(trace, step);
+  // Inside an op its outcome has not happened yet: the stepper names the op, not where it lands.
+  return micro && op && s.micro !== null ? `${op.block ? `${op.block}: ` : ""}${op.kind} in progress` : describeStep(trace, step);
+}
+
 /** The stepper alone (compare mode moves every column with it). */
 export function renderRunStepper(mount: HTMLElement, s: AppState, trace: TraceView, micro: boolean, dispatch: (a: Action) => void): void {
   const step = clampStep(trace, s.step);
@@ -70,8 +78,7 @@ export function renderRunStepper(mount: HTMLElement, s: AppState, trace: TraceVi
       total: trace.length,
       playing: s.playing,
       speed: s.speed,
-      // Inside an op its outcome has not happened yet: the stepper names the op, not where it lands.
-      description: micro && op && s.micro !== null ? `${op.block ? `${op.block}: ` : ""}${op.kind} in progress` : describeStep(trace, step),
+      description: runStepText(s, trace, micro),
       micro: micro && microSteps(op).length > 1 ? describeMicro(op, s.micro) : null,
     },
     dispatch,
@@ -132,7 +139,7 @@ function deriveFrame(input: RunViewInput): RunFrame {
       bumpPtr: micro.bumpPtr,
       focus: focusOf(op),
       highlight: highlighted(new Set(), rows, input.narration, trace),
-      micro: { candidate: micro.rowsStep < step ? micro.candidate : null, padding: micro.padding },
+      micro: { candidate: micro.rowsStep < step ? micro.candidate : null, padding: micro.padding, place: micro.place, room: micro.room },
       ...(input.sourceLines ? { sourceLines: input.sourceLines } : {}),
       emptyText: emptyMapText(trace, step),
       animate: input.animate,

@@ -586,7 +586,7 @@ steps! {
     REALLOC_TO_ZERO = "realloc_to_zero": "to size 0: free the old block, hand out the zero-size pointer";
     COPY = "copy": "copy the old bytes to the new block, then free the old one";
     FREE_LAST = "free_last" / "yes": "the block ends at end_index: its bytes come back";
-    FREE_NOT_LAST = "free_last" / "no": "not the most recent allocation: nothing happens";
+    FREE_NOT_LAST = "free_last" / "no": "freeing it: not the most recent allocation, so its bytes stay in the buffer";
     FREE = "free": "end_index moves back to the block's start";
     USED_CAPACITY = "used_capacity": "reset: every buffer's bytes together (at most the limit)";
     RESET_EMPTY = "reset_empty": "no buffer: nothing to reset";

@@ -275,7 +275,7 @@ steps! {
     REALLOC_TO_ZERO = "realloc_to_zero": "to size 0: free the old block, hand out the zero-size pointer";
     COPY = "copy": "copy the old bytes to the new block, then free the old one";
     FREE_LAST = "free_last" / "yes": "the block ends at end_index: its bytes come back";
-    FREE_NOT_LAST = "free_last" / "no": "not the last allocation: nothing happens";
+    FREE_NOT_LAST = "free_last" / "no": "freeing it: not the last allocation, so its bytes stay in the buffer";
     FREE = "free": "end_index moves back to the block's start";
     RESET = "reset": "end_index back to 0";
     RESTORE = "restore": "end_index back to the saved one";

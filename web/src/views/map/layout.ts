@@ -10,7 +10,7 @@ import type { Bin } from "../../model/bins";
 import type { Block } from "../../model/blocks";
 import type { ChunkView } from "../../model/chunks";
 import type { HeldRow } from "../../model/held";
-import type { MicroAddress } from "../../model/microMap";
+import type { MicroAddress, RoomCheck } from "../../model/microMap";
 import { hex } from "../../model/format";
 import { cutLabel, fittedScale, rowCut, type MapFit } from "./fit";
 import { layoutLabels, type LabelItem, type PlacedLabel } from "./labelLayout";
@@ -35,6 +35,10 @@ export interface MemoryMapData {
   micro?: {
     candidate: MicroAddress | null;
     padding: { chunk: number; lo: number; bytes: number } | null;
+    /** The block's place, decided and not yet taken. */
+    place?: { chunk: number; address: number; size: number; name: string } | null;
+    /** At a capacity check: the room it looked at. */
+    room?: RoomCheck | null;
   };
   /** What to say when no chunk exists. */
   emptyText: string;
@@ -166,6 +170,25 @@ export interface PendingPadding {
   bytes: number;
 }
 
+/** The place an op has decided for its block and not yet taken, in pixels. */
+export interface PendingPlace {
+  x: number;
+  width: number;
+  address: number;
+  size: number;
+  name: string;
+}
+
+/** The room a capacity check looked at, in pixels: a band over the free bytes it spans. */
+export interface RoomMark {
+  x: number;
+  width: number;
+  check: RoomCheck;
+  text: string;
+  textX: number;
+  anchor: "start" | "middle" | "end";
+}
+
 interface Pointer {
   x: number;
   tip: number;
@@ -206,6 +229,8 @@ export interface RowLayout {
   pointer: Pointer | null;
   ghost: Ghost | null;
   pending: PendingPadding | null;
+  place: PendingPlace | null;
+  room: RoomMark | null;
   ticks: number[];
   /** Byte boundaries drawn as a grid when a byte is at least BYTE_GRID_MIN_PX wide. */
   grid: number[];
@@ -279,6 +304,31 @@ function layoutGhost(
   if (anchor === "end" && px - 6 - w < -MARGIN.left + 2) anchor = "start";
   else if (anchor === "start" && px + 6 + w > innerWidth + MARGIN.right - 2) anchor = "end";
   return { address: candidate.address, name: candidate.name, x: px, outside, textX: anchor === "end" ? px - 6 : px + 6, anchor, text };
+}
+
+/** The words in a room check's band: how much room, and whether the block fits in it. */
+export function roomText(check: RoomCheck): string {
+  const room = check.hi - check.lo;
+  return `${room} B from ${check.from} to the chunk's ${check.edge}: ${check.fits ? "fits" : "does not fit"}`;
+}
+
+/** A room check's band, its text centred in it and kept inside the bar (which clips it). */
+function layoutRoom(check: RoomCheck, x: ScaleLinear<number, number>, innerWidth: number): RoomMark {
+  const x0 = Math.min(Math.max(x(check.lo), 0), innerWidth);
+  const x1 = Math.min(Math.max(x(check.hi), 0), innerWidth);
+  const text = roomText(check);
+  const w = monoWidth(text);
+  const mid = (x0 + x1) / 2;
+  let anchor: RoomMark["anchor"] = "middle";
+  let textX = mid;
+  if (mid - w / 2 < 4) {
+    anchor = "start";
+    textX = 4;
+  } else if (mid + w / 2 > innerWidth - 4) {
+    anchor = "end";
+    textX = innerWidth - 4;
+  }
+  return { x: x0, width: Math.max(0, x1 - x0), check, text, textX, anchor };
 }
 
 function layoutRow(
@@ -423,6 +473,13 @@ function layoutRow(
   const ghost = candidate && candidate.chunk === chunk.id && candidate.address !== bumpPtr ? layoutGhost(candidate, chunk, x, innerWidth, direction) : null;
   const pad = data.micro?.padding;
   const pending = pad && pad.chunk === chunk.id ? { x: x(pad.lo), width: x(pad.lo + pad.bytes) - x(pad.lo), lo: pad.lo, bytes: pad.bytes } : null;
+  const pl = data.micro?.place;
+  const place =
+    pl && pl.chunk === chunk.id
+      ? { x: x(pl.address), width: Math.max(minBlockPx, x(pl.address + pl.size) - x(pl.address)), address: pl.address, size: pl.size, name: pl.name }
+      : null;
+  const checked = data.micro?.room;
+  const roomMark = checked && checked.chunk === chunk.id ? layoutRoom(checked, x, innerWidth) : null;
   return {
     view,
     key: chunk.id,
@@ -443,6 +500,8 @@ function layoutRow(
     pointer,
     ghost,
     pending,
+    place,
+    room: roomMark,
     ticks,
     grid,
     geometry,

@@ -70,8 +70,15 @@ function buildRow(g: RowSel, clipId: string): void {
   // Catches the pointer over a binned row: the card then sums the bin under it.
   bins.append("rect").attr("class", "bin-hit").attr("y", BAR_Y).attr("height", BAR_H);
   bar.append("g").attr("class", "blocks");
-  // Padding an op has decided on but not yet placed (a micro-step inside it).
+  // What an op's code has computed so far (a micro-step inside it): the room a
+  // capacity check looked at, the padding decided, the block's place decided.
+  const room = bar.append("g").attr("class", "room-check").attr("role", "img").attr("display", "none");
+  room.append("rect").attr("class", "room-band").attr("y", BAR_Y + 2).attr("height", BAR_H - 4);
+  room.append("text").attr("class", "room-text").attr("y", BAR_Y + 14);
   bar.append("rect").attr("class", "pending-pad").attr("role", "img").attr("y", BAR_Y + 1).attr("height", BAR_H - 2).attr("display", "none");
+  const place = bar.append("g").attr("class", "pending-block").attr("role", "img").attr("display", "none");
+  place.append("rect").attr("class", "pending-block-outline").attr("y", BAR_Y + 1).attr("height", BAR_H - 2).attr("rx", 2);
+  place.append("text").attr("class", "pending-block-text").attr("y", BAR_Y + BAR_H / 2).attr("dy", "0.35em").attr("text-anchor", "middle");
   bar.append("path").attr("class", "byte-grid").attr("aria-hidden", "true");
   g.append("rect").attr("class", "chunk-outline").attr("y", BAR_Y).attr("height", BAR_H).attr("rx", 3);
   g.append("g").attr("class", "callouts").attr("aria-hidden", "true");
@@ -405,6 +412,31 @@ function drawMicro(g: Selection<SVGGElement, RowLayout, null, undefined>, row: R
   attr(padRect, "data-padding-start", pad?.lo ?? null);
   attr(padRect, "data-bytes", pad?.bytes ?? null);
   attr(padRect, "aria-label", pad ? `${bytes(pad.bytes)} of padding at ${hex(pad.lo)}, decided: the block is not placed yet` : null);
+
+  const pl = row.place;
+  const place = g.select<SVGGElement>("g.pending-block");
+  attr(place, "display", pl ? null : "none");
+  attr(place, "data-address", pl?.address ?? null);
+  attr(place, "data-size", pl?.size ?? null);
+  attr(place, "aria-label", pl ? `${pl.name} will take ${bytes(pl.size)} at ${hex(pl.address)}: decided, not placed yet` : null);
+  if (pl) {
+    attr(attr(place.select("rect.pending-block-outline"), "x", pl.x), "width", Math.max(0, pl.width));
+    // Its name inside when it fits; the accessible name says it either way.
+    const name = pl.width >= 8 * pl.name.length + 6 ? pl.name : "";
+    text(attr(place.select("text.pending-block-text"), "x", pl.x + pl.width / 2), name);
+  }
+
+  const rm = row.room;
+  const room = g.select<SVGGElement>("g.room-check");
+  attr(room, "display", rm ? null : "none");
+  attr(room, "data-lo", rm?.check.lo ?? null);
+  attr(room, "data-hi", rm?.check.hi ?? null);
+  attr(room, "data-fits", rm ? String(rm.check.fits) : null);
+  attr(room, "aria-label", rm ? `The check: ${rm.text}` : null);
+  if (rm) {
+    attr(attr(room.select("rect.room-band"), "x", rm.x), "width", rm.width);
+    text(attr(attr(room.select("text.room-text"), "x", rm.textX), "text-anchor", rm.anchor), rm.text);
+  }
 }
 
 /** Path data for one rectangle per bin, `value(bin)` of BAR_H tall, stacked above `below(bin)`. */
