@@ -335,7 +335,14 @@ impl<W: Word> Engine<W> {
         let model = M::new(&mut heap, &model_opts, &mut rec)
             .map_err(|e| model_error(Pos { line: 1, column: 1 }, e, opts.target))?;
         let direction = model.direction();
-        Ok(Self::around(preset, opts.target, direction, Box::new(model), heap, rec))
+        Ok(Self::around(
+            preset,
+            opts.target,
+            direction,
+            Box::new(model),
+            heap,
+            rec,
+        ))
     }
 
     /// The engine around a model just built: what does not depend on the
