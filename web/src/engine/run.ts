@@ -39,8 +39,9 @@ export async function traceInSlices(module: TraceModule, config: RunConfig, opti
     }
     return { kind: "done", view: fromRun(run), run };
   } catch (e) {
+    const error = module.internalError(e, run);
     run.free();
-    return { kind: "failed", error: module.internalError(e) };
+    return { kind: "failed", error };
   }
 }
 
@@ -64,7 +65,8 @@ export function traceNow(module: TraceModule, config: RunConfig): TracedNow {
     }
     return { ok: true, view: fromRun(run), run };
   } catch (e) {
+    const error = module.internalError(e, run);
     run?.free();
-    return { ok: false, error: module.internalError(e) };
+    return { ok: false, error };
   }
 }
