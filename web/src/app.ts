@@ -48,7 +48,10 @@ function lastOf<T>(f: (text: string) => T): (text: string) => T {
   };
 }
 
-export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, Action> {
+/** The program editor's module, imported on its own (see main.ts). */
+export type EditorModule = typeof import("./views/editor");
+
+export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModule): Store<AppState, Action> {
   const allocators = module.allocators();
   const preferred = allocators.find((a) => a.name === "fitzgen-down") ?? allocators[0];
   const store = createStore(
@@ -208,6 +211,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
   const showProgress = progressBar(mounts.map);
   const context = (s: AppState): AppViewContext => ({
     allocators,
+    renderEditor: editor.renderEditor,
     narrations,
     lines,
     source: sourceOf,

@@ -33,14 +33,6 @@ export const isSweepParam = (text: string): text is SweepParam => SWEEP_PARAMS.s
 export const MAX_SOURCE_BYTES = 32_000_000;
 export const MAX_RUN_OPS = 1_500_000;
 
-/**
- * Programs longer than this are not drawn line by line in the editor (a
- * million lines of coloured tokens would hold the page for seconds): it
- * shows their size and first lines, read-only. Every shipped recording is
- * shorter.
- */
-export const EDITABLE_SOURCE_CHARS = 1 << 20;
-
 /** The bytes `text` takes in UTF-8 (a file's size), without encoding it. */
 export function utf8Bytes(text: string): number {
   let n = text.length;
