@@ -13,6 +13,7 @@ import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { buildListing, checkListing, objdumpDisassembler, parseCallgrindInstructions } from "./callgrind-listing.mjs";
+import { sourcesOf } from "./source-hashes.mjs";
 import { log, root, run } from "./lib.mjs";
 
 export const COMMAND = "npm run bench:native";
@@ -604,6 +605,9 @@ async function measureAll() {
     },
     valgrind: text("valgrind", ["--version"]).trim(),
     objdump: text("objdump", ["--version"]).split("\n")[0].trim(),
+    // The sources the measured binary was compiled from (cargo's dep-info):
+    // web/src/model/x86.test.ts fails when one changes without a new run.
+    sources: sourcesOf(readFileSync(`${bin}.d`, "utf8"), root, "crates/bench"),
     convention:
       `Ir / Bc executed inside one #[inline(never)] unmangled entry function per case and library (callgrind ${CALLGRIND.slice(1).join(" ")} --toggle-collect=<entry>); includes the entry's push/pop/ret and its callees; setup outside.`,
   };

@@ -21,7 +21,7 @@
 // A benchmark, not a test: `npm test` does not run it (its pure parts are
 // tested in scripts/bench.test.mjs).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -36,6 +36,8 @@ export const BUDGETS = {
   trace_bytes_per_op: 32,
   scrub_ratio_1m_vs_100: 2,
   payload_gzip_kb: 200,
+  listing_first_open_gzip_kb: 300,
+  package_tarball_mb: 3,
   first_map_ms: 1500,
   page_trace_ms_1m_bumpalo: 1500,
   page_trace_ms_1m_bump_scope_up: 1500,
@@ -690,9 +692,9 @@ const readyWatch = (rootSelector, mapSelector) => `(() => {
   new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true });
 })();`;
 
-/** gzip -9 sizes of the JS, wasm and CSS files among `urls`, read from the build in `dist`. */
-function payload(urls, origin, dist) {
-  const byKind = { js: 0, wasm: 0, css: 0 };
+/** gzip -9 sizes of the JS, wasm and CSS files among `urls` (and JSON with `json`), read from the build in `dist`. */
+function payload(urls, origin, dist, { json = false } = {}) {
+  const byKind = json ? { js: 0, wasm: 0, css: 0, json: 0 } : { js: 0, wasm: 0, css: 0 };
   const files = [];
   for (const url of new Set(urls)) {
     if (!url.startsWith(origin)) continue;
@@ -706,8 +708,51 @@ function payload(urls, origin, dist) {
     byKind[kind] += gz;
     files.push({ path, raw: raw.length, gz });
   }
-  return { byKind, files, total: byKind.js + byKind.wasm + byKind.css };
+  return { byKind, files, total: Object.values(byKind).reduce((a, b) => a + b, 0) };
 }
+
+/**
+ * The Instructions view's first open on `hash` in the app: the listing files
+ * it fetched (its index and a file per function the op ran) and their gzip
+ * -9 bytes. The cost module it also needs is counted apart (it is the Cost
+ * view's too).
+ */
+async function listingFirstOpen(browser, origin, dist, hash) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${origin}/index.html#${hash}`);
+    await page.getByRole("button", { name: "Instructions this op executed", exact: true }).click({ timeout: 60_000 });
+    await page.locator("#instructions-view .instructions-summary").waitFor({ timeout: 60_000 });
+    const urls = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+    const listing = payload(
+      urls.filter((u) => /\/listing-[0-9a-f]+\//.test(u)),
+      origin,
+      dist,
+      { json: true },
+    );
+    const summary = (await page.locator("#instructions-view .instructions-summary").textContent()) ?? "";
+    return { kb: listing.total / 1024, files: listing.files.length, summary };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Packs the package from the site built in `dist` (scripts/pack.mjs) and returns the tarball's size and file count. */
+function packedTarball(root, dist) {
+  const out = join(dist, "..", `${dist.split("/").pop()}-pack`);
+  const r = spawnSync(process.execPath, [join(root, "scripts", "pack.mjs"), "--site", dist, "--out", out], { cwd: root, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`scripts/pack.mjs failed: ${r.stderr.trim().split("\n").slice(-2).join(" | ")}`);
+  const tarball = r.stdout.trim().split("\n").at(-1);
+  const files = /: (\d+) files, .* ([\d.]+) MB unpacked/.exec(r.stdout + r.stderr);
+  return { bytes: statSync(tarball).size, files: Number(files?.[1] ?? NaN), unpackedMb: Number(files?.[2] ?? NaN) };
+}
+
+/** A program of the app's link form: the bench's listing views. */
+const LISTING_VIEWS = [
+  { name: "the app's first view (fitzgen-down, its last op)", hash: "v1?a=fitzgen-down&t=64&s=6&p=a+=+alloc+1%0Ab+=+alloc+u64%0Ac+=+alloc+24+align+16%0Ad+=+alloc+[u32;+5]%0Afree+b%0Ae+=+alloc+u128&end" },
+  { name: "bumpalo's new chunk (its slow path, wasm32)", hash: "v1?a=bumpalo&t=wasm32&s=8&p=repeat+10+%7B+x+=+alloc+64+%7D&end" },
+];
 
 /**
  * What the drag's tasks cost in CPU time, and how busy the machine was: the
@@ -949,46 +994,6 @@ async function linesFigures(opts, emit) {
   }
 }
 
-/**
- * --only sizes: what the embed and the app fetch before their first map
- * (gzip -9), from a production build; the app's program editor (CodeMirror)
- * is a chunk of its own, which the embed never fetches.
- */
-async function sizesOnly(opts, emit) {
-  const { root } = await import("./lib.mjs");
-  const { chromium } = await import("@playwright/test");
-  const browser = await chromium.launch(LAUNCH);
-  if (opts.build || !existsSync(join(opts.out, "embed.html"))) {
-    say(`vite build --outDir ${opts.out}`);
-    const r = spawnSync(join(root, "node_modules", ".bin", "vite"), ["build", "--outDir", opts.out, "--logLevel", "warn"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
-    if (r.status !== 0) throw new Error("vite build failed");
-  }
-  const preview = startServer(root, ["preview", "--outDir", opts.out], opts.port);
-  const kb = (n) => n / 1024;
-  const list = (p) => p.files.map((f) => `${f.path.replace(/^.*\//, "")} ${formatValue(kb(f.gz))} kB`).join(", ");
-  try {
-    const origin = await preview.ready;
-    const embed = await firstMap(browser, origin, "embed.html", readyWatch("#embed", '[data-view="memory-map"] svg'));
-    const e = payload(embed.before, origin, opts.out);
-    emit(formatLine("payload_gzip_kb", kb(e.total), "kB", { note: `embed.html before its first map: wasm ${formatValue(kb(e.byKind.wasm))} + JS ${formatValue(kb(e.byKind.js))} + CSS ${formatValue(kb(e.byKind.css))} kB` }));
-    emit(`# embed payload files: ${list(e)}`);
-    const app = await firstMap(browser, origin, "index.html", readyWatch("body", "#memory-map svg"));
-    const a = payload(app.before, origin, opts.out);
-    const editor = a.files.filter((f) => /\/editor-[^/]*\.js$/.test(f.path));
-    emit(
-      formatLine("payload_gzip_kb_app", kb(a.total), "kB", {
-        note:
-          `information: index.html before its first map: wasm ${formatValue(kb(a.byKind.wasm))} + JS ${formatValue(kb(a.byKind.js))} + CSS ${formatValue(kb(a.byKind.css))} kB; ` +
-          `the program editor's chunk (CodeMirror and the editor panel): ${editor.map((f) => `${formatValue(kb(f.gz))} kB`).join(", ") || "not found"}`,
-      }),
-    );
-    emit(`# app payload files: ${list(a)}`);
-  } finally {
-    await preview.stop();
-    await browser.close();
-  }
-}
-
 // ---------------------------------------------------------------------------
 // The run
 
@@ -1008,16 +1013,19 @@ async function main() {
       `sizes grow from 1,000 ops while a run is predicted to take at most ${opts.budgetS} s`,
   );
   emit(`# machine: nproc ${m.nproc}, ${m.cpu}, ${formatValue(m.memGb)} GB RAM; node ${m.node}; ${m.chromium}`);
-  if (opts.only === "sizes") {
-    await sizesOnly(opts, emit);
-    return lines;
-  }
   if (opts.only === "lines") {
     await linesFigures(opts, emit);
     return lines;
   }
   if (opts.only === "scrub_drag") {
     await scrubDragOnly(opts, emit);
+    emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
+    return lines;
+  }
+  if (opts.only === "sizes") {
+    const { chromium } = await import("@playwright/test");
+    const browser = await chromium.launch(LAUNCH);
+    await productionFigures(opts, emit, root, browser);
     emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
     return lines;
   }
@@ -1302,6 +1310,13 @@ async function main() {
     await dev.stop();
   }
 
+  await productionFigures(opts, emit, root, browser);
+  emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
+  return lines;
+}
+
+/** The figures of the production build: the embed's payload and first map, the app's first map, the listing's first open, the package. */
+async function productionFigures(opts, emit, root, browser) {
   // --- Browser: the production build ----------------------------------------
   if (opts.build || !existsSync(join(opts.out, "embed.html"))) {
     say(`vite build --outDir ${opts.out}`);
@@ -1336,16 +1351,56 @@ async function main() {
     if (later.files.length > 0) emit(`# embed files fetched after the first map: ${later.files.map((f) => `${f.path.replace(/^.*\//, "")} ${formatValue(kb(f.gz))} kB`).join(", ")}`);
     emit(formatLine("first_map_ms", median(embedRuns), "ms", { note: "embed.html, vite preview of the build, fresh context each run" }));
     const appRuns = [];
+    let appFetched = { before: [] };
     for (let i = 0; i < Math.max(opts.runs, 1); i++) {
-      appRuns.push((await firstMap(browser, origin, "index.html", readyWatch("body", "#memory-map svg"))).ms);
+      appFetched = await firstMap(browser, origin, "index.html", readyWatch("body", "#memory-map svg"));
+      appRuns.push(appFetched.ms);
     }
     emit(formatLine("first_map_ms_app", median(appRuns), "ms", { note: "index.html, same way" }));
+    // The app's payload, the program editor (CodeMirror, a chunk the embed never fetches) apart.
+    const app = payload(appFetched.before, origin, opts.out);
+    const editor = app.files.filter((f) => /\/editor-[^/]*\.js$/.test(f.path));
+    emit(
+      formatLine("payload_gzip_kb_app", kb(app.total), "kB", {
+        note:
+          `information: index.html before its first map: wasm ${formatValue(kb(app.byKind.wasm))} + JS ${formatValue(kb(app.byKind.js))} + CSS ${formatValue(kb(app.byKind.css))} kB, ${app.files.length} files; ` +
+          `the program editor's chunk (CodeMirror and the editor panel): ${editor.map((f) => `${formatValue(kb(f.gz))} kB`).join(", ") || "not found"}`,
+      }),
+    );
+    emit(`# app payload files: ${app.files.map((f) => `${f.path.replace(/^.*\//, "")} ${formatValue(kb(f.gz))} kB`).join(", ")}`);
+
+    // The Instructions view's first open: the listing files it fetches.
+    const opens = [];
+    for (const view of LISTING_VIEWS) {
+      try {
+        opens.push({ ...view, ...(await listingFirstOpen(browser, origin, opts.out, view.hash)) });
+      } catch (e) {
+        opens.push({ ...view, error: String(e.message ?? e).split("\n")[0] });
+      }
+    }
+    const measured = opens.filter((o) => o.kb !== undefined);
+    if (measured.length === opens.length) {
+      const worst = measured.reduce((a, b) => (b.kb > a.kb ? b : a));
+      emit(
+        formatLine("listing_first_open_gzip_kb", worst.kb, "kB", {
+          note: `the Instructions view's first open, the largest of: ${measured.map((o) => `${o.name}, ${formatValue(o.kb)} kB in ${o.files} files ("${o.summary}")`).join("; ")}; the cost module it runs the op on is the Cost view's too`,
+        }),
+      );
+    } else {
+      emit(naLine("listing_first_open_gzip_kb", opens.map((o) => o.error).filter(Boolean).join("; ")));
+    }
   } finally {
     await preview.stop();
     await browser.close();
   }
-  emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
-  return lines;
+
+  // The installable package, packed from this build.
+  try {
+    const t = packedTarball(root, opts.out);
+    emit(formatLine("package_tarball_mb", t.bytes / 1e6, "MB", { note: `npm run package's tarball (scripts/pack.mjs) from this build: ${t.files} files, ${formatValue(t.unpackedMb)} MB unpacked, each wasm module once` }));
+  } catch (e) {
+    emit(naLine("package_tarball_mb", String(e.message ?? e)));
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

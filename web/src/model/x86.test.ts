@@ -1,7 +1,10 @@
 // The native x86-64 reference: the checked-in JSON parses and validates, and
 // caseForOp names the case each op of a real trace performs.
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import raw from "../../../docs/bench/native-x86_64.json";
+import { changedSince, lockedVersions, registryDependencies, type Sources } from "../../../scripts/source-hashes.mjs";
 import type { TraceView } from "../engine/traceView";
 import { measured, traced } from "../test/runs";
 import { caseForOp, countText, parseX86Bench, presetLibrary, X86_REFERENCE } from "./x86";
@@ -60,6 +63,25 @@ describe("parseX86Bench", () => {
     expect(() => parseX86Bench({ ...good, cases: [unknownLib] })).toThrow(/unknown library "nope"/);
     const libs = (good["libraries"] as { id: string }[]).filter((l) => l.id !== "bumpalo");
     expect(() => parseX86Bench({ ...good, libraries: libs })).toThrow(/no "bumpalo"/);
+  });
+});
+
+describe("the table is a measurement of the sources in the tree", () => {
+  const root = fileURLToPath(new URL("../../..", import.meta.url));
+  const sources = (raw as { meta: { sources?: Sources } }).meta.sources;
+
+  it("every source file the measured binary was compiled from is as it was when measured", () => {
+    expect(sources, "docs/bench/native-x86_64.json records its sources: run npm run bench:native").toBeDefined();
+    // crates/bench and bumplab-core, file by file, as cargo's dep-info lists them.
+    expect(Object.keys(sources?.files ?? {})).toContain("crates/core/src/algorithms/bump_down.rs");
+    expect(Object.keys(sources?.files ?? {})).toContain("crates/bench/src/cases.rs");
+    expect(changedSince(sources ?? { files: {}, crates: [] }, root), "changed since the x86-64 table was measured: run npm run bench:native").toEqual([]);
+  });
+
+  it("the real crates are the versions Cargo.lock pins", () => {
+    const names = registryDependencies(readFileSync(`${root}/crates/bench/Cargo.toml`, "utf8"));
+    expect(sources?.crates).toEqual(lockedVersions(readFileSync(`${root}/Cargo.lock`, "utf8"), names));
+    expect(sources?.crates).toContain("bumpalo 3.20.4");
   });
 });
 

@@ -160,7 +160,10 @@ pub(super) fn parse_number(word: &str, pos: Pos) -> Result<u64, ProgramError> {
     if word.starts_with('-') {
         return Err(ProgramError::at(
             pos,
-            format!("'{word}' is negative: sizes and counts are whole numbers of 0 or more"),
+            format!(
+                "{} is negative: sizes and counts are whole numbers of 0 or more",
+                super::quoted(word)
+            ),
         ));
     }
     let parsed = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
@@ -172,7 +175,7 @@ pub(super) fn parse_number(word: &str, pos: Pos) -> Result<u64, ProgramError> {
             NumberError::TooLarge => "is too large (the largest is 0xffffffffffffffff)",
             NumberError::NotANumber => "is not a number (use decimal like 24 or hex like 0x18)",
         };
-        ProgramError::at(pos, format!("'{word}' {why}"))
+        ProgramError::at(pos, format!("{} {why}", super::quoted(word)))
     })
 }
 

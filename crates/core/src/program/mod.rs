@@ -221,6 +221,62 @@ fn grouped_bytes(n: u64) -> String {
     )
 }
 
+/// The lines of `src`, each ended by `\n`, `\r\n` or a lone `\r`: a file
+/// saved with any of the three line endings reads the same, and its lines are
+/// numbered as a browser's text box numbers them (it turns each into `\n`).
+pub fn source_lines(src: &str) -> SourceLines<'_> {
+    // As `str::lines`: no line in an empty text, none after a final line end.
+    SourceLines {
+        rest: Some(src).filter(|s| !s.is_empty()),
+    }
+}
+
+/// The iterator of [`source_lines`].
+#[derive(Clone, Debug)]
+pub struct SourceLines<'a> {
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for SourceLines<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let text = self.rest?;
+        match text.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if text[i..].starts_with("\r\n") { 2 } else { 1 };
+                self.rest = Some(&text[i + skip..]).filter(|r| !r.is_empty());
+                Some(&text[..i])
+            }
+            None => {
+                self.rest = None;
+                Some(text)
+            }
+        }
+    }
+}
+
+/// Longest token an error message quotes whole: a longer one (a megabyte of
+/// digits pasted by mistake) is quoted as its start and its length, so the
+/// message stays a line a reader can read.
+pub const MAX_QUOTED_CHARS: usize = 32;
+
+/// `token` in quotes, or its first characters and its length if it is longer
+/// than [`MAX_QUOTED_CHARS`].
+pub fn quoted(token: &str) -> String {
+    match token.char_indices().nth(MAX_QUOTED_CHARS) {
+        None => format!("'{token}'"),
+        Some(_) => {
+            let cut = token.char_indices().nth(24).map_or(token.len(), |(i, _)| i);
+            format!(
+                "'{}…' ({} characters)",
+                &token[..cut],
+                crate::text::grouped(token.chars().count() as u64)
+            )
+        }
+    }
+}
+
 /// Parses a program into statements.
 pub fn parse(src: &str) -> Result<Program, ProgramError> {
     if src.len() > MAX_SOURCE_BYTES {
@@ -454,5 +510,65 @@ mod limit_tests {
         assert_eq!(megabytes(31_950_000), "32 MB");
         assert_eq!(crate::text::grouped(1_234_567), "1,234,567");
         assert_eq!(crate::text::grouped(999), "999");
+    }
+}
+
+#[cfg(test)]
+mod hostile_input_tests {
+    use super::*;
+
+    fn messages(src: &str) -> Vec<String> {
+        let e = parse(src).unwrap_err();
+        core::iter::once(&e)
+            .chain(&e.more)
+            .map(|e| format!("{}:{}: {}", e.line, e.column, e.message))
+            .collect()
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_or_a_lone_cr_alike() {
+        let lf = "a = alloc 8\nb = alloc u64\nfree a\n";
+        let want = format!("{:?}", parse(lf).unwrap());
+        for text in [
+            "a = alloc 8\r\nb = alloc u64\r\nfree a\r\n",
+            "a = alloc 8\rb = alloc u64\rfree a\r",
+            "a = alloc 8\rb = alloc u64\r\nfree a",
+        ] {
+            assert_eq!(format!("{:?}", parse(text).unwrap()), want, "{text:?}");
+        }
+        // An error is on the line a text box shows it on, every \r a line break.
+        assert_eq!(
+            messages("a = alloc 8\rb = alloc 8 align x\r\rc = alloc x1"),
+            [
+                "2:19: expected an alignment, found 'x'",
+                "4:11: unknown type 'x1': use a size in bytes or one of u8 u16 u32 u64 u128 usize",
+            ]
+        );
+        assert_eq!(
+            source_lines("a\r\rb\r\n\nc").collect::<Vec<_>>(),
+            ["a", "", "b", "", "c"]
+        );
+        assert_eq!(source_lines("a\n").collect::<Vec<_>>(), ["a"]);
+        assert_eq!(source_lines("").count(), 0);
+    }
+
+    #[test]
+    fn a_megabyte_token_is_quoted_as_its_start_and_its_length() {
+        let digits = format!("1{}", "9".repeat(999_999));
+        let letters = format!("9{}", "x".repeat(999_999));
+        assert_eq!(
+            messages(&format!("a = alloc {digits}\nb = alloc {letters}\nc = alloc -{digits}\n")),
+            [
+                "1:11: '199999999999999999999999…' (1,000,000 characters) is too large (the largest is 0xffffffffffffffff)",
+                "2:11: '9xxxxxxxxxxxxxxxxxxxxxxx…' (1,000,000 characters) is not a number (use decimal like 24 or hex like 0x18)",
+                "3:11: '-19999999999999999999999…' (1,000,001 characters) is negative: sizes and counts are whole numbers of 0 or more",
+            ]
+        );
+        // 32 characters are quoted whole; multi-byte characters are cut on a character.
+        assert_eq!(quoted(&"x".repeat(32)), format!("'{}'", "x".repeat(32)));
+        assert_eq!(
+            quoted(&"é".repeat(40)),
+            format!("'{}…' (40 characters)", "é".repeat(24))
+        );
     }
 }

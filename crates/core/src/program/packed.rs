@@ -599,7 +599,7 @@ mod tests {
         // The 4 GiB size, the alignment 3 and the u64::MAX resize do not pack.
         assert_eq!(p.extras.len(), 3);
         assert_eq!(p.len(), 17);
-        assert_eq!(p.words.len(), 6 * 17);
+        assert_eq!(p.words.len(), WORDS_HEADER + 6 * 17);
         let big = p.get(12);
         assert_eq!(
             big.kind,

@@ -24,7 +24,7 @@ const KEYWORDS: &[&str] = &[
 const KEEP_TOKENS: usize = 4096;
 
 pub(super) struct Parser<'a> {
-    lines: core::str::Lines<'a>,
+    lines: super::SourceLines<'a>,
     line_no: u32,
     /// Tokens `base..base + toks.len()`: from the first token of the
     /// statement being read (a parse error goes back to it) on.
@@ -42,9 +42,9 @@ pub(super) struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     pub(super) fn new(src: &'a str) -> Self {
-        let lines = src.bytes().filter(|&b| b == b'\n').count() + 1;
+        let lines = src.bytes().filter(|&b| b == b'\n' || b == b'\r').count() + 1;
         Parser {
-            lines: src.lines(),
+            lines: super::source_lines(src),
             line_no: 0,
             toks: Vec::new(),
             base: 0,
@@ -209,24 +209,59 @@ impl<'a> Parser<'a> {
     fn size_expr(&mut self) -> Result<SizeExpr, ProgramError> {
         let pos = self.here();
         match self.next() {
-            Some(Token { tok: Tok::Num(n), .. }) => Ok(SizeExpr::Bytes(n)),
-            Some(Token { tok: Tok::Ident(s), pos }) => Prim::parse(s).map(SizeExpr::Type).ok_or_else(|| {
-                ProgramError::at(pos, format!("unknown type '{s}': use a size in bytes or one of u8 u16 u32 u64 u128 usize"))
+            Some(Token {
+                tok: Tok::Num(n), ..
+            }) => Ok(SizeExpr::Bytes(n)),
+            Some(Token {
+                tok: Tok::Ident(s),
+                pos,
+            }) => Prim::parse(s).map(SizeExpr::Type).ok_or_else(|| {
+                ProgramError::at(
+                    pos,
+                    format!(
+                        "unknown type {}: use a size in bytes or one of u8 u16 u32 u64 u128 usize",
+                        super::quoted(&s)
+                    ),
+                )
             }),
-            Some(Token { tok: Tok::LBracket, .. }) => {
+            Some(Token {
+                tok: Tok::LBracket, ..
+            }) => {
                 let tpos = self.here();
                 let ty = match self.next() {
-                    Some(Token { tok: Tok::Ident(s), .. }) if !KEYWORDS.contains(&s) => s,
-                    Some(Token { tok: Tok::Ident(s), pos }) => {
-                        return Err(ProgramError::at(pos, format!("'{s}' is a keyword and cannot be used as an element type")))
+                    Some(Token {
+                        tok: Tok::Ident(s), ..
+                    }) if !KEYWORDS.contains(&s) => s,
+                    Some(Token {
+                        tok: Tok::Ident(s),
+                        pos,
+                    }) => {
+                        return Err(ProgramError::at(
+                            pos,
+                            format!("'{s}' is a keyword and cannot be used as an element type"),
+                        ))
                     }
                     Some(t) => {
-                        return Err(ProgramError::at(t.pos, format!("expected an element type, found {}", describe(&t.tok))))
+                        return Err(ProgramError::at(
+                            t.pos,
+                            format!("expected an element type, found {}", describe(&t.tok)),
+                        ))
                     }
-                    None => return Err(ProgramError::at(tpos, "expected an element type, found the end of the program")),
+                    None => {
+                        return Err(ProgramError::at(
+                            tpos,
+                            "expected an element type, found the end of the program",
+                        ))
+                    }
                 };
                 let prim = Prim::parse(ty).ok_or_else(|| {
-                    ProgramError::at(tpos, format!("unknown type '{ty}': use one of u8 u16 u32 u64 u128 usize"))
+                    ProgramError::at(
+                        tpos,
+                        format!(
+                            "unknown type {}: use one of u8 u16 u32 u64 u128 usize",
+                            super::quoted(&ty)
+                        ),
+                    )
                 })?;
                 self.expect(Tok::Semi, "';' between the element type and the length")?;
                 let (n, _) = self.number("an array length")?;
@@ -235,9 +270,15 @@ impl<'a> Parser<'a> {
             }
             Some(t) => Err(ProgramError::at(
                 t.pos,
-                format!("expected a size (bytes, a type like u64, or [u32; 17]), found {}", describe(&t.tok)),
+                format!(
+                    "expected a size (bytes, a type like u64, or [u32; 17]), found {}",
+                    describe(&t.tok)
+                ),
             )),
-            None => Err(ProgramError::at(pos, "expected a size, found the end of the program")),
+            None => Err(ProgramError::at(
+                pos,
+                "expected a size, found the end of the program",
+            )),
         }
     }
 
@@ -359,7 +400,15 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 self.expect_with(Tok::Eq, || {
-                    format!("'=' after '{word}' (as in `{word} = alloc 8`) or a statement")
+                    let example = if word.chars().count() > super::MAX_QUOTED_CHARS {
+                        "a"
+                    } else {
+                        word
+                    };
+                    format!(
+                        "'=' after {} (as in `{example} = alloc 8`) or a statement",
+                        super::quoted(word)
+                    )
                 })?;
                 let (op, opos) = match self.next() {
                     Some(Token {
@@ -411,7 +460,10 @@ impl<'a> Parser<'a> {
                     _ => {
                         return Err(ProgramError::at(
                             opos,
-                            format!("unknown operation '{op}': use alloc or realloc"),
+                            format!(
+                                "unknown operation {}: use alloc or realloc",
+                                super::quoted(&op)
+                            ),
                         ))
                     }
                 }
@@ -464,7 +516,7 @@ impl<'a> Parser<'a> {
 
 fn describe(t: &Tok) -> String {
     match t {
-        Tok::Ident(s) => format!("'{s}'"),
+        Tok::Ident(s) => super::quoted(s),
         Tok::Num(n) => format!("the number {n}"),
         Tok::Eq => "'='".into(),
         Tok::LBrace => "'{'".into(),
