@@ -4,6 +4,7 @@
 
 import type { RunConfig } from "./engine/config";
 import { measureCosts } from "./engine/costWorkerClient";
+import { parseInWorker, PARSE_IN_WORKER_CHARS } from "./engine/parseWorkerClient";
 import { fetchListing, fetchListingFunction, instructionsSource } from "./engine/listing";
 import { loadCostModule, loadSourceText } from "./engine/load";
 import { traceNow } from "./engine/run";
@@ -69,6 +70,7 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
   const tracer = startTracer(module, store, {
     measure: measureCosts,
     debounceMs: TRACE_DEBOUNCE_MS,
+    parse: { apart: parseInWorker, fromChars: PARSE_IN_WORKER_CHARS },
     onLiveRuns: (n) => (document.body.dataset["liveRuns"] = String(n)),
   });
   startPlayback(store, (s, step) => (s.trace ? pausesAt(s.trace, step, narrations(s.tracedSource)) : false));

@@ -49,10 +49,16 @@ function decorate(view: EditorView): DecorationSet {
   const builder = new RangeSetBuilder<Decoration>();
   const { current, failed, errors } = view.state.field(marksField);
   const doc = view.state.doc;
+  // A long line can be in more than one visible range (CodeMirror draws the
+  // part of it in view): each line is decorated once, in order.
+  let done = 0;
   for (const { from, to } of view.visibleRanges) {
     let pos = from;
     while (pos <= to) {
       const line = doc.lineAt(pos);
+      pos = line.to + 1;
+      if (line.number <= done) continue;
+      done = line.number;
       builder.add(line.from, line.from, lineDecoration(line.number, line.number === current && !failed));
       const errorColumn = errors.get(line.number);
       if (line.length <= MAX_HIGHLIGHT_CHARS || errorColumn !== undefined) {
@@ -70,7 +76,6 @@ function decorate(view: EditorView): DecorationSet {
         });
         if (marked === "end" && errorColumn !== undefined) builder.add(line.to, line.to, Decoration.widget({ widget: new EndOfLineError(errorColumn), side: 1 }));
       }
-      pos = line.to + 1;
     }
   }
   return builder.finish();
