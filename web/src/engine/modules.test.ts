@@ -98,6 +98,25 @@ describe("the trace module", () => {
     );
   });
 
+  it("runs a program parsed apart (as the parse worker does) as it runs its text", () => {
+    const source = "# a note\na = alloc 24 align 8\nrepeat 2 {\n  b = alloc u64\n  free b\n}\nc = alloc [u32; 3]\n";
+    const m = adaptTraceModule([traceGlue]);
+    const parsed = traceGlue.parseProgram(source);
+    expect(parsed.error()).toBeUndefined();
+    const words = parsed.words();
+    parsed.free();
+    const apart = m.startRun(config(source, "bumpalo"), words);
+    const whole = m.startRun(config(source, "bumpalo"));
+    for (const run of [apart, whole]) while (!run.advance(1 << 20)) continue;
+    expect([...apart.stmtLines()]).toEqual([2, 3, 4, 5, 7]);
+    expect([...apart.stmtColumns()]).toEqual([...whole.stmtColumns()]);
+    expect([...apart.stmtKinds()]).toEqual([...whole.stmtKinds()]);
+    expect([...apart.stmtLines()]).toEqual([...whole.stmtLines()]);
+    expect(apart.header()).toBe(whole.header());
+    apart.free();
+    whole.free();
+  });
+
   it("after a trap, makes the module's instance again: the next run traces, and the runs before answer as they did", () => {
     // A build whose runs trap on a program that asks for it, as a panic in
     // the engine would; its instance is the real one, made again for real.
