@@ -220,7 +220,7 @@ impl<'a> Parser<'a> {
                     pos,
                     format!(
                         "unknown type {}: use a size in bytes or one of u8 u16 u32 u64 u128 usize",
-                        super::quoted(&s)
+                        super::quoted(s)
                     ),
                 )
             }),
@@ -259,7 +259,7 @@ impl<'a> Parser<'a> {
                         tpos,
                         format!(
                             "unknown type {}: use one of u8 u16 u32 u64 u128 usize",
-                            super::quoted(&ty)
+                            super::quoted(ty)
                         ),
                     )
                 })?;
@@ -462,7 +462,7 @@ impl<'a> Parser<'a> {
                             opos,
                             format!(
                                 "unknown operation {}: use alloc or realloc",
-                                super::quoted(&op)
+                                super::quoted(op)
                             ),
                         ))
                     }
