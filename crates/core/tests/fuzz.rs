@@ -313,7 +313,8 @@ fn mutate(rng: &mut Rng, src: &str) -> String {
 /// line or just past its end.
 fn check_error(src: &str, e: &ProgramError) -> Result<(), String> {
     let text = src.strip_prefix('\u{feff}').unwrap_or(src);
-    let lines: Vec<&str> = text.lines().collect();
+    // Lines as the parser numbers them: a lone \r ends one too.
+    let lines: Vec<&str> = bumplab_core::program::source_lines(text).collect();
     let line = e.line as usize;
     let width = match line {
         0 => return Err(format!("line 0 in {e}")),
