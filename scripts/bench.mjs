@@ -42,7 +42,14 @@ export const BUDGETS = {
   page_trace_ms_1m_bumpalo: 1500,
   page_trace_ms_1m_bump_scope_up: 1500,
   scrub_drag_longest_task_ms: 50,
+  page_open_ms_1m_lines: 1500,
+  keystroke_ms_1m_lines: 50,
+  paste_ms_20k_lines: 300,
+  wasm_memory_bytes_per_op_lines: 64,
 };
+
+/** What --only can measure alone. */
+export const ONLY = ["scrub_drag", "sizes", "lines"];
 
 /** How long a scrub drag takes from the scrubber's left end to its right end. */
 export const DRAG_MS = 2000;
@@ -205,7 +212,7 @@ export function parseArgs(argv) {
     else if (a === "--budget-s") opts.budgetS = Number(next());
     else if (a === "--only") {
       opts.only = next();
-      if (opts.only !== "scrub_drag" && opts.only !== "sizes") throw new Error(`--only knows scrub_drag and sizes, not ${opts.only}`);
+      if (!ONLY.includes(opts.only)) throw new Error(`--only knows ${ONLY.join(", ")}, not ${opts.only}`);
     }
     else throw new Error(`unknown option ${a}`);
   }
@@ -786,6 +793,203 @@ async function scrubDragOnly(opts, emit) {
   }
 }
 
+/**
+ * In the page (dev server): a recording of `ops` ops in the shape the
+ * recorder writes (web/src/test/recording.ts), one line an op, kept in
+ * window.__benchRecording; returns its length in lines.
+ */
+async function makeRecording(page, ops, seed) {
+  return page.evaluate(
+    async ({ ops, seed }) => {
+      const { recording } = await import("/src/test/recording.ts");
+      const r = recording(ops, seed);
+      window.__benchRecording = r.text;
+      return { chars: r.text.length, lines: r.text.split("\n").length - 1 };
+    },
+    { ops, seed },
+  );
+}
+
+/**
+ * In the page: arms a watch for the frame whose render shows op `ops` of
+ * `ops` (the counter), as pageTraceOnce does; its time lands in
+ * window.__benchShownAt.
+ */
+async function watchShown(page, ops) {
+  await page.evaluate((ops) => {
+    window.__benchShownAt = NaN;
+    const counter = document.querySelector(".step-counter");
+    const stepper = document.getElementById("stepper");
+    const seen = new MutationObserver(() => {
+      if (!counter?.textContent?.startsWith(`op ${ops} / ${ops}`)) return;
+      seen.disconnect();
+      const c = new MessageChannel();
+      c.port1.onmessage = () => (window.__benchShownAt = performance.now());
+      c.port2.postMessage(0);
+    });
+    seen.observe(stepper, { subtree: true, childList: true, characterData: true });
+  }, ops);
+}
+
+/** When the watched frame was painted; an error on screen fails it, unless `halfTyped` (a line typed so far is one). */
+async function shownAt(page, timeout, halfTyped = false) {
+  const handle = await page.waitForFunction(
+    (halfTyped) => {
+      const err = document.querySelector("#program-error")?.textContent?.trim();
+      if (err && !halfTyped) return { error: err };
+      return window.__benchShownAt > 0 ? { at: window.__benchShownAt } : null;
+    },
+    halfTyped,
+    { timeout, polling: 50 },
+  );
+  const r = await handle.jsonValue();
+  if (r.error) throw new Error(r.error);
+  return r.at;
+}
+
+/**
+ * A program opened from a file (the Open file button's input): the time
+ * from the input's change event to the painted frame showing its last op.
+ */
+async function openRecordingOnce(page, ops, timeout) {
+  await watchShown(page, ops);
+  await page.evaluate(() => {
+    const input = document.getElementById("program-file");
+    window.__benchOpenAt = NaN;
+    input.addEventListener("change", () => (window.__benchOpenAt = performance.now()), { capture: true, once: true });
+  });
+  const text = await page.evaluate(() => window.__benchRecording);
+  await page.setInputFiles("#program-file", { name: "recording.txt", mimeType: "text/plain", buffer: Buffer.from(text) });
+  const at = await shownAt(page, timeout);
+  return at - (await page.evaluate(() => window.__benchOpenAt));
+}
+
+/**
+ * Keys typed at the end of the program in the editor, `gapMs` apart as a
+ * typist's: the longest main-thread task from the first key to the frame
+ * after the last (Chromium's trace), and the longest until the edited
+ * program's run is painted (`ops` ops then).
+ */
+async function typeAtEnd(browser, page, keys, gapMs, ops, timeout) {
+  await page.locator("#program").click();
+  await page.keyboard.press("Control+End");
+  await page.waitForTimeout(500);
+  await watchShown(page, ops);
+  await browser.startTracing(page, { categories: ["toplevel", "disabled-by-default-devtools.timeline"] });
+  for (const key of keys) {
+    await page.keyboard.press(key);
+    await page.waitForTimeout(gapMs);
+  }
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  const typing = longestMainThreadTask(await browser.stopTracing());
+  await browser.startTracing(page, { categories: ["toplevel", "disabled-by-default-devtools.timeline"] });
+  await shownAt(page, timeout, true);
+  const run = longestMainThreadTask(await browser.stopTracing());
+  return { typing, run };
+}
+
+/** A program pasted over the editor's whole text: from the paste event to the painted frame showing its last op. */
+async function pasteOnce(page, ops, timeout) {
+  await page.locator("#program").click();
+  await page.keyboard.press("Control+a");
+  await watchShown(page, ops);
+  await page.evaluate(() => {
+    const data = new DataTransfer();
+    data.setData("text/plain", window.__benchRecording);
+    const content = document.getElementById("program");
+    window.__benchPasteAt = performance.now();
+    content.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  });
+  const at = await shownAt(page, timeout);
+  return at - (await page.evaluate(() => window.__benchPasteAt));
+}
+
+/**
+ * --only lines: programs written line by line, as the recorder writes them
+ * (dev server): a million-line recording opened from a file, keys typed at
+ * its end, a 20,000-line one pasted, and the wasm memory a million-line run
+ * holds (in a fresh page).
+ */
+async function linesFigures(opts, emit) {
+  const { root } = await import("./lib.mjs");
+  const { chromium } = await import("@playwright/test");
+  const browser = await chromium.launch(LAUNCH);
+  const dev = startServer(root, [], opts.port);
+  const ops = opts.smoke ? 20_000 : 1_000_000;
+  const timeout = Math.max(180_000, 10 * opts.budgetS * 1000);
+  const load = () => `load average ${loadavg()[0].toFixed(1)}`;
+  try {
+    const origin = await dev.ready;
+    // A fresh page: nothing run before the first open grew its memory.
+    const app = await openApp(browser, origin);
+    await app.page.selectOption("#allocator", opts.preset);
+    const rec = await makeRecording(app.page, ops, 1);
+    // The app's own instance (the glue's init gives the exports it made).
+    const memory = () => app.page.evaluate(async () => (await (await import("/pkg-trace-fast/trace.js")).default()).memory.buffer.byteLength);
+    say(`lines: open a ${count(rec.lines)}-line recording × ${opts.runs}`);
+    const opens = [];
+    let grew = NaN;
+    for (let i = 0; i < opts.runs; i++) {
+      // Another program between two opens, so each open replaces a run.
+      if (i > 0) {
+        await app.page.fill("#program", program(4));
+        await app.page.waitForFunction(() => document.querySelector(".step-counter")?.textContent?.endsWith("/ 4"), null, { timeout });
+      }
+      const before = await memory();
+      opens.push(await openRecordingOnce(app.page, ops, timeout));
+      if (i === 0) grew = (await memory()) - before;
+    }
+    emit(
+      formatLine("wasm_memory_bytes_per_op_lines", grew / ops, "B/op", {
+        note: `the app's trace instance grew ${formatValue(grew / 1e6)} MB while it opened a ${count(rec.lines)}-line recording (${formatValue(rec.chars / 1e6)} MB) on ${opts.preset}, parsed in the parse worker, and ran it to its last op (a fresh page)`,
+      }),
+    );
+    emit(
+      formatLine(`page_open_ms_${ops === 1_000_000 ? "1m" : count(ops)}_lines`, median(opens), "ms", {
+        note: `that recording opened from a file to the painted last op: ${opens.map(formatValue).join(", ")} ms (the first in a fresh page); ${load()}`,
+      }),
+    );
+    say(`lines: 12 keys typed at its end × ${opts.runs}`);
+    const typed = [];
+    let total = ops;
+    for (let i = 0; i < opts.runs; i++) {
+      // Each key a line's worth: a new line and `xN = alloc 8`, one op more.
+      total += 1;
+      const name = `k${i}`;
+      typed.push(await typeAtEnd(browser, app.page, ["Enter", ...name, "Space", "=", "Space", ..."alloc", "Space", "8"].map((k) => (k === " " ? "Space" : k)), 80, total, timeout));
+    }
+    emit(
+      formatLine(`keystroke_ms_${ops === 1_000_000 ? "1m" : count(ops)}_lines`, median(typed.map((t) => t.typing)), "ms", {
+        note:
+          `the longest main-thread task while typing a line at the end of that program, keys 80 ms apart: ${typed.map((t) => formatValue(t.typing)).join(", ")} ms; ` +
+          `the longest task of the run that follows once typing pauses: ${typed.map((t) => formatValue(t.run)).join(", ")} ms; ${load()}`,
+      }),
+    );
+    await app.page.close();
+    const paste = await openApp(browser, origin);
+    await paste.page.selectOption("#allocator", opts.preset);
+    const small = await makeRecording(paste.page, 20_000, 2);
+    say(`lines: paste a ${count(small.lines)}-line recording × ${opts.runs}`);
+    const pastes = [];
+    for (let i = 0; i < opts.runs; i++) {
+      if (i > 0) {
+        await paste.page.fill("#program", program(4));
+        await paste.page.waitForFunction(() => document.querySelector(".step-counter")?.textContent?.endsWith("/ 4"), null, { timeout });
+      }
+      pastes.push(await pasteOnce(paste.page, 20_000, timeout));
+    }
+    emit(
+      formatLine("paste_ms_20k_lines", median(pastes), "ms", {
+        note: `a ${count(small.lines)}-line recording pasted over the program, paste event to the painted last op: ${pastes.map(formatValue).join(", ")} ms; ${load()}`,
+      }),
+    );
+    await paste.page.close();
+  } finally {
+    await dev.stop();
+    await browser.close();
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The run
 
@@ -805,6 +1009,10 @@ async function main() {
       `sizes grow from 1,000 ops while a run is predicted to take at most ${opts.budgetS} s`,
   );
   emit(`# machine: nproc ${m.nproc}, ${m.cpu}, ${formatValue(m.memGb)} GB RAM; node ${m.node}; ${m.chromium}`);
+  if (opts.only === "lines") {
+    await linesFigures(opts, emit);
+    return lines;
+  }
   if (opts.only === "scrub_drag") {
     await scrubDragOnly(opts, emit);
     emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
@@ -1139,10 +1347,23 @@ async function productionFigures(opts, emit, root, browser) {
     if (later.files.length > 0) emit(`# embed files fetched after the first map: ${later.files.map((f) => `${f.path.replace(/^.*\//, "")} ${formatValue(kb(f.gz))} kB`).join(", ")}`);
     emit(formatLine("first_map_ms", median(embedRuns), "ms", { note: "embed.html, vite preview of the build, fresh context each run" }));
     const appRuns = [];
+    let appFetched = { before: [] };
     for (let i = 0; i < Math.max(opts.runs, 1); i++) {
-      appRuns.push((await firstMap(browser, origin, "index.html", readyWatch("body", "#memory-map svg"))).ms);
+      appFetched = await firstMap(browser, origin, "index.html", readyWatch("body", "#memory-map svg"));
+      appRuns.push(appFetched.ms);
     }
     emit(formatLine("first_map_ms_app", median(appRuns), "ms", { note: "index.html, same way" }));
+    // The app's payload, the program editor (CodeMirror, a chunk the embed never fetches) apart.
+    const app = payload(appFetched.before, origin, opts.out);
+    const editor = app.files.filter((f) => /\/editor-[^/]*\.js$/.test(f.path));
+    emit(
+      formatLine("payload_gzip_kb_app", kb(app.total), "kB", {
+        note:
+          `information: index.html before its first map: wasm ${formatValue(kb(app.byKind.wasm))} + JS ${formatValue(kb(app.byKind.js))} + CSS ${formatValue(kb(app.byKind.css))} kB, ${app.files.length} files; ` +
+          `the program editor's chunk (CodeMirror and the editor panel): ${editor.map((f) => `${formatValue(kb(f.gz))} kB`).join(", ") || "not found"}`,
+      }),
+    );
+    emit(`# app payload files: ${app.files.map((f) => `${f.path.replace(/^.*\//, "")} ${formatValue(kb(f.gz))} kB`).join(", ")}`);
 
     // The Instructions view's first open: the listing files it fetches.
     const opens = [];

@@ -95,6 +95,10 @@ describe("formatLine", () => {
       page_trace_ms_1m_bumpalo: 1500,
       page_trace_ms_1m_bump_scope_up: 1500,
       scrub_drag_longest_task_ms: 50,
+      page_open_ms_1m_lines: 1500,
+      keystroke_ms_1m_lines: 50,
+      paste_ms_20k_lines: 300,
+      wasm_memory_bytes_per_op_lines: 64,
     });
   });
 });
@@ -121,6 +125,12 @@ describe("options, program and sizes", () => {
     expect(parseArgs(["--smoke", "--runs", "2", "--no-build", "--port", "5000"])).toMatchObject({ runs: 2, build: false, port: 5000 });
     expect(() => parseArgs(["--nope"])).toThrow(/unknown option/);
     expect(() => parseArgs(["--runs"])).toThrow(/needs a value/);
+  });
+  test("--only picks one group of figures: the drag, the payload sizes, or programs written line by line", () => {
+    expect(parseArgs(["--only", "sizes"]).only).toBe("sizes");
+    expect(parseArgs(["--only", "lines"]).only).toBe("lines");
+    expect(parseArgs(["--only", "scrub_drag"]).only).toBe("scrub_drag");
+    expect(() => parseArgs(["--only", "memory"])).toThrow("--only knows scrub_drag, sizes, lines, not memory");
   });
   test("the program is four ops an iteration, as the native example's", () => {
     expect(program(1_000_000)).toBe("repeat 250000 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}\n");

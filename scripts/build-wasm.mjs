@@ -138,6 +138,7 @@ async function buildTrace() {
     const inputs = hashTree([...SHARED, "crates/trace", "crates/fence"], skipTarget) + `\n${opt.version}\n${build.features}\n${build.optLevel} ${build.wasmOpt}`;
     await buildIfChanged(build.dir, dir, inputs, async (tmp) => {
       wasmPack(build.name, "crates/trace", tmp, "trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: build.optLevel }, ["--no-default-features", "--features", build.features]);
+      addReinstantiate(build.name, join(tmp, "trace.js"), join(tmp, "trace.d.ts"));
       const wasm = join(tmp, "trace_bg.wasm");
       const before = sizes(wasm);
       // The module's target_features section tells wasm-opt which features it uses.
@@ -148,6 +149,30 @@ async function buildTrace() {
       log(`${build.name} wasm built: web/${build.dir}/trace_bg.wasm: ${sizes(wasm)} (before wasm-opt: ${before})`);
     });
   }
+}
+
+/**
+ * Adds `reinstantiate()` to wasm-bindgen's glue: a fresh instance of the
+ * module it loaded, in place of one a trap left in an unknown state (the
+ * glue keeps its instance in a variable of its own, and initialises only
+ * once). The page's adapter (web/src/engine/traceModule.ts) calls it after a
+ * trap, having dropped every object of the old instance.
+ */
+export function addReinstantiate(module, glueFile, typesFile) {
+  const glue = readFileSync(glueFile, "utf8");
+  for (const needed of ["let wasmModule, wasmInstance, wasm;", "function __wbg_get_imports()", "function __wbg_finalize_init(instance, module)"]) {
+    if (!glue.includes(needed)) fail(module, `wasm-bindgen's glue no longer has \`${needed}\`: update addReinstantiate in scripts/build-wasm.mjs`);
+  }
+  const added = `
+/** Bump Lab: a fresh instance of the module, replacing one a trap left unusable (scripts/build-wasm.mjs). */
+export function reinstantiate() {
+    if (wasmModule === undefined) throw new Error("the module was never instantiated");
+    const instance = new WebAssembly.Instance(wasmModule, __wbg_get_imports());
+    __wbg_finalize_init(instance, wasmModule);
+}
+`;
+  writeFileSync(glueFile, glue + added);
+  writeFileSync(typesFile, `${readFileSync(typesFile, "utf8")}\n/** A fresh instance of the module, replacing one a trap left unusable. */\nexport function reinstantiate(): void;\n`);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ORIGIN } from "../../playwright.config";
 import { encodeShare, type SharedState } from "../../web/src/share/link";
-import { blockLabels, clearProgram, named, textOf, wasmFetches } from "./pages";
+import { blockLabels, clearProgram, named, programText, textOf, wasmFetches } from "./pages";
 import { expect, test, type Tab } from "./session";
 
 // The app in Firefox and WebKit: what a student does on the start page, with
@@ -30,7 +30,7 @@ const button = (tab: Tab, name: string) => tab.click(named, "button", name);
 async function typed(tab: Tab): Promise<void> {
   await openApp(tab);
   await tab.run(clearProgram);
-  await tab.type(PROGRAM, named, "textarea#program", null);
+  await tab.type(PROGRAM, named, "#program", null);
   await expect.poll(() => counter(tab)).toMatch(/^op \d+ \/ 2$/);
   await button(tab, "Last");
   await expect.poll(() => counter(tab)).toBe("op 2 / 2");
@@ -38,7 +38,7 @@ async function typed(tab: Tab): Promise<void> {
 
 test("load, type a program and step: the blocks land where the engine puts them", async ({ tab }) => {
   await typed(tab);
-  await expect.poll(() => tab.run(() => (document.querySelector<HTMLTextAreaElement>("textarea#program")?.value ?? ""))).toBe(PROGRAM);
+  await expect.poll(() => tab.run(programText)).toBe(PROGRAM);
   await button(tab, "First");
   await expect.poll(() => counter(tab)).toBe("op 0 / 2");
   expect(await tab.run(blockLabels, "#memory-map")).toEqual([]);

@@ -33,12 +33,23 @@ export function blockLabels(scope: string, host: string | null = null): string[]
   return [...(root?.querySelectorAll(`${scope} svg.memory-map g[data-block]`) ?? [])].map((g) => g.getAttribute("aria-label") ?? "").sort();
 }
 
-/** Empties the program editor's textarea (as selecting all and deleting would), so typing starts afresh. */
+// The program editor (CodeMirror, which draws only the lines in view) keeps
+// its view on its content element; each function here is sent to the page
+// whole, so each finds it itself.
+type EditorView = { state: { doc: { length: number; toString(): string } }; dispatch(spec: { changes: { from: number; to: number; insert: string } }): void };
+
+/** Empties the program editor (as selecting all and deleting would), so typing starts afresh. */
 export function clearProgram(): void {
-  const area = document.querySelector<HTMLTextAreaElement>("textarea#program");
-  if (!area) throw new Error("no program textarea");
-  area.value = "";
-  area.dispatchEvent(new Event("input", { bubbles: true }));
+  const view = (document.querySelector("#program") as unknown as { cmTile?: { root?: { view?: EditorView } } } | null)?.cmTile?.root?.view;
+  if (!view) throw new Error("no program editor");
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: "" } });
+}
+
+/** The program editor's whole text. */
+export function programText(): string {
+  const view = (document.querySelector("#program") as unknown as { cmTile?: { root?: { view?: EditorView } } } | null)?.cmTile?.root?.view;
+  if (!view) throw new Error("no program editor");
+  return view.state.doc.toString();
 }
 
 /** The wasm files the page fetched, by file name, with how many times each (Resource Timing). */

@@ -240,7 +240,7 @@ test.describe("share links", () => {
   test("a link opens its program, preset and step; stepping rewrites the hash", async ({ page }) => {
     await page.goto(`/#${LINK}`);
     await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("hinckley-up");
-    await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue("a = alloc 1\nb = alloc u64");
+    await expect(page.getByRole("textbox", { name: "Program" })).toHaveProgram("a = alloc 1\nb = alloc u64");
     await expect(counter(page)).toHaveText("op 1 / 2");
     await expect(page.getByRole("img", { name: /^a:/ })).toHaveAccessibleName(`a: 1 byte at ${hex(START)}, align 1`);
     await page.getByRole("button", { name: "Step forward" }).click();
@@ -312,7 +312,7 @@ test.describe("share links", () => {
     await page.goto("/#v1?a=hinckley-up&t=128&p=a+=+alloc+1&end");
     await expect(page.locator("#notice")).toContainText("Cannot open this link:");
     await expect(page.locator("#notice")).toContainText('"t" must be 64 or wasm32');
-    await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue(/^a = alloc 1\nb = alloc u64\n/);
+    await expect(page.getByRole("textbox", { name: "Program" })).toHaveProgram(/^a = alloc 1\nb = alloc u64\n/);
     await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("fitzgen-down");
     await page.locator("#notice").getByRole("button", { name: "Dismiss" }).click();
     await expect(page.locator("#notice")).toBeHidden();
@@ -328,7 +328,7 @@ test.describe("lessons and predict mode", () => {
   async function openLesson(page: Page): Promise<void> {
     await page.getByRole("button", { name: "Programs" }).click();
     await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).click();
-    await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue(/^# Lesson: why bumping down/);
+    await expect(page.getByRole("textbox", { name: "Program" })).toHaveProgram(/^# Lesson: why bumping down/);
     await expect(counter(page)).toHaveText("op 0 / 5");
   }
 

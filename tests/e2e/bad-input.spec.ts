@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { deflateRawSync } from "node:zlib";
-import { expect, test, type Frame, type Locator, type Page } from "@playwright/test";
+import { test, type Frame, type Locator, type Page } from "@playwright/test";
+import { expect, programCaret } from "./playground";
 import { ORIGIN } from "../../playwright.config";
 import { base64url, encodeShare, type SharedState } from "../../web/src/share/link";
 import { DEFAULT_PROGRAM } from "../../web/src/model/generators";
@@ -164,7 +165,7 @@ for (const c of EDITOR_CASES) {
     await program(page).fill(c.source);
     await expect(programError(page)).toHaveText(c.error);
     await expect(program(page)).toHaveAttribute("aria-invalid", "true");
-    await expect(program(page)).toHaveValue(c.source);
+    await expect(program(page)).toHaveProgram(c.source);
     await expectKept(page);
     // The summary says the map is the last good trace, not this program's.
     await expect(page.locator("#map-summary .stale-badge")).toBeVisible();
@@ -184,10 +185,10 @@ test("editor: every bad line is listed; each entry moves the caret to its line, 
     `5:15: unexpected character '@'${STRAY}`,
   ]);
   await expect(programError(page).locator(".program-error-count")).toHaveText("4 errors");
-  // Each bad line is marked in the gutter and at its column in the mirror.
-  await expect(page.locator(".gutter .ln.is-error")).toHaveText(["1", "3", "4", "5"]);
-  await expect(page.locator('.code-mirror [data-line="4"] .is-error')).toHaveText("x");
-  await expect(page.locator('.code-mirror [data-line="5"] .is-error')).toHaveAttribute("data-error-column", "15");
+  // Each bad line is marked in the gutter and at its column in the text.
+  await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-error")).toHaveText(["1", "3", "4", "5"]);
+  await expect(page.locator('.cm-content [data-line="4"] .is-error')).toHaveText("x");
+  await expect(page.locator('.cm-content [data-line="5"] .is-error')).toHaveAttribute("data-error-column", "15");
   // The last good run stays on screen, marked as such.
   await expectKept(page);
   await expect(page.locator("#map-summary .stale-badge")).toBeVisible();
@@ -195,9 +196,9 @@ test("editor: every bad line is listed; each entry moves the caret to its line, 
   // A click puts the caret at the error's line and column.
   await entries.nth(1).click();
   await expect(program(page)).toBeFocused();
-  const caret = () => program(page).evaluate((el) => (el as HTMLTextAreaElement).selectionStart);
+  const caret = () => programCaret(program(page));
   expect(await caret()).toBe(source.indexOf("free") + 4);
-  // From the keyboard: Tab from the textarea reaches the list's entries, in order; Enter or Space follows one.
+  // From the keyboard: Tab from the editor reaches the list's entries, in order; Enter or Space follows one.
   await page.keyboard.press("Tab");
   await expect(entries.nth(0)).toBeFocused();
   await page.keyboard.press("Tab");
@@ -223,11 +224,11 @@ test("editor: an unknown block is marked at its name, not at the statement", asy
   await openAtFour(page);
   await program(page).fill("a = alloc 8\nb = realloc zz 16");
   await expect(programError(page)).toHaveText("2:13: unknown block 'zz': no line allocates it");
-  const marked = page.locator(".code-mirror .is-error");
+  const marked = page.locator(".cm-content .is-error");
   await expect(marked).toHaveCount(1);
   await expect(marked).toHaveText("zz");
   await expect(marked).toHaveAttribute("data-error-column", "13");
-  await expect(page.locator(".gutter .ln.is-error")).toHaveText("2");
+  await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-error")).toHaveText("2");
   await expectKept(page);
 });
 
@@ -317,14 +318,14 @@ test("editor: HTML as a block name is a syntax error shown as text; no element i
   // Needs a wasm built from afab388 or later (web/pkg-cost/.stamp older gives only "unexpected character '<'").
   await expect(programError(page)).toHaveText(`2:1: unexpected character '<'${STRAY}`);
   await expectKept(page);
-  // The mirror draws the line literally; nothing was parsed as HTML.
-  await expect(page.locator('.code-mirror [data-line="2"]')).toHaveText(line);
+  // The editor draws the line literally; nothing was parsed as HTML.
+  await expect(page.locator('.cm-content [data-line="2"]')).toHaveText(line);
   await expect(page.locator("img")).toHaveCount(0);
   expect(await page.evaluate(() => window.__xss)).toBeUndefined();
 
   await program(page).fill("ok<b>bold</b> = alloc 8");
   await expect(programError(page)).toHaveText(`1:3: unexpected character '<'${STRAY}`);
-  await expect(page.locator(".code-mirror b, #editor b")).toHaveCount(0);
+  await expect(page.locator(".cm-content b, #editor b")).toHaveCount(0);
   await expectKept(page);
 });
 
@@ -349,8 +350,8 @@ test("editor: HTML and script in comments and #> narration render as literal tex
   await expect(body.locator("code")).toHaveText("<i>code</i>");
   await expect(body.locator("img, script, b, i, a, svg")).toHaveCount(0);
   // The comments show literally in the editor and in the step's details.
-  await expect(page.locator('.code-mirror [data-line="2"]')).toHaveText(comment);
-  await expect(page.locator('.code-mirror [data-line="3"]')).toHaveText(trailing);
+  await expect(page.locator('.cm-content [data-line="2"]')).toHaveText(comment);
+  await expect(page.locator('.cm-content [data-line="3"]')).toHaveText(trailing);
   await expect(page.locator("#op-details")).toContainText(trailing);
   await expect(page.locator("#op-details svg[onload], #editor svg[onload], img")).toHaveCount(0);
   expect(await page.evaluate(() => window.__xss)).toBeUndefined();
@@ -416,7 +417,7 @@ test("share links: a broken link at start says why and keeps the default program
     await page.goto(`/#${link.hash}`);
     await expect(notice(page), link.name).toHaveText(startNotice(link.why));
     await expect(page.locator("#notice")).toBeVisible();
-    await expect(program(page)).toHaveValue(DEFAULT_PROGRAM);
+    await expect(program(page)).toHaveProgram(DEFAULT_PROGRAM);
     await expectKept(page, DEFAULT_AT_END, "op 6 / 6");
   }
   expect(await page.evaluate(() => window.__xss)).toBeUndefined();
@@ -428,7 +429,7 @@ test("share links: a broken link pasted into an open page says why and keeps the
   for (const link of await brokenLinks()) {
     await page.evaluate((hash) => (window.location.hash = hash), link.hash);
     await expect(notice(page), link.name).toHaveText(laterNotice(link.why));
-    await expect(program(page)).toHaveValue(DEFAULT_PROGRAM);
+    await expect(program(page)).toHaveProgram(DEFAULT_PROGRAM);
     await expectKept(page);
     await page.locator("#notice").getByRole("button", { name: "Dismiss" }).click();
     await expect(page.locator("#notice")).toBeHidden();
@@ -464,7 +465,7 @@ async function goodTrace(page: Page): Promise<Record<string, unknown>> {
 }
 
 async function importText(page: Page, text: string): Promise<void> {
-  // As a user does it: the Import button takes the focus (the editor keeps a focused textarea's text).
+  // As a user does it: the Import button takes the focus (the editor keeps the text of a focused editor).
   await page.getByRole("button", { name: "Import trace" }).focus();
   await page.locator("#share-import").setInputFiles({ name: "trace.json", mimeType: "application/json", buffer: Buffer.from(text) });
 }
@@ -521,7 +522,7 @@ test("trace import: HTML in the imported program is text in the editor, never ma
   await importText(page, text);
   await expect(shareStatus(page)).toHaveText("Imported a trace of 2 ops on fitzgen-down: its program is in the editor.");
   await expect(counter(page)).toHaveText("op 2 / 2");
-  await expect(program(page)).toHaveValue(/^# <img src=x onerror="window.__xss=1">\na = alloc 8/);
+  await expect(program(page)).toHaveProgram(/^# <img src=x onerror="window.__xss=1">\na = alloc 8/);
   await expect(page.locator("img")).toHaveCount(0);
   expect(await page.evaluate(() => window.__xss)).toBeUndefined();
   expect(await page.evaluate(() => (Object.prototype as Record<string, unknown>)["polluted"])).toBeUndefined();

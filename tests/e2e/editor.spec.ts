@@ -1,5 +1,5 @@
 import { type Locator, type Page } from "@playwright/test";
-import { expect, test } from "./playground";
+import { expect, test, programText } from "./playground";
 
 // The program editor: highlighting, inline error markers, the Programs menu.
 // The page starts on the default program (6 ops, blocks a..e) on fitzgen-down.
@@ -8,27 +8,30 @@ const program = (page: Page) => page.getByRole("textbox", { name: "Program" });
 const blocks = (page: Page) => page.locator("svg.memory-map g[data-block]");
 const block = (page: Page, name: string) => page.locator(`svg.memory-map g[data-block="${name}"]`);
 const counter = (page: Page) => page.locator(".step-counter");
-const marker = (page: Page) => page.locator(".code-mirror .is-error");
+const marker = (page: Page) => page.locator(".cm-content .is-error");
 const menuButton = (page: Page) => page.getByRole("button", { name: "Programs" });
 const menu = (page: Page) => page.getByRole("menu", { name: "Programs" });
 
 
-/** Where a program column starts on screen: the textarea's left edge plus its padding. */
-async function textOrigin(area: Locator): Promise<{ x: number; y: number }> {
-  const box = await area.boundingBox();
-  const pad = await area.evaluate((el) => {
-    const s = getComputedStyle(el);
-    return { left: parseFloat(s.paddingLeft) + parseFloat(s.borderLeftWidth), top: parseFloat(s.paddingTop) + parseFloat(s.borderTopWidth) };
+const scroller = (page: Page) => page.locator("#editor .cm-scroller");
+const numbers = (page: Page) => page.locator("#editor .cm-lineNumbers .cm-gutterElement");
+
+/** Where column 1 of line 1 starts on screen, unscrolled: the content's top padding and a line's left padding in. */
+async function textOrigin(page: Page): Promise<{ x: number; y: number }> {
+  return page.locator(".cm-content").evaluate((el) => {
+    const line = el.querySelector(".cm-line");
+    if (!line) throw new Error("the editor has no line");
+    const box = el.getBoundingClientRect();
+    const lineBox = line.getBoundingClientRect();
+    return { x: lineBox.left + parseFloat(getComputedStyle(line).paddingLeft), y: box.top + parseFloat(getComputedStyle(el).paddingTop) };
   });
-  if (!box) throw new Error("the textarea has no box");
-  return { x: box.x + pad.left, y: box.y + pad.top };
 }
 
 /** Expects the error marker to sit under `column` of `line` (1-based), one cell per character. */
 async function expectMarkerAt(page: Page, line: number, column: number, cells: number): Promise<void> {
   const box = await marker(page).boundingBox();
   if (!box) throw new Error("the marker has no box");
-  const origin = await textOrigin(program(page));
+  const origin = await textOrigin(page);
   const cell = box.width / cells;
   const lineHeight = 20;
   expect(Math.abs(box.x - origin.x - (column - 1) * cell), "marker x against its column").toBeLessThan(1);
@@ -53,8 +56,8 @@ test("an error is marked at its line and column; fixing it clears the marker and
   await expect(marker(page)).toHaveCount(1);
   await expect(marker(page)).toHaveText("3");
   await expect(marker(page)).toHaveAttribute("data-error-column", "19");
-  await expect(page.locator('.code-mirror [data-line="7"] .is-error')).toHaveCount(1);
-  await expect(page.locator(".gutter .ln.is-error")).toHaveText("7");
+  await expect(page.locator('.cm-content [data-line="7"] .is-error')).toHaveCount(1);
+  await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-error")).toHaveText("7");
   await expectMarkerAt(page, 7, 19, 1);
   // The map keeps the last good trace.
   await expect(blocks(page)).toHaveCount(5);
@@ -65,7 +68,7 @@ test("an error is marked at its line and column; fixing it clears the marker and
   await page.keyboard.type("4");
   await expect(page.getByRole("alert")).toHaveCount(0);
   await expect(marker(page)).toHaveCount(0);
-  await expect(page.locator(".gutter .ln.is-error")).toHaveCount(0);
+  await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-error")).toHaveCount(0);
   await expect(program(page)).toHaveAttribute("aria-invalid", "false");
   await expect(blocks(page)).toHaveCount(6);
   await expect(block(page, "x")).toHaveCount(1);
@@ -77,13 +80,13 @@ test("an error at the end of a line marks the cell after its last character", as
   await page.keyboard.type("y = alloc\n");
   await expect(page.getByRole("alert")).toHaveText(/^1:10: expected a size/);
   await expect(marker(page)).toHaveAttribute("data-error-column", "10");
-  await expect(page.locator('.code-mirror [data-line="1"] .tok-eol.is-error')).toHaveCount(1);
-  await expect(page.locator(".gutter .ln.is-error")).toHaveText("1");
+  await expect(page.locator('.cm-content [data-line="1"] .tok-eol.is-error')).toHaveCount(1);
+  await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-error")).toHaveText("1");
   await expectMarkerAt(page, 1, 10, 1);
 });
 
 test("the program is highlighted as it is typed", async ({ page }) => {
-  const line = (n: number) => page.locator(`.code-mirror .code-line[data-line="${n}"]`);
+  const line = (n: number) => page.locator(`.cm-content .code-line[data-line="${n}"]`);
   await expect(line(3).locator(".tok-keyword")).toHaveText(["alloc", "align"]);
   await expect(line(3).locator(".tok-number")).toHaveText(["24", "16"]);
   await expect(line(3).locator(".tok-name")).toHaveText(["c"]);
@@ -100,21 +103,22 @@ test("the program is highlighted as it is typed", async ({ page }) => {
   await expect(line(8).locator(".tok-narration")).toHaveText("#> narration");
   await expect(line(9).locator(".tok-keyword")).toHaveText(["repeat", "alloc"]);
   await expect(line(9).locator(".tok-number")).toHaveText(["2", "0x10"]);
-  // The mirror holds exactly the textarea's text, line for line.
-  const mirrorText = await page.locator(".code-mirror .code-line").allTextContents();
-  expect(mirrorText.join("\n")).toBe(await program(page).inputValue());
-  // The text the textarea draws itself is transparent: the mirror is what shows.
-  expect(await program(page).evaluate((el) => getComputedStyle(el).color)).toBe("rgba(0, 0, 0, 0)");
+  // The coloured lines are exactly the program's text, line for line.
+  const drawn = await page.locator(".cm-content .code-line").allTextContents();
+  expect(drawn.join("\n")).toBe(await programText(program(page)));
+  // Narration is set apart from a plain comment.
+  const style = (l: Locator) => l.evaluate((el) => `${getComputedStyle(el).color} ${getComputedStyle(el).fontStyle}`);
+  expect(await style(line(8).locator(".tok-narration"))).not.toBe(await style(line(7).locator(".tok-comment")));
 });
 
 test("picking a generator replaces the program, redraws the map, and Undo brings the old text back", async ({ page }) => {
-  const before = await program(page).inputValue();
+  const before = await programText(program(page));
   await menuButton(page).click();
   await expect(menu(page)).toBeVisible();
   await page.getByRole("menuitem", { name: "Vec push with doubling" }).click();
   await expect(menu(page)).toBeHidden();
-  await expect(program(page)).toHaveValue(/^# Vec<u32>: push 32 elements/);
-  await expect(program(page)).toHaveValue(/\nv = realloc v 128 +# push 17: capacity 32$/);
+  await expect(program(page)).toHaveProgram(/^# Vec<u32>: push 32 elements/);
+  await expect(program(page)).toHaveProgram(/\nv = realloc v 128 +# push 17: capacity 32$/);
 
   await page.getByRole("button", { name: "Last" }).click();
   await expect(counter(page)).toHaveText("op 4 / 4");
@@ -127,7 +131,7 @@ test("picking a generator replaces the program, redraws the map, and Undo brings
 
   await program(page).focus();
   await page.keyboard.press("Control+z");
-  await expect(program(page)).toHaveValue(before);
+  await expect(program(page)).toHaveProgram(before);
   await expect(counter(page)).toHaveText(/\/ 6$/);
 });
 
@@ -161,8 +165,8 @@ test("the Programs menu works from the keyboard alone", async ({ page }) => {
   await expect(page.getByRole("menuitem", { name: "String building" })).toBeFocused();
   await page.keyboard.press("Enter");
   await expect(menu(page)).toBeHidden();
-  await expect(program(page)).toHaveValue(/^# String building: append 8 words/);
-  await expect(program(page)).toHaveValue(/\ns = realloc s 39 +# "the quick brown fox jumps over the lazy"$/);
+  await expect(program(page)).toHaveProgram(/^# String building: append 8 words/);
+  await expect(program(page)).toHaveProgram(/\ns = realloc s 39 +# "the quick brown fox jumps over the lazy"$/);
   await page.getByRole("button", { name: "Last" }).click();
   await expect(counter(page)).toHaveText("op 8 / 8");
   await expect(block(page, "s").and(page.locator('[data-state="live"]'))).toHaveAttribute("data-size", "39");
@@ -191,7 +195,7 @@ test("the random mix form validates its fields and generates a seeded program", 
   await expect(ops).toHaveAccessibleDescription("Ops: enter a whole number from 1 to 2000");
   await expect(ops).toBeFocused();
   // The invalid form leaves the program alone.
-  await expect(program(page)).toHaveValue(/^a = alloc 1\n/);
+  await expect(program(page)).toHaveProgram(/^a = alloc 1\n/);
 
   await page.keyboard.press("Control+a");
   await page.keyboard.type("25");
@@ -199,7 +203,7 @@ test("the random mix form validates its fields and generates a seeded program", 
   await form.getByRole("textbox", { name: "Seed" }).fill("7");
   await form.getByRole("textbox", { name: "Seed" }).press("Enter");
   await expect(form).toBeHidden();
-  await expect(program(page)).toHaveValue(/^# Random mix: 25 ops, sizes 90\.\.120, align 1\.\.16, seed 7\n/);
+  await expect(program(page)).toHaveProgram(/^# Random mix: 25 ops, sizes 90\.\.120, align 1\.\.16, seed 7\n/);
   await page.getByRole("button", { name: "Last" }).click();
   await expect(counter(page)).toHaveText("op 25 / 25");
   await expect(blocks(page).first()).toBeVisible();
@@ -219,54 +223,43 @@ test("the menu lists the lessons first, and choosing one loads its program and p
   await expect(lesson).toHaveAccessibleDescription(/Growing the last block is free when bumping up/);
   await lesson.click();
   await expect(menu(page)).toBeHidden();
-  await expect(program(page)).toHaveValue(/^# Lesson: the realloc fast path/);
+  await expect(program(page)).toHaveProgram(/^# Lesson: the realloc fast path/);
   await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("bump-scope-up");
   // Its narration is highlighted as narration.
-  await expect(page.locator(".code-mirror .tok-narration").first()).toContainText("#> Growing data");
+  await expect(page.locator(".cm-content .tok-narration").first()).toContainText("#> Growing data");
 });
 
 test("a long program scrolls the gutter and the highlighting with the text", async ({ page }) => {
   await menuButton(page).click();
   await page.getByRole("menuitem", { name: "Parser AST nodes" }).click();
-  await expect(program(page)).toHaveValue(/^# Parser AST: 40 expression nodes \(seed 1\)/);
-  const lines = (await program(page).inputValue()).split("\n").length;
+  await expect(program(page)).toHaveProgram(/^# Parser AST: 40 expression nodes \(seed 1\)/);
+  const lines = (await programText(program(page))).split("\n").length;
   expect(lines).toBeGreaterThan(40);
   // Scroll to the end, as the caret does after Control+End.
   await program(page).press("Control+End");
-  // The mirror and the gutter follow the textarea's scroll on the next frame:
-  // wait until they are drawn and in step before measuring.
-  const lastLine = page.locator(`.code-mirror .code-line[data-line="${lines}"]`);
+  const lastLine = page.locator(`.cm-content .code-line[data-line="${lines}"]`);
+  const lastNumber = numbers(page).filter({ hasText: new RegExp(`^${lines}$`) });
   await expect(lastLine).toBeVisible();
-  await expect(page.locator(".gutter .ln").nth(lines - 1)).toBeVisible();
-  const offset = async (): Promise<number> => {
-    const box = await lastLine.boundingBox();
-    const top = await program(page).evaluate((el) => el.scrollTop);
-    const at = await textOrigin(program(page));
-    return box ? Math.abs(box.y - (at.y + (lines - 1) * 20 - top)) : Number.POSITIVE_INFINITY;
-  };
-  // The highlighted last line sits where the textarea draws it (20px lines
-  // below its 10px padding, less the scroll), in view, its number beside it.
-  await expect.poll(offset).toBeLessThan(1);
-  const area = await program(page).boundingBox();
+  await expect(lastNumber).toBeVisible();
+  // The last line is in the box, scrolled to, its number beside it.
+  const area = await scroller(page).boundingBox();
   const lastText = await lastLine.boundingBox();
-  const lastNumber = await page.locator(".gutter .ln").nth(lines - 1).boundingBox();
-  if (!area || !lastText || !lastNumber) throw new Error("missing boxes");
-  const scrollTop = await program(page).evaluate((el) => el.scrollTop);
-  expect(scrollTop).toBeGreaterThan(0);
+  const lastBox = await lastNumber.boundingBox();
+  if (!area || !lastText || !lastBox) throw new Error("missing boxes");
+  expect(await scroller(page).evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
   expect(lastText.y).toBeGreaterThan(area.y);
   expect(lastText.y + lastText.height / 2).toBeLessThan(area.y + area.height);
-  expect(Math.abs(lastText.y - lastNumber.y)).toBeLessThan(1);
-  await expect(page.locator(".gutter .ln").nth(lines - 1)).toHaveText(String(lines));
-  // Its tokens are the textarea's last line.
-  const last = (await program(page).inputValue()).split("\n").pop() ?? "";
-  await expect(page.locator(`.code-mirror .code-line[data-line="${lines}"]`)).toHaveText(last);
+  expect(Math.abs(lastText.y - lastBox.y)).toBeLessThan(1);
+  // Its tokens are the program's last line.
+  const last = (await programText(program(page))).split("\n").pop() ?? "";
+  await expect(lastLine).toHaveText(last);
 });
 
 test("the Programs menu replays known behaviours of real arenas, each beside an arena that behaves otherwise", async ({ page }) => {
   await menuButton(page).click();
   await expect(menu(page).getByRole("group", { name: "Known behaviours of real arenas" }).getByRole("menuitem")).toHaveCount(5);
   await page.getByRole("menuitem", { name: "LLVM puts a large request in a slab of its own and keeps filling the current one" }).click();
-  await expect(program(page)).toHaveValue(/^# A request larger than a slab, between two small ones\.\na = alloc 100\nbig = alloc 10000\nb = alloc 100\n$/);
+  await expect(program(page)).toHaveProgram(/^# A request larger than a slab, between two small ones\.\na = alloc 100\nbig = alloc 10000\nb = alloc 100\n$/);
   const columns = page.locator("section.compare-column");
   await expect(columns).toHaveCount(2);
   await expect(columns.nth(0).getByRole("heading")).toHaveText("llvm-bump-ptr");
@@ -290,15 +283,15 @@ test("stepping through a long program scrolls the editor so the current op's lin
   await program(page).fill(source);
   await page.locator("#allocator").selectOption("bumpalo");
   await expect(counter(page).first()).toHaveText("op 200 / 200");
-  const current = page.locator(".code-mirror .code-line.is-current");
-  const scrollTop = (): Promise<number> => program(page).evaluate((el) => el.scrollTop);
-  /** The current line's box lies inside the textarea's box, and the gutter marks the same line. */
+  const current = page.locator(".cm-content .code-line.is-current");
+  const scrollTop = (): Promise<number> => scroller(page).evaluate((el) => el.scrollTop);
+  /** The current line's box lies inside the editor's box, and the gutter marks the same line. */
   const expectInView = async (line: number): Promise<void> => {
     await expect(current).toHaveAttribute("data-line", String(line));
-    await expect(page.locator(".gutter .ln.is-current")).toHaveText(String(line));
+    await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-current")).toHaveText(String(line));
     await expect
       .poll(async () => {
-        const [box, area] = [await current.boundingBox(), await program(page).boundingBox()];
+        const [box, area] = [await current.boundingBox(), await scroller(page).boundingBox()];
         if (!box || !area) return false;
         return box.y >= area.y && box.y + box.height <= area.y + area.height;
       })
@@ -311,7 +304,7 @@ test("stepping through a long program scrolls the editor so the current op's lin
   expect(await scrollTop()).toBe(0);
 
   // Step by step past the bottom of the box: the editor follows.
-  const visible = await program(page).evaluate((el) => Math.floor(el.clientHeight / 20));
+  const visible = await scroller(page).evaluate((el) => Math.floor(el.clientHeight / 20));
   for (let line = 2; line <= visible + 3; line++) {
     await page.getByRole("button", { name: "Step forward" }).click();
     await expectInView(line);

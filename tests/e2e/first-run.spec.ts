@@ -25,7 +25,7 @@ async function chunkStart(page: Page): Promise<number> {
 
 test("loads the default program and draws its blocks at the trace's addresses", async ({ page }) => {
   await expect(page.getByRole("heading", { name: "Bump Lab" })).toBeVisible();
-  await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue(/^a = alloc 1\n/);
+  await expect(page.getByRole("textbox", { name: "Program" })).toHaveProgram(/^a = alloc 1\n/);
   await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("fitzgen-down");
   await page.getByRole("button", { name: "Last" }).click();
 

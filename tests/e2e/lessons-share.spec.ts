@@ -1,6 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import { decodeShare } from "../../web/src/share/link";
-import { expect, test } from "./playground";
+import { expect, test, programText } from "./playground";
 
 // A lesson's narration travels with the program: edit a `#>` line, share the
 // page's link, and both the app and the embed show the edited words at that
@@ -28,7 +28,7 @@ test("an edited lesson narration shows at its step through the share link, in th
   await page.getByRole("menuitem", { name: LESSON }).click();
   await expect(page.locator("section.narration").getByRole("heading", { name: LESSON })).toBeVisible();
 
-  const source = await program(page).inputValue();
+  const source = await programText(program(page));
   expect(source).toContain(ORIGINAL);
   const edited = source.replace(ORIGINAL, EDITED);
   await program(page).fill(edited);
@@ -49,7 +49,7 @@ test("an edited lesson narration shows at its step through the share link, in th
   const app = await context.newPage();
   await app.goto(`/#${hash}`);
   await expect(counter(app)).toHaveText("op 3 / 5");
-  await expect(program(app)).toHaveValue(edited);
+  await expect(program(app)).toHaveProgram(edited);
   await expect(app.locator(".narration-body")).toHaveText(EDITED_TEXT);
   await expect(app.locator(".narration-body strong")).toHaveText("u128");
   // One step on, the next statement's own narration replaces it.

@@ -19,7 +19,7 @@ async function openLesson(page: Page, title: string): Promise<void> {
 test("a lesson from the Programs menu narrates each step, and Exit lesson leaves it", async ({ page }) => {
   await openLesson(page, "Why bumping down needs fewer instructions");
   await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("fitzgen-down");
-  await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue(/^# Lesson: why bumping down/);
+  await expect(page.getByRole("textbox", { name: "Program" })).toHaveProgram(/^# Lesson: why bumping down/);
   // The narration region is polite: a screen reader hears each step's words.
   await expect(narrationBody(page)).toHaveAttribute("aria-live", "polite");
 
@@ -50,7 +50,7 @@ test("a lesson from the Programs menu narrates each step, and Exit lesson leaves
   await narration(page).getByRole("button", { name: "Exit lesson" }).click();
   await expect(narration(page)).toBeHidden();
   // The program stays: exiting a lesson does not throw the learner's place away.
-  await expect(page.getByRole("textbox", { name: "Program" })).toHaveValue(/^# Lesson: why bumping down/);
+  await expect(page.getByRole("textbox", { name: "Program" })).toHaveProgram(/^# Lesson: why bumping down/);
 });
 
 test("narration the user writes renders as text, links only to http(s)", async ({ page }) => {

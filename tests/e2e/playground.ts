@@ -3,7 +3,7 @@
 // journey: no request left the app's origin (the page is self-contained), and
 // nothing threw or logged an error (a CSP violation is logged, not thrown).
 
-import { expect, test as base } from "@playwright/test";
+import { expect as baseExpect, test as base, type Locator } from "@playwright/test";
 import { ORIGIN } from "../../playwright.config";
 
 export const test = base.extend<{ playground: void }>({
@@ -27,4 +27,36 @@ export const test = base.extend<{ playground: void }>({
   ],
 });
 
-export { expect };
+type EditorDocument = { state: { doc: { toString(): string }; selection: { main: { head: number } } } };
+
+/** The program editor's state (CodeMirror draws only the lines in view, so it is read from its document, not its DOM). */
+function editorState(editor: Locator): Promise<{ text: string; caret: number }> {
+  return editor.evaluate((el) => {
+    const content = el.closest(".cm-editor")?.querySelector(".cm-content") ?? el;
+    const view = (content as unknown as { cmTile?: { root?: { view?: EditorDocument } } }).cmTile?.root?.view;
+    if (!view) throw new Error("not a program editor");
+    return { text: view.state.doc.toString(), caret: view.state.selection.main.head };
+  });
+}
+
+/** The program editor's whole text. */
+export const programText = (editor: Locator): Promise<string> => editorState(editor).then((s) => s.text);
+
+/** The offset of the program editor's caret in its text. */
+export const programCaret = (editor: Locator): Promise<number> => editorState(editor).then((s) => s.caret);
+
+export const expect = baseExpect.extend({
+  /** The program editor holds exactly `expected` (a string), or text it matches (a RegExp). */
+  async toHaveProgram(editor: Locator, expected: string | RegExp, options?: { timeout?: number }) {
+    const matches = (text: string): boolean => (typeof expected === "string" ? text === expected : expected.test(text));
+    let actual = "";
+    try {
+      await baseExpect.poll(async () => matches((actual = await programText(editor))), { timeout: options?.timeout ?? 5000 }).toBe(!this.isNot);
+    } catch {
+      // The message below says what the editor held.
+    }
+    const pass = matches(actual);
+    const shown = actual.length > 400 ? `${actual.slice(0, 400)}…` : actual;
+    return { pass, name: "toHaveProgram", expected, actual, message: () => `expected the program ${this.isNot ? "not " : ""}to be ${String(expected)}, it is ${JSON.stringify(shown)}` };
+  },
+});

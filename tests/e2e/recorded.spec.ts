@@ -1,5 +1,5 @@
 import { test as bare, type Page } from "@playwright/test";
-import { expect, test } from "./playground";
+import { expect, test, programText } from "./playground";
 
 // Programs recorded from real software (web/public/examples/recorded/), in
 // the Programs menu. Each opens like a lesson written for bumpalo on 64-bit:
@@ -34,7 +34,7 @@ test("a recorded program opens from the Programs menu where its narration's tota
   // op before, where the map holds the 9 chunks its narration names.
   await expect(counter(page)).toHaveText("op 2424 / 2425");
   await expect(page.locator("svg.memory-map g.chunk-row[data-chunk-id]")).toHaveCount(9);
-  await expect(program(page)).toHaveValue(/^# Recorded by bumplab-record 0\.1\.0 through the Rust Allocator wrapper/);
+  await expect(program(page)).toHaveProgram(/^# Recorded by bumplab-record 0\.1\.0 through the Rust Allocator wrapper/);
   await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("bumpalo");
   await expect(page.getByRole("combobox", { name: "Target" })).toHaveValue("64");
   await expect(narration(page).getByRole("heading", { name: `Recorded: ${JSON_ARENA}` })).toBeVisible();
@@ -58,11 +58,11 @@ bare("a recorded program that does not load says so and leaves the program on sc
   page.on("pageerror", (e) => thrown.push(e.message));
   await page.goto("/");
   await expect(page.locator("svg.memory-map g[data-block]").first()).toBeVisible();
-  const before = await program(page).inputValue();
+  const before = await programText(program(page));
   await page.route("**/examples/recorded/*.txt", (route) => route.fulfill({ status: 404, body: "" }));
   await openRecorded(page, JSON_ARENA);
   await expect(page.locator("#notice")).toContainText("The recorded program examples/recorded/json-arena-package-lock.txt did not load (404");
-  await expect(program(page)).toHaveValue(before);
+  await expect(program(page)).toHaveProgram(before);
   await expect(narration(page).getByRole("heading", { name: `Recorded: ${JSON_ARENA}` })).toHaveCount(0);
   expect(thrown).toEqual([]);
 });

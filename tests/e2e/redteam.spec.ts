@@ -27,7 +27,7 @@ test("a share link that cannot open stays in the address bar, and the notice cop
   await expect(notice(page)).toHaveText(
     "Cannot open this link: this link was made by a newer Bump Lab (v2); this one reads v1 links: open it in the latest Bump Lab. Showing the default program instead.",
   );
-  await expect(program(page)).toHaveValue(DEFAULT_PROGRAM);
+  await expect(program(page)).toHaveProgram(DEFAULT_PROGRAM);
   await expect(counter(page)).toHaveText("op 6 / 6");
   await page.waitForTimeout(SETTLE_MS);
   expect(hashOf(page), "the link is still in the address bar").toBe(link);
@@ -66,7 +66,7 @@ test("a link that lost its v1? prefix gets a notice saying how to repair it, ins
   expect(hashOf(page)).toBe(link);
   // Repaired as the notice says, it opens.
   await page.evaluate((hash) => (window.location.hash = hash), `v1?${link}`);
-  await expect(program(page)).toHaveValue("a = alloc 8");
+  await expect(program(page)).toHaveProgram("a = alloc 8");
   await expect(counter(page)).toHaveText("op 0 / 1");
   await expect(page.locator("#notice")).toBeHidden();
 });
@@ -117,7 +117,7 @@ test("a file with CR-only line endings opens as it runs when pasted: the same pr
   const lines = ["a = alloc 8", "b = alloc u64", "free a", "c = alloc 24 align 8"];
   await page.locator("#program-file").setInputFiles({ name: "old-mac.txt", mimeType: "text/plain", buffer: Buffer.from(lines.join("\r") + "\r") });
   await expect(status(page)).toHaveText("Opened old-mac.txt.");
-  await expect(program(page)).toHaveValue(lines.join("\n") + "\n");
+  await expect(program(page)).toHaveProgram(lines.join("\n") + "\n");
   await expect(counter(page)).toHaveText("op 4 / 4");
   await expect(page.locator("#program-error")).toBeHidden();
 });
@@ -129,7 +129,7 @@ test("dropping two files opens the first and keeps saying only one opens", async
   ]);
   await page.dispatchEvent("body", "dragenter", { dataTransfer: transfer });
   await page.dispatchEvent("body", "drop", { dataTransfer: transfer });
-  await expect(program(page)).toHaveValue("a = alloc 8\n");
+  await expect(program(page)).toHaveProgram("a = alloc 8\n");
   await expect(counter(page)).toHaveText("op 1 / 1");
   await expect(status(page)).toHaveText("Opened a.txt. Only one program opens at a time: a.txt, the first of 2.");
 });

@@ -113,7 +113,7 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
   await expect(counter(page)).toHaveText("op 100000 / 100000", { timeout: 60_000 });
   await page.getByRole("button", { name: "First" }).click();
   await expect(counter(page)).toHaveText(/^op 0 \//);
-  await expect(page.locator(".gutter .ln.is-current")).toHaveCount(0);
+  await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-current")).toHaveCount(0);
 
   const box = await page.locator("#step").boundingBox();
   if (!box) throw new Error("the scrubber is not on screen");
@@ -123,8 +123,8 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
   /** The editor's gutter and mirror, the code view and the op's details all show op `n`. */
   const expectAt = async (n: number): Promise<void> => {
     const line = 2 + ((n - 1) % 4);
-    await expect(page.locator(".gutter .ln.is-current")).toHaveText(String(line));
-    await expect(page.locator(".code-mirror .code-line.is-current")).toHaveAttribute("data-line", String(line));
+    await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-current")).toHaveText(String(line));
+    await expect(page.locator(".cm-content .code-line.is-current")).toHaveAttribute("data-line", String(line));
     await expect(page.locator("#op-details")).toContainText(kinds[(n - 1) % 4]!);
     await expect(page.locator("#code-view .code-line.is-current")).toHaveCount(1);
   };

@@ -58,7 +58,7 @@ test("Copy link: the copied link, opened in a new page, shows the same program, 
   const other = await context.newPage();
   await other.goto(copied);
   await expect(counter(other)).toHaveText("op 4 / 6");
-  await expect(other.locator("#program")).toHaveValue(STATE.source);
+  await expect(other.locator("#program")).toHaveProgram(STATE.source);
   await expect(other.locator("#allocator")).toHaveValue("hinckley-up");
   expect(await blockLabels(other)).toEqual(expected);
   await other.close();

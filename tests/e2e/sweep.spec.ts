@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { inflateRawSync } from "node:zlib";
 import { ORIGIN } from "../../playwright.config";
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { test, type Locator, type Page } from "@playwright/test";
+import { expect } from "./playground";
 
 // Parameter sweeps: the program in the editor run across one parameter, one
 // point per configuration. Every number asserted here is read off the page:
@@ -49,7 +50,7 @@ async function generatedWorkload(page: Page, ops: number, seed: number): Promise
   await form.getByRole("textbox", { name: "Ops" }).fill(String(ops));
   await form.getByRole("textbox", { name: "Seed" }).fill(String(seed));
   await form.getByRole("button", { name: "Generate" }).click();
-  await expect(program(page)).toHaveValue(new RegExp(`^# Random mix: ${ops} ops, .*seed ${seed}\\n`));
+  await expect(program(page)).toHaveProgram(new RegExp(`^# Random mix: ${ops} ops, .*seed ${seed}\\n`));
   await expect(page.locator(".step-counter")).toHaveText(`op ${ops} / ${ops}`);
 }
 
@@ -269,7 +270,7 @@ test("a random mix's size range swept: each point's program is the mix with that
   await expect(wide).toHaveAttribute("aria-label", /^sizes 1-256: [\d,]+ wasm instructions$/);
   const { figure } = await readPoint(wide);
   await wide.click();
-  await expect(program(page)).toHaveValue(/^# Random mix: 30 ops, sizes 1\.\.256, align 1\.\.16, seed 4\n/);
+  await expect(program(page)).toHaveProgram(/^# Random mix: 30 ops, sizes 1\.\.256, align 1\.\.16, seed 4\n/);
   await expect(page.locator(".step-counter")).toHaveText("op 30 / 30");
   expect(await shownInstructions(page)).toBe(figure);
 });

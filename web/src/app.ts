@@ -4,6 +4,7 @@
 
 import type { RunConfig } from "./engine/config";
 import { measureCosts } from "./engine/costWorkerClient";
+import { parseInWorker, PARSE_IN_WORKER_CHARS } from "./engine/parseWorkerClient";
 import { fetchListing, fetchListingFunction, instructionsSource } from "./engine/listing";
 import { loadCostModule, loadSourceText } from "./engine/load";
 import { traceNow } from "./engine/run";
@@ -48,7 +49,10 @@ function lastOf<T>(f: (text: string) => T): (text: string) => T {
   };
 }
 
-export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, Action> {
+/** The program editor's module, imported on its own (see main.ts). */
+export type EditorModule = typeof import("./views/editor");
+
+export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModule): Store<AppState, Action> {
   const allocators = module.allocators();
   const preferred = allocators.find((a) => a.name === "fitzgen-down") ?? allocators[0];
   const store = createStore(
@@ -66,6 +70,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
   const tracer = startTracer(module, store, {
     measure: measureCosts,
     debounceMs: TRACE_DEBOUNCE_MS,
+    parse: { apart: parseInWorker, fromChars: PARSE_IN_WORKER_CHARS },
     onLiveRuns: (n) => (document.body.dataset["liveRuns"] = String(n)),
   });
   startPlayback(store, (s, step) => (s.trace ? pausesAt(s.trace, step, narrations(s.tracedSource)) : false));
@@ -210,6 +215,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
   const showProgress = progressBar(mounts.map);
   const context = (s: AppState): AppViewContext => ({
     allocators,
+    renderEditor: editor.renderEditor,
     narrations,
     lines,
     source: sourceOf,

@@ -28,7 +28,7 @@ import { renderCostView } from "./views/costView";
 import { h, markCatchingUp } from "./views/dom";
 import { renderInstructions, renderInstructionsToggle, unlinkCode } from "./views/instructions";
 import { renderCompareInstructions } from "./views/instructionsCompare";
-import { renderEditor } from "./views/editor";
+import type { renderEditor } from "./views/editor";
 import { renderNarration } from "./views/narration";
 import { renderOpDetails } from "./views/opDetails";
 import { renderPredict } from "./views/predict";
@@ -119,6 +119,8 @@ export function findMounts(): Mounts {
 /** What the controllers hold that the app draws. */
 export interface AppViewContext {
   allocators: readonly AllocatorInfo[];
+  /** The program editor's view (views/editor.ts), loaded by the app alone: embeds never fetch it. */
+  renderEditor: typeof renderEditor;
   narrations: (source: string) => ReadonlyMap<number, Narration>;
   lines: (source: string) => readonly string[];
   source: (file: string) => SourceLookup;
@@ -520,7 +522,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   catchingUp(m, false);
   const { dispatch } = ctx;
   const op = s.trace ? currentOp(s.trace, s.step) : undefined;
-  renderEditor(
+  ctx.renderEditor(
     m.editor,
     {
       config: s,

@@ -7,7 +7,10 @@ import { applyTheme, storedTheme } from "./views/theme";
 applyTheme(storedTheme());
 
 try {
-  startApp(await loadAppTraceModule(), findMounts());
+  // The program editor (CodeMirror) is a chunk of its own, fetched beside the
+  // engine: the embed and <bump-lab> never load it.
+  const [module, editor] = await Promise.all([loadAppTraceModule(), import("./views/editor")]);
+  startApp(module, findMounts(), editor);
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   const box = document.getElementById("fatal");

@@ -128,7 +128,14 @@ describe('every addEventListener("message") site', () => {
   const sites = SOURCES.filter((p) => LISTENS.test(stripComments(readFileSync(p, "utf8")))).map((p) => relative(ROOT, p));
 
   it("are the ones known here (a new one must be added with its check)", () => {
-    expect(sites).toEqual(["web/src/embed.ts", "web/src/engine/costWorker.ts", "web/src/engine/costWorkerClient.ts", "web/src/share/measureEmbed.ts"]);
+    expect(sites).toEqual([
+      "web/src/embed.ts",
+      "web/src/engine/costWorker.ts",
+      "web/src/engine/costWorkerClient.ts",
+      "web/src/engine/parseWorker.ts",
+      "web/src/engine/parseWorkerClient.ts",
+      "web/src/share/measureEmbed.ts",
+    ]);
   });
 
   /**
@@ -140,6 +147,8 @@ describe('every addEventListener("message") site', () => {
     // A dedicated worker hears only the page that made it; the page listens on that Worker object only.
     "web/src/engine/costWorker.ts": [/parseCostJob\(\s*e\.data\s*\)/, /if \(!job\) return/],
     "web/src/engine/costWorkerClient.ts": [/w\.addEventListener\(\s*"message"/, /parseCostReply\(\s*e\.data\s*\)/, /if \(!reply\) return/],
+    "web/src/engine/parseWorker.ts": [/parseParseJob\(\s*e\.data\s*\)/, /if \(!job\) return/],
+    "web/src/engine/parseWorkerClient.ts": [/w\.addEventListener\(\s*"message"/, /parseParseReply\(\s*e\.data\s*\)/, /if \(!reply \|\| !pending/],
     // The share panel hears its own measuring frame only, and only a height.
     "web/src/share/measureEmbed.ts": [/event\.source\s*===\s*frame\.contentWindow\s*&&\s*isResizeMessage\(\s*event\.data\s*\)/],
   };

@@ -35,6 +35,11 @@ impl<W: Word> Heap<W> {
         }
     }
 
+    /// Free ranges in the list: what a copy of the heap costs.
+    pub fn free_ranges(&self) -> usize {
+        self.free.len()
+    }
+
     /// Total bytes the heap can hand out.
     pub fn limit(target: Target) -> u64 {
         match target {

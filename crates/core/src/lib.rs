@@ -7,12 +7,14 @@
 
 pub mod algorithms;
 pub mod catalogue;
+pub mod columns;
 pub mod engine;
 pub mod events;
 pub mod heap;
 pub mod model;
 pub mod models;
 pub mod panic_note;
+pub mod persistent;
 pub mod presets;
 pub mod probe;
 pub mod program;

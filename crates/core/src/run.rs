@@ -4,188 +4,81 @@
 //! The full JSON trace ([`run()`]) keeps every op's events and
 //! micro-steps, about 1.6 kB per op. A page that scrubs through a million
 //! ops needs far less per op: where each block is, when it dies and when its
-//! bytes come back. So the run keeps 28 bytes per op (the columns), a table
-//! of the program's statements, the chunk table and a sample of the stats,
-//! and snapshots the whole engine every [`SNAPSHOT_EVERY`] ops. An op's
-//! details ([`Run::detail`]) are rebuilt by re-running at most that many ops
-//! from the snapshot before it, so they cost the same at op 100 as at op
-//! 999,999. The layout is documented in `docs/trace-format.md` ("Columnar run").
+//! bytes come back. So the run keeps 28 bytes per op (the columns), the
+//! program (24 bytes a statement, its names interned), the chunk table and
+//! a sample of the stats, and snapshots the engine every so many ops. An
+//! op's details ([`Run::detail`]) are rebuilt by re-running the ops from the
+//! snapshot before it, so they cost the same at op 100 as at op 999,999.
+//! The layout is documented in `docs/trace-format.md` ("Columnar run").
+//!
+//! # Memory
+//!
+//! A snapshot shares the engine's tables (`crate::persistent`): it costs
+//! what the model and the base allocator's list take to copy, plus what the
+//! ops after it copy before writing to what it shares. Snapshots are at
+//! least [`SNAPSHOT_EVERY`] ops apart, and the next is taken only once the
+//! ops since the last have cost at most [`SNAPSHOT_BYTES_PER_OP`] bytes an
+//! op: a program that rewrites its whole live set every few ops gets fewer
+//! snapshots, and its details re-run more ops. So a run of `n` ops whose
+//! engine keeps at most `b` blocks at once takes about
+//!
+//! ```text
+//! 28 n (columns) + 24 s (statements) + names + 72 × 4,097 (stats samples)
+//!   + 8 n (snapshots) + ~60 b (blocks, their chunks' lists, their names)
+//! ```
+//!
+//! bytes, and [`Run::memory_bytes`] says how much so far. A run past
+//! [`MAX_RUN_BYTES`] stops with an error that says so, before the memory
+//! is exhausted.
 
 use serde::Serialize;
 
 use crate::algorithms::Direction;
+use std::rc::Rc;
+
+pub use crate::columns::{
+    op_kind_code, Columns, META_ALIGN_SHIFT, META_FAILED, META_KIND, META_MOVED, META_PLACED,
+    META_STMT_SHIFT, NONE,
+};
 use crate::engine::{self, Options, State, MAX_EXECUTED_OPS, MAX_FULL_TRACE_OPS};
+use crate::persistent;
 use crate::presets::PresetId;
-use crate::program::op_count;
-use crate::program::{ProgramError, Stmt, StmtKind};
+use crate::program::{op_count, Pos, Program, ProgramError, StmtKind};
 use crate::source::Source;
 use crate::trace::{ChunkInfo, Op, OpKind, ProgramInfo, Stats, Trace, TRACE_VERSION};
 use crate::word::Target;
 
-/// Ops between two snapshots of the engine: what [`Run::detail`] re-runs at
-/// most, and what sets the snapshots' memory (one per this many ops).
+/// Least ops between two snapshots of the engine: what [`Run::detail`]
+/// re-runs at most while snapshots are cheap.
 pub const SNAPSHOT_EVERY: u32 = 1024;
+/// Most bytes the snapshots may cost per op run: they are spaced so that
+/// each costs at most this much per op since the one before.
+pub const SNAPSHOT_BYTES_PER_OP: u64 = 8;
+/// Most memory one run may take ([`Run::memory_bytes`]): a run that would
+/// take more stops with an error, long before wasm32's 4 GiB are exhausted,
+/// with room for the run on screen and the next one beside it. No program
+/// within the other limits comes near it (the formula in the module's
+/// documentation gives under 300 MB for the largest), so reaching it means a
+/// table grew in a way the formula does not count.
+pub const MAX_RUN_BYTES: u64 = 1 << 30;
+/// Statements a program may have: the statement index takes the `meta`
+/// column's bits above [`META_STMT_SHIFT`].
+pub const MAX_STATEMENTS: usize = 1 << (32 - META_STMT_SHIFT);
 /// Most stats samples a run keeps (one more for the last op).
 pub const MAX_STATS_SAMPLES: u64 = 4096;
-/// The value of `chunk`, `dead_at` and `gone_at` that means "none".
-pub const NONE: u32 = u32::MAX;
-
-/// `meta` bits 0-2: the op's kind, as [`op_kind_code`] numbers it.
-pub const META_KIND: u32 = 0b111;
-/// `meta` bit 3: the allocation did not fit.
-pub const META_FAILED: u32 = 1 << 3;
-/// `meta` bit 4: a realloc that moved the block.
-pub const META_MOVED: u32 = 1 << 4;
-/// `meta` bit 5: the op placed a block (it has an address).
-pub const META_PLACED: u32 = 1 << 5;
-/// `meta` bits 6-9: log2 of the op's alignment (0 when it has none).
-pub const META_ALIGN_SHIFT: u32 = 6;
-/// `meta` bits 10-31: the index of the op's statement in [`Run::stmts`].
-pub const META_STMT_SHIFT: u32 = 10;
-
-/// The kind's number in `meta`: 0 alloc, 1 realloc, 2 free, 3 reset,
-/// 4 checkpoint, 5 restore.
-pub fn op_kind_code(kind: OpKind) -> u32 {
-    match kind {
-        OpKind::Alloc => 0,
-        OpKind::Realloc => 1,
-        OpKind::Free => 2,
-        OpKind::Reset => 3,
-        OpKind::Checkpoint => 4,
-        OpKind::Restore => 5,
-    }
-}
-
-/// One statement of the program that is not a repeat: what every op it
-/// executes shares, so the columns need only its index.
+/// A repeat in [`Run::stmt_kinds_and_names`]: no op kind is 7.
+pub const STMT_REPEAT: u32 = 7;
+/// One statement of the program as the page shows an op's: where it is,
+/// its kind and the name it names. Repeats are statements too (their ops'
+/// `meta` never points at them): their kind is `None`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct StmtInfo {
     pub line: u32,
     pub column: u32,
-    pub kind: OpKind,
+    pub kind: Option<OpKind>,
     /// The name its ops show in [`Op::block`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block: Option<String>,
-}
-
-/// One `u32` per op in each column; see the `META_*` constants and
-/// `docs/trace-format.md` for what each holds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Columns {
-    pub meta: Vec<u32>,
-    pub chunk: Vec<u32>,
-    pub offset: Vec<u32>,
-    pub size: Vec<u32>,
-    pub padding: Vec<u32>,
-    /// The op that freed or reallocated the block this op placed.
-    pub dead_at: Vec<u32>,
-    /// The op after which the block's bytes are no longer drawn: the one
-    /// that reclaimed them, or the in-place realloc that took them over.
-    pub gone_at: Vec<u32>,
-}
-
-impl Columns {
-    /// The column called `name` (`meta`, `chunk`, `offset`, `size`,
-    /// `padding`, `dead_at`, `gone_at`).
-    pub fn by_name(&self, name: &str) -> Option<&[u32]> {
-        Some(match name {
-            "meta" => &self.meta,
-            "chunk" => &self.chunk,
-            "offset" => &self.offset,
-            "size" => &self.size,
-            "padding" => &self.padding,
-            "dead_at" => &self.dead_at,
-            "gone_at" => &self.gone_at,
-            _ => return None,
-        })
-    }
-
-    /// Room for `n` ops in every column: a run knows its op count before
-    /// it starts, so the columns never move while they grow.
-    fn with_capacity(n: usize) -> Self {
-        let v = || Vec::with_capacity(n);
-        Columns {
-            meta: v(),
-            chunk: v(),
-            offset: v(),
-            size: v(),
-            padding: v(),
-            dead_at: v(),
-            gone_at: v(),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.meta.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.meta.is_empty()
-    }
-
-    /// Appends op `op`, run by statement `stmt`, and marks the blocks it
-    /// ended in the rows of the ops that placed them.
-    fn push(&mut self, stmt: u32, op: &Op) {
-        let i = op.index;
-        debug_assert_eq!(i as usize, self.len());
-        let placed = matches!(op.kind, OpKind::Alloc | OpKind::Realloc)
-            && !op.failed
-            && op.address.is_some();
-        let align = op.align.map_or(0, u64::trailing_zeros);
-        let mut meta = op_kind_code(op.kind) | align << META_ALIGN_SHIFT | stmt << META_STMT_SHIFT;
-        if op.failed {
-            meta |= META_FAILED;
-        }
-        if op.moved == Some(true) {
-            meta |= META_MOVED;
-        }
-        if placed {
-            meta |= META_PLACED;
-        }
-        let small = |v: Option<u64>| v.map_or(0, |v| u32::try_from(v).unwrap_or(u32::MAX));
-        self.meta.push(meta);
-        self.chunk.push(match (placed, op.chunk) {
-            (true, Some(c)) => c,
-            _ => NONE,
-        });
-        self.offset.push(match (placed, op.chunk) {
-            (false, _) => 0,
-            (true, Some(_)) => small(op.offset),
-            // A dangling zero-sized block: no chunk to measure from.
-            (true, None) => small(op.address),
-        });
-        self.size.push(small(op.size));
-        self.padding.push(small(op.padding));
-        self.dead_at.push(NONE);
-        self.gone_at.push(NONE);
-        let gone = |b: u32, gone_at: &mut Vec<u32>| {
-            let g = &mut gone_at[b as usize];
-            if *g == NONE {
-                *g = i;
-            }
-        };
-        match (op.kind, op.target_op) {
-            (OpKind::Free, Some(t)) => self.dead_at[t as usize] = i,
-            (OpKind::Realloc, Some(t)) if !op.failed => {
-                self.dead_at[t as usize] = i;
-                // In place, the new block takes over the old one's bytes
-                // (listed in `reclaimed` when it was in a chunk; a dangling
-                // one is not, and goes too).
-                if op.moved == Some(false) {
-                    gone(t, &mut self.gone_at);
-                }
-            }
-            _ => {}
-        }
-        for &b in &op.reclaimed {
-            gone(b, &mut self.gone_at);
-        }
-    }
-
-    /// Bytes the columns hold.
-    pub fn bytes(&self) -> usize {
-        7 * 4 * self.len()
-    }
 }
 
 /// The used bytes of a live chunk after an op.
@@ -204,27 +97,18 @@ pub struct Detail {
     pub chunks_used: Vec<ChunkUsed>,
 }
 
-/// What a columnar run says about itself, for the page's header.
+/// What a columnar run says about itself, for the page's header. The
+/// statements are read apart, as columns ([`Run::stmt_lines`] and the
+/// others): a recording's million would be 50 MB of JSON.
 #[derive(Clone, Debug, Serialize)]
-pub struct Header<'a> {
+pub struct Header {
     pub version: u32,
     pub allocator: &'static str,
     pub target: Target,
     pub direction: Direction,
     pub source: Source,
     pub source_path: &'static str,
-    pub stmts: &'a [StmtInfo],
     pub stats_every: u32,
-}
-
-/// The program as the cursor walks it: its statements in pre-order, a
-/// repeat followed by its body.
-#[derive(Clone, Copy, Debug)]
-enum Node {
-    /// A statement that runs one op: its index in `Run::program`.
-    Op(u32),
-    /// `repeat count { … }` whose body is the next `len` nodes.
-    Repeat { count: u64, len: usize },
 }
 
 /// Where a run is in the program: one frame per repeat entered (and one for
@@ -236,21 +120,21 @@ struct Cursor {
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
-    /// The body's nodes, `start..end`.
+    /// The body's statements, `start..end`.
     start: usize,
     end: usize,
-    /// The next node to run.
+    /// The next statement to run.
     next: usize,
     /// Passes over the body left, the current one included.
     left: u64,
 }
 
 impl Cursor {
-    fn new(nodes: &[Node]) -> Self {
+    fn new(program: &Program) -> Self {
         Cursor {
             frames: vec![Frame {
                 start: 0,
-                end: nodes.len(),
+                end: program.len(),
                 next: 0,
                 left: 1,
             }],
@@ -260,7 +144,7 @@ impl Cursor {
     /// The statement of the next op, stepping past it; `None` at the end.
     /// Every repeat runs at least one op (the program is pruned), so this
     /// never spins.
-    fn next(&mut self, nodes: &[Node]) -> Option<u32> {
+    fn next(&mut self, program: &Program) -> Option<u32> {
         loop {
             let f = self.frames.last_mut()?;
             if f.next == f.end {
@@ -273,66 +157,31 @@ impl Cursor {
                 continue;
             }
             let at = f.next;
-            match nodes[at] {
-                Node::Op(s) => {
-                    f.next += 1;
-                    return Some(s);
-                }
-                Node::Repeat { count, len } => {
-                    f.next += 1 + len;
+            match program.get(at).kind {
+                StmtKind::Repeat { count, len } => {
+                    let end = at + 1 + len as usize;
+                    f.next = end;
                     self.frames.push(Frame {
                         start: at + 1,
-                        end: at + 1 + len,
+                        end,
                         next: at + 1,
                         left: count,
                     });
+                }
+                _ => {
+                    f.next += 1;
+                    return Some(at as u32);
                 }
             }
         }
     }
 }
 
-/// Lays `stmts` out in pre-order: repeats as [`Node::Repeat`], the others
-/// in `program` (numbered in that order) with their [`StmtInfo`].
-fn flatten(
-    stmts: Vec<Stmt>,
-    nodes: &mut Vec<Node>,
-    program: &mut Vec<Stmt>,
-    infos: &mut Vec<StmtInfo>,
-) {
-    for s in stmts {
-        match s.kind {
-            StmtKind::Repeat { count, body } => {
-                let at = nodes.len();
-                nodes.push(Node::Repeat { count, len: 0 });
-                flatten(body, nodes, program, infos);
-                let body_len = nodes.len() - at - 1;
-                nodes[at] = Node::Repeat {
-                    count,
-                    len: body_len,
-                };
-            }
-            _ => {
-                let (kind, block) = match &s.kind {
-                    StmtKind::Alloc { name, .. } => (OpKind::Alloc, Some(name)),
-                    StmtKind::Realloc { name, .. } => (OpKind::Realloc, Some(name)),
-                    StmtKind::Free { block, .. } => (OpKind::Free, Some(block)),
-                    StmtKind::Checkpoint { name } => (OpKind::Checkpoint, Some(name)),
-                    StmtKind::Restore { name } => (OpKind::Restore, Some(name)),
-                    StmtKind::Reset => (OpKind::Reset, None),
-                    StmtKind::Repeat { .. } => unreachable!("matched above"),
-                };
-                infos.push(StmtInfo {
-                    line: s.pos.line,
-                    column: s.pos.column,
-                    kind,
-                    block: block.cloned(),
-                });
-                nodes.push(Node::Op(program.len() as u32));
-                program.push(s);
-            }
-        }
-    }
+/// The engine and cursor before op `at`.
+struct Snapshot {
+    at: u32,
+    state: Box<dyn State>,
+    cursor: Cursor,
 }
 
 /// A program being traced into columns; see the module's documentation.
@@ -340,10 +189,8 @@ pub struct Run {
     preset: PresetId,
     target: Target,
     direction: Direction,
-    nodes: Vec<Node>,
-    /// The statements that run ops, in pre-order (`meta`'s statement index).
-    program: Vec<Stmt>,
-    stmts: Vec<StmtInfo>,
+    /// The program, pruned: ops' `meta` holds the index of their statement.
+    program: Rc<Program>,
     cursor: Cursor,
     state: Box<dyn State>,
     total: u64,
@@ -351,8 +198,12 @@ pub struct Run {
     columns: Columns,
     stats_every: u32,
     samples: Vec<Stats>,
-    /// The engine and cursor before op `k * SNAPSHOT_EVERY`, at `k`.
-    snapshots: Vec<(Box<dyn State>, Cursor)>,
+    snapshots: Vec<Snapshot>,
+    /// Bytes the ops since the last snapshot copied ([`persistent::copied`]).
+    epoch_copied: u64,
+    /// Bytes the snapshots keep: each one's copies and what the ops after it
+    /// copied while it shared their tables.
+    snapshot_bytes: u64,
     /// Every op in full, when the run makes the full JSON trace (it keeps
     /// no snapshots then).
     full: Option<Vec<Op>>,
@@ -373,6 +224,17 @@ impl Run {
     /// [`MAX_EXECUTED_OPS`] ops, or asks for settings the preset refuses.
     pub fn new(src: &str, preset: PresetId, opts: &Options) -> Result<Run, ProgramError> {
         Run::start(src, preset, opts, MAX_EXECUTED_OPS, false)
+    }
+
+    /// [`Run::new`] for a program parsed already ([`crate::program::parse`],
+    /// in a worker, say).
+    pub fn from_program(
+        program: Program,
+        preset: PresetId,
+        opts: &Options,
+    ) -> Result<Run, ProgramError> {
+        let (program, state) = engine::start_parsed(program, preset, opts, MAX_EXECUTED_OPS)?;
+        Run::with(program, state, preset, opts, false)
     }
 
     /// The full JSON trace: this run to the end, keeping every op in full.
@@ -406,25 +268,45 @@ impl Run {
         full: bool,
     ) -> Result<Run, ProgramError> {
         let (program, state) = engine::start(src, preset, opts, cap)?;
+        Run::with(program, state, preset, opts, full)
+    }
+
+    fn with(
+        program: Rc<Program>,
+        state: Box<dyn State>,
+        preset: PresetId,
+        opts: &Options,
+        full: bool,
+    ) -> Result<Run, ProgramError> {
+        if program.len() > MAX_STATEMENTS {
+            return Err(ProgramError::at(
+                Pos { line: 1, column: 1 },
+                format!(
+                    "the program has {} statements; the limit is {}",
+                    program.len(),
+                    MAX_STATEMENTS
+                ),
+            ));
+        }
         let total = op_count(&program);
-        let (mut nodes, mut stmts, mut infos) = (Vec::new(), Vec::new(), Vec::new());
-        flatten(program, &mut nodes, &mut stmts, &mut infos);
         let stats_every = total.div_ceil(MAX_STATS_SAMPLES).max(1) as u32;
         Ok(Run {
             preset,
             target: opts.target,
             direction: state.direction(),
-            cursor: Cursor::new(&nodes),
-            nodes,
-            program: stmts,
-            stmts: infos,
+            cursor: Cursor::new(&program),
+            program,
             state,
             total,
             executed: 0,
-            columns: Columns::with_capacity(total as usize),
+            // Allocated at the first op: a page that parsed the text itself
+            // has freed it by then, and the columns may take its place.
+            columns: Columns::default(),
             stats_every,
             samples: Vec::new(),
             snapshots: Vec::new(),
+            epoch_copied: 0,
+            snapshot_bytes: 0,
             full: full.then(Vec::new),
             snapshot: !full,
             error: None,
@@ -463,24 +345,40 @@ impl Run {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
+        if self.columns.meta.capacity() == 0 && !self.is_done() {
+            self.columns = Columns::with_capacity(self.total as usize);
+        }
         // Ops whose details nobody keeps skip building their events.
         self.state.set_detail(keep.is_some());
+        let mut copied = persistent::copied();
         for _ in 0..max_ops {
-            let snapshot = self.snapshot && self.executed % SNAPSHOT_EVERY == 0;
-            let before = snapshot.then(|| self.cursor.clone());
-            let Some(s) = self.cursor.next(&self.nodes) else {
+            let before = self.snapshot_due().then(|| self.cursor.clone());
+            let Some(s) = self.cursor.next(&self.program) else {
                 break;
             };
             if let Some(cursor) = before {
-                self.snapshots.push((self.state.fork(), cursor));
+                let state = self.state.fork();
+                self.snapshot_bytes += self.epoch_copied
+                    + (persistent::copied() - copied)
+                    + state.fork_bytes()
+                    + (size_of::<Snapshot>() + cursor.frames.capacity() * size_of::<Frame>())
+                        as u64;
+                self.snapshots.push(Snapshot {
+                    at: self.executed,
+                    state,
+                    cursor,
+                });
+                self.epoch_copied = 0;
+                copied = persistent::copied();
             }
-            let stmt = &self.program[s as usize];
-            let mut op = match self.state.exec(stmt) {
+            let stmt = self.program.get(s as usize);
+            let result = self.state.exec(&stmt, &self.columns);
+            let now = persistent::copied();
+            self.epoch_copied += now - copied;
+            copied = now;
+            let mut op = match result {
                 Ok(op) => op,
-                Err(e) => {
-                    self.error = Some(e.clone());
-                    return Err(e);
-                }
+                Err(e) => return Err(self.fail(e)),
             };
             let i = self.executed;
             let sampled = self.is_sampled(i);
@@ -489,8 +387,7 @@ impl Run {
                 // they are computed (every op of a full trace, the samples of
                 // a columnar run; a detail's re-run is bounded and not charged).
                 if let Err(e) = self.state.charge_stats(stmt.pos) {
-                    self.error = Some(e.clone());
-                    return Err(e);
+                    return Err(self.fail(e));
                 }
                 op.stats = self.state.stats();
             }
@@ -503,8 +400,71 @@ impl Run {
                 None => self.state.recycle(&mut op),
             }
             self.executed += 1;
+            if self.executed % SNAPSHOT_EVERY == 0 {
+                if let Err(e) = self.check_memory(stmt.pos) {
+                    return Err(self.fail(e));
+                }
+            }
         }
         Ok(self.is_done())
+    }
+
+    fn fail(&mut self, e: ProgramError) -> ProgramError {
+        self.error = Some(e.clone());
+        e
+    }
+
+    /// Whether to snapshot the engine before the next op: at op 0, then once
+    /// [`SNAPSHOT_EVERY`] ops have run since the last and cost at most
+    /// [`SNAPSHOT_BYTES_PER_OP`] each (what they copied, and what the next
+    /// snapshot copies at once).
+    fn snapshot_due(&self) -> bool {
+        if !self.snapshot {
+            return false;
+        }
+        let Some(last) = self.snapshots.last() else {
+            return true;
+        };
+        let since = self.executed - last.at;
+        since >= SNAPSHOT_EVERY
+            && self.epoch_copied + self.state.fork_bytes()
+                <= SNAPSHOT_BYTES_PER_OP * u64::from(since)
+    }
+
+    /// An error at `pos` if the run has taken more than [`MAX_RUN_BYTES`].
+    fn check_memory(&self, pos: Pos) -> Result<(), ProgramError> {
+        let used = self.memory_bytes();
+        if used <= MAX_RUN_BYTES {
+            return Ok(());
+        }
+        Err(ProgramError::at(
+            pos,
+            format!(
+                "the run stopped at op {} of {}: it had taken {} MB, past the {} MB one run may take (the program has {} statements; its chunks held {} blocks)",
+                crate::text::grouped(u64::from(self.executed)),
+                crate::text::grouped(self.total),
+                used >> 20,
+                MAX_RUN_BYTES >> 20,
+                crate::text::grouped(self.program.len() as u64),
+                crate::text::grouped(self.state.held_blocks() as u64),
+            ),
+        ))
+    }
+
+    /// Bytes the run holds, about: its columns, stats samples and program,
+    /// the engine's tables and what its snapshots keep beyond them.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.columns.meta.capacity() * 7 * 4) as u64
+            + (self.samples.capacity() * size_of::<Stats>()) as u64
+            + self.program.bytes() as u64
+            + self.state.table_bytes()
+            + self.snapshot_bytes
+            + (self.snapshots.capacity() * size_of::<Snapshot>()) as u64
+    }
+
+    /// Bytes the snapshots keep beyond the engine's own tables.
+    pub fn snapshot_bytes(&self) -> u64 {
+        self.snapshot_bytes
     }
 
     /// Whether op `i`'s stats are among [`Run::stats_samples`]: every
@@ -520,14 +480,17 @@ impl Run {
         if i >= self.executed {
             return None;
         }
-        let k = (i / SNAPSHOT_EVERY) as usize;
-        let (state, cursor) = self.snapshots.get(k)?;
-        let (mut state, mut cursor) = (state.fork(), cursor.clone());
-        for j in k as u32 * SNAPSHOT_EVERY..=i {
-            let s = cursor.next(&self.nodes).expect("op i ran");
+        let k = self
+            .snapshots
+            .partition_point(|s| s.at <= i)
+            .checked_sub(1)?;
+        let snap = &self.snapshots[k];
+        let (mut state, mut cursor) = (snap.state.fork(), snap.cursor.clone());
+        for j in snap.at..=i {
+            let s = cursor.next(&self.program).expect("op i ran");
             state.set_detail(j == i);
             let mut op = state
-                .exec(&self.program[s as usize])
+                .exec(&self.program.get(s as usize), &self.columns)
                 .expect("the ops before the failed one ran");
             if j == i {
                 op.stats = state.stats();
@@ -540,6 +503,17 @@ impl Run {
             }
         }
         unreachable!("the loop returns at op i")
+    }
+
+    /// Ops [`Run::detail`] re-runs at most: the longest stretch between two
+    /// snapshots.
+    pub fn longest_rerun(&self) -> u32 {
+        let ats = self.snapshots.iter().map(|s| s.at).chain([self.executed]);
+        ats.clone()
+            .zip(ats.skip(1))
+            .map(|(a, b)| b - a)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Ops run so far.
@@ -564,8 +538,63 @@ impl Run {
         &self.columns
     }
 
-    pub fn stmts(&self) -> &[StmtInfo] {
-        &self.stmts
+    /// The program the run runs (pruned: a statement's index is the one
+    /// ops' `meta` holds).
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Statement `i` as the page shows it.
+    pub fn stmt_info(&self, i: usize) -> StmtInfo {
+        let s = self.program.get(i);
+        let names = self.program.names();
+        let (kind, block) = match s.kind {
+            StmtKind::Alloc { name, .. } => (Some(OpKind::Alloc), Some(name)),
+            StmtKind::Realloc { name, .. } => (Some(OpKind::Realloc), Some(name)),
+            StmtKind::Free { block, .. } => (Some(OpKind::Free), Some(block)),
+            StmtKind::Checkpoint { name } => (Some(OpKind::Checkpoint), Some(name)),
+            StmtKind::Restore { name } => (Some(OpKind::Restore), Some(name)),
+            StmtKind::Reset => (Some(OpKind::Reset), None),
+            StmtKind::Repeat { .. } => (None, None),
+        };
+        StmtInfo {
+            line: s.pos.line,
+            column: s.pos.column,
+            kind,
+            block: block.map(|n| names.get(n).to_string()),
+        }
+    }
+
+    /// Each statement's line.
+    pub fn stmt_lines(&self) -> Vec<u32> {
+        self.program.iter().map(|s| s.pos.line).collect()
+    }
+
+    /// Each statement's column.
+    pub fn stmt_columns(&self) -> Vec<u32> {
+        self.program.iter().map(|s| s.pos.column).collect()
+    }
+
+    /// Each statement's kind as `meta` numbers ops' (see [`op_kind_code`])
+    /// and the name it names, packed as `kind | (name + 1) << 3` (0 above
+    /// the kind for none; the names are [`Run::program`]'s, by number); a
+    /// repeat is [`STMT_REPEAT`].
+    pub fn stmt_kinds_and_names(&self) -> Vec<u32> {
+        self.program
+            .iter()
+            .map(|s| {
+                let (kind, name) = match s.kind {
+                    StmtKind::Alloc { name, .. } => (OpKind::Alloc, Some(name)),
+                    StmtKind::Realloc { name, .. } => (OpKind::Realloc, Some(name)),
+                    StmtKind::Free { block, .. } => (OpKind::Free, Some(block)),
+                    StmtKind::Checkpoint { name } => (OpKind::Checkpoint, Some(name)),
+                    StmtKind::Restore { name } => (OpKind::Restore, Some(name)),
+                    StmtKind::Reset => (OpKind::Reset, None),
+                    StmtKind::Repeat { .. } => return STMT_REPEAT,
+                };
+                op_kind_code(kind) | name.map_or(0, |n| n.0 + 1) << 3
+            })
+            .collect()
     }
 
     /// Every chunk made so far (`freed_by` set for those freed so far).
@@ -587,7 +616,7 @@ impl Run {
         self.preset
     }
 
-    pub fn header(&self) -> Header<'_> {
+    pub fn header(&self) -> Header {
         Header {
             version: TRACE_VERSION,
             allocator: self.preset.name(),
@@ -595,7 +624,6 @@ impl Run {
             direction: self.direction,
             source: self.preset.source(),
             source_path: self.preset.source().path(),
-            stmts: &self.stmts,
             stats_every: self.stats_every,
         }
     }
@@ -605,16 +633,11 @@ impl Run {
         self.snapshots.len()
     }
 
-    /// Bytes of the trace proper: the columns, the statement and chunk
+    /// Bytes of the trace proper: the columns, the program and chunk
     /// tables and the stats samples (the engine and its snapshots apart).
     pub fn bytes(&self) -> usize {
-        let stmts: usize = self
-            .stmts
-            .iter()
-            .map(|s| size_of::<StmtInfo>() + s.block.as_ref().map_or(0, String::len))
-            .sum();
         self.columns.bytes()
-            + stmts
+            + self.program.bytes()
             + self.state.chunk_count() * size_of::<ChunkInfo>()
             + self.samples.len() * size_of::<Stats>()
     }

@@ -16,6 +16,19 @@ pub fn bytes(n: u64) -> String {
     plural(n, "byte")
 }
 
+/// `1,600,000`: the digits in groups of three.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use bumplab_core::program::{parse, Stmt, StmtKind};
+use bumplab_core::program::{op_count, parse, Program};
 use bumplab_core::trace::Trace;
 use bumplab_core::{run, Options, PresetId, ProgramError, Target};
 
@@ -313,7 +313,8 @@ fn mutate(rng: &mut Rng, src: &str) -> String {
 /// line or just past its end.
 fn check_error(src: &str, e: &ProgramError) -> Result<(), String> {
     let text = src.strip_prefix('\u{feff}').unwrap_or(src);
-    let lines: Vec<&str> = text.lines().collect();
+    // Lines as the parser numbers them: a lone \r ends one too.
+    let lines: Vec<&str> = bumplab_core::program::source_lines(text).collect();
     let line = e.line as usize;
     let width = match line {
         0 => return Err(format!("line 0 in {e}")),
@@ -345,34 +346,18 @@ fn check_error(src: &str, e: &ProgramError) -> Result<(), String> {
 }
 
 /// Ops a parsed program executes.
-fn executed(stmts: &[Stmt]) -> u64 {
-    stmts
-        .iter()
-        .map(|s| match &s.kind {
-            StmtKind::Repeat { count, body } => count.saturating_mul(executed(body)),
-            _ => 1,
-        })
-        .fold(0, u64::saturating_add)
-}
-
-fn positions(stmts: &[Stmt], out: &mut Vec<(u32, u32)>) {
-    for s in stmts {
-        out.push((s.pos.line, s.pos.column));
-        if let StmtKind::Repeat { body, .. } = &s.kind {
-            positions(body, out);
-        }
-    }
+fn executed(program: &Program) -> u64 {
+    op_count(program)
 }
 
 /// A trace is whole: one op per executed statement, each at a statement of
 /// the program, naming only chunks and ops that exist, and it serialises.
-fn check_trace(stmts: &[Stmt], t: &Trace) -> Result<(), String> {
-    let want = executed(stmts);
+fn check_trace(program: &Program, t: &Trace) -> Result<(), String> {
+    let want = executed(program);
     if t.ops.len() as u64 != want {
         return Err(format!("{} ops in the trace, {want} executed", t.ops.len()));
     }
-    let mut at = Vec::new();
-    positions(stmts, &mut at);
+    let at: Vec<(u32, u32)> = program.iter().map(|s| (s.pos.line, s.pos.column)).collect();
     for (i, op) in t.ops.iter().enumerate() {
         let i = i as u32;
         if op.index != i {
@@ -413,7 +398,7 @@ fn check_run(
     src: &str,
     preset: PresetId,
     target: Target,
-    parsed: &Result<Vec<Stmt>, ProgramError>,
+    parsed: &Result<Program, ProgramError>,
 ) -> Result<(), String> {
     let opts = Options {
         target,

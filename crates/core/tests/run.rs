@@ -52,13 +52,12 @@ fn columns_from(trace: &Trace, run: &Run) -> [Vec<u32>; 7] {
         let placed = matches!(op.kind, OpKind::Alloc | OpKind::Realloc)
             && !op.failed
             && op.address.is_some();
-        let stmt = run
-            .stmts()
-            .iter()
-            .position(|s| s.line == op.line && s.column == op.column)
+        let stmt = (0..run.program().len())
+            .map(|k| run.stmt_info(k))
+            .position(|s| s.line == op.line && s.column == op.column && s.kind.is_some())
             .expect("every op's statement is in the table") as u32;
-        let s = &run.stmts()[stmt as usize];
-        assert_eq!((s.kind, &s.block), (op.kind, &op.block));
+        let s = run.stmt_info(stmt as usize);
+        assert_eq!((s.kind, &s.block), (Some(op.kind), &op.block));
         let mut meta = op_kind_code(op.kind) | stmt << META_STMT_SHIFT;
         if let Some(a) = op.align {
             assert!(a.is_power_of_two() && a <= 4096);

@@ -7,10 +7,12 @@
 //! tables once, and asks [`TraceRun::detail`] for the op on screen. The
 //! layout is documented in `docs/trace-format.md` ("Columnar run").
 
+use bumplab_core::program::{parse, Program};
 use bumplab_core::run::{
-    META_ALIGN_SHIFT, META_FAILED, META_KIND, META_MOVED, META_PLACED, META_STMT_SHIFT, NONE,
+    MAX_RUN_BYTES, META_ALIGN_SHIFT, META_FAILED, META_KIND, META_MOVED, META_PLACED,
+    META_STMT_SHIFT, NONE, STMT_REPEAT,
 };
-use bumplab_core::{presets, ProgramError, Run};
+use bumplab_core::{presets, Options, PresetId, ProgramError, Run};
 use wasm_bindgen::prelude::*;
 
 /// A program being traced, or the reason it cannot be.
@@ -38,19 +40,34 @@ impl TraceRun {
         min_align: Option<u32>,
     ) -> TraceRun {
         bumplab_core::panic_note::keep();
-        match start(source, allocator, target, capacity, min_align) {
-            Ok(run) => {
-                reserve_heap(run.total());
-                TraceRun {
-                    run: Some(run),
-                    error: None,
-                }
-            }
-            Err(e) => TraceRun {
-                run: None,
-                error: Some(e),
+        TraceRun::started(
+            request(allocator, target, capacity, min_align)
+                .and_then(|(preset, opts)| Run::new(source, preset, &opts)),
+        )
+    }
+
+    /// [`TraceRun::new`] for a program [`parse_program`] parsed (in a
+    /// worker, say): `words` are its [`ParsedProgram::words`].
+    #[wasm_bindgen(js_name = fromProgram)]
+    pub fn from_program(
+        words: Vec<u32>,
+        allocator: &str,
+        target: &str,
+        capacity: Option<u32>,
+        min_align: Option<u32>,
+    ) -> TraceRun {
+        bumplab_core::panic_note::keep();
+        TraceRun::started(request(allocator, target, capacity, min_align).and_then(
+            |(preset, opts)| {
+                let program = Program::from_words(words).ok_or_else(|| {
+                    ProgramError::at(
+                        bumplab_core::program::Pos { line: 1, column: 1 },
+                        "internal error: the parsed program came back damaged (this is a bug in Bump Lab, not in the program)",
+                    )
+                })?;
+                Run::from_program(program, preset, &opts)
             },
-        }
+        ))
     }
 
     /// Runs up to `max_ops` more ops; `true` once the run is over (every op
@@ -85,7 +102,7 @@ impl TraceRun {
         self.run.as_ref().map_or(0.0, |r| r.total() as f64)
     }
 
-    /// `{version, allocator, target, direction, source, source_path, stmts,
+    /// `{version, allocator, target, direction, source, source_path,
     /// stats_every}`, or `null` if the program never started.
     pub fn header(&self) -> String {
         match &self.run {
@@ -108,6 +125,52 @@ impl TraceRun {
             .and_then(|r| r.columns().by_name(which))
             .map(<[u32]>::to_vec)
             .unwrap_or_default()
+    }
+
+    /// Each statement's line (repeats included: an op's `meta` holds its
+    /// statement's index).
+    #[wasm_bindgen(js_name = stmtLines)]
+    pub fn stmt_lines(&self) -> Vec<u32> {
+        self.run.as_ref().map(Run::stmt_lines).unwrap_or_default()
+    }
+
+    /// Each statement's column.
+    #[wasm_bindgen(js_name = stmtColumns)]
+    pub fn stmt_columns(&self) -> Vec<u32> {
+        self.run.as_ref().map(Run::stmt_columns).unwrap_or_default()
+    }
+
+    /// Each statement's kind and name: `kind | (name + 1) << 3`, the kind
+    /// as `meta` codes it, the name by its index in [`TraceRun::names`] (0
+    /// above the kind for none); a repeat is 7.
+    #[wasm_bindgen(js_name = stmtKinds)]
+    pub fn stmt_kinds(&self) -> Vec<u32> {
+        self.run
+            .as_ref()
+            .map(Run::stmt_kinds_and_names)
+            .unwrap_or_default()
+    }
+
+    /// The program's block and checkpoint names, one a line.
+    pub fn names(&self) -> String {
+        let Some(run) = &self.run else {
+            return String::new();
+        };
+        let names: Vec<&str> = run.program().names().iter().collect();
+        names.join("\n")
+    }
+
+    /// Bytes the run holds in the module's memory, about (its columns,
+    /// program, engine tables and snapshots).
+    #[wasm_bindgen(js_name = memoryBytes)]
+    pub fn memory_bytes(&self) -> f64 {
+        self.run.as_ref().map_or(0.0, |r| r.memory_bytes() as f64)
+    }
+
+    /// Ops an op's detail re-runs at most (from the snapshot before it).
+    #[wasm_bindgen(js_name = longestRerun)]
+    pub fn longest_rerun(&self) -> u32 {
+        self.run.as_ref().map_or(0, Run::longest_rerun)
     }
 
     /// The stats samples, 9 numbers each: requested, used, padding,
@@ -143,11 +206,9 @@ impl TraceRun {
     }
 }
 
-/// Heap bytes a run takes per op once its columns are allocated (they are
-/// when it starts), about: the engine's block and chunk tables and the
-/// snapshots' share (a million ops of the benchmark's program take 72 MB
-/// beyond their 28 MB of columns).
-const HEAP_BYTES_PER_OP: u64 = 76;
+/// Heap bytes a run takes per op at its first op, about: its seven `u32`
+/// columns, allocated then, and a little of the tables that follow them.
+const HEAP_BYTES_PER_OP: u64 = 30;
 
 /// Grows the wasm memory once for a run of `ops` ops, before it starts.
 /// The allocator would otherwise grow it 64 kB at a time as the run's tables
@@ -169,20 +230,85 @@ fn reserve_heap(ops: u64) {
     }
 }
 
-fn start(
-    source: &str,
+impl TraceRun {
+    fn started(run: Result<Run, ProgramError>) -> TraceRun {
+        match run {
+            Ok(run) => {
+                reserve_heap(run.total());
+                TraceRun {
+                    run: Some(run),
+                    error: None,
+                }
+            }
+            Err(e) => TraceRun {
+                run: None,
+                error: Some(e),
+            },
+        }
+    }
+}
+
+fn request(
     allocator: &str,
     target: &str,
     capacity: Option<u32>,
     min_align: Option<u32>,
-) -> Result<Run, ProgramError> {
-    let (preset, opts) = bumplab_core::engine::request(
+) -> Result<(PresetId, Options), ProgramError> {
+    bumplab_core::engine::request(
         allocator,
         target,
         capacity.map(u64::from),
         min_align.map(u64::from),
-    )?;
-    Run::new(source, preset, &opts)
+    )
+}
+
+/// A program parsed apart from its run ([`parse_program`]): its words, or
+/// what is wrong with it.
+#[wasm_bindgen]
+pub struct ParsedProgram {
+    words: Option<Vec<u32>>,
+    error: Option<ProgramError>,
+}
+
+#[wasm_bindgen]
+impl ParsedProgram {
+    /// The program as words for [`TraceRun::from_program`] (taken: a
+    /// second call gives none); empty if it did not parse.
+    pub fn words(&mut self) -> Vec<u32> {
+        self.words.take().unwrap_or_default()
+    }
+
+    /// `{"line", "column", "message", "more"}` if it did not parse.
+    pub fn error(&self) -> Option<String> {
+        self.error
+            .as_ref()
+            .map(|e| serde_json::to_string(e).expect("an error serialises"))
+    }
+
+    /// Statements parsed (repeats included).
+    pub fn statements(&self) -> u32 {
+        self.words
+            .as_ref()
+            .map_or(0, |w| w.get(1).copied().unwrap_or(0))
+    }
+}
+
+/// Parses `source` into words a [`TraceRun`] in another instance of this
+/// module can run ([`TraceRun::from_program`]): a page parses a long program
+/// in a worker, and its own instance never holds the text.
+#[wasm_bindgen(js_name = parseProgram)]
+pub fn parse_program(source: &str) -> ParsedProgram {
+    bumplab_core::panic_note::keep();
+    match parse(source) {
+        Ok(program) => ParsedProgram {
+            words: Some(program.into_words()),
+            error: None,
+        },
+        Err(e) => ParsedProgram {
+            words: None,
+            error: Some(e),
+        },
+    }
 }
 
 /// The allocators, as JSON `[{name, direction, source, description, min_aligns}]`.
@@ -212,7 +338,7 @@ pub fn last_panic() -> Option<String> {
 
 /// How the `meta` column packs an op, and the columns' "none": `[kind mask,
 /// failed bit, moved bit, placed bit, alignment shift, statement shift,
-/// none]`. The page reads the columns with its own copy of these and checks
+/// none, a repeat's kind in `stmtKinds`]`. The page reads the columns with its own copy of these and checks
 /// it against this once, when it loads the module.
 #[wasm_bindgen(js_name = columnLayout)]
 pub fn column_layout() -> Vec<u32> {
@@ -224,7 +350,15 @@ pub fn column_layout() -> Vec<u32> {
         META_ALIGN_SHIFT,
         META_STMT_SHIFT,
         NONE,
+        STMT_REPEAT,
     ]
+}
+
+/// The most memory one run may take (`MAX_RUN_BYTES`): a run past it stops
+/// with an error saying so.
+#[wasm_bindgen(js_name = maxRunBytes)]
+pub fn max_run_bytes() -> f64 {
+    MAX_RUN_BYTES as f64
 }
 
 /// The most ops whose costs the cost module measures (its full trace's

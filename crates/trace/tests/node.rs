@@ -1,7 +1,7 @@
 //! Runs under `wasm-pack test --node crates/trace`: the columnar run as
 //! the page sees it, compiled for wasm32.
 
-use bumplab_trace::{list_allocators, source_path, TraceRun};
+use bumplab_trace::{list_allocators, parse_program, source_path, TraceRun};
 use serde_json::Value;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -40,8 +40,15 @@ fn advancing_in_slices_fills_every_column_as_one_go_does() {
     assert_eq!(sliced.stats_samples().len(), 9 * 2401);
     assert_eq!(header["allocator"], "bump-scope-up");
     assert_eq!(header["target"], "wasm32");
-    assert_eq!(header["stmts"].as_array().unwrap().len(), 5);
-    assert_eq!(header["stmts"][1]["block"], "b");
+    // The statements as columns: the repeat, its four, the reset.
+    assert_eq!(sliced.stmt_lines(), [1, 2, 3, 4, 5, 7]);
+    assert_eq!(sliced.stmt_columns(), [1, 3, 3, 3, 3, 1]);
+    assert_eq!(sliced.names(), "a\nb\nc");
+    // kind | (name + 1) << 3: alloc a, alloc b, free b, realloc c, reset.
+    assert_eq!(
+        sliced.stmt_kinds(),
+        [7, 1 << 3, 2 << 3, 2 | 2 << 3, 1 | 3 << 3, 3]
+    );
     // b (op 1) is freed by op 2, and its bytes come back then (it was last).
     assert_eq!(sliced.column("dead_at")[1], 2);
     assert_eq!(sliced.column("gone_at")[1], 2);
@@ -66,6 +73,35 @@ fn a_detail_is_the_op_in_full_with_the_chunks_used() {
     }
     assert_eq!(json(&run.detail(1))["op"]["block"], "b");
     assert_eq!(run.detail(2401), "null");
+}
+
+#[wasm_bindgen_test]
+fn a_program_parsed_apart_runs_as_the_text_does() {
+    let mut parsed = parse_program(PROGRAM);
+    assert_eq!(parsed.error(), None);
+    assert_eq!(parsed.statements(), 6);
+    let words = parsed.words();
+    assert!(parsed.words().is_empty(), "taken once");
+    let mut apart = TraceRun::from_program(words, "bumpalo", "wasm32", None, None);
+    let mut whole = TraceRun::new(PROGRAM, "bumpalo", "wasm32", None, None);
+    assert!(apart.advance(u32::MAX) && whole.advance(u32::MAX));
+    for c in COLUMNS {
+        assert_eq!(apart.column(c), whole.column(c), "{c}");
+    }
+    assert_eq!(apart.detail(1234), whole.detail(1234));
+    assert_eq!(apart.names(), whole.names());
+    // An error the parser finds comes back as the run's would.
+    let bad = parse_program("a = alloc\nb = alloc 8 align\n");
+    let e = json(&bad.error().unwrap());
+    assert_eq!(
+        (e["line"].as_u64(), e["column"].as_u64()),
+        (Some(1), Some(10))
+    );
+    assert_eq!(e["more"][0]["line"], 2);
+    // Damaged words fail the run; they never trap.
+    let mut damaged = TraceRun::from_program(vec![1, 2, 3], "bumpalo", "64", None, None);
+    assert!(damaged.advance(1));
+    assert!(damaged.error().unwrap().contains("came back damaged"));
 }
 
 #[wasm_bindgen_test]

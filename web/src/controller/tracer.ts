@@ -7,7 +7,7 @@
 // player both run one.
 
 import { configOf, sameConfig, type RunConfig } from "../engine/config";
-import { traceInSlices } from "../engine/run";
+import { traceInSlices, type ParseApart } from "../engine/run";
 import { withCosts, type OpColumns } from "../engine/traceView";
 import type { TraceModule, TraceRunHandle } from "../engine/traceModule";
 import type { Action, AppState } from "../state/reducer";
@@ -19,6 +19,12 @@ export interface TracerOptions {
   measure?: Measure;
   /** A typed edit waits this long for the next keystroke before it traces. */
   debounceMs?: number;
+  /**
+   * Parses a long program apart (a worker), so a keystroke never waits for
+   * its text to be read and the running instance never holds it; programs
+   * shorter than `fromChars` are parsed by the run.
+   */
+  parse?: { apart: ParseApart; fromChars: number };
   /** Runs holding wasm memory now (the app shows it for its tests). */
   onLiveRuns?: (count: number) => void;
 }
@@ -82,7 +88,8 @@ export function startTracer(module: TraceModule, store: Store<AppState, Action>,
     const onProgress = (executed: number, total: number): void => {
       if (running === controller) dispatch({ type: "traceProgress", executed, total });
     };
-    void traceInSlices(module, config, { signal: controller.signal, onProgress, progressEveryMs: PROGRESS_EVERY_MS, sliceMs: SLICE_MS }).then((outcome) => {
+    const parse = options.parse && config.source.length >= options.parse.fromChars ? { parse: options.parse.apart } : {};
+    void traceInSlices(module, config, { signal: controller.signal, onProgress, progressEveryMs: PROGRESS_EVERY_MS, sliceMs: SLICE_MS, ...parse }).then((outcome) => {
       if (outcome.kind === "cancelled") return;
       if (running !== controller || destroyed) {
         // Superseded after its last slice: nobody will show it.

@@ -2,8 +2,8 @@
 // module is a trap (`WebAssembly.RuntimeError: unreachable`), whose own
 // message says little; the panic's message, when the module kept it
 // (`lastPanic`), says what went wrong. After a trap the instance's memory is
-// whatever the panic left: the page must load a fresh instance before
-// tracing again. Both modules' adapters and the cost worker say it this way.
+// whatever the panic left: the adapters make a fresh instance before tracing
+// again (traceModule.ts), and the cost worker a fresh worker.
 
 import type { ProgramError } from "./types";
 
@@ -18,7 +18,7 @@ export function internalError(thrown: unknown, lastPanic: (() => string | undefi
   return {
     line: 1,
     column: 1,
-    message: `internal error: ${panic ?? what} (this is a bug in Bump Lab, not in the program: reload the page before tracing again)`,
+    message: `internal error: ${panic ?? what} (this is a bug in Bump Lab, not in the program)`,
   };
 }
 

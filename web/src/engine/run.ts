@@ -17,7 +17,16 @@ export type TraceOutcome = { kind: "done"; view: TraceView; run: TraceRunHandle 
  * "done": the view reads op details from `run`; free it when the view is
  * replaced (failed and cancelled runs are freed here).
  */
-export async function traceInSlices(module: TraceModule, config: RunConfig, options: SliceOptions = {}): Promise<TraceOutcome> {
+/**
+ * Parses a program apart from the instance that runs it (a worker): its
+ * words, its error, "cancelled", or "unavailable" (the run parses the text
+ * itself).
+ */
+export type ParseApart = (source: string, signal?: AbortSignal) => Promise<
+  { kind: "words"; words: Uint32Array } | { kind: "failed"; error: ProgramError } | { kind: "cancelled" } | { kind: "unavailable" }
+>;
+
+export async function traceInSlices(module: TraceModule, config: RunConfig, options: SliceOptions & { parse?: ParseApart } = {}): Promise<TraceOutcome> {
   try {
     await module.ready(config.allocator);
   } catch (e) {
@@ -25,9 +34,16 @@ export async function traceInSlices(module: TraceModule, config: RunConfig, opti
     return { kind: "failed", error: { line: 1, column: 1, message: `the engine that runs ${config.allocator} did not load (${why}): try again` } };
   }
   if (options.signal?.aborted) return { kind: "cancelled" };
+  let words: Uint32Array | undefined;
+  if (options.parse) {
+    const parsed = await options.parse(config.source, options.signal);
+    if (parsed.kind === "cancelled" || options.signal?.aborted) return { kind: "cancelled" };
+    if (parsed.kind === "failed") return { kind: "failed", error: parsed.error };
+    if (parsed.kind === "words") words = parsed.words;
+  }
   let run: TraceRunHandle;
   try {
-    run = module.startRun(config);
+    run = module.startRun(config, words);
   } catch (e) {
     return { kind: "failed", error: module.internalError(e) };
   }
@@ -39,8 +55,9 @@ export async function traceInSlices(module: TraceModule, config: RunConfig, opti
     }
     return { kind: "done", view: fromRun(run), run };
   } catch (e) {
+    const error = module.internalError(e, run);
     run.free();
-    return { kind: "failed", error: module.internalError(e) };
+    return { kind: "failed", error };
   }
 }
 
@@ -64,7 +81,8 @@ export function traceNow(module: TraceModule, config: RunConfig): TracedNow {
     }
     return { ok: true, view: fromRun(run), run };
   } catch (e) {
+    const error = module.internalError(e, run);
     run?.free();
-    return { ok: false, error: module.internalError(e) };
+    return { ok: false, error };
   }
 }

@@ -15,6 +15,7 @@
 import type { RunConfig } from "./config";
 import { wasmArgs } from "./config";
 import { internalError } from "./errors";
+import { RunHandle, type WasmRun } from "./runHandle";
 import { COLUMN_LAYOUT, type TraceRunLike } from "./traceView";
 import type { AllocatorInfo, ProgramError, SourceName } from "./types";
 
@@ -29,6 +30,10 @@ export interface TraceRunHandle extends TraceRunLike {
   error(): string | undefined;
   /** Releases the run's wasm memory; the run (and a view over it) must not be used after. */
   free(): void;
+  /** Bytes the run holds in the module's memory, about. */
+  memoryBytes(): number;
+  /** Ops an op's detail re-runs at most. */
+  longestRerun(): number;
 }
 
 /** A preset family: which build of the module runs it. */
@@ -40,19 +45,27 @@ export interface TraceModule {
   /**
    * A new run of `config`, not yet advanced (a program error shows in
    * `error()` once advanced). The build that runs its allocator must be
-   * here (`ready`): else this throws.
+   * here (`ready`): else this throws. `parsed` is the program already parsed
+   * (`parseProgram`'s words, from a worker): the text is then not parsed
+   * again.
    */
-  startRun(config: RunConfig): TraceRunHandle;
+  startRun(config: RunConfig, parsed?: Uint32Array): TraceRunHandle;
   allocators(): readonly AllocatorInfo[];
   /** A source file's path from the repository root (the code view's title). */
   sourcePath(name: SourceName): string | undefined;
   /** The most ops the cost module measures (its full trace's cap). */
   readonly maxCostedOps: number;
-  /** What a call that threw (a trap: a bug) becomes; after one, the page must be reloaded. */
-  internalError(thrown: unknown): ProgramError;
+  /**
+   * What a call that threw (a trap: a bug) becomes. The instance is made
+   * again, so tracing goes on; `run`, the run whose call threw, stays failed
+   * with this error, and every other run is made again when next asked.
+   */
+  internalError(thrown: unknown, run?: TraceRunHandle): ProgramError;
 }
 
-type RunClass = new (...args: ReturnType<typeof wasmArgs>) => TraceRunHandle;
+type RunClass = (new (...args: ReturnType<typeof wasmArgs>) => WasmRun) & {
+  fromProgram(words: Uint32Array, ...settings: [allocator: string, target: string, capacity: number | undefined, minAlign: number | undefined]): WasmRun;
+};
 
 function pick<T>(glue: Record<string, unknown>, name: string): T {
   const f = glue[name];
@@ -83,6 +96,10 @@ interface Build {
   families: readonly Family[];
   Run: RunClass;
   lastPanic: (() => string | undefined) | undefined;
+  /** Makes a fresh instance of the build's module (its glue's, added by scripts/build-wasm.mjs). */
+  reinstantiate: (() => void) | undefined;
+  /** Its runs not yet freed. */
+  live: Set<RunHandle>;
 }
 
 function adaptBuild(glue: object): Build {
@@ -96,6 +113,8 @@ function adaptBuild(glue: object): Build {
     families: pick<() => string[]>(m, "builtFamilies")().filter((f): f is Family => f === "core" || f === "more-arenas"),
     Run: pick<RunClass>(m, "TraceRun"),
     lastPanic: typeof m["lastPanic"] === "function" ? (m["lastPanic"] as () => string | undefined) : undefined,
+    reinstantiate: typeof m["reinstantiate"] === "function" ? (m["reinstantiate"] as () => void) : undefined,
+    live: new Set(),
   };
 }
 
@@ -139,19 +158,38 @@ export function adaptTraceModule(
       }
       return load;
     },
-    startRun(config) {
+    startRun(config, parsed) {
       const family = familyOf(config.allocator);
       const build = builds.get(family);
       if (!build) throw new Error(`the trace module's ${family} build is not loaded: call ready("${config.allocator}") first`);
       lastBuild = build;
-      return new build.Run(...wasmArgs(config));
+      const [source, ...settings] = wasmArgs(config);
+      // Made again from the text after a trap: the words went to the first instance.
+      let words = parsed;
+      const make = (): WasmRun => {
+        const w = words;
+        words = undefined;
+        return w ? build.Run.fromProgram(w, ...settings) : new build.Run(source, ...settings);
+      };
+      const run = new RunHandle(make, (r) => build.live.delete(r));
+      build.live.add(run);
+      return run;
     },
     allocators: () => allocators,
     sourcePath(name) {
       if (!paths.has(name)) paths.set(name, sourcePath(name));
       return paths.get(name);
     },
-    internalError: (thrown) => internalError(thrown, (lastBuild ?? builds.values().next().value)?.lastPanic),
+    internalError(thrown, run) {
+      const build = (run instanceof RunHandle ? [...builds.values()].find((b) => b.live.has(run)) : undefined) ?? lastBuild ?? builds.values().next().value;
+      const error = internalError(thrown, build?.lastPanic);
+      if (build?.reinstantiate) {
+        for (const other of build.live) other.lose();
+        if (run instanceof RunHandle) run.fail(JSON.stringify(error));
+        build.reinstantiate();
+      }
+      return error;
+    },
     maxCostedOps: pick<() => number>(m, "maxCostedOps")(),
   };
 }

@@ -82,7 +82,7 @@ function checkAgainstOps(t: Trace): void {
     expect(kindOf(v, i)).toBe(op.kind);
     expect(failed(v, i)).toBe(op.failed);
     expect(lineOf(v, i)).toBe(op.line);
-    expect(v.stmts[(v.cols.meta[i] as number) >>> 10]?.block).toBe(op.block);
+    expect(v.stmts.block((v.cols.meta[i] as number) >>> 10)).toBe(op.block);
     const isPlaced = (op.kind === "alloc" || op.kind === "realloc") && !op.failed && op.address !== undefined;
     expect(placed(v, i)).toBe(isPlaced);
     if (isPlaced) {
@@ -215,8 +215,11 @@ describe("TraceView of a run, against the JSON trace of the same program", () =>
     expect(sampleFor(v, 4)).toBeUndefined();
     expect(sampleFor(v, 9999)).toBe(3333);
     expect(sampleFor(v, 10000)).toBe(3334);
-    // 5000 statements ran from 3: the statements table has one entry per statement.
-    expect(v.stmts.length).toBe(3);
+    // 5000 statements ran from 4: the statements table has one entry per
+    // statement, the repeat among them.
+    expect(v.stmts.length).toBe(4);
+    expect(v.stmts.at(0)).toEqual({ line: 1, column: 1, kind: "repeat" });
+    expect(v.stmts.at(2)).toEqual({ line: 3, column: 3, kind: "free", block: "a" });
   });
 
   it("op(i) is the JSON trace's op (costs aside); out of range throws; costs come from the cost module", () => {
@@ -253,9 +256,12 @@ describe("fromRun", () => {
           direction: t.direction,
           source: t.source,
           source_path: t.source_path,
-          stmts: j.stmts,
           stats_every: 1,
         }),
+      stmtLines: () => Uint32Array.from({ length: j.stmts.length }, (_, k) => j.stmts.line(k)),
+      stmtColumns: () => Uint32Array.from({ length: j.stmts.length }, (_, k) => j.stmts.at(k)?.column ?? 0),
+      stmtKinds: () => Uint32Array.from({ length: j.stmts.length }, (_, k) => (["alloc", "realloc", "free"].indexOf(j.stmts.at(k)?.kind ?? "") | ((k + 1) << 3)) >>> 0),
+      names: () => ["a", "b", "b"].join("\n"),
       chunks: () => JSON.stringify(t.chunks),
       detail: (i: number) => {
         asked.push(i);
@@ -266,7 +272,7 @@ describe("fromRun", () => {
     const v = fromRun(run);
     expect(v.length).toBe(3);
     expect(v.cols).toEqual(j.cols);
-    expect(v.stmts).toEqual(j.stmts);
+    expect([0, 1, 2].map((k) => v.stmts.at(k))).toEqual([0, 1, 2].map((k) => j.stmts.at(k)));
     expect(v.chunks).toEqual(t.chunks);
     expect(v.samples).toEqual(t.ops.map((o) => o.stats));
     expect(v.op(2)).toEqual(j.op(2));

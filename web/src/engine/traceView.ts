@@ -24,17 +24,69 @@ export const META_MOVED = 1 << 4;
 export const META_PLACED = 1 << 5;
 export const META_ALIGN_SHIFT = 6;
 export const META_STMT_SHIFT = 10;
+/** A repeat's kind in the run's statement kinds (no op has it). */
+export const STMT_REPEAT = 7;
 /**
  * The layout above as the trace module exports it (`columnLayout`): the
  * adapter refuses a module that packs its columns differently.
  */
-export const COLUMN_LAYOUT: readonly number[] = [META_KIND, META_FAILED, META_MOVED, META_PLACED, META_ALIGN_SHIFT, META_STMT_SHIFT, NONE];
+export const COLUMN_LAYOUT: readonly number[] = [META_KIND, META_FAILED, META_MOVED, META_PLACED, META_ALIGN_SHIFT, META_STMT_SHIFT, NONE, STMT_REPEAT];
 
+/** One statement of the program: an op's `meta` holds its index. */
 export interface StmtInfo {
   line: number;
   column: number;
-  kind: OpKind;
+  kind: OpKind | "repeat";
   block?: string;
+}
+
+/**
+ * The program's statements, repeats included, by index. A recording's
+ * million are read from the run as four typed arrays, not made objects.
+ */
+export interface StmtTable {
+  readonly length: number;
+  /** Statement i, or undefined past the end. */
+  at(i: number): StmtInfo | undefined;
+  /** Statement i's line (0 past the end). */
+  line(i: number): number;
+  /** The block or checkpoint name statement i names, if any. */
+  block(i: number): string | undefined;
+}
+
+/** A table over a list of statements (tests, synthetic traces). */
+export function stmtTable(list: readonly StmtInfo[]): StmtTable {
+  return {
+    length: list.length,
+    at: (i) => list[i],
+    line: (i) => list[i]?.line ?? 0,
+    block: (i) => list[i]?.block,
+  };
+}
+
+/**
+ * The table from the run's statement columns: lines, columns, and
+ * `kind | (name + 1) << 3` with `names` one a line.
+ */
+export function stmtColumns(lines: Uint32Array, columns: Uint32Array, kinds: Uint32Array, names: readonly string[]): StmtTable {
+  const block = (i: number): string | undefined => {
+    const k = kinds[i];
+    if (k === undefined || k >>> 3 === 0) return undefined;
+    return names[(k >>> 3) - 1];
+  };
+  return {
+    length: lines.length,
+    at(i) {
+      const line = lines[i];
+      if (line === undefined) return undefined;
+      const code = (kinds[i] ?? 0) & META_KIND;
+      const kind = code === STMT_REPEAT ? "repeat" : (KINDS[code] ?? "alloc");
+      const name = block(i);
+      return { line, column: columns[i] ?? 0, kind, ...(name === undefined ? {} : { block: name }) };
+    },
+    line: (i) => lines[i] ?? 0,
+    block,
+  };
 }
 
 /** A chunk's bytes in use after an op: absolute addresses, [lo, hi). */
@@ -56,7 +108,7 @@ export interface TraceView {
   readonly source: SourceName;
   readonly source_path: string;
   readonly chunks: readonly ChunkInfo[];
-  readonly stmts: readonly StmtInfo[];
+  readonly stmts: StmtTable;
   /** Executed ops. */
   readonly length: number;
   readonly cols: OpColumns;
@@ -98,11 +150,11 @@ export const placed = (t: TraceView, i: number): boolean => ((t.cols.meta[i] ?? 
 /** The op's alignment (1 when it has none). */
 export const alignOf = (t: TraceView, i: number): number => 2 ** (((t.cols.meta[i] ?? 0) >>> META_ALIGN_SHIFT) & 0xf);
 export const stmtIndex = (t: TraceView, i: number): number => (t.cols.meta[i] ?? 0) >>> META_STMT_SHIFT;
-export const stmtOf = (t: TraceView, i: number): StmtInfo | undefined => t.stmts[stmtIndex(t, i)];
+export const stmtOf = (t: TraceView, i: number): StmtInfo | undefined => t.stmts.at(stmtIndex(t, i));
 /** 1-based program line of op i (0 outside the trace). */
-export const lineOf = (t: TraceView, i: number): number => (i >= 0 && i < t.length ? (stmtOf(t, i)?.line ?? 0) : 0);
+export const lineOf = (t: TraceView, i: number): number => (i >= 0 && i < t.length ? t.stmts.line(stmtIndex(t, i)) : 0);
 /** The block (or checkpoint) name the op's statement names. */
-export const blockNameOf = (t: TraceView, i: number): string | undefined => stmtOf(t, i)?.block;
+export const blockNameOf = (t: TraceView, i: number): string | undefined => t.stmts.block(stmtIndex(t, i));
 /** Chunk id of the placed block, undefined when none. */
 export function chunkOf(t: TraceView, i: number): number | undefined {
   const c = t.cols.chunk[i];
@@ -221,8 +273,14 @@ export interface TraceRunLike {
   column(which: ColumnName): Uint32Array;
   /** 9 numbers per sample, in Stats field order. */
   statsSamples(): Float64Array;
-  /** JSON {version, allocator, target, direction, source, source_path, stmts, stats_every}. */
+  /** JSON {version, allocator, target, direction, source, source_path, stats_every}. */
   header(): string;
+  /** Each statement's line, column, and `kind | (name + 1) << 3`. */
+  stmtLines(): Uint32Array;
+  stmtColumns(): Uint32Array;
+  stmtKinds(): Uint32Array;
+  /** The program's names, one a line. */
+  names(): string;
   /** JSON [ChunkInfo]. */
   chunks(): string;
   /** JSON {"op": Op, "chunks_used": [{id, lo, hi}]}. */
@@ -236,7 +294,6 @@ interface RunHeader {
   direction: Direction;
   source: SourceName;
   source_path: string;
-  stmts: StmtInfo[];
   stats_every: number;
 }
 
@@ -286,7 +343,7 @@ export function fromRun(run: TraceRunLike): TraceView {
     source: header.source,
     source_path: header.source_path,
     chunks,
-    stmts: header.stmts,
+    stmts: stmtColumns(run.stmtLines(), run.stmtColumns(), run.stmtKinds(), run.names().split("\n")),
     length: n,
     cols,
     statsEvery: Math.max(1, header.stats_every),

@@ -35,9 +35,10 @@ export function highlighted(
   // From the columns: the statements naming a highlighted block, then the held
   // blocks those statements placed (no block objects made).
   const stmts = new Set<number>();
-  trace.stmts.forEach((st, k) => {
-    if (st.block !== undefined && names.has(st.block)) stmts.add(k);
-  });
+  for (let k = 0; k < trace.stmts.length; k++) {
+    const block = trace.stmts.block(k);
+    if (block !== undefined && names.has(block)) stmts.add(k);
+  }
   if (stmts.size === 0) return focus;
   for (const row of rows) {
     for (let j = 0; j < row.held.count; j++) {

@@ -118,14 +118,16 @@ function makeBlock(t: TraceView, starts: Float64Array, i: number, k: number): Bl
   const { meta, chunk, size: sizes, padding: paddings } = t.cols;
   const m = meta[i] as number;
   const kind = (m & META_KIND) === 1 ? "realloc" : "alloc";
-  const stmt = t.stmts[m >>> META_STMT_SHIFT];
+  const stmt = m >>> META_STMT_SHIFT;
+  const name = t.stmts.block(stmt);
+  const line = t.stmts.line(stmt);
   const address = addressOfId(t, starts, i);
   const size = sizes[i] as number;
   const padding = paddings[i] as number;
   const state = stateAt(t, i, k);
   const block: Block = {
     id: i,
-    name: stmt?.block ?? `#${i}`,
+    name: name ?? `#${i}`,
     chunk: rowOf(chunk[i] as number),
     address,
     size,
@@ -134,7 +136,7 @@ function makeBlock(t: TraceView, starts: Float64Array, i: number, k: number): Bl
     paddingStart: t.direction === "down" ? address + size : address - padding,
     state,
     kind,
-    ...(stmt ? { line: stmt.line } : {}),
+    ...(line > 0 ? { line } : {}),
   };
   if (kind === "realloc") {
     const from = t.op(i).target_op;

@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadTraceModuleSync } from "../engine/node";
 import { encodeShare, MAX_SOURCE_CHARS } from "../share/link";
 import { recording } from "../test/recording";
-import { headLines, largeProgramSummary, PREVIEW_LINES } from "../views/editor";
-import { EDITABLE_SOURCE_CHARS, MAX_RUN_OPS, MAX_SOURCE_BYTES, megabytes, sourceTooLarge, utf8Bytes } from "./limits";
+import { MAX_RUN_OPS, MAX_SOURCE_BYTES, megabytes, sourceTooLarge, utf8Bytes } from "./limits";
 
 /** The engine's error for `source` before it runs anything, or undefined when it would run. */
 function engineRefusal(source: string): string | undefined {
@@ -49,26 +48,6 @@ describe("the program limits", () => {
     // A recording of the op limit, in the recorder's own shape, fits in the text limit.
     const sample = recording(20_000);
     expect((utf8Bytes(sample.text) / sample.ops) * MAX_RUN_OPS).toBeLessThan(MAX_SOURCE_BYTES);
-  });
-});
-
-describe("a program too long to edit", () => {
-  it("is counted and shown by its first lines without splitting the whole text", () => {
-    expect(headLines("a\nb\nc\n", 2)).toEqual({ head: ["a", "b"], lines: 3 });
-    expect(headLines("a\nb", 5)).toEqual({ head: ["a", "b"], lines: 2 });
-    expect(headLines("", 5)).toEqual({ head: [""], lines: 1 });
-    const big = recording(100_000);
-    const { head, lines } = headLines(big.text, PREVIEW_LINES);
-    expect(lines).toBe(big.text.split("\n").length - 1);
-    expect(head).toEqual(big.text.split("\n").slice(0, PREVIEW_LINES));
-    expect(big.text.length).toBeGreaterThan(EDITABLE_SOURCE_CHARS);
-  });
-
-  it("says its size, lines and ops in its header", () => {
-    expect(largeProgramSummary(20_369_660, 1_000_006, 1_000_000)).toBe(
-      "Long program: 20.4 MB, 1,000,006 lines, 1,000,000 ops. Shown read-only: its first 200 lines.",
-    );
-    expect(largeProgramSummary(2_000_000, 150, null)).toBe("Long program: 2 MB, 150 lines. Shown read-only: its first 150 lines.");
   });
 });
 

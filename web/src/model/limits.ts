@@ -36,19 +36,12 @@ export const MAX_MIN_ALIGN = 4096;
  * MAX_SOURCE_BYTES, engine/mod.rs MAX_EXECUTED_OPS; a test checks they
  * agree). A recording of a real program takes 15 to 25 bytes an op, so the
  * text limit holds a recording of the op limit. The op limit is memory's: a
- * million-op recording takes about 800 MB of wasm memory to parse and run,
- * and a changed setting runs it again beside the run on screen.
+ * million-line recording takes about 66 MB of the running instance's wasm
+ * memory (its text is parsed in a worker), and a changed setting runs it
+ * again beside the run on screen.
  */
 export const MAX_SOURCE_BYTES = 32_000_000;
 export const MAX_RUN_OPS = 1_500_000;
-
-/**
- * Programs longer than this are not drawn line by line in the editor (a
- * million lines of coloured tokens would hold the page for seconds): it
- * shows their size and first lines, read-only. Every shipped recording is
- * shorter.
- */
-export const EDITABLE_SOURCE_CHARS = 1 << 20;
 
 /** The bytes `text` takes in UTF-8 (a file's size), without encoding it. */
 export function utf8Bytes(text: string): number {

@@ -4,7 +4,7 @@
 // at step 1,000,000 as at step 100.
 
 import { describe, expect, it } from "vitest";
-import { META_PLACED, META_STMT_SHIFT, NONE, statsEveryFor, type OpColumns, type StmtInfo, type TraceView } from "../engine/traceView";
+import { META_PLACED, META_STMT_SHIFT, NONE, statsEveryFor, stmtTable, type OpColumns, type StmtInfo, type TraceView } from "../engine/traceView";
 import type { Op, Stats } from "../engine/types";
 import { initialState, reducer } from "../state/reducer";
 import { columnTotals, compareOps, focusAt } from "./compare";
@@ -49,7 +49,7 @@ function bigView(): { view: TraceView; calls: { n: number } } {
     source: "bump-up",
     source_path: "crates/core/src/algorithms/bump_up.rs",
     chunks: [{ id: 0, start: START, capacity: 16 * N, header: 0, footer: 0 }],
-    stmts,
+    stmts: stmtTable(stmts),
     length: N,
     cols,
     statsEvery,

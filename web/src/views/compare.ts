@@ -31,7 +31,7 @@ import {
   type OpComparison,
 } from "../model/compare";
 import { h, markCurrent, setText } from "./dom";
-import { fillAllocators } from "./editor";
+import { fillAllocators } from "./allocatorMenu";
 import { figureFit, renderMemoryMap } from "./map";
 import "./compare.css";
 

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { loadTraceModuleSync } from "../engine/node";
 import { config, viewResult } from "../test/runs";
 import type { AllocatorInfo } from "../engine/types";
-import { capacityHelp, errorColumns, formatError, groupAllocators, offsetOf, scrollToShow } from "./editor";
+import { Text } from "@codemirror/state";
+import { capacityHelp, groupAllocators } from "./allocatorMenu";
+import { formatError } from "./editor";
+import { diagnosticsOf, errorRange } from "./program/diagnostics";
 import { menuKeyIndex, typeaheadIndex } from "./programMenu";
 
 const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: "", description: "", minAligns: [], family: "core" });
@@ -69,42 +72,27 @@ describe("every error", () => {
       "4:8: expected a repeat count, found 'x'",
       "5:13: unexpected character '@': names are letters, digits and _, numbers are decimal or 0x hex, and # starts a comment",
     ]);
-    expect([...errorColumns(r.error)]).toEqual([
-      [1, 10],
-      [3, 5],
-      [4, 8],
-      [5, 13],
+    // Each error is a diagnostic over the token it points at, or a point at the line's end past it.
+    const doc = Text.of("a = alloc\nb = alloc 8\nfree\nrepeat x {\n  c = alloc @\n}".split("\n"));
+    const marked = diagnosticsOf(doc, [r.error, ...(r.error.more ?? [])]).map((d) => [doc.lineAt(d.from).number, doc.sliceString(d.from, d.to), d.from]);
+    expect(marked).toEqual([
+      [1, "", 9],
+      [3, "", 26],
+      [4, "x", 34],
+      [5, "@", 50],
     ]);
-    expect(errorColumns(null).size).toBe(0);
   });
 
-  it("finds the caret offset of a line and column, counting characters as the engine does", () => {
-    const text = "a = alloc 8\nfree b\né = 1 ü x";
-    expect(offsetOf(text, 1, 1)).toBe(0);
-    expect(offsetOf(text, 2, 6)).toBe(17);
-    expect(text.slice(offsetOf(text, 2, 6))).toBe("b\né = 1 ü x");
+  it("finds an error's place counting characters as the engine does", () => {
+    const doc = Text.of(["a = alloc 8", "free b", "é = 1 ü x"]);
+    expect(errorRange(doc, { line: 1, column: 1, message: "" })).toEqual({ from: 0, to: 1 });
+    expect(doc.sliceString(errorRange(doc, { line: 2, column: 6, message: "" }).from)).toBe("b\né = 1 ü x");
     // Past the line's end: the end of the line; past the last line: the last line.
-    expect(offsetOf(text, 2, 40)).toBe(18);
-    expect(offsetOf(text, 9, 1)).toBe(19);
+    expect(errorRange(doc, { line: 2, column: 40, message: "" })).toEqual({ from: 18, to: 18 });
+    expect(errorRange(doc, { line: 9, column: 9, message: "" })).toEqual({ from: 27, to: 28 });
     // An astral character is one column but two UTF-16 units.
-    expect(offsetOf("a\u{1F600}b", 1, 3)).toBe(3);
-  });
-});
-
-describe("scrolling to the current line", () => {
-  // 20 px lines under 10 px of padding, in a 200 px box: lines 1 to 9 fit unscrolled.
-  const show = (line: number, scrollTop: number): number => scrollToShow(line, scrollTop, 200, 20, 10);
-
-  it("leaves the scroll alone while the line is in view", () => {
-    expect(show(1, 0)).toBe(0);
-    expect(show(9, 0)).toBe(0);
-    expect(show(50, 900)).toBe(900);
-  });
-
-  it("scrolls a line out of view to a third of the way down, never above the top", () => {
-    expect(show(10, 0)).toBe(Math.round(10 + 9 * 20 - 200 / 3));
-    expect(show(150, 0)).toBe(Math.round(10 + 149 * 20 - 200 / 3));
-    expect(show(2, 900)).toBe(0);
+    const astral = Text.of(["a \u{1F600} b"]);
+    expect(errorRange(astral, { line: 1, column: 5, message: "" })).toEqual({ from: 5, to: 6 });
   });
 });
 

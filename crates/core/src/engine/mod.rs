@@ -13,6 +13,7 @@
 //! `shadow` the tables of blocks and chunks; `translate` turns what a model
 //! reported into trace events.
 
+mod checkpoints;
 mod ops;
 mod recording;
 mod request;
@@ -20,26 +21,26 @@ mod shadow;
 mod translate;
 
 use std::any::Any;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
-use im::{HashMap, Vector};
-
 use crate::algorithms::Direction;
+use crate::columns::Columns;
 use crate::heap::Heap;
 use crate::model::{Model, ModelOptions};
+use crate::persistent::PVec;
 use crate::presets::{self, PresetId, PresetVisitor};
 use crate::probe::Recorder;
 use crate::program::{
-    assignments, check_op_count, parse, prune, Assigned, Pos, ProgramError, Stmt, StmtKind,
+    assignments, check_op_count, parse, Assigned, Name, Pos, Program, ProgramError, Stmt, StmtKind,
 };
 use crate::trace::{ChunkInfo, EventKind, Op, OpKind, Stats};
 use crate::word::{Target, Word};
 
+use checkpoints::Dropped;
 use recording::Recording;
 use request::{check_capacity, model_error};
 pub use request::{request, resolve_min_align};
-use shadow::{Block, ChunkRec};
+use shadow::{BlockState, ChunkRec, NameTable, Named};
 use translate::note;
 
 pub use crate::heap::HEAP_BASE;
@@ -96,8 +97,17 @@ pub(crate) fn start(
     preset: PresetId,
     opts: &Options,
     cap: u64,
-) -> Result<(Vec<Stmt>, Box<dyn State>), ProgramError> {
-    let program = parse(src)?;
+) -> Result<(Rc<Program>, Box<dyn State>), ProgramError> {
+    start_parsed(parse(src)?, preset, opts, cap)
+}
+
+/// [`start`] for a program already parsed (by a worker, say).
+pub(crate) fn start_parsed(
+    mut program: Program,
+    preset: PresetId,
+    opts: &Options,
+    cap: u64,
+) -> Result<(Rc<Program>, Box<dyn State>), ProgramError> {
     let what = if cap == MAX_FULL_TRACE_OPS {
         ", the most a full JSON trace holds"
     } else {
@@ -105,12 +115,14 @@ pub(crate) fn start(
     };
     check_op_count(&program, cap, what)?;
     let assigned = Rc::new(assignments(&program));
-    let program = prune(program);
+    program.prune();
     check_capacity(opts.capacity)?;
     let min_align = resolve_min_align(preset, opts.min_align)?;
+    let program = Rc::new(program);
     let build = Build {
         preset,
         opts,
+        program: Rc::clone(&program),
         assigned,
     };
     let state = presets::visit(preset, opts.target, min_align, build)?;
@@ -120,13 +132,14 @@ pub(crate) fn start(
 struct Build<'a> {
     preset: PresetId,
     opts: &'a Options,
-    assigned: Rc<std::collections::HashMap<String, Assigned>>,
+    program: Rc<Program>,
+    assigned: Rc<Vec<Option<Assigned>>>,
 }
 
 impl PresetVisitor for Build<'_> {
     type Out = Result<Box<dyn State>, ProgramError>;
     fn visit<W: Word, M: Model<W>>(self) -> Self::Out {
-        let mut engine = Engine::<W>::new::<M>(self.preset, self.opts)?;
+        let mut engine = Engine::<W>::new::<M>(self.preset, self.opts, self.program)?;
         engine.assigned = self.assigned;
         Ok(Box::new(engine))
     }
@@ -145,8 +158,10 @@ impl PresetVisitor for Build<'_> {
 /// The engine with its target word erased: what [`crate::run::Run`]
 /// drives, one statement at a time, and clones for its snapshots.
 pub(crate) trait State {
-    /// Runs one statement (never a repeat) as the next op.
-    fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError>;
+    /// Runs one statement (never a repeat) as the next op. `cols` are the
+    /// run's columns, whose rows of the ops before this one are the
+    /// engine's record of their blocks (rows past it are not read).
+    fn exec(&mut self, s: &Stmt, cols: &Columns) -> Result<Op, ProgramError>;
     /// The totals after the ops so far.
     fn stats(&self) -> Stats;
     /// Counts what the next [`State::stats`] costs against
@@ -166,11 +181,19 @@ pub(crate) trait State {
     /// made, once nothing reads it: the next op reuses it, so a free costs
     /// no allocation.
     fn recycle(&mut self, op: &mut Op);
+    /// Bytes a [`State::fork`] copies at once (the model, the base
+    /// allocator's free list, the live chunks' ids), about: the rest of the
+    /// engine is shared, and costs what later writes copy.
+    fn fork_bytes(&self) -> u64;
+    /// Bytes the engine's tables hold, about (shared with snapshots or not).
+    fn table_bytes(&self) -> u64;
+    /// Blocks whose bytes a chunk holds.
+    fn held_blocks(&self) -> usize;
 }
 
 impl<W: Word> State for Engine<W> {
-    fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError> {
-        Engine::exec(self, s)
+    fn exec(&mut self, s: &Stmt, cols: &Columns) -> Result<Op, ProgramError> {
+        Engine::exec(self, s, cols)
     }
     fn stats(&self) -> Stats {
         Engine::stats(self)
@@ -216,44 +239,31 @@ impl<W: Word> State for Engine<W> {
             self.spare.clear();
         }
     }
-}
-
-/// A table keyed by a block or checkpoint name. Every alloc looks a name
-/// up and sets it, so the hash is a multiply per word rather than SipHash:
-/// the names are the program's own, and nothing iterates these tables, so
-/// their order shows nowhere.
-type NameMap<V> = HashMap<String, V, BuildHasherDefault<NameHasher>>;
-
-/// FxHash (rustc's): a word-at-a-time multiply-rotate hash.
-#[derive(Default, Clone, Copy)]
-struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.add(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-        }
-        let mut tail = [0u8; 8];
-        let rest = words.remainder();
-        tail[..rest.len()].copy_from_slice(rest);
-        self.add(u64::from_le_bytes(tail) ^ rest.len() as u64);
+    fn fork_bytes(&self) -> u64 {
+        // A model keeps a record or two per live chunk; 96 bytes bounds the
+        // largest (bump-scope's chunk with its lists' share).
+        (size_of::<Self>()
+            + 96 * self.live.len()
+            + 4 * self.live.capacity()
+            + 16 * self.paddings.capacity()) as u64
+            + 16 * self.heap.free_ranges() as u64
     }
-    fn write_u8(&mut self, b: u8) {
-        self.add(u64::from(b));
+    fn table_bytes(&self) -> u64 {
+        let chunks: u64 = self
+            .chunks
+            .iter()
+            .map(|c| size_of::<ChunkRec>() as u64 + c.holding.bytes() + c.empty.bytes())
+            .sum();
+        self.chunks.bytes()
+            + chunks
+            + self.names.bytes()
+            + self.unplaced.bytes()
+            + self.checkpoints.bytes()
+            + self.saved.bytes()
+            + self.dropped.bytes()
     }
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl NameHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    fn held_blocks(&self) -> usize {
+        Engine::held_blocks(self)
     }
 }
 
@@ -263,28 +273,39 @@ struct Engine<W: Word> {
     direction: Direction,
     model: Box<dyn Recording<W>>,
     heap: Heap<W>,
-    // The tables that grow with the program are persistent (`im`), so a
-    // snapshot of the engine costs what the ops since the last one changed.
-    blocks: Vector<Block>,
+    /// The program: its names, for messages and details.
+    program: Rc<Program>,
+    // The tables are persistent (`crate::persistent`), so a snapshot of the
+    // engine costs what the ops after it copy before they write. Blocks are
+    // the run's columns' rows (`shadow`): the tables hold op numbers.
     /// Each chunk behind its own `Rc`: a snapshot's copy of a leaf of this
-    /// table is then 64 pointers, not 64 chunk records.
-    chunks: Vector<Rc<ChunkRec>>,
+    /// table is then 32 pointers, not 32 chunk records.
+    chunks: PVec<Rc<ChunkRec>>,
     /// Ids of the chunks still live, oldest first.
     live: Vec<u32>,
-    names: NameMap<usize>,
+    /// The block each name points at, and its shape.
+    names: NameTable<Named>,
     /// Where the program assigns each name, for errors about a name that
     /// holds no block.
-    assigned: Rc<std::collections::HashMap<String, Assigned>>,
+    assigned: Rc<Vec<Option<Assigned>>>,
     /// Names whose last alloc or realloc did not fit, and where that was.
-    unplaced: NameMap<Pos>,
+    unplaced: NameTable<Option<Pos>>,
     /// Saved checkpoints, oldest first: restoring one drops those after it.
     /// A name saved again leaves a hole (`None`) where it was, so neither
-    /// saving nor restoring searches the list.
-    checkpoints: Vector<Option<(String, Rc<dyn Any>)>>,
-    /// Where each saved checkpoint is in `checkpoints`.
-    saved: NameMap<usize>,
+    /// saving nor restoring searches the list; the holes are swept out once
+    /// they outnumber the checkpoints.
+    checkpoints: PVec<Option<(Name, Rc<dyn Any>)>>,
+    holes: usize,
+    /// Where each saved checkpoint is in `checkpoints`, plus one (0: not saved).
+    saved: NameTable<u32>,
     /// Checkpoints a reset or restore dropped, and what dropped them.
-    dropped: NameMap<String>,
+    dropped: NameTable<Option<Dropped>>,
+    /// The block the op being run ended, and how: the columns say so only
+    /// once the op's row is written.
+    pending_dead: Option<(u32, BlockState)>,
+    /// Paddings that changed since their blocks were placed (zero-size
+    /// blocks a resize beside them absorbed), by block: few, sorted.
+    paddings: Vec<(u32, u64)>,
     /// Ops executed so far: the next op's index.
     executed: u32,
     /// Whether ops keep their details (events, micro-steps). Without, an
@@ -307,15 +328,18 @@ impl<W: Word> Clone for Engine<W> {
             direction: self.direction,
             model: self.model.boxed_clone(),
             heap: self.heap.clone(),
-            blocks: self.blocks.clone(),
+            program: Rc::clone(&self.program),
             chunks: self.chunks.clone(),
             live: self.live.clone(),
             names: self.names.clone(),
             assigned: Rc::clone(&self.assigned),
             unplaced: self.unplaced.clone(),
             checkpoints: self.checkpoints.clone(),
+            holes: self.holes,
             saved: self.saved.clone(),
             dropped: self.dropped.clone(),
+            pending_dead: None,
+            paddings: self.paddings.clone(),
             executed: self.executed,
             detail: self.detail,
             copied: self.copied,
@@ -326,7 +350,11 @@ impl<W: Word> Clone for Engine<W> {
 }
 
 impl<W: Word> Engine<W> {
-    fn new<M: Model<W>>(preset: PresetId, opts: &Options) -> Result<Self, ProgramError> {
+    fn new<M: Model<W>>(
+        preset: PresetId,
+        opts: &Options,
+        program: Rc<Program>,
+    ) -> Result<Self, ProgramError> {
         let mut heap = Heap::new(opts.target);
         let mut rec = Recorder::default();
         let model_opts = ModelOptions {
@@ -341,6 +369,7 @@ impl<W: Word> Engine<W> {
             direction,
             Box::new(model),
             heap,
+            program,
             rec,
         ))
     }
@@ -356,6 +385,7 @@ impl<W: Word> Engine<W> {
         direction: Direction,
         model: Box<dyn Recording<W>>,
         heap: Heap<W>,
+        program: Rc<Program>,
         rec: Recorder,
     ) -> Self {
         let mut engine = Engine {
@@ -364,15 +394,18 @@ impl<W: Word> Engine<W> {
             direction,
             model,
             heap,
-            blocks: Vector::new(),
-            chunks: Vector::new(),
+            program,
+            chunks: PVec::new(),
             live: Vec::new(),
-            names: NameMap::default(),
+            names: NameTable::new(Named::NONE),
             assigned: Rc::default(),
-            unplaced: NameMap::default(),
-            checkpoints: Vector::new(),
-            saved: NameMap::default(),
-            dropped: NameMap::default(),
+            unplaced: NameTable::new(None),
+            checkpoints: PVec::new(),
+            holes: 0,
+            saved: NameTable::new(0),
+            dropped: NameTable::new(None),
+            pending_dead: None,
+            paddings: Vec::new(),
             executed: 0,
             detail: true,
             copied: 0,
@@ -400,13 +433,20 @@ impl<W: Word> Engine<W> {
         W::from_u64(v).expect("checked by check_layout")
     }
 
+    /// The text of `name`.
+    fn text(&self, name: Name) -> &str {
+        self.program.names().get(name)
+    }
+
     /// A new op naming `block`; the name is copied only when its details
     /// are kept, as nothing else reads it.
-    fn new_op(&mut self, kind: OpKind, pos: Pos, block: Option<&str>) -> Op {
+    fn new_op(&mut self, kind: OpKind, pos: Pos, block: Option<Name>) -> Op {
         Op {
             index: self.executed,
             kind,
-            block: block.filter(|_| self.detail).map(str::to_string),
+            block: block
+                .filter(|_| self.detail)
+                .map(|n| self.text(n).to_string()),
             line: pos.line,
             column: pos.column,
             chunk: None,
@@ -429,24 +469,30 @@ impl<W: Word> Engine<W> {
 
     /// Runs `s` as the next op. Its stats are left at zero: the caller
     /// asks for them (`stats`) only for the ops it keeps.
-    fn exec(&mut self, s: &Stmt) -> Result<Op, ProgramError> {
-        let mut op = match &s.kind {
-            StmtKind::Alloc { name, size, align } => self.alloc(s.pos, name, *size, *align)?,
+    fn exec(&mut self, s: &Stmt, cols: &Columns) -> Result<Op, ProgramError> {
+        self.pending_dead = None;
+        let mut op = match s.kind {
+            StmtKind::Alloc { name, size, align } => self.alloc(cols, s.pos, name, size, align)?,
             StmtKind::Realloc {
                 name,
                 block,
                 block_pos,
                 size,
-            } => self.realloc(s.pos, name, (block, *block_pos), *size)?,
-            StmtKind::Free { block, block_pos } => self.free(s.pos, (block, *block_pos))?,
+            } => self.realloc(cols, s.pos, name, (block, block_pos), size)?,
+            StmtKind::Free { block, block_pos } => self.free(cols, s.pos, (block, block_pos))?,
             StmtKind::Reset => {
                 let mut op = self.new_op(OpKind::Reset, s.pos, None);
                 let mut rec = self.recorder();
                 self.model.reset(&mut self.heap, &mut rec);
                 self.translate(rec, Some(op.index), &mut op.events);
-                let why = format!("the reset at {}:{}", s.pos.line, s.pos.column);
-                self.drop_checkpoints(0, &why);
-                self.reclaim_all(&mut op);
+                self.drop_checkpoints(
+                    0,
+                    Dropped {
+                        by_restore: None,
+                        at: s.pos,
+                    },
+                );
+                self.reclaim_all(cols, &mut op);
                 note(self.detail, &mut op.events, EventKind::Reset, || {
                     format!(
                         "reset: {} blocks reclaimed; every checkpoint is dropped",
@@ -457,42 +503,54 @@ impl<W: Word> Engine<W> {
             }
             StmtKind::Checkpoint { name } => {
                 let mut op = self.new_op(OpKind::Checkpoint, s.pos, Some(name));
-                if let Some(i) = self.saved.insert(name.clone(), self.checkpoints.len()) {
-                    self.checkpoints[i] = None;
-                }
-                self.checkpoints
-                    .push_back(Some((name.clone(), Rc::from(self.model.checkpoint()))));
+                self.save_checkpoint(name);
                 let at = self
                     .model
                     .bump_ptr()
                     .map(|p| format!(" at bump pointer {:#x}", p.to_u64()))
                     .unwrap_or_default();
+                let text = self.text(name);
                 note(self.detail, &mut op.events, EventKind::Checkpoint, || {
-                    format!("checkpoint '{name}' saved{at}")
+                    format!("checkpoint '{text}' saved{at}")
                 });
                 op
             }
             StmtKind::Restore { name } => {
-                let Some(&i) = self.saved.get(name) else {
-                    let msg = match self.dropped.get(name) {
-                        Some(why) => format!("cannot restore '{name}': {why} dropped it (save it again with `checkpoint {name}`)"),
-                        None => format!("unknown checkpoint '{name}': save it first with `checkpoint {name}`"),
-                    };
-                    return Err(ProgramError::at(s.pos, msg));
+                let i = match self.saved.get(name) {
+                    0 => {
+                        let text = self.text(name);
+                        let msg = match self.dropped.get(name) {
+                            Some(why) => format!(
+                                "cannot restore '{text}': {} dropped it (save it again with `checkpoint {text}`)",
+                                why.describe(self.program.names())
+                            ),
+                            None => format!(
+                                "unknown checkpoint '{text}': save it first with `checkpoint {text}`"
+                            ),
+                        };
+                        return Err(ProgramError::at(s.pos, msg));
+                    }
+                    k => (k - 1) as usize,
                 };
                 let mut op = self.new_op(OpKind::Restore, s.pos, Some(name));
                 let cp = match &self.checkpoints[i] {
                     Some((_, cp)) => cp.clone(),
                     None => unreachable!("`saved` points at the live entry"),
                 };
-                let why = format!("restoring '{name}' at {}:{}", s.pos.line, s.pos.column);
-                self.drop_checkpoints(i + 1, &why);
+                self.drop_checkpoints(
+                    i + 1,
+                    Dropped {
+                        by_restore: Some(name),
+                        at: s.pos,
+                    },
+                );
                 let mut rec = self.recorder();
                 self.model.restore(&mut self.heap, &*cp, &mut rec);
                 self.translate(rec, Some(op.index), &mut op.events);
-                self.reclaim_all(&mut op);
+                self.reclaim_all(cols, &mut op);
+                let text = self.text(name);
                 note(self.detail, &mut op.events, EventKind::Restored, || {
-                    format!("restored '{name}': {} blocks reclaimed", op.reclaimed.len())
+                    format!("restored '{text}': {} blocks reclaimed", op.reclaimed.len())
                 });
                 op
             }

@@ -2,30 +2,38 @@
 //! make a bad name an error that says what became of the block.
 
 use crate::model::{AllocError, Layout};
-use crate::program::{Assigned, Pos, ProgramError, SizeExpr};
+use crate::program::{Assigned, Name, Pos, ProgramError, SizeExpr};
 use crate::text::bytes;
 use crate::trace::{EventKind, Op, OpKind, Shape};
 use crate::word::Word;
 
 use super::request::{check_align, check_layout, model_error};
-use super::shadow::{chunk_mut, BlockState};
+use super::shadow::{chunk_mut, BlockState, Named};
 use super::translate::note;
 use super::Engine;
+use crate::columns::{Columns, NONE};
 
 impl<W: Word> Engine<W> {
-    /// The live block called `name`, or an error at `pos` (where the name
-    /// is written) saying what became of it.
+    /// The live block called `name` (the op that placed it), or an error at
+    /// `pos` (where the name is written) saying what became of it.
     pub(super) fn live_block(
         &self,
-        name: &str,
+        cols: &Columns,
+        name: Name,
         pos: Pos,
         verb: &str,
-    ) -> Result<usize, ProgramError> {
-        let Some(&b) = self.names.get(name) else {
+    ) -> Result<u32, ProgramError> {
+        let b = self.names.get(name).block;
+        if b == NONE {
             return Err(ProgramError::at(pos, self.unknown_block(name, pos)));
-        };
-        let block = &self.blocks[b];
-        if let (Some(p), false) = (block.reallocated_at, block.state == BlockState::Live) {
+        }
+        let ending = self.ending(cols, b);
+        let name = self.text(name);
+        if let (Some(p), true, false) = (
+            ending.at,
+            ending.reallocated,
+            ending.state == BlockState::Live,
+        ) {
             return Err(ProgramError::at(
                 pos,
                 format!(
@@ -34,15 +42,15 @@ impl<W: Word> Engine<W> {
                 ),
             ));
         }
-        let how = match block.state {
+        let how = match ending.state {
             BlockState::Live => return Ok(b),
             BlockState::Freed => "was already freed",
             BlockState::Leaked => "was left behind by a realloc",
-            BlockState::Reclaimed if block.freed => "was already freed",
+            BlockState::Reclaimed if ending.freed => "was already freed",
             BlockState::Reclaimed => "was reclaimed by a reset or restore",
         };
-        let at = block
-            .ended_at
+        let at = ending
+            .at
             .map(|p| format!(" at {}:{}", p.line, p.column))
             .unwrap_or_default();
         Err(ProgramError::at(
@@ -51,39 +59,36 @@ impl<W: Word> Engine<W> {
         ))
     }
 
-    /// Points `name` at block `b`. A name a loop sets again keeps its key,
-    /// so only a new name costs a copy of it.
-    fn name(&mut self, name: &str, b: usize) {
-        match self.names.get_mut(name) {
-            Some(at) => *at = b,
-            None => {
-                self.names.insert(name.to_string(), b);
-            }
-        }
+    /// Points `name` at block `b`, of shape `shape`.
+    fn name(&mut self, name: Name, b: u32, shape: Shape) {
+        self.names.set(name, Named { block: b, shape });
     }
 
     /// Why no block is called `name` at `pos`.
-    fn unknown_block(&self, name: &str, pos: Pos) -> String {
+    fn unknown_block(&self, name: Name, pos: Pos) -> String {
         let at = |p: Pos| format!("{}:{}", p.line, p.column);
-        if let Some(p) = self.unplaced.get(name) {
+        let assigned = self.assigned.get(name.index()).copied().flatten();
+        let unplaced = self.unplaced.get(name);
+        let name = self.text(name);
+        if let Some(p) = unplaced {
             return format!(
                 "unknown block '{name}': its allocation at {} did not fit, so no block has that name",
-                at(*p)
+                at(p)
             );
         }
-        match self.assigned.get(name) {
+        match assigned {
             Some(Assigned {
                 at: a,
                 never_runs: Some(r),
             }) => format!(
                 "unknown block '{name}': the line that allocates it, {}, is inside `repeat 0` at {}, which runs its body zero times",
-                at(*a),
-                at(*r)
+                at(a),
+                at(r)
             ),
             Some(Assigned { at: a, .. }) if (a.line, a.column) > (pos.line, pos.column) => {
                 format!(
                     "unknown block '{name}': it is first allocated later, at {}",
-                    at(*a)
+                    at(a)
                 )
             }
             Some(_) => format!("unknown block '{name}': no earlier line allocates it"),
@@ -93,8 +98,9 @@ impl<W: Word> Engine<W> {
 
     pub(super) fn alloc(
         &mut self,
+        cols: &Columns,
         pos: Pos,
-        name: &str,
+        name: Name,
         size: SizeExpr,
         align: Option<(u64, Pos)>,
     ) -> Result<Op, ProgramError> {
@@ -129,8 +135,8 @@ impl<W: Word> Engine<W> {
         self.translate(rec, Some(op.index), &mut op.events);
         match got {
             Ok(addr) => {
-                let b = self.place(&mut op, addr.to_u64(), bytes, align);
-                self.name(name, b);
+                self.place(cols, &mut op, addr.to_u64(), bytes, None);
+                self.name(name, op.index, shape);
             }
             Err(e) => self.fail(&mut op, e, pos, name)?,
         }
@@ -139,19 +145,21 @@ impl<W: Word> Engine<W> {
 
     pub(super) fn realloc(
         &mut self,
+        cols: &Columns,
         pos: Pos,
-        name: &str,
-        (block, block_pos): (&str, Pos),
+        name: Name,
+        (block, block_pos): (Name, Pos),
         size: u64,
     ) -> Result<Op, ProgramError> {
-        let old = self.live_block(block, block_pos, "realloc")?;
-        let (old_op, old_addr, old_size, align, shape) = {
-            let b = &self.blocks[old];
-            (b.op, b.address, b.size, b.align, b.shape)
+        let old = self.live_block(cols, block, block_pos, "realloc")?;
+        let shape = self.names.get(block).shape;
+        let (old_addr, old_size, align, old_chunk) = {
+            let b = self.block(cols, old);
+            (b.address, b.size, b.align, b.chunk)
         };
         check_layout::<W>(size, align, pos)?;
         let mut op = self.new_op(OpKind::Realloc, pos, Some(name));
-        op.target_op = Some(old_op);
+        op.target_op = Some(old);
         op.size = Some(size);
         op.align = Some(align);
         op.shape = Some(shape.resized());
@@ -178,35 +186,27 @@ impl<W: Word> Engine<W> {
         // The old block ends here: replaced in place, overwritten by an
         // overlapping move, or left behind by a move elsewhere.
         let left_behind = moved && !overlaps;
-        {
-            let chunk = self.blocks[old].chunk;
-            if let (false, Some(chunk)) = (left_behind, chunk) {
-                let chunk = chunk as usize;
-                // Its bytes now belong to the new block: list it as reclaimed
-                // so a reader of the trace drops it, as the shadow table does.
-                // It is usually the last block, so search from the end.
-                let holding = &self.chunks[chunk].holding;
-                if let Some(i) = holding.iter().rposition(|&b| b == old) {
-                    self.untally(old);
-                    chunk_mut(&mut self.chunks, chunk).holding.remove(i);
-                }
-                op.reclaimed.push(old_op);
-            } else {
-                // Left behind: it stays in its chunk, leaked from now on.
-                self.restate(old, BlockState::Leaked);
+        let mut replacing = None;
+        if let (false, Some(_)) = (left_behind, old_chunk) {
+            // Its bytes now belong to the new block: list it as reclaimed
+            // so a reader of the trace drops it, as the shadow table does.
+            // The new block takes its place among the chunk's held blocks.
+            if let Some(at) = self.held_index(cols, old) {
+                self.count(cols, old, false);
+                replacing = Some(at);
             }
-            let b = &mut self.blocks[old];
-            b.state = if left_behind {
-                BlockState::Leaked
-            } else {
-                BlockState::Reclaimed
-            };
-            b.ended_at = Some(pos);
-            b.reallocated_at = Some(pos);
+            op.reclaimed.push(old);
+            self.pending_dead = Some((old, BlockState::Reclaimed));
+        } else {
+            // Left behind: it stays in its chunk, leaked from now on.
+            self.restate(cols, old, BlockState::Leaked);
+            if !left_behind {
+                self.pending_dead = Some((old, BlockState::Reclaimed));
+            }
         }
-        let new = self.place(&mut op, addr, size, align);
-        if !left_behind {
-            self.absorb_zero_size(new);
+        let at = self.place(cols, &mut op, addr, size, replacing);
+        if let (false, Some(at)) = (left_behind, at) {
+            self.absorb_zero_size(cols, &op, at);
         }
         op.moved = Some(moved);
         let (kind, text) = match (moved, size >= old_size) {
@@ -236,45 +236,34 @@ impl<W: Word> Engine<W> {
                 )
             });
         }
-        if let Some(chunk) = self.blocks[old].chunk {
-            self.reclaim_touched(&mut op, &[chunk]);
+        if let Some(chunk) = old_chunk {
+            self.reclaim_touched(cols, &mut op, &[chunk]);
         }
         // The old name keeps pointing at the old block, so a later use of it
         // can say what became of it.
-        self.name(name, new);
+        self.name(name, op.index, shape.resized());
         Ok(op)
     }
 
     pub(super) fn free(
         &mut self,
+        cols: &Columns,
         pos: Pos,
-        (name, name_pos): (&str, Pos),
+        (name, name_pos): (Name, Pos),
     ) -> Result<Op, ProgramError> {
-        let b = self.live_block(name, name_pos, "free")?;
+        let b = self.live_block(cols, name, name_pos, "free")?;
+        let shape = self.names.get(name).shape;
         let mut op = self.new_op(OpKind::Free, pos, Some(name));
-        // One lookup of the block for all it changes and tells (`restate`
-        // to Freed, inline).
-        let (addr, size, align, chunk, placed_by, shape) = {
-            let blk = &mut self.blocks[b];
-            debug_assert_eq!(blk.state, BlockState::Live);
-            blk.state = BlockState::Freed;
-            blk.freed = true;
-            blk.ended_at = Some(pos);
-            (
-                blk.address,
-                blk.size,
-                blk.align,
-                blk.chunk,
-                blk.op,
-                blk.shape,
-            )
-        };
+        let blk = self.block(cols, b);
+        let (addr, size, align, chunk) = (blk.address, blk.size, blk.align, blk.chunk);
+        // `restate` to Freed, inline: one copy-on-write of the chunk's tally.
+        self.pending_dead = Some((b, BlockState::Freed));
         if let (Some(c), 1..) = (chunk, size) {
             let t = &mut chunk_mut(&mut self.chunks, c as usize).tally;
             t.requested -= size;
             t.leaked += size;
         }
-        op.target_op = Some(placed_by);
+        op.target_op = Some(b);
         op.address = Some(addr);
         op.size = Some(size);
         op.shape = Some(shape);
@@ -287,13 +276,13 @@ impl<W: Word> Engine<W> {
         self.model.free(&mut self.heap, addr_w, layout, &mut rec);
         self.translate(rec, Some(op.index), &mut op.events);
         if let Some(chunk) = chunk {
-            self.reclaim_touched(&mut op, &[chunk]);
+            self.reclaim_touched(cols, &mut op, &[chunk]);
         }
         if chunk.is_none() || size == 0 {
             note(self.detail, &mut op.events, EventKind::Freed, || {
                 "freed: a zero-sized block holds no bytes".to_string()
             });
-        } else if op.reclaimed.contains(&placed_by) {
+        } else if op.reclaimed.contains(&b) {
             note(self.detail, &mut op.events, EventKind::Freed, || {
                 format!(
                     "freed: it was the last block, so the bump pointer takes back its {}",
@@ -311,22 +300,13 @@ impl<W: Word> Engine<W> {
         Ok(op)
     }
 
-    /// Drops the checkpoints saved after the first `keep`: their bump
-    /// pointers point into bytes that are free again.
-    pub(super) fn drop_checkpoints(&mut self, keep: usize, why: &str) {
-        for (name, _) in self.checkpoints.split_off(keep).into_iter().flatten() {
-            self.saved.remove(&name);
-            self.dropped.insert(name, why.to_string());
-        }
-    }
-
     /// What happens when the model says no.
     pub(super) fn fail(
         &mut self,
         op: &mut Op,
         e: AllocError,
         pos: Pos,
-        name: &str,
+        name: Name,
     ) -> Result<(), ProgramError> {
         match e {
             AllocError::HeapExhausted => return Err(model_error(pos, e, self.target)),
@@ -358,8 +338,8 @@ impl<W: Word> Engine<W> {
             }
         }
         op.failed = true;
-        self.names.remove(name);
-        self.unplaced.insert(name.to_string(), pos);
+        self.names.set(name, Named::NONE);
+        self.unplaced.set(name, Some(pos));
         Ok(())
     }
 }

@@ -1,14 +1,23 @@
-//! The engine's shadow tables: every block the program placed, with its
-//! state, and every chunk with the blocks whose bytes it still holds. The
-//! model keeps only what the real allocator keeps; these tables are what
-//! tell a freed block from a leaked one and reclaimed bytes from held ones.
+//! The engine's shadow tables: every chunk with the blocks whose bytes it
+//! still holds, and the block each name points at. The model keeps only
+//! what the real allocator keeps; these tables are what tell a freed block
+//! from a leaked one and reclaimed bytes from held ones.
+//!
+//! A block is named by the op that placed it, and its record is that op's
+//! row of the run's columns ([`Columns`]): where it is, its size, padding
+//! and alignment, and the ops that ended it and reclaimed its bytes. So the
+//! tables hold four bytes per block a chunk holds, and what happened to a
+//! block is read back from the columns as of the op being run: a detail's
+//! re-run reads columns written past it, and looks only at what ops before
+//! its own wrote. What the op being run changes is kept apart until the run
+//! writes its row ([`Engine::pending_dead`], and `Op::reclaimed`).
 
 use std::rc::Rc;
 
-use im::Vector;
-
 use crate::algorithms::Direction;
-use crate::program::Pos;
+use crate::columns::{Columns, META_ALIGN_SHIFT, META_KIND, META_STMT_SHIFT, NONE};
+use crate::persistent::{make_mut, PVec};
+use crate::program::{Name, Pos};
 use crate::text::bytes;
 use crate::trace::{ChunkInfo, EventKind, Op, OpKind, Shape};
 use crate::word::Word;
@@ -27,26 +36,76 @@ pub(super) enum BlockState {
     Reclaimed,
 }
 
-#[derive(Clone)]
-pub(super) struct Block {
-    pub(super) op: u32,
+/// A block as the engine reads it, from the row of the op that placed it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BlockRef {
     /// `None` for a zero-sized block placed outside every chunk (bumpalo
     /// hands out a dangling, aligned pointer for those).
     pub(super) chunk: Option<u32>,
     pub(super) address: u64,
     pub(super) size: u64,
-    pub(super) align: u64,
     pub(super) padding: u64,
-    /// What a Rust caller's compiler knows of the block's layout: what
-    /// resizing or freeing it is measured with.
-    pub(super) shape: Shape,
+    pub(super) align: u64,
     pub(super) state: BlockState,
-    /// Where the op that ended it stands, for error messages.
-    pub(super) ended_at: Option<Pos>,
-    /// Where a realloc replaced it, if one did (its name may still point here).
-    pub(super) reallocated_at: Option<Pos>,
+}
+
+/// How a block ended, read back from the columns.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ending {
+    pub(super) state: BlockState,
+    /// Where the op that ended it stands.
+    pub(super) at: Option<Pos>,
     /// Whether the program freed it (its bytes may have been reclaimed since).
     pub(super) freed: bool,
+    /// Whether a realloc replaced it (at `at`).
+    pub(super) reallocated: bool,
+}
+
+/// The block a name points at, and what a Rust caller's compiler knows of
+/// its layout (what resizing or freeing it is measured with).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Named {
+    /// The op that placed it ([`NONE`]: no block).
+    pub(super) block: u32,
+    pub(super) shape: Shape,
+}
+
+impl Named {
+    pub(super) const NONE: Named = Named {
+        block: NONE,
+        shape: Shape::Layout,
+    };
+}
+
+/// A value per name, `empty` for the names never set: grows as names are set.
+#[derive(Clone)]
+pub(super) struct NameTable<T> {
+    values: PVec<T>,
+    empty: T,
+}
+
+impl<T: Clone> NameTable<T> {
+    pub(super) fn new(empty: T) -> Self {
+        NameTable {
+            values: PVec::new(),
+            empty,
+        }
+    }
+
+    pub(super) fn get(&self, name: Name) -> T {
+        self.values.get(name.index()).unwrap_or(&self.empty).clone()
+    }
+
+    pub(super) fn set(&mut self, name: Name, v: T) {
+        while self.values.len() <= name.index() {
+            self.values.push(self.empty.clone());
+        }
+        self.values[name.index()] = v;
+    }
+
+    pub(super) fn bytes(&self) -> u64 {
+        self.values.bytes()
+    }
 }
 
 #[derive(Clone)]
@@ -54,17 +113,17 @@ pub(super) struct ChunkRec {
     pub(super) info: ChunkInfo,
     /// Blocks whose bytes the chunk still holds, ordered from the chunk's
     /// bump origin towards the bump pointer.
-    pub(super) holding: Vector<usize>,
+    pub(super) holding: PVec<u32>,
     /// Live zero-sized blocks a rewind passed: they hold no bytes but end
     /// when the chunk goes back to the base allocator.
-    pub(super) empty: Vector<usize>,
+    pub(super) empty: PVec<u32>,
     pub(super) live: bool,
     /// The stats of the blocks in `holding`, kept as they change so an op
     /// costs the same however many blocks the chunk holds.
     pub(super) tally: Tally,
 }
 
-/// What a chunk's held blocks add to [`Stats`].
+/// What a chunk's held blocks add to [`Stats`](crate::trace::Stats).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Tally {
     pub(super) padding: u64,
@@ -74,7 +133,7 @@ pub(super) struct Tally {
 
 impl Tally {
     /// Adds block `blk` (one of this tally's chunk) to it, or takes it out.
-    pub(super) fn count(&mut self, blk: &Block, add: bool) {
+    pub(super) fn count(&mut self, blk: &BlockRef, add: bool) {
         let (requested, leaked) = match blk.state {
             BlockState::Live => (blk.size, 0),
             BlockState::Freed | BlockState::Leaked => (0, blk.size),
@@ -93,8 +152,104 @@ impl Tally {
 }
 
 impl<W: Word> Engine<W> {
-    /// Records a new block at `addr` and returns its index.
-    pub(super) fn place(&mut self, op: &mut Op, addr: u64, size: u64, align: u64) -> usize {
+    /// Where op `i`'s statement stands.
+    pub(super) fn op_pos(&self, cols: &Columns, i: u32) -> Pos {
+        let stmt = cols.meta[i as usize] >> META_STMT_SHIFT;
+        self.program.get(stmt as usize).pos
+    }
+
+    /// How block `b` (placed before the op being run) had ended before it:
+    /// the ops after it that freed, replaced or reclaimed it, as far as
+    /// they ran before this one.
+    pub(super) fn ending(&self, cols: &Columns, b: u32) -> Ending {
+        if let Some((p, state)) = self.pending_dead {
+            if p == b {
+                return Ending {
+                    state,
+                    at: None,
+                    freed: state == BlockState::Freed,
+                    reallocated: state != BlockState::Freed,
+                };
+            }
+        }
+        let now = self.executed;
+        let before = |v: u32| (v != NONE && v < now).then_some(v);
+        let dead = before(cols.dead_at[b as usize]);
+        let gone = before(cols.gone_at[b as usize]);
+        let by_free = dead.is_some_and(|d| cols.meta[d as usize] & META_KIND == 2);
+        let state = match (dead, gone) {
+            (_, Some(_)) => BlockState::Reclaimed,
+            (Some(_), None) if by_free => BlockState::Freed,
+            (Some(_), None) => BlockState::Leaked,
+            (None, None) => BlockState::Live,
+        };
+        Ending {
+            state,
+            at: dead.or(gone).map(|i| self.op_pos(cols, i)),
+            freed: by_free,
+            reallocated: dead.is_some() && !by_free,
+        }
+    }
+
+    /// Block `b`, placed by an op before the one being run.
+    pub(super) fn block(&self, cols: &Columns, b: u32) -> BlockRef {
+        let i = b as usize;
+        let chunk = (cols.chunk[i] != NONE).then_some(cols.chunk[i]);
+        let offset = u64::from(cols.offset[i]);
+        BlockRef {
+            chunk,
+            address: chunk.map_or(offset, |c| self.chunks[c as usize].info.start + offset),
+            size: u64::from(cols.size[i]),
+            padding: self.padding_of(b).unwrap_or(u64::from(cols.padding[i])),
+            align: 1 << ((cols.meta[i] >> META_ALIGN_SHIFT) & 0xf),
+            state: self.ending(cols, b).state,
+        }
+    }
+
+    /// Block `b`: the one the op being run placed, or an earlier one.
+    fn block_or_new(&self, cols: &Columns, op: &Op, b: u32) -> BlockRef {
+        if b != op.index {
+            return self.block(cols, b);
+        }
+        BlockRef {
+            chunk: op.chunk,
+            address: op.address.expect("a placed block has an address"),
+            size: op.size.unwrap_or(0),
+            padding: self.padding_of(b).or(op.padding).unwrap_or(0),
+            align: op.align.unwrap_or(1),
+            state: BlockState::Live,
+        }
+    }
+
+    /// The padding of block `b` if a resize beside it changed it since it
+    /// was placed (the columns keep the padding it was placed with).
+    fn padding_of(&self, b: u32) -> Option<u64> {
+        self.paddings
+            .binary_search_by_key(&b, |&(k, _)| k)
+            .ok()
+            .map(|k| self.paddings[k].1)
+    }
+
+    fn set_padding(&mut self, b: u32, padding: u64) {
+        match self.paddings.binary_search_by_key(&b, |&(k, _)| k) {
+            Ok(k) => self.paddings[k].1 = padding,
+            Err(k) => self.paddings.insert(k, (b, padding)),
+        }
+    }
+
+    /// Records the block op `op` places at `addr` (its id is the op's
+    /// index); returns where it is among its chunk's held blocks (`None`
+    /// outside every chunk). `replacing` is the chunk and index among its
+    /// held blocks of the block an in-place realloc replaces: it leaves the
+    /// list as the new block takes its place.
+    pub(super) fn place(
+        &mut self,
+        cols: &Columns,
+        op: &mut Op,
+        addr: u64,
+        size: u64,
+        replacing: Option<(u32, usize)>,
+    ) -> Option<usize> {
         let chunk = self
             .live
             .iter()
@@ -102,14 +257,33 @@ impl<W: Word> Engine<W> {
             .map(|&id| &self.chunks[id as usize].info)
             .find(|c| c.start <= addr && addr + size <= c.start + c.capacity)
             .map(|c| c.id);
+        let replacing = match (chunk, replacing) {
+            (Some(c), Some((rc, i))) if c == rc => Some(i),
+            (_, Some((rc, i))) => {
+                chunk_mut(&mut self.chunks, rc as usize).holding.remove(i);
+                None
+            }
+            (_, None) => None,
+        };
         let Some(chunk) = chunk else {
             assert_eq!(
                 size, 0,
                 "a model returns addresses inside one of its live chunks"
             );
-            return self.place_dangling(op, addr, align);
+            self.place_dangling(op, addr);
+            return None;
         };
         let rec = &self.chunks[chunk as usize];
+        // The held blocks as they are once the replaced one leaves: `n` of
+        // them, the `k`-th is `held(k)`.
+        let n = rec.holding.len() - usize::from(replacing.is_some());
+        let held = |k: usize| -> u32 {
+            let k = match replacing {
+                Some(r) if k >= r => k + 1,
+                _ => k,
+            };
+            rec.holding[k]
+        };
         // Held blocks stay sorted from the bump origin towards the pointer;
         // a block usually lands last, but an in-place realloc of an earlier
         // block lands in the middle.
@@ -117,12 +291,12 @@ impl<W: Word> Engine<W> {
         let before = |a: u64| if up { a <= addr } else { a >= addr };
         // The last held block is checked first: when the new block lands
         // after it, as it does but for in-place reallocs, no search walks
-        // a chunk that may hold a million blocks. Looked up once: it is
-        // also the first neighbour the padding below measures from.
-        let last = rec.holding.last().map(|&b| &self.blocks[b]);
+        // a chunk that may hold a million blocks. Read once: it is also the
+        // first neighbour the padding below measures from.
+        let last = n.checked_sub(1).map(|k| self.block(cols, held(k)));
         let at = match last {
-            Some(n) if before(n.address) => rec.holding.len(),
-            Some(_) => partition_point(&rec.holding, |&b| before(self.blocks[b].address)),
+            Some(b) if before(b.address) => n,
+            Some(_) => partition_point(n, |k| before(self.block(cols, held(k)).address)),
             None => 0,
         };
         // Padding is the gap between this block and its neighbour towards
@@ -133,19 +307,17 @@ impl<W: Word> Engine<W> {
         // bytes up to its end are that block's, not padding.
         let (start, end) = (rec.info.start, rec.info.start + rec.info.capacity);
         let mut edge = if up { start } else { end };
-        // By index, from `at` down: an iterator would be built from the
-        // front of the table to stop after a step or two at its back.
         for k in (0..at).rev() {
-            let n = match last {
-                Some(n) if k + 1 == rec.holding.len() => n,
-                _ => &self.blocks[rec.holding[k]],
+            let b = match last {
+                Some(b) if k + 1 == n => b,
+                _ => self.block(cols, held(k)),
             };
             edge = if up {
-                edge.max(n.address + n.size)
+                edge.max(b.address + b.size)
             } else {
-                edge.min(n.address)
+                edge.min(b.address)
             };
-            if n.size > 0 {
+            if b.size > 0 {
                 break;
             }
         }
@@ -170,52 +342,63 @@ impl<W: Word> Engine<W> {
                 addr - start
             )
         });
-        let block = Block {
-            op: op.index,
-            chunk: Some(chunk),
-            address: addr,
-            size,
-            align,
-            padding,
-            shape: op.shape.unwrap_or(Shape::Layout),
-            state: BlockState::Live,
-            ended_at: None,
-            reallocated_at: None,
-            freed: false,
-        };
+        let new = self.block_or_new(cols, op, op.index);
         // One copy-on-write of the chunk's record for both its held blocks
         // and its tally.
         let rec = chunk_mut(&mut self.chunks, chunk as usize);
-        rec.tally.count(&block, true);
-        let b = self.blocks.len();
-        if at == rec.holding.len() {
-            rec.holding.push_back(b);
-        } else {
-            rec.holding.insert(at, b);
+        rec.tally.count(&new, true);
+        match replacing {
+            Some(r) if r == at => rec.holding[at] = op.index,
+            Some(r) => {
+                rec.holding.remove(r);
+                rec.holding.insert(at, op.index);
+            }
+            None if at == rec.holding.len() => rec.holding.push(op.index),
+            None => rec.holding.insert(at, op.index),
         }
-        self.blocks.push_back(block);
-        b
+        Some(at)
     }
 
-    /// Adds block `b` to its chunk's tally: call when it joins the chunk's
-    /// held blocks.
-    pub(super) fn tally(&mut self, b: usize) {
-        self.count(b, true);
+    /// Where block `b` (placed before the op being run) is among its
+    /// chunk's held blocks, if it is there.
+    pub(super) fn held_index(&self, cols: &Columns, b: u32) -> Option<(u32, usize)> {
+        let blk = self.block(cols, b);
+        let c = blk.chunk?;
+        let up = self.direction == Direction::Up;
+        let holding = &self.chunks[c as usize].holding;
+        // `place` put it after every held block at or before its address,
+        // so a binary search finds it without walking the chunk's blocks.
+        let ends = partition_point(holding.len(), |k| {
+            let a = self.block(cols, holding[k]).address;
+            if up {
+                a <= blk.address
+            } else {
+                a >= blk.address
+            }
+        });
+        match ends.checked_sub(1) {
+            Some(at) if holding[at] == b => Some((c, at)),
+            _ => holding.iter().rposition(|&x| x == b).map(|at| (c, at)),
+        }
     }
 
-    /// Takes block `b` out of its chunk's tally: call before it leaves the
-    /// chunk's held blocks.
-    pub(super) fn untally(&mut self, b: usize) {
-        self.count(b, false);
+    /// Takes block `b` out of its chunk's tally, or adds it back: around a
+    /// change of what it counts as.
+    pub(super) fn count(&mut self, cols: &Columns, b: u32, add: bool) {
+        let blk = self.block(cols, b);
+        let Some(c) = blk.chunk else { return };
+        chunk_mut(&mut self.chunks, c as usize)
+            .tally
+            .count(&blk, add);
     }
 
     /// Ends live block `b` (freed or leaked) without it leaving its chunk.
     /// A live block that holds bytes is always among its chunk's held
     /// blocks; one that holds none adds nothing to move.
-    pub(super) fn restate(&mut self, b: usize, state: BlockState) {
-        let blk = &mut self.blocks[b];
+    pub(super) fn restate(&mut self, cols: &Columns, b: u32, state: BlockState) {
+        let blk = self.block(cols, b);
         debug_assert_eq!(blk.state, BlockState::Live);
-        blk.state = state;
+        self.pending_dead = Some((b, state));
         if let (Some(c), size @ 1..) = (blk.chunk, blk.size) {
             let t = &mut chunk_mut(&mut self.chunks, c as usize).tally;
             t.requested -= size;
@@ -223,66 +406,43 @@ impl<W: Word> Engine<W> {
         }
     }
 
-    /// A block resized where it was changes the gap before the zero-size
-    /// blocks placed right after it (towards the bump pointer, before the
-    /// next block with bytes): their padding is measured from its new edge,
-    /// and a growth over one's address leaves it none.
-    pub(super) fn absorb_zero_size(&mut self, b: usize) {
-        let Some(c) = self.blocks[b].chunk else {
+    /// A block resized where it was (the one op `op` placed, `at` among its
+    /// chunk's held blocks) changes the gap before the zero-size blocks
+    /// placed right after it (towards the bump pointer, before the next
+    /// block with bytes): their padding is measured from its new edge, and a
+    /// growth over one's address leaves it none.
+    pub(super) fn absorb_zero_size(&mut self, cols: &Columns, op: &Op, at: usize) {
+        let Some(c) = op.chunk else {
             return;
         };
-        let (lo, hi) = (
-            self.blocks[b].address,
-            self.blocks[b].address + self.blocks[b].size,
-        );
+        let (lo, hi) = match (op.address, op.size) {
+            (Some(a), Some(s)) => (a, a + s),
+            _ => return,
+        };
         let up = self.direction == Direction::Up;
         let holding = &self.chunks[c as usize].holding;
-        // `place` put it after every held block at or before its address,
-        // so a binary search finds it without walking the chunk's blocks.
-        let ends = partition_point(holding, |&x| {
-            let a = self.blocks[x].address;
-            if up {
-                a <= lo
-            } else {
-                a >= lo
-            }
-        });
-        let at = match ends.checked_sub(1) {
-            Some(at) if holding[at] == b => at,
-            _ => match holding.iter().position(|&x| x == b) {
-                Some(at) => at,
-                None => return,
-            },
-        };
-        let after: Vec<usize> = (at + 1..holding.len())
+        let after: Vec<u32> = (at + 1..holding.len())
             .map(|k| holding[k])
-            .take_while(|&z| self.blocks[z].size == 0)
+            .take_while(|&z| self.block(cols, z).size == 0)
             .collect();
         for z in after {
-            let addr = self.blocks[z].address;
+            let blk = self.block(cols, z);
             let padding = if up {
-                addr.saturating_sub(hi)
+                blk.address.saturating_sub(hi)
             } else {
-                lo.saturating_sub(addr)
+                lo.saturating_sub(blk.address)
             };
-            if padding != self.blocks[z].padding {
-                self.untally(z);
-                self.blocks[z].padding = padding;
-                self.tally(z);
+            if padding != blk.padding {
+                self.count(cols, z, false);
+                self.set_padding(z, padding);
+                self.count(cols, z, true);
             }
         }
     }
 
-    pub(super) fn count(&mut self, b: usize, add: bool) {
-        let blk = &self.blocks[b];
-        let Some(c) = blk.chunk else { return };
-        chunk_mut(&mut self.chunks, c as usize)
-            .tally
-            .count(blk, add);
-    }
-
     /// Records a zero-sized block the model placed outside every chunk.
-    pub(super) fn place_dangling(&mut self, op: &mut Op, addr: u64, align: u64) -> usize {
+    fn place_dangling(&mut self, op: &mut Op, addr: u64) {
+        let align = op.align.unwrap_or(1);
         op.address = Some(addr);
         op.padding = Some(0);
         note(self.detail, &mut op.events, EventKind::Placed, || {
@@ -290,57 +450,38 @@ impl<W: Word> Engine<W> {
                 "zero-sized: a dangling pointer {addr:#x} aligned to {align}, no chunk bytes taken"
             )
         });
-        self.blocks.push_back(Block {
-            op: op.index,
-            chunk: None,
-            address: addr,
-            size: 0,
-            align,
-            padding: 0,
-            shape: op.shape.unwrap_or(Shape::Layout),
-            state: BlockState::Live,
-            ended_at: None,
-            reallocated_at: None,
-            freed: false,
-        });
-        self.blocks.len() - 1
     }
 
     /// Reclaims, in every chunk that holds blocks, those the model no longer holds.
-    pub(super) fn reclaim_all(&mut self, op: &mut Op) {
+    pub(super) fn reclaim_all(&mut self, cols: &Columns, op: &mut Op) {
         let touched: Vec<u32> = self
             .chunks
             .iter()
             .filter(|c| !c.holding.is_empty() || !c.empty.is_empty())
             .map(|c| c.info.id)
             .collect();
-        self.reclaim_touched(op, &touched);
+        self.reclaim_touched(cols, op, &touched);
     }
 
     /// Pops, from each chunk's held blocks, those now beyond its bump pointer
     /// (or all of them, if the chunk went back to the base allocator).
-    pub(super) fn reclaim_touched(&mut self, op: &mut Op, chunks: &[u32]) {
+    pub(super) fn reclaim_touched(&mut self, cols: &Columns, op: &mut Op, chunks: &[u32]) {
         let before = op.reclaimed.len();
         for &c in chunks {
             let used = self
                 .model
                 .used(c)
                 .map(|(lo, hi)| (lo.to_u64(), hi.to_u64()));
-            if used.is_none() {
-                for b in core::mem::take(&mut chunk_mut(&mut self.chunks, c as usize).empty) {
-                    let blk = &mut self.blocks[b];
-                    if blk.state != BlockState::Reclaimed {
-                        blk.state = BlockState::Reclaimed;
-                        blk.ended_at = Some(Pos {
-                            line: op.line,
-                            column: op.column,
-                        });
-                        op.reclaimed.push(blk.op);
+            if used.is_none() && !self.chunks[c as usize].empty.is_empty() {
+                let empty = core::mem::take(&mut chunk_mut(&mut self.chunks, c as usize).empty);
+                for &b in empty.iter() {
+                    if self.block_or_new(cols, op, b).state != BlockState::Reclaimed {
+                        op.reclaimed.push(b);
                     }
                 }
             }
             while let Some(&b) = self.chunks[c as usize].holding.last() {
-                let blk = &self.blocks[b];
+                let blk = self.block_or_new(cols, op, b);
                 let gone = match used {
                     None => true,
                     Some((lo, hi)) => match self.direction {
@@ -356,25 +497,17 @@ impl<W: Word> Engine<W> {
                 // One copy-on-write of the chunk's record for its tally and
                 // its held blocks.
                 let rec = chunk_mut(&mut self.chunks, c as usize);
-                rec.tally.count(blk, false);
-                rec.holding.pop_back();
+                rec.tally.count(&blk, false);
+                rec.holding.pop();
                 if blk.size == 0 && blk.state == BlockState::Live && used.is_some() {
                     // It holds no bytes, so a rewind past it takes nothing
                     // away: it stays a valid, live block (the real crates
                     // agree: its pointer may still be reallocated or freed).
                     // Only its chunk going back to the base allocator ends it.
-                    rec.empty.push_back(b);
+                    rec.empty.push(b);
                     continue;
                 }
-                let blk = &mut self.blocks[b];
-                if blk.state == BlockState::Live {
-                    blk.ended_at = Some(Pos {
-                        line: op.line,
-                        column: op.column,
-                    });
-                }
-                blk.state = BlockState::Reclaimed;
-                op.reclaimed.push(blk.op);
+                op.reclaimed.push(b);
             }
         }
         let n = op.reclaimed.len() - before;
@@ -384,15 +517,23 @@ impl<W: Word> Engine<W> {
             });
         }
     }
+
+    /// Blocks the chunks hold (the engine's per-block memory).
+    pub(super) fn held_blocks(&self) -> usize {
+        self.chunks
+            .iter()
+            .map(|c| c.holding.len() + c.empty.len())
+            .sum()
+    }
 }
 
-/// The first index of `v` whose element fails `pred` (`v` is partitioned:
-/// all that pass come first), as `slice::partition_point`.
-fn partition_point<T: Clone>(v: &Vector<T>, pred: impl Fn(&T) -> bool) -> usize {
-    let (mut lo, mut hi) = (0, v.len());
+/// The first of `0..n` for which `pred` fails (all that pass come first),
+/// as `slice::partition_point`.
+fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if pred(&v[mid]) {
+        if pred(mid) {
             lo = mid + 1;
         } else {
             hi = mid;
@@ -400,7 +541,8 @@ fn partition_point<T: Clone>(v: &Vector<T>, pred: impl Fn(&T) -> bool) -> usize 
     }
     lo
 }
-/// Chunk `c`'s record, to change: copied first if a snapshot shares it.
-pub(super) fn chunk_mut(chunks: &mut Vector<Rc<ChunkRec>>, c: usize) -> &mut ChunkRec {
-    Rc::make_mut(&mut chunks[c])
+
+/// Chunk `c`'s record, to change: copied first (and counted) if a snapshot shares it.
+pub(super) fn chunk_mut(chunks: &mut PVec<Rc<ChunkRec>>, c: usize) -> &mut ChunkRec {
+    make_mut(&mut chunks[c])
 }

@@ -4,9 +4,8 @@
 
 use std::rc::Rc;
 
-use im::Vector;
-
 use crate::events::{ChunkReason, ModelEvent};
+use crate::persistent::PVec;
 use crate::probe::{Recorded, Recorder};
 use crate::text;
 use crate::trace::{ChunkInfo, Event, EventKind, NamedValue, StepOut};
@@ -88,7 +87,7 @@ impl<W: Word> Engine<W> {
                     self.chunks.len(),
                     "chunk ids are handed out in order"
                 );
-                self.chunks.push_back(Rc::new(ChunkRec {
+                self.chunks.push(Rc::new(ChunkRec {
                     info: ChunkInfo {
                         id: c.id,
                         base: c.base,
@@ -102,8 +101,8 @@ impl<W: Word> Engine<W> {
                         created_by: op,
                         freed_by: None,
                     },
-                    holding: Vector::new(),
-                    empty: Vector::new(),
+                    holding: PVec::new(),
+                    empty: PVec::new(),
                     live: true,
                     tally: Tally::default(),
                 }));

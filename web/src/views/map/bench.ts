@@ -9,7 +9,7 @@
 // It goes through the app's path: chunkViewsAt on the TraceView's columns
 // (model/held.ts), then renderMemoryMap.
 
-import { META_PLACED, NONE, statsEveryFor, type ChunkUsed, type OpColumns, type TraceView } from "../../engine/traceView";
+import { META_PLACED, NONE, statsEveryFor, stmtTable, type ChunkUsed, type OpColumns, type TraceView } from "../../engine/traceView";
 import type { ChunkInfo, Direction, Op, Stats } from "../../engine/types";
 import { chunkViewsAt } from "../../model/chunks";
 import type { MemoryMapData } from "./layout";
@@ -57,7 +57,7 @@ export function syntheticTrace(n: number, direction: Direction = "down"): TraceV
     source: "bump-down",
     source_path: "",
     chunks: [chunk],
-    stmts: [{ line: 1, column: 1, kind: "alloc", block: "x" }],
+    stmts: stmtTable([{ line: 1, column: 1, kind: "alloc", block: "x" }]),
     length: count,
     cols,
     statsEvery,

@@ -1,0 +1,108 @@
+// The program editor: CodeMirror 6, which draws only the lines in view, so a
+// recording of a million lines is edited as a short program is. Its content
+// is the textbox named "Program" (the panel's label), described by the error
+// list and the hint; it keeps the browser's editing keys, undo, search
+// (Ctrl/Cmd+F), and Tab moving focus on. What it marks (errors, the op in
+// view) comes from the page's state through `show`.
+
+import { EditorState } from "@codemirror/state";
+import { EditorView, drawSelection, keymap, lineNumbers } from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { lintGutter, setDiagnostics } from "@codemirror/lint";
+import { search, searchKeymap } from "@codemirror/search";
+import type { ProgramError } from "../../engine/types";
+import { allErrors } from "../../engine/errors";
+import { diagnosticsOf, errorRange } from "./diagnostics";
+import { programHighlight } from "./highlight";
+import { marksField, programMarks, setMarks } from "./marks";
+
+export interface ProgramEditorOptions {
+  /** The content's id, and the ids that label and describe it. */
+  id: string;
+  labelledBy: string;
+  describedBy: string;
+  /** Called after the text changed by typing, a paste or `replace`, with a way to read it. */
+  onChange(text: () => string, lines: number): void;
+}
+
+export interface ProgramEditor {
+  readonly view: EditorView;
+  /** The whole text (a copy: costs the text's length). */
+  text(): string;
+  /** Replaces the whole text as one edit (undo brings the old back), the caret at the start. */
+  replace(text: string, options?: { undoable?: boolean }): void;
+  /** The errors and the line of the op in view; scrolls that line into view unless the editor has focus. */
+  show(error: ProgramError | null, currentLine: number | null): void;
+  /** Moves the caret to `error`'s place and focuses the editor. */
+  goTo(error: ProgramError): void;
+}
+
+export function createProgramEditor(parent: HTMLElement, options: ProgramEditorOptions): ProgramEditor {
+  let shownError: ProgramError | null = null;
+  let shownLine: number | null = null;
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc: "",
+      extensions: [
+        lineNumbers(),
+        history(),
+        drawSelection(),
+        search({ top: true }),
+        keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap]),
+        programMarks(),
+        programHighlight(),
+        lintGutter(),
+        EditorView.contentAttributes.of({
+          id: options.id,
+          "aria-labelledby": options.labelledBy,
+          "aria-describedby": options.describedBy,
+          spellcheck: "false",
+          autocapitalize: "off",
+          autocorrect: "off",
+        }),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged) options.onChange(() => u.state.doc.toString(), u.state.doc.lines);
+        }),
+      ],
+    }),
+  });
+
+  const text = (): string => view.state.doc.toString();
+
+  return {
+    view,
+    text,
+    replace(next, { undoable = true } = {}) {
+      view.dispatch({
+        changes: { from: 0, to: view.state.doc.length, insert: next },
+        selection: { anchor: 0 },
+        scrollIntoView: true,
+        ...(undoable ? {} : { annotations: [] }),
+      });
+    },
+    show(error, currentLine) {
+      const doc = view.state.doc;
+      const errors = error ? allErrors(error) : [];
+      const columns = new Map<number, number>();
+      for (const e of errors) if (!columns.has(e.line)) columns.set(e.line, e.column);
+      const marks = view.state.field(marksField);
+      const sameErrors = error === shownError;
+      const sameLine = currentLine === marks.current && (error !== null) === marks.failed;
+      if (sameErrors && sameLine) return;
+      const effects = [setMarks.of({ errors: columns, current: currentLine, failed: error !== null })];
+      const spec = sameErrors ? { effects } : { effects: [...effects, ...(setDiagnostics(view.state, diagnosticsOf(doc, errors)).effects as never[])] };
+      // Stepping moves the current line into view, once per line so the reader
+      // can scroll away from it, and never under the caret of someone typing.
+      const scroll = currentLine !== null && currentLine !== shownLine && error === null && !view.hasFocus && currentLine <= doc.lines;
+      view.dispatch(scroll ? { ...spec, effects: [...spec.effects, EditorView.scrollIntoView(doc.line(currentLine).from, { y: "nearest", yMargin: 60 })] } : spec);
+      shownError = error;
+      shownLine = currentLine;
+    },
+    goTo(e) {
+      const { from } = errorRange(view.state.doc, e);
+      view.dispatch({ selection: { anchor: from }, scrollIntoView: true });
+      view.focus();
+    },
+  };
+}
