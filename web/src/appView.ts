@@ -282,7 +282,7 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
   renderOpDetails(m.opDetails, {
     op,
     sourceLine: op ? (ctx.lines(s.tracedSource)[op.line - 1] ?? null) : null,
-    cost: op ? opCostSummary(trace, op) : null,
+    cost: op ? opCostSummary(trace, op, ctx.allocators.find((a) => a.name === trace.allocator)?.chunkRecord ?? "none") : null,
     micro: microIndex(op, s.micro),
   });
 }
@@ -503,7 +503,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
         step: s.step,
         animate: ctx.animate(),
         sourceLines: ctx.lines(s.tracedSource),
-        why: pairReason(s.compare, lessonPair(s)),
+        why: pairReason(s.compare, ctx.allocators, lessonPair(s)),
         narrationWaits: !s.narrationHidden && (s.lesson !== null || ctx.narrations(s.tracedSource).size > 0),
       },
       {
