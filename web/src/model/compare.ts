@@ -27,6 +27,7 @@ import {
 } from "../engine/traceView";
 import type { RunSettings } from "../engine/config";
 import type { AllocatorInfo, CapacityMeaning, Cost, OpKind } from "../engine/types";
+import { metricHeading } from "./metrics";
 import { clampStep } from "./blocks";
 import { statsAt } from "./chunks";
 import { costOf, costSums, opNameAt, type CostMetric } from "./costs";
@@ -483,17 +484,10 @@ export function columnTotals(trace: TraceView, step: number = trace.length): Col
   };
 }
 
-/** The totals compare mode lists, lower being better for each. */
-export const TOTAL_FIELDS: readonly { key: Exclude<keyof ColumnTotals, "requested">; label: string }[] = [
-  { key: "instructions", label: "Wasm instructions" },
-  { key: "branches", label: "Wasm branches" },
-  { key: "padding", label: "Padding bytes" },
-  { key: "metadata", label: "Metadata bytes" },
-  { key: "chunks", label: "Chunks" },
-  { key: "footprint", label: "Footprint bytes" },
-  { key: "peakFootprint", label: "Peak footprint bytes" },
-  { key: "failed", label: "Failed ops" },
-];
+/** The totals compare mode lists, lower being better for each, labelled as the metric registry names them. */
+export const TOTAL_FIELDS: readonly { key: Exclude<keyof ColumnTotals, "requested">; label: string }[] = (
+  ["instructions", "branches", "padding", "metadata", "chunks", "footprint", "peakFootprint", "failed"] as const
+).map((key) => ({ key, label: metricHeading(key) }));
 
 /** For each total, the columns with the least of it when the columns differ (null totals: columns whose program failed). */
 export function bestTotals(totals: readonly (ColumnTotals | null)[]): Record<(typeof TOTAL_FIELDS)[number]["key"], number[]> {
