@@ -36,11 +36,11 @@ use crate::program::{
 use crate::trace::{ChunkInfo, EventKind, Op, OpKind, Stats};
 use crate::word::{Target, Word};
 
+use crate::trace::note;
 use recording::Recording;
 use request::{check_capacity, model_error};
 pub use request::{request, resolve_min_align};
 use shadow::{Block, ChunkRec};
-use translate::note;
 
 pub use crate::heap::HEAP_BASE;
 

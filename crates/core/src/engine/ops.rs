@@ -9,8 +9,8 @@ use crate::word::Word;
 
 use super::request::{check_align, check_layout, model_error};
 use super::shadow::{chunk_mut, BlockState};
-use super::translate::note;
 use super::Engine;
+use crate::trace::note;
 
 impl<W: Word> Engine<W> {
     /// The live block called `name`, or an error at `pos` (where the name
