@@ -9,7 +9,7 @@ import { sourceShown, type SourceLookup } from "./engine/sourceTexts";
 import type { TraceView } from "./engine/traceView";
 import { overInstructionsCap, type InstructionsLookup, type InstructionsSource } from "./engine/listing";
 import type { AllocatorInfo, Op, Trace } from "./engine/types";
-import { clampStep } from "./model/blocks";
+import { clampStep } from "./model/step";
 import { carrySettings, columnLabels, compareStepText, pairReason, type CompareColumn, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";

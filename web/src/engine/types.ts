@@ -1,7 +1,7 @@
 // TypeScript mirror of the trace format (crates/core/src/trace.rs, version 1;
 // docs/trace-format.md). Optional Rust fields (`skip_serializing_if`) are
 // optional here; numbers are JSON numbers (addresses stay far below 2^53).
-// The facade normalises older engine builds into this shape (see facade.ts).
+// The engine's adapters (traceModule.ts, costModule.ts) read its JSON into these shapes.
 
 export const TRACE_VERSION = 1;
 

@@ -28,7 +28,7 @@ import {
 import type { RunSettings } from "../engine/config";
 import type { AllocatorInfo, CapacityMeaning, Cost, OpKind } from "../engine/types";
 import { metricHeading } from "./metrics";
-import { clampStep } from "./blocks";
+import { clampStep } from "./step";
 import { statsAt } from "./chunks";
 import { costOf, costSums, opNameAt, type CostMetric } from "./costs";
 import { bytes, hex } from "./format";
