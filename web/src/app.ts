@@ -20,7 +20,7 @@ import { sweepBase, sweepRunner } from "./controller/sweep";
 import { startTracer } from "./controller/tracer";
 import { startingColumns } from "./model/compare";
 import { lessonById, recordedLesson } from "./model/lessons";
-import { clampStep } from "./model/blocks";
+import { clampStep } from "./model/step";
 import { parseNarration, pausesAt, predictsNext, type Narration } from "./model/narration";
 import { predictShown } from "./model/predict";
 import { parseTraceFile, replayDiffers } from "./share/traceFile";

@@ -9,7 +9,7 @@ import { sourceShown, type SourceLookup } from "./engine/sourceTexts";
 import type { TraceView } from "./engine/traceView";
 import { overInstructionsCap, type InstructionsLookup, type InstructionsSource } from "./engine/listing";
 import type { AllocatorInfo, Op, Trace } from "./engine/types";
-import { clampStep } from "./model/blocks";
+import { clampStep } from "./model/step";
 import { carrySettings, columnLabels, compareStepText, pairReason, type CompareColumn, type CompareConfig } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";
@@ -298,7 +298,7 @@ function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewCont
   renderOpDetails(m.opDetails, {
     op,
     sourceLine: op ? (ctx.lines(s.tracedSource)[op.line - 1] ?? null) : null,
-    cost: op ? opCostSummary(trace, op) : null,
+    cost: op ? opCostSummary(trace, op, ctx.allocators.find((a) => a.name === trace.allocator)?.chunkRecord ?? "none") : null,
     micro: microIndex(op, s.micro),
   });
 }
@@ -409,7 +409,7 @@ function renderStatementLine(m: Mounts, s: AppState, trace: TraceView, ctx: AppV
   const step = clampStep(trace, s.step);
   const op = currentOp(trace, step);
   // In compare mode each column's cost is its own: the line names the op alone.
-  const cost = op && s.compare === null ? (opCostSummary(trace, op)?.text ?? null) : null;
+  const cost = op && s.compare === null ? (opCostSummary(trace, op, ctx.allocators.find((a) => a.name === trace.allocator)?.chunkRecord ?? "none")?.text ?? null) : null;
   const lines = ctx.lines(s.tracedSource);
   renderPresentStatement(mount, {
     step,
@@ -595,7 +595,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
         step: s.step,
         animate: ctx.animate(),
         sourceLines: ctx.lines(s.tracedSource),
-        why: pairReason(s.compare, lessonPair(s)),
+        why: pairReason(s.compare, ctx.allocators, lessonPair(s)),
         narrationWaits: !s.narrationHidden && (s.lesson !== null || ctx.narrations(s.tracedSource).size > 0),
       },
       {

@@ -38,6 +38,9 @@ use crate::models::zig_fixed_buffer::ZigFixedBuffer;
 use crate::source::Source;
 use crate::word::{Target, Word};
 
+mod rows;
+pub use rows::PRESETS;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PresetId {
@@ -76,172 +79,165 @@ pub enum PresetId {
 }
 
 impl PresetId {
-    pub const ALL: [PresetId; 16] = [
-        PresetId::FitzgenDown,
-        PresetId::HinckleyUpNaive,
-        PresetId::HinckleyUp,
-        PresetId::UpMinAlign,
-        PresetId::DownMinAlign,
-        PresetId::BumperAllocBuffer,
-        PresetId::BumperSlab,
-        PresetId::CppArena,
-        PresetId::BumpScopeUp,
-        PresetId::BumpScopeDown,
-        PresetId::Bumpalo,
-        PresetId::BlinkAlloc,
-        PresetId::LlvmBumpPtr,
-        PresetId::PmrMonotonic,
-        PresetId::ZigArena,
-        PresetId::ZigFixedBuffer,
-    ];
+    /// Every preset, in the registry's order (the order `bumplab list` shows).
+    pub const ALL: [PresetId; PRESETS.len()] = {
+        let mut all = [PresetId::FitzgenDown; PRESETS.len()];
+        let mut i = 0;
+        while i < PRESETS.len() {
+            all[i] = PRESETS[i].id;
+            i += 1;
+        }
+        all
+    };
+
+    /// This preset's row of the registry.
+    pub fn row(self) -> &'static Row {
+        PRESETS
+            .iter()
+            .find(|r| r.id == self)
+            .expect("every preset has a row (checked by a test)")
+    }
 
     pub fn name(self) -> &'static str {
-        match self {
-            PresetId::FitzgenDown => "fitzgen-down",
-            PresetId::HinckleyUpNaive => "hinckley-up-naive",
-            PresetId::HinckleyUp => "hinckley-up",
-            PresetId::UpMinAlign => "up-min-align",
-            PresetId::DownMinAlign => "down-min-align",
-            PresetId::BumperAllocBuffer => "bumper-alloc-buffer",
-            PresetId::BumperSlab => "bumper-slab",
-            PresetId::CppArena => "cpp-arena",
-            PresetId::BumpScopeUp => "bump-scope-up",
-            PresetId::BumpScopeDown => "bump-scope-down",
-            PresetId::Bumpalo => "bumpalo",
-            PresetId::BlinkAlloc => "blink-alloc",
-            PresetId::ZigFixedBuffer => "zig-fixed-buffer",
-            PresetId::ZigArena => "zig-arena",
-            PresetId::PmrMonotonic => "pmr-monotonic",
-            PresetId::LlvmBumpPtr => "llvm-bump-ptr",
-        }
+        self.row().name
     }
 
     pub fn parse(name: &str) -> Option<PresetId> {
-        PresetId::ALL.into_iter().find(|p| p.name() == name)
+        PRESETS.iter().find(|r| r.name == name).map(|r| r.id)
     }
 
     /// Which build of the trace module runs it (see [`Family`]).
     pub fn family(self) -> Family {
-        match self {
-            PresetId::BlinkAlloc
-            | PresetId::ZigFixedBuffer
-            | PresetId::ZigArena
-            | PresetId::PmrMonotonic
-            | PresetId::LlvmBumpPtr => Family::MoreArenas,
-            _ => Family::Core,
-        }
+        self.row().family
     }
 
     /// The file whose code does the bumping, shown first in the code view.
     pub fn source(self) -> Source {
-        match self {
-            PresetId::FitzgenDown => Source::BumpDown,
-            PresetId::HinckleyUpNaive => Source::BumpUpNaive,
-            PresetId::HinckleyUp => Source::BumpUp,
-            PresetId::UpMinAlign => Source::MinAlignUp,
-            PresetId::DownMinAlign => Source::MinAlignDown,
-            PresetId::BumperAllocBuffer | PresetId::BumperSlab => Source::Bumper,
-            PresetId::CppArena => Source::CppArena,
-            PresetId::BumpScopeUp | PresetId::BumpScopeDown => Source::BumpScope,
-            PresetId::Bumpalo => Source::Bumpalo,
-            PresetId::BlinkAlloc => Source::BlinkAlloc,
-            PresetId::ZigFixedBuffer => Source::ZigFixedBuffer,
-            PresetId::ZigArena => Source::ZigArena,
-            PresetId::PmrMonotonic => Source::PmrMonotonic,
-            PresetId::LlvmBumpPtr => Source::LlvmBumpPtr,
-        }
+        self.row().source
     }
 
     pub fn direction(self) -> Direction {
-        match self {
-            PresetId::FitzgenDown => Direction::Down,
-            PresetId::HinckleyUpNaive | PresetId::HinckleyUp => Direction::Up,
-            PresetId::UpMinAlign
-            | PresetId::BumperAllocBuffer
-            | PresetId::BumperSlab
-            | PresetId::CppArena => Direction::Up,
-            PresetId::DownMinAlign => Direction::Down,
-            PresetId::BumpScopeUp => Direction::Up,
-            PresetId::BumpScopeDown => Direction::Down,
-            PresetId::Bumpalo => Direction::Down,
-            PresetId::BlinkAlloc => Direction::Up,
-            PresetId::ZigFixedBuffer => Direction::Up,
-            PresetId::ZigArena => Direction::Up,
-            PresetId::PmrMonotonic => Direction::Up,
-            PresetId::LlvmBumpPtr => Direction::Up,
-        }
+        self.row().direction
     }
 
     /// The minimum alignments this preset can be built with, default first;
     /// empty when it has no such setting.
     pub fn min_aligns(self) -> &'static [u64] {
-        match self {
-            PresetId::FitzgenDown | PresetId::HinckleyUpNaive | PresetId::HinckleyUp => &[],
-            PresetId::UpMinAlign | PresetId::DownMinAlign => {
-                &[8, 1, 2, 4, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
-            }
-            PresetId::BumperAllocBuffer | PresetId::BumperSlab | PresetId::CppArena => &[],
-            PresetId::BumpScopeUp | PresetId::BumpScopeDown => &[1, 2, 4, 8, 16],
-            PresetId::Bumpalo => &[1, 2, 4, 8, 16],
-            PresetId::BlinkAlloc => &[],
-            PresetId::ZigFixedBuffer => &[],
-            PresetId::ZigArena => &[],
-            PresetId::PmrMonotonic => &[],
-            PresetId::LlvmBumpPtr => &[],
-        }
+        self.row().min_aligns
     }
 
     pub fn description(self) -> &'static str {
+        self.row().description
+    }
+}
+
+/// Everything the playground says about a preset, in one row: the page reads
+/// it through `listAllocators` (the chooser's groups, the Capacity knob's
+/// help, the comparison's counterpart and what a capacity means there), so a
+/// preset added here needs no change in the page.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Row {
+    #[serde(skip)]
+    pub id: PresetId,
+    pub name: &'static str,
+    pub direction: Direction,
+    /// The allocator chooser's group, and the place in it.
+    pub group: Group,
+    pub menu_rank: u8,
+    /// Which build of the trace module runs it.
+    pub family: Family,
+    /// The file whose code does the bumping, shown first in the code view.
+    pub source: Source,
+    /// Minimum alignments it can be built with, default first (empty: no such setting).
+    pub min_aligns: &'static [u64],
+    /// What the one number `--capacity` passes to the model sets here.
+    pub capacity: Capacity,
+    /// Where the chunk's own bookkeeping sits, as the real code names it.
+    pub chunk_record: ChunkRecord,
+    /// The preset to run beside this one in the one-click comparison, and why.
+    pub counterpart: Counterpart,
+    /// The real code this preset's model reproduces.
+    pub real: &'static str,
+    pub description: &'static str,
+}
+
+/// The allocator chooser's groups, in the chooser's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Group {
+    SeedAlgorithms,
+    Libraries,
+}
+
+impl Group {
+    pub fn label(self) -> &'static str {
         match self {
-            PresetId::FitzgenDown => {
-                "Bump down over one fixed chunk (Fitzgerald 2019): checked subtract, round down, compare to start. An allocation's fast path takes 2 conditional branches. Realloc is not in the listings; as Hinckley's discussion of reallocation describes bumpalo's trick, the last block is bumped again from its own end and its bytes are copied to the new start over the old ones (moved down to grow, up to shrink): no space is lost, but every byte is copied. Any other block is allocated anew and copied, its old bytes left behind."
-            }
-            PresetId::HinckleyUpNaive => {
-                "Bump up over one fixed chunk, first version (Hinckley 2024): round up, add, compare to end, each checked. An allocation's fast path takes 3 conditional branches, fewer when the alignment is 1 and known at compile time: the rounding's check folds away, leaving 2 for a slice of bytes and 1 for a lone u8 (its add and its compare fold into one). Realloc is not in the post's listings; as its discussion of reallocation describes, the last block grows or shrinks in place when the chunk has room (only the bump pointer moves, no byte is copied), and any other block is allocated anew and copied, its old bytes left behind."
-            }
-            PresetId::HinckleyUp => {
-                "Bump up over one fixed chunk, one-branch version (Hinckley 2024): padding + size compared once with the room left. An allocation's fast path takes 1 conditional branch. Realloc is not in the post's listings; as its discussion of reallocation describes, the last block grows or shrinks in place when the chunk has room (only the bump pointer moves, no byte is copied), and any other block is allocated anew and copied, its old bytes left behind."
-            }
-            PresetId::UpMinAlign => {
-                "Bump up with a minimum alignment over one fixed chunk (Hinckley 2024): sizes rounded up to MIN_ALIGN keep the pointer aligned, so a request aligned to at most MIN_ALIGN needs no alignment work. An allocation's fast path takes 1 conditional branch. Realloc is not in the post's listings; as its discussion of reallocation describes, the last block grows or shrinks in place when the chunk has room (only the bump pointer moves, no byte is copied), and any other block is allocated anew and copied, its old bytes left behind."
-            }
-            PresetId::DownMinAlign => {
-                "Bump down with a minimum alignment over one fixed chunk: the size rounded up to MIN_ALIGN, rounding down only above it. An allocation's fast path takes 2 conditional branches. Realloc is not in the listings; as Hinckley's discussion of reallocation describes bumpalo's trick, the last block is bumped again from its own end and its bytes are copied to the new start over the old ones (moved down to grow, up to shrink): no space is lost, but every byte is copied. Any other block is allocated anew and copied, its old bytes left behind."
-            }
-            PresetId::BumperAllocBuffer => {
-                "Bumper.jl's AllocBuffer: one fixed 1 MiB buffer bumped up by the byte count, with no alignment; the offset moves before the check, so an overflow error leaves it past the end."
-            }
-            PresetId::BumperSlab => {
-                "Bumper.jl's SlabBuffer: 1 MiB slabs, a custom slab for a request of half a slab or more; restoring a checkpoint frees the slabs made since (the slab-boundary pitfall)."
-            }
-            PresetId::CppArena => {
-                "The C++ parser arena: pools with a 3-word header at their start, made when remaining <= n, sized max(cap * 2, (n / cap) * 2 * cap); std::align can still fail and throw bad_alloc."
-            }
-            PresetId::BumpScopeUp => {
-                "bump-scope 2.4.1 bumping up: header at each chunk's start, a first chunk of 464 usable bytes (480 on wasm32) made by Bump::new(), chunks doubling; the last block grows and shrinks in place; chunks made after a checkpoint are kept and reused."
-            }
-            PresetId::BumpScopeDown => {
-                "bump-scope 2.4.1 bumping down: header at each chunk's end, a first chunk of 464 usable bytes (480 on wasm32) made by Bump::new(), chunks doubling; growing the last block reuses its space with a copy; chunks made after a checkpoint are kept and reused."
-            }
-            PresetId::Bumpalo => {
-                "bumpalo 3.20.4: bumps down, footer at each chunk's end (48 B on 64-bit, 32 on wasm32); Bump::new() owns no chunk until the first allocation (448 B usable, 464 on wasm32), each next chunk at least double; growing the last block moves it down with a copy, shrink moves only the last block and only if half comes back, free reclaims only the last block, reset keeps the current chunk. bumpalo has no checkpoints: checkpoint/restore here are the playground's emulation (restore frees the chunks made since and moves the saved bump pointer back)."
-            }
-            PresetId::BlinkAlloc => {
-                "blink-alloc 0.4.0 (BlinkAlloc): bumps up, a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32); no chunk until the first allocation, which gets 256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two; each next chunk is sized from the capacity of the chunks before the current one plus the request, a power of two below 16 KiB, a multiple of 16 KiB above; no minimum alignment; growing the last block is in place, shrinking never moves or gives back; deallocate compares the cursor with the block's start, so it gives nothing back; reset keeps the newest chunk. blink-alloc has no checkpoints: checkpoint/restore here are the playground's emulation."
-            }
-            PresetId::ZigFixedBuffer => {
-                "Zig 0.17.1's std.heap.FixedBufferAllocator (lib/std/heap/FixedBufferAllocator.zig in PyPI's ziglang wheel): bumps end_index up through one buffer of 4096 bytes (Capacity: the buffer's size) from the base allocator, aligning each request's address; a request past the end fails with error.OutOfMemory; only the last allocation can be resized or freed; reset sets end_index to 0; checkpoint/restore save and store back end_index, the Zig idiom for scoping a fixed buffer; zero-sized requests get a dangling pointer (Zig's maxInt(usize) rounded down to the alignment, shown at the alignment)."
-            }
-            PresetId::ZigArena => {
-                "Zig 0.17.1's std.heap.ArenaAllocator (lib/std/heap/ArenaAllocator.zig in PyPI's ziglang wheel) over the simulated heap as its child allocator: bumps up through buffers that open with a 3-word node (24 B on 64-bit, 12 on wasm32); no buffer until the first allocation; a request that does not fit leaves end_index past the buffer's end, the arena asks the child to grow the buffer in place (the simulated heap never resizes in place, as Allocator.noResize) and makes a new buffer of 1.5 x (old buffer + node + alignment + request + 16), rounded up to even; only the newest buffer's last allocation can be resized or freed; reset is .retain_capacity (Capacity: .retain_with_limit), which keeps one empty buffer as large as all of them were; zero-sized requests get a dangling pointer (Zig's maxInt(usize) rounded down to the alignment, shown at the alignment). No checkpoints (the playground's emulation)."
-            }
-            PresetId::PmrMonotonic => {
-                "libstdc++'s std::pmr::monotonic_buffer_resource (GCC 12.2.0: <memory_resource> and libstdc++.so): bumps up with std::align; no buffer until the first allocation; each buffer holds max(request, next size) plus a 16-byte record at its end (8 on wasm32), rounded up to 64 and aligned to at least 16; the next size starts at 1024 (Capacity: initial_size) and grows by 1.5 in float; a request that does not fit abandons the rest of the current buffer; a zero-sized request takes one byte; deallocate does nothing; release() (reset) gives every buffer back and starts the sizes over. No realloc (allocate and copy) and no checkpoints (the playground's emulation)."
-            }
-            PresetId::LlvmBumpPtr => {
-                "LLVM 14.0.6's BumpPtrAllocator (llvm/Support/Allocator.h from Debian's LLVM development package): bumps up through slabs whose list lives outside them (no header); no slab until the first allocation; 4096-byte slabs (Capacity: SlabSize), doubling every 128 slabs; a request whose size + alignment - 1 exceeds the slab size gets a custom-sized slab that never becomes current; Deallocate does nothing; Reset frees the custom slabs and all slabs but the first. No realloc (allocate and copy) and no checkpoints (the playground's emulation)."
-            }
+            Group::SeedAlgorithms => "Seed algorithms (one fixed chunk)",
+            Group::Libraries => "Libraries",
         }
+    }
+}
+
+impl Serialize for Group {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.label())
+    }
+}
+
+/// What a preset's capacity setting sets.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Capacity {
+    /// A size of memory to bump through, or zig-arena's limit on what a reset keeps.
+    pub kind: CapacityKind,
+    /// In a few words ("chunk size"), for the comparison's notes.
+    pub means: &'static str,
+    /// The Capacity knob's help, naming the default.
+    pub help: &'static str,
+    /// The value the model takes when none is given, where it is one number
+    /// (a test runs the model both ways); `None` where the default is no
+    /// value (a chunk sized by the first request, no retain limit).
+    pub default: Option<u64>,
+}
+
+/// A capacity carries from one preset to another only when it is the same
+/// kind of thing in both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapacityKind {
+    Size,
+    RetainLimit,
+}
+
+/// Where a chunk's bookkeeping sits: at its start (a header; bump-scope calls
+/// its record a header at either end), at its end (a footer), in a list
+/// outside the chunks, or nowhere (one fixed chunk or buffer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChunkRecord {
+    None,
+    Header,
+    Footer,
+    Outside,
+}
+
+/// Each preset's partner in the one-click comparison: up against down where
+/// it has a sibling bumping the other way; otherwise the nearest arena that
+/// behaves otherwise in one telling way (the same library's other buffer,
+/// the same language's other arena, a hand-written arena against the
+/// standard one).
+#[derive(Clone, Copy, Debug)]
+pub struct Counterpart {
+    pub preset: PresetId,
+    /// What the two columns side by side teach.
+    pub why: &'static str,
+}
+
+impl Serialize for Counterpart {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = s.serialize_struct("Counterpart", 2)?;
+        out.serialize_field("allocator", self.preset.name())?;
+        out.serialize_field("why", self.why)?;
+        out.end()
     }
 }
 
@@ -349,29 +345,128 @@ fn visit_more_arenas<W: Word, V: PresetVisitor>(preset: PresetId, v: V) -> V::Ou
     v.not_built(preset)
 }
 
-/// What `bumplab list` and the allocator chooser show.
-#[derive(Clone, Debug, Serialize)]
-pub struct PresetInfo {
-    pub name: &'static str,
-    pub direction: Direction,
-    pub source: Source,
-    pub description: &'static str,
-    /// Minimum alignments it can be built with, default first (empty: no such setting).
-    pub min_aligns: &'static [u64],
-    /// Which build of the trace module runs it.
-    pub family: Family,
+/// What `bumplab list` and the allocator chooser show: every row.
+pub fn list() -> Vec<Row> {
+    PRESETS.to_vec()
 }
 
-pub fn list() -> Vec<PresetInfo> {
-    PresetId::ALL
-        .into_iter()
-        .map(|p| PresetInfo {
-            name: p.name(),
-            direction: p.direction(),
-            source: p.source(),
-            description: p.description(),
-            min_aligns: p.min_aligns(),
-            family: p.family(),
-        })
-        .collect()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row says everything the page reads of it, and says it once.
+    #[test]
+    fn every_row_is_complete() {
+        assert_eq!(PRESETS.len(), PresetId::ALL.len());
+        for (i, row) in PRESETS.iter().enumerate() {
+            let name = row.name;
+            assert_eq!(row.id.row().name, name, "{name}: its id finds its own row");
+            assert!(
+                PRESETS[..i]
+                    .iter()
+                    .all(|r| r.id != row.id && r.name != name),
+                "{name} has one row"
+            );
+            assert!(
+                !name.is_empty()
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{name}: a kebab-case name"
+            );
+            assert_eq!(PresetId::parse(name), Some(row.id));
+            assert!(row.description.len() > 80, "{name}: a description");
+            assert!(!row.real.is_empty(), "{name}: the real code it reproduces");
+            assert_eq!(
+                row.min_aligns
+                    .iter()
+                    .filter(|&&a| !a.is_power_of_two())
+                    .count(),
+                0,
+                "{name}: alignments are powers of two"
+            );
+            let c = row.capacity;
+            assert!(!c.means.is_empty(), "{name}: what its capacity means");
+            assert!(
+                c.help.starts_with("Capacity: ") && c.help.contains("default"),
+                "{name}: the Capacity knob's help names the default: {}",
+                c.help
+            );
+            if let Some(d) = c.default {
+                let shown = if d % (1 << 20) == 0 {
+                    format!("{} MiB", d >> 20)
+                } else {
+                    d.to_string()
+                };
+                assert!(
+                    c.help.contains(&format!("default {shown}")),
+                    "{name}: the help's default is the row's {d}: {}",
+                    c.help
+                );
+            }
+            assert_ne!(
+                row.counterpart.preset, row.id,
+                "{name}: its counterpart is another preset"
+            );
+            assert!(
+                row.counterpart.why.ends_with('.') && row.counterpart.why.len() > 40,
+                "{name}: why its counterpart"
+            );
+            let (group, rank) = (row.group, row.menu_rank);
+            assert_eq!(
+                PRESETS
+                    .iter()
+                    .filter(|r| r.group == group && r.menu_rank == rank)
+                    .count(),
+                1,
+                "{name}: one place in the chooser"
+            );
+        }
+        for group in [Group::SeedAlgorithms, Group::Libraries] {
+            let ranks = PRESETS.iter().filter(|r| r.group == group).count() as u8;
+            assert!(
+                PRESETS
+                    .iter()
+                    .filter(|r| r.group == group)
+                    .all(|r| r.menu_rank < ranks),
+                "{}: ranks 0..n",
+                group.label()
+            );
+        }
+    }
+
+    /// A default the row names is the one the model takes: the same run with
+    /// the capacity left out and with the row's default gives the same chunks
+    /// and ops (64-bit; pmr-monotonic's default counts words, so wasm32's is half).
+    #[cfg(all(feature = "core-presets", feature = "more-arenas"))]
+    #[test]
+    fn every_default_is_the_models() {
+        let program =
+            "a = alloc 8\nb = alloc 3000\nrepeat 40 { c = alloc 100 }\nreset\nd = alloc 16";
+        for row in PRESETS {
+            let Some(default) = row.capacity.default else {
+                continue;
+            };
+            let run = |capacity| {
+                let opts = crate::engine::Options {
+                    capacity,
+                    ..Default::default()
+                };
+                let t = crate::run::run(program, row.id, &opts).expect("the program runs");
+                serde_json::to_string(&(&t.chunks, &t.ops)).expect("serialises")
+            };
+            assert_eq!(
+                run(None),
+                run(Some(default)),
+                "{}: default {default}",
+                row.name
+            );
+            assert_ne!(
+                run(None),
+                run(Some(default * 2)),
+                "{}: the capacity changes the run",
+                row.name
+            );
+        }
+    }
 }

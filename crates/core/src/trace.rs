@@ -389,3 +389,15 @@ pub struct Stats {
     /// requested / (capacity + metadata), 0..1.
     pub utilisation: f64,
 }
+
+/// Adds an event to an op, building its text only when details are kept.
+pub(crate) fn note(
+    detail: bool,
+    events: &mut Vec<Event>,
+    kind: EventKind,
+    text: impl FnOnce() -> String,
+) {
+    if detail {
+        events.push(Event::new(kind, text()));
+    }
+}

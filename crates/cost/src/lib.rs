@@ -180,7 +180,7 @@ pub fn executed_ops(
     executed::executed_ops(source, allocator, target, capacity, min_align, op)
 }
 
-/// The allocators, as JSON `[{name, direction, algorithm, description}]`.
+/// The preset registry's rows, as JSON (`bumplab_core::presets::Row`).
 #[wasm_bindgen(js_name = listAllocators)]
 pub fn list_allocators() -> String {
     serde_json::to_string(&presets::list()).expect("the list always serialises")

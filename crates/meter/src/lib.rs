@@ -29,7 +29,9 @@ mod listing;
 mod module;
 pub mod rebuild;
 mod slow;
+mod specials;
 
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use wasm_encoder::{BlockType, Encode, ValType};
@@ -38,6 +40,8 @@ use wasmparser::{Validator, WasmFeatures};
 pub use counting::{op_cost, Cost};
 pub use lines::{line_table, normalise_path, LineTable, LinesReport, SourceLine};
 pub use listing::{display_name, listing};
+
+use specials::Specials;
 
 use module::{
     ModuleInfo, CODE_SECTION, DATA_COUNT_SECTION, DATA_SECTION, EXPORT_SECTION, GLOBAL_SECTION,
@@ -291,7 +295,48 @@ fn validate(wasm: &[u8], what: &str) -> Result<(), Error> {
 pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error> {
     validate(wasm, "the input")?;
     let info = ModuleInfo::parse(wasm)?;
+    refuse_instrumented(&info)?;
+    let (roots, root_funcs) = find_roots(&info, options)?;
+    let instrumented = callgraph::reachable(&info, &root_funcs)?;
+    let slow_funcs = find_slow(&info, &instrumented, options)?;
+    let globals = MeterGlobals::new(info.global_count);
+    let (slow_wraps, new_types) = wrap_slow(&info, &slow_funcs, globals)?;
+    let specials = Specials::find(&info, &instrumented, options)?;
+    let (recordings, plan) = plan_recordings(&info, &instrumented, &specials)?;
+    let code = rewrite_code(
+        wasm,
+        &info,
+        &instrumented,
+        &specials,
+        &plan,
+        |func, body| {
+            counting::rewrite_body(
+                wasm,
+                body,
+                &globals,
+                slow_wraps.get(&func),
+                recordings.get(&func),
+            )
+        },
+    )?;
+    let out = assemble(wasm, &info, &globals, &specials, &plan, &new_types, &code)?;
+    validate(&out, "the instrumented module (a meter bug)")?;
+    Ok(Instrumented {
+        wasm: out,
+        report: Report {
+            roots,
+            instrumented: instrumented.into_iter().collect(),
+            slow: slow_funcs
+                .iter()
+                .map(|&f| info.func_name(f).unwrap_or("?").to_string())
+                .collect(),
+            defined: info.bodies.len(),
+        },
+    })
+}
 
+/// Instrumenting twice would count twice: a module exporting a counter already is refused.
+fn refuse_instrumented(info: &ModuleInfo<'_>) -> Result<(), Error> {
     for name in [INSTRUCTIONS, BRANCHES, SLOW_INSTRUCTIONS, SLOW_BRANCHES] {
         if info.export_names.iter().any(|n| n == name) {
             return Err(Error::new(format!(
@@ -299,7 +344,12 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
             )));
         }
     }
+    Ok(())
+}
 
+/// The roots: functions exported under a name starting with the prefix,
+/// then (sorted by index) those whose `name`-section name contains it.
+fn find_roots(info: &ModuleInfo<'_>, options: &Options) -> Result<(Vec<String>, Vec<u32>), Error> {
     let mut roots = Vec::new();
     let mut root_funcs = Vec::new();
     for (name, func) in &info.func_exports {
@@ -325,41 +375,59 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
             options.roots_prefix
         )));
     }
-    let instrumented = callgraph::reachable(&info, &root_funcs)?;
+    Ok((roots, root_funcs))
+}
 
-    let slow_funcs: Vec<u32> = match &options.slow_substring {
-        None => Vec::new(),
-        Some(substring) => {
-            if info.func_names.is_none() {
-                return Err(Error::new(
-                    "the module has no function names (no `name` section), so slow functions \
-                     cannot be found by name: keep names in the final module (wasm-opt -g / \
-                     --debuginfo; with wasm-pack: wasm-opt = [\"-O\", \"-g\"]), or pass \
-                     --no-slow",
-                ));
-            }
-            let patterns: Vec<&str> = substring.split('|').collect();
-            if patterns.iter().any(|p| p.is_empty()) {
-                return Err(Error::new(
-                    "an empty slow-function pattern would match every function",
-                ));
-            }
-            instrumented
-                .iter()
-                .copied()
-                .filter(|&f| {
-                    info.func_name(f)
-                        .is_some_and(|n| patterns.iter().any(|p| n.contains(p)))
-                })
-                .collect()
-        }
+/// The instrumented functions whose names match a slow-function pattern.
+fn find_slow(
+    info: &ModuleInfo<'_>,
+    instrumented: &BTreeSet<u32>,
+    options: &Options,
+) -> Result<Vec<u32>, Error> {
+    let Some(substring) = &options.slow_substring else {
+        return Ok(Vec::new());
     };
+    if info.func_names.is_none() {
+        return Err(Error::new(
+            "the module has no function names (no `name` section), so slow functions \
+             cannot be found by name: keep names in the final module (wasm-opt -g / \
+             --debuginfo; with wasm-pack: wasm-opt = [\"-O\", \"-g\"]), or pass \
+             --no-slow",
+        ));
+    }
+    let patterns: Vec<&str> = substring.split('|').collect();
+    if patterns.iter().any(|p| p.is_empty()) {
+        return Err(Error::new(
+            "an empty slow-function pattern would match every function",
+        ));
+    }
+    Ok(instrumented
+        .iter()
+        .copied()
+        .filter(|&f| {
+            info.func_name(f)
+                .is_some_and(|n| patterns.iter().any(|p| n.contains(p)))
+        })
+        .collect())
+}
 
-    let globals = MeterGlobals::new(info.global_count);
-    let mut new_types: Vec<u8> = Vec::new();
-    let mut new_type_count = 0u32;
-    let mut slow_wraps = std::collections::HashMap::new();
-    for &func in &slow_funcs {
+/// Types appended to the type section: their encoded entries and how many.
+#[derive(Default)]
+struct NewTypes {
+    bytes: Vec<u8>,
+    count: u32,
+}
+
+/// How each slow function's body is wrapped: the block its code runs in
+/// takes the function's results, which for several results needs a type.
+fn wrap_slow(
+    info: &ModuleInfo<'_>,
+    slow_funcs: &[u32],
+    globals: MeterGlobals,
+) -> Result<(HashMap<u32, slow::SlowWrap>, NewTypes), Error> {
+    let mut new_types = NewTypes::default();
+    let mut wraps = HashMap::new();
+    for &func in slow_funcs {
         let results = info.func_type(func)?.results().to_vec();
         let block_type = match results.as_slice() {
             [] => BlockType::Empty,
@@ -375,20 +443,20 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
                 let index = match existing {
                     Some(i) => i as u32,
                     None => {
-                        new_types.push(0x60);
-                        0u32.encode(&mut new_types);
-                        (many.len() as u32).encode(&mut new_types);
+                        new_types.bytes.push(0x60);
+                        0u32.encode(&mut new_types.bytes);
+                        (many.len() as u32).encode(&mut new_types.bytes);
                         for &r in many {
-                            val_type(r)?.encode(&mut new_types);
+                            val_type(r)?.encode(&mut new_types.bytes);
                         }
-                        new_type_count += 1;
-                        info.types.len() as u32 + new_type_count - 1
+                        new_types.count += 1;
+                        info.types.len() as u32 + new_types.count - 1
                     }
                 };
                 BlockType::FunctionType(index)
             }
         };
-        slow_wraps.insert(
+        wraps.insert(
             func,
             slow::SlowWrap {
                 globals,
@@ -396,71 +464,25 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
             },
         );
     }
+    Ok((wraps, new_types))
+}
 
-    use wasmparser::ValType::I32 as P32;
-    let special = |name: &Option<String>,
-                   what: &str,
-                   params: &[wasmparser::ValType],
-                   results: &[wasmparser::ValType],
-                   ty_text: &str|
-     -> Result<Option<u32>, Error> {
-        let Some(name) = name else { return Ok(None) };
-        let Some(f) = (0..info.bodies.len() as u32)
-            .map(|i| info.func_imports + i)
-            .find(|&f| info.func_name(f) == Some(name.as_str()))
-        else {
-            return Ok(None);
-        };
-        let ty = info.func_type(f)?;
-        if ty.params() != params || ty.results() != results {
-            return Err(Error::new(format!(
-                "the {what} function {f} must have type {ty_text}"
-            )));
-        }
-        if instrumented.contains(&f) {
-            return Err(Error::new(format!(
-                "the {what} function must not be reachable from a root"
-            )));
-        }
-        Ok(Some(f))
-    };
-    let reader = special(
-        &options.reader,
-        "reader",
-        &[P32],
-        &[wasmparser::ValType::I64],
-        "(i32) -> i64",
-    )?;
-    let recorder = special(
-        &options.recorder,
-        "recorder",
-        &[P32, P32],
-        &[],
-        "(i32, i32) -> ()",
-    )?
-    .filter(|_| info.memory32);
-    let appender = special(&options.appender, "appender", &[P32], &[], "(i32) -> ()")?
-        .filter(|_| recorder.is_some());
-    let recorder = recorder.filter(|_| appender.is_some());
-    let plan_copier = special(
-        &options.plan,
-        "plan",
-        &[P32, P32],
-        &[P32],
-        "(i32, i32) -> i32",
-    )?
-    .filter(|_| appender.is_some());
-    // Each instrumented function's sites get numbers from here on (see
-    // `rebuild`), and the plan the rebuild needs, for the plan copier to
-    // hand out (from a passive data segment appended after the module's own).
-    let mut recordings = std::collections::HashMap::new();
+/// Each instrumented function's sites get numbers from here on (see
+/// `rebuild`), and the plan the rebuild needs, for the plan copier to
+/// hand out (from a passive data segment appended after the module's own).
+fn plan_recordings(
+    info: &ModuleInfo<'_>,
+    instrumented: &BTreeSet<u32>,
+    specials: &Specials,
+) -> Result<(HashMap<u32, counting::Recording>, Vec<u8>), Error> {
+    let mut recordings = HashMap::new();
     let mut planned = Vec::new();
-    if let Some(append) = appender {
+    if let Some(append) = specials.appender {
         let mut next_site = 0u32;
-        for &func in &instrumented {
+        for &func in instrumented {
             let body = &info.bodies[(func - info.func_imports) as usize];
             let (_, ops) = counting::read_ops(body)?;
-            let kinds = counting::plan_kinds(&ops, &instrumented)?;
+            let kinds = counting::plan_kinds(&ops, instrumented)?;
             let sites = rebuild::sites_of(&kinds)
                 .map_err(|e| Error::new(format!("function {func}: {e}")))?;
             let first_site = next_site;
@@ -473,42 +495,53 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
                     sites,
                 },
             );
-            if plan_copier.is_some() {
+            if specials.plan_copier.is_some() {
                 planned.push(rebuild::Planned { func, ops: kinds });
             }
         }
     }
-    let plan = rebuild::encode(&planned);
+    Ok((recordings, rebuild::encode(&planned)))
+}
 
-    // The code section: original count, then each body either copied or rewritten.
+/// The code section: original count, then each body either copied, given
+/// a special's body, or rewritten by `rewrite` to count.
+fn rewrite_code(
+    wasm: &[u8],
+    info: &ModuleInfo<'_>,
+    instrumented: &BTreeSet<u32>,
+    specials: &Specials,
+    plan: &[u8],
+    rewrite: impl Fn(u32, &module::Body<'_>) -> Result<Vec<u8>, Error>,
+) -> Result<Vec<u8>, Error> {
     let mut code = wasm[info.code_prefix.clone()].to_vec();
     for (i, body) in info.bodies.iter().enumerate() {
         let func = info.func_imports + i as u32;
-        if Some(func) == reader {
-            reader_body(&globals).encode(&mut code);
-        } else if Some(func) == recorder {
-            recorder_body(&globals).encode(&mut code);
-        } else if Some(func) == appender {
-            appender_body(&globals).encode(&mut code);
-        } else if Some(func) == plan_copier {
-            plan_body(plan.len() as u32, info.data_segments).encode(&mut code);
+        if let Some(special) = specials.body_of(func, plan.len() as u32, info.data_segments) {
+            special.encode(&mut code);
         } else if instrumented.contains(&func) {
-            let new_body = counting::rewrite_body(
-                wasm,
-                body,
-                &globals,
-                slow_wraps.get(&func),
-                recordings.get(&func),
-            )
-            .map_err(|e| Error::new(format!("function {func}: {e}")))?;
-
+            let new_body =
+                rewrite(func, body).map_err(|e| Error::new(format!("function {func}: {e}")))?;
             (new_body.len() as u32).encode(&mut code);
             code.extend_from_slice(&new_body);
         } else {
             code.extend_from_slice(&wasm[body.whole.clone()]);
         }
     }
+    Ok(code)
+}
 
+/// The output module: the input's sections in order, the ones the meter
+/// extends replaced, the ones the input lacks inserted where wasm's order
+/// wants them.
+fn assemble(
+    wasm: &[u8],
+    info: &ModuleInfo<'_>,
+    globals: &MeterGlobals,
+    specials: &Specials,
+    plan: &[u8],
+    new_types: &NewTypes,
+    code: &[u8],
+) -> Result<Vec<u8>, Error> {
     let find = |id: u8| info.sections.iter().find(|s| s.id == id);
     let global_section = module::append_entries(
         wasm,
@@ -517,24 +550,26 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
         &MeterGlobals::entries(),
     )?;
     let export_section = module::append_entries(wasm, find(EXPORT_SECTION), 4, &globals.exports())?;
-    let data_section = plan_copier
+    let data_section = specials
+        .plan_copier
         .map(|_| {
             let mut segment = vec![1u8]; // passive
             (plan.len() as u32).encode(&mut segment);
-            segment.extend_from_slice(&plan);
+            segment.extend_from_slice(plan);
             module::append_entries(wasm, find(DATA_SECTION), 1, &segment)
         })
         .transpose()?;
-    let data_count_section = plan_copier.map(|_| {
+    let data_count_section = specials.plan_copier.map(|_| {
         let mut contents = Vec::new();
         (info.data_segments + 1).encode(&mut contents);
         contents
     });
-    let type_section = (new_type_count > 0)
-        .then(|| module::append_entries(wasm, find(TYPE_SECTION), new_type_count, &new_types))
+    let type_section = (new_types.count > 0)
+        .then(|| {
+            module::append_entries(wasm, find(TYPE_SECTION), new_types.count, &new_types.bytes)
+        })
         .transpose()?;
 
-    // Sections that the input lacks are inserted where wasm's order wants them.
     let mut missing: Vec<(u8, &[u8])> = Vec::new();
     if find(GLOBAL_SECTION).is_none() {
         missing.push((GLOBAL_SECTION, &global_section));
@@ -572,7 +607,7 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
             TYPE_SECTION => type_section.as_deref(),
             DATA_SECTION => data_section.as_deref(),
             DATA_COUNT_SECTION => data_count_section.as_deref(),
-            CODE_SECTION => Some(&code),
+            CODE_SECTION => Some(code),
             _ => None,
         };
         out.extend(match replaced {
@@ -581,119 +616,7 @@ pub fn instrument(wasm: &[u8], options: &Options) -> Result<Instrumented, Error>
         });
     }
     emit_missing_before(&mut out, &mut missing, u8::MAX);
-
-    validate(&out, "the instrumented module (a meter bug)")?;
-    Ok(Instrumented {
-        wasm: out,
-        report: Report {
-            roots,
-            instrumented: instrumented.into_iter().collect(),
-            slow: slow_funcs
-                .iter()
-                .map(|&f| info.func_name(f).unwrap_or("?").to_string())
-                .collect(),
-            defined: info.bodies.len(),
-        },
-    })
-}
-
-/// The body of the counter reader: `(index: i32) -> i64`.
-fn reader_body(g: &MeterGlobals) -> wasm_encoder::Function {
-    use wasm_encoder::Instruction as I;
-    let mut f = wasm_encoder::Function::new([]);
-    let counters = [
-        g.instructions,
-        g.branches,
-        g.slow_instructions,
-        g.slow_branches,
-    ];
-    for (index, global) in counters.into_iter().enumerate() {
-        f.instruction(&I::LocalGet(0));
-        f.instruction(&I::I32Const(index as i32));
-        f.instruction(&I::I32Eq);
-        f.instruction(&I::If(BlockType::Empty));
-        f.instruction(&I::GlobalGet(global));
-        f.instruction(&I::Return);
-        f.instruction(&I::End);
-    }
-    // 4: the recorder's pointer.
-    f.instruction(&I::LocalGet(0));
-    f.instruction(&I::I32Const(4));
-    f.instruction(&I::I32Eq);
-    f.instruction(&I::If(BlockType::Empty));
-    f.instruction(&I::GlobalGet(g.record_ptr));
-    f.instruction(&I::I64ExtendI32U);
-    f.instruction(&I::Return);
-    f.instruction(&I::End);
-    f.instruction(&I::I64Const(1));
-    f.instruction(&I::End);
-    f
-}
-
-/// The body of the recorder's switch: `(ptr: i32, len_bytes: i32)` sets the
-/// record pointer to `ptr` and the record end to `ptr` plus `len_bytes`
-/// rounded down to whole 4-byte entries.
-fn recorder_body(g: &MeterGlobals) -> wasm_encoder::Function {
-    use wasm_encoder::Instruction as I;
-    let mut f = wasm_encoder::Function::new([]);
-    f.instruction(&I::LocalGet(0));
-    f.instruction(&I::GlobalSet(g.record_ptr));
-    f.instruction(&I::LocalGet(0));
-    f.instruction(&I::LocalGet(1));
-    f.instruction(&I::I32Const(-4));
-    f.instruction(&I::I32And);
-    f.instruction(&I::I32Add);
-    f.instruction(&I::GlobalSet(g.record_end));
-    f.instruction(&I::End);
-    f
-}
-
-/// The body of the appender: `(site: i32)` stores `site` at the record
-/// pointer and moves it on by 4, while it is below the record end.
-fn appender_body(g: &MeterGlobals) -> wasm_encoder::Function {
-    use wasm_encoder::Instruction as I;
-    let mut f = wasm_encoder::Function::new([]);
-    f.instruction(&I::GlobalGet(g.record_ptr));
-    f.instruction(&I::GlobalGet(g.record_end));
-    f.instruction(&I::I32LtU);
-    f.instruction(&I::If(BlockType::Empty));
-    f.instruction(&I::GlobalGet(g.record_ptr));
-    f.instruction(&I::LocalGet(0));
-    f.instruction(&I::I32Store(wasm_encoder::MemArg {
-        offset: 0,
-        align: 2,
-        memory_index: 0,
-    }));
-    f.instruction(&I::GlobalGet(g.record_ptr));
-    f.instruction(&I::I32Const(4));
-    f.instruction(&I::I32Add);
-    f.instruction(&I::GlobalSet(g.record_ptr));
-    f.instruction(&I::End);
-    f.instruction(&I::End);
-    f
-}
-
-/// The body of the plan copier: `(dst: i32, capacity: i32) -> i32` copies
-/// the `len`-byte passive segment `segment` to `dst` when it fits, and
-/// returns `len`.
-fn plan_body(len: u32, segment: u32) -> wasm_encoder::Function {
-    use wasm_encoder::Instruction as I;
-    let mut f = wasm_encoder::Function::new([]);
-    f.instruction(&I::LocalGet(1));
-    f.instruction(&I::I32Const(len as i32));
-    f.instruction(&I::I32GeU);
-    f.instruction(&I::If(BlockType::Empty));
-    f.instruction(&I::LocalGet(0));
-    f.instruction(&I::I32Const(0));
-    f.instruction(&I::I32Const(len as i32));
-    f.instruction(&I::MemoryInit {
-        mem: 0,
-        data_index: segment,
-    });
-    f.instruction(&I::End);
-    f.instruction(&I::I32Const(len as i32));
-    f.instruction(&I::End);
-    f
+    Ok(out)
 }
 
 fn val_type(ty: wasmparser::ValType) -> Result<ValType, Error> {

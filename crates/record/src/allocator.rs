@@ -5,7 +5,8 @@ use core::ptr::NonNull;
 
 use allocator_api2::alloc::{AllocError, Allocator, Layout};
 
-use crate::recorder::{Call, Recorder};
+use crate::call::Call;
+use crate::recorder::Recorder;
 
 /// An arena whose allocations are logged into a [`Recorder`].
 ///

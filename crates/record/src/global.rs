@@ -3,8 +3,9 @@
 
 use std::alloc::{GlobalAlloc, Layout};
 
+use crate::call::{Call, DEFAULT_MAX_OPS};
 use crate::program::Program;
-use crate::recorder::{Call, Recorder, DEFAULT_MAX_OPS};
+use crate::recorder::Recorder;
 
 /// What the program's header says recorded it.
 const THROUGH: &str = "the Rust GlobalAlloc wrapper";

@@ -22,6 +22,7 @@
 //! exactly folded into `repeat` blocks ([`fold`]).
 
 mod allocator;
+mod call;
 pub mod fold;
 mod global;
 pub mod program;
@@ -30,6 +31,7 @@ pub mod shim;
 pub mod shim_log;
 
 pub use allocator::Recorded;
+pub use call::{Call, DEFAULT_MAX_OPS, PLAYGROUND_MAX_OPS};
 pub use global::RecordingGlobal;
 pub use program::{Options, Program};
-pub use recorder::{Call, Recorder, DEFAULT_MAX_OPS, PLAYGROUND_MAX_OPS};
+pub use recorder::Recorder;

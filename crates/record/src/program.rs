@@ -25,8 +25,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::call::{Call, DEFAULT_MAX_OPS, PLAYGROUND_MAX_OPS};
 use crate::fold;
-use crate::recorder::{Call, DEFAULT_MAX_OPS, PLAYGROUND_MAX_OPS};
 
 /// The largest alignment the program language takes.
 pub const MAX_ALIGN: u64 = 4096;

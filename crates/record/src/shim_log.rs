@@ -21,7 +21,7 @@
 //! A log without an end mark is of a process killed by a signal. Format 1
 //! wrote the path unescaped and knew only `# end`; it is still read.
 
-use crate::recorder::Call;
+use crate::call::Call;
 
 /// How a process left, as the last line of its log says.
 #[derive(Clone, Debug, PartialEq, Eq)]

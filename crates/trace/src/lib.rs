@@ -311,7 +311,7 @@ pub fn parse_program(source: &str) -> ParsedProgram {
     }
 }
 
-/// The allocators, as JSON `[{name, direction, source, description, min_aligns}]`.
+/// The preset registry's rows, as JSON (`bumplab_core::presets::Row`).
 #[wasm_bindgen(js_name = listAllocators)]
 pub fn list_allocators() -> String {
     serde_json::to_string(&presets::list()).expect("the list always serialises")

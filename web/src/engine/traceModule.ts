@@ -17,7 +17,7 @@ import { wasmArgs } from "./config";
 import { internalError } from "./errors";
 import { RunHandle, type WasmRun } from "./runHandle";
 import { COLUMN_LAYOUT, type TraceRunLike } from "./traceView";
-import type { AllocatorInfo, ProgramError, SourceName } from "./types";
+import type { AllocatorInfo, CapacityMeaning, ProgramError, SourceName } from "./types";
 
 /** A `TraceRun`: what slices.ts advances, what traceView's `fromRun` reads, and `free`. */
 export interface TraceRunHandle extends TraceRunLike {
@@ -88,7 +88,27 @@ export function parseAllocators(json: string): AllocatorInfo[] {
       ? a["min_aligns"].filter((n): n is number => typeof n === "number" && Number.isInteger(n) && n > 0)
       : [],
     family: a["family"] === "more-arenas" ? "more-arenas" : "core",
+    group: String(a["group"] ?? "Other"),
+    menuRank: typeof a["menu_rank"] === "number" ? a["menu_rank"] : 0,
+    capacity: capacityOf(a["capacity"]),
+    chunkRecord: CHUNK_RECORDS.find((r) => r === a["chunk_record"]) ?? "none",
+    counterpart: isObject(a["counterpart"])
+      ? { allocator: String(a["counterpart"]["allocator"] ?? ""), why: String(a["counterpart"]["why"] ?? "") }
+      : { allocator: "", why: "" },
+    real: String(a["real"] ?? ""),
   }));
+}
+
+const CHUNK_RECORDS = ["none", "header", "footer", "outside"] as const;
+
+function capacityOf(c: unknown): CapacityMeaning {
+  if (!isObject(c)) return { kind: "size", means: "size setting", help: "Capacity: the preset's size setting (default: the preset's own).", default: null };
+  return {
+    kind: c["kind"] === "retain-limit" ? "retain-limit" : "size",
+    means: String(c["means"] ?? "size setting"),
+    help: String(c["help"] ?? ""),
+    default: typeof c["default"] === "number" ? c["default"] : null,
+  };
 }
 
 /** One build's exports. */

@@ -1,7 +1,7 @@
 // TypeScript mirror of the trace format (crates/core/src/trace.rs, version 1;
 // docs/trace-format.md). Optional Rust fields (`skip_serializing_if`) are
 // optional here; numbers are JSON numbers (addresses stay far below 2^53).
-// The facade normalises older engine builds into this shape (see facade.ts).
+// The engine's adapters (traceModule.ts, costModule.ts) read its JSON into these shapes.
 
 export const TRACE_VERSION = 1;
 
@@ -224,4 +224,29 @@ export interface AllocatorInfo {
   minAligns: readonly number[];
   /** Which build of the trace module runs it (bumplab_core::presets::Family). */
   family: "core" | "more-arenas";
+  /** The allocator chooser's group, and the place in it. */
+  group: string;
+  menuRank: number;
+  /** What the capacity setting sets (bumplab_core::presets::Capacity). */
+  capacity: CapacityMeaning;
+  /** Where a chunk's bookkeeping sits, as the real code names it. */
+  chunkRecord: ChunkRecord;
+  /** The preset run beside this one in the one-click comparison, and what the pair teaches. */
+  counterpart: { allocator: string; why: string };
+  /** The real code the model reproduces. */
+  real: string;
+}
+
+/** Where a chunk's bookkeeping sits: at its start, at its end, in a list outside the chunks, or nowhere. */
+export type ChunkRecord = "none" | "header" | "footer" | "outside";
+
+/** What a preset's capacity setting sets: a size to bump through, or a limit on what a reset keeps. */
+export interface CapacityMeaning {
+  kind: "size" | "retain-limit";
+  /** In a few words ("chunk size"). */
+  means: string;
+  /** The Capacity knob's help, naming the default. */
+  help: string;
+  /** The model's default, where it is one number. */
+  default: number | null;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TraceView } from "../engine/traceView";
 import { traced } from "../test/runs";
 import { blocksAt } from "../test/blocks";
-import { clampStep } from "./blocks";
+import { clampStep } from "./step";
 import { bumpPointerAt, statsAt } from "./chunks";
 import { describeStep } from "./describe";
 import { hex } from "./format";

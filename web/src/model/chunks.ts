@@ -11,7 +11,8 @@
 
 import { NONE, sampleFor, type TraceView } from "../engine/traceView";
 import type { ChunkInfo, Direction, Stats } from "../engine/types";
-import { clampStep, type Block } from "./blocks";
+import type { Block } from "./blocks";
+import { clampStep } from "./step";
 import { heldAt, type HeldRow } from "./held";
 
 /** Whether `chunk` exists after `step` ops. */

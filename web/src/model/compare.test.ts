@@ -3,6 +3,7 @@ import type { TraceView, ViewResult } from "../engine/traceView";
 import type { AllocatorInfo, Op } from "../engine/types";
 import { loadTraceModuleSync } from "../engine/node";
 import { measured, viewResult } from "../test/runs";
+import { fakeAllocator } from "../test/allocators";
 import {
   addColumn,
   bestTotals,
@@ -24,7 +25,6 @@ import {
   carryNotes,
   carrySettings,
   compareStepText,
-  COUNTERPARTS,
   counterpartOf,
   pairReason,
   startingColumns,
@@ -41,6 +41,8 @@ import { chunksAt } from "./chunks";
 //     (offset 0xf0, 7 bytes padding); 22 instructions, 2 branches each.
 
 const allocators = loadTraceModuleSync().allocators();
+/** Each preset's counterpart, as the preset registry's rows give it. */
+const COUNTERPARTS: Readonly<Record<string, { allocator: string; why: string }>> = Object.fromEntries(allocators.map((a) => [a.name, a.counterpart]));
 
 function run(config: CompareConfig, source: string): ViewResult {
   return viewResult({ ...config, source });
@@ -265,14 +267,7 @@ describe("compare: failures, other presets, reallocs", () => {
 });
 
 describe("compare: configurations", () => {
-  const fake = (name: string, minAligns: number[] = []): AllocatorInfo => ({
-    name,
-    direction: "up",
-    source: "bump-up",
-    description: "",
-    minAligns,
-    family: "core",
-  });
+  const fake = (name: string, minAligns: number[] = []): AllocatorInfo => fakeAllocator(name, { minAligns });
   const list = [fake("a"), fake("b", [8, 1, 16]), fake("c")];
 
   it("resolves the minimum alignment: chosen, else the preset's default, else none", () => {
@@ -399,7 +394,7 @@ describe("compare: starting from the run on screen", () => {
     const columns = startingColumns(run, allocators);
     expect(columns).toEqual([run, cfg("bump-scope-down", { target: "wasm32", minAlign: 16, capacity: 1024 })]);
     expect(columnLabels(columns, allocators)).toEqual(["bump-scope-up · MIN_ALIGN 16 · capacity 1024", "bump-scope-down · MIN_ALIGN 16 · capacity 1024"]);
-    expect(pairReason(columns)).toBe(COUNTERPARTS["bump-scope-up"]?.why);
+    expect(pairReason(columns, allocators)).toBe(COUNTERPARTS["bump-scope-up"]?.why);
     // The setup row's columns are plain settings: nothing else of the run comes along.
     expect(Object.keys(columns[0]!).sort()).toEqual(["allocator", "capacity", "minAlign", "target"]);
   });
@@ -411,9 +406,9 @@ describe("compare: starting from the run on screen", () => {
     const columns = startingColumns(lesson!.config, allocators, pair?.allocator);
     expect(columns.map((c) => c.allocator)).toEqual(["bump-scope-up", "bumpalo"]);
     expect(columns[1]?.target).toBe("wasm32");
-    expect(pairReason(columns, { allocator: "bump-scope-up", pair: "bumpalo", why: pair!.why })).toBe(pair?.why);
+    expect(pairReason(columns, allocators, { allocator: "bump-scope-up", pair: "bumpalo", why: pair!.why })).toBe(pair?.why);
     // The table's pair otherwise names no lesson reason for it.
-    expect(pairReason(columns)).toBeNull();
+    expect(pairReason(columns, allocators)).toBeNull();
     // A pair naming the run's own allocator, or one not listed, is no pair.
     expect(counterpartOf("bumpalo", allocators, "bumpalo")).toBe("bump-scope-up");
     expect(counterpartOf("bumpalo", allocators, "no-such-arena")).toBe("bump-scope-up");
@@ -433,8 +428,8 @@ describe("compare: starting from the run on screen", () => {
 
   it("gives a setting the partner cannot take its default, and the label says so", () => {
     // zig-fixed-buffer's capacity is its buffer's size; zig-arena's, what a reset keeps.
-    expect(capacityCarries("zig-fixed-buffer", "zig-arena")).toBe(false);
-    expect(capacityCarries("hinckley-up", "fitzgen-down")).toBe(true);
+    expect(capacityCarries("zig-fixed-buffer", "zig-arena", allocators)).toBe(false);
+    expect(capacityCarries("hinckley-up", "fitzgen-down", allocators)).toBe(true);
     const zig = startingColumns(cfg("zig-fixed-buffer", { capacity: 64, target: "wasm32" }), allocators);
     expect(zig[1]).toEqual(cfg("zig-arena", { target: "wasm32" }));
     expect(columnLabels(zig, allocators)).toEqual([
@@ -460,9 +455,9 @@ describe("compare: starting from the run on screen", () => {
 
   it("falls back, for an allocator the table does not know, to one bumping the other way", () => {
     const list: AllocatorInfo[] = [
-      { name: "new-up", direction: "up", source: "bump-up", description: "", minAligns: [], family: "core" },
-      { name: "other-up", direction: "up", source: "bump-up", description: "", minAligns: [], family: "core" },
-      { name: "some-down", direction: "down", source: "bump-down", description: "", minAligns: [], family: "core" },
+      fakeAllocator("new-up"),
+      fakeAllocator("other-up"),
+      fakeAllocator("some-down", { direction: "down", source: "bump-down" }),
     ];
     expect(counterpartOf("new-up", list)).toBe("some-down");
     expect(counterpartOf("some-down", list)).toBe("new-up");

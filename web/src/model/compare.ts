@@ -26,8 +26,9 @@ import {
   type ViewResult,
 } from "../engine/traceView";
 import type { RunSettings } from "../engine/config";
-import type { AllocatorInfo, Cost, OpKind } from "../engine/types";
-import { clampStep } from "./blocks";
+import type { AllocatorInfo, CapacityMeaning, Cost, OpKind } from "../engine/types";
+import { metricHeading } from "./metrics";
+import { clampStep } from "./step";
 import { statsAt } from "./chunks";
 import { costOf, costSums, opNameAt, type CostMetric } from "./costs";
 import { bytes, hex } from "./format";
@@ -120,109 +121,25 @@ export function removeColumn(configs: readonly CompareConfig[], index: number): 
 
 // ---- Starting from the run on screen ----------------------------------------
 
-/**
- * Each allocator's partner in the one-click comparison, and what the two
- * columns side by side teach. Up against down where the allocator has a
- * sibling bumping the other way; otherwise the nearest arena that behaves
- * otherwise in one telling way (the same library's other buffer, the same
- * language's other arena, a hand-written arena against the standard one).
- */
-export const COUNTERPARTS: Readonly<Record<string, { allocator: string; why: string }>> = {
-  "fitzgen-down": {
-    allocator: "hinckley-up",
-    why: "The seed algorithms over the same fixed chunk: bumping down rounds with one mask, bumping up needs an extra addition but only one branch.",
-  },
-  "hinckley-up": {
-    allocator: "fitzgen-down",
-    why: "The seed algorithms over the same fixed chunk: bumping up needs an extra addition but only one branch, bumping down rounds with one mask.",
-  },
-  "hinckley-up-naive": {
-    allocator: "hinckley-up",
-    why: "Hinckley's first bump up against his one-branch rewrite: the same addresses, fewer branches per allocation (one each for a lone u8, whose checks the compiler folds into one).",
-  },
-  "up-min-align": {
-    allocator: "down-min-align",
-    why: "The minimum-alignment trick bumping up and bumping down, at the same MIN_ALIGN: where the rounding goes and what it costs.",
-  },
-  "down-min-align": {
-    allocator: "up-min-align",
-    why: "The minimum-alignment trick bumping down and bumping up, at the same MIN_ALIGN: where the rounding goes and what it costs.",
-  },
-  "bumper-alloc-buffer": {
-    allocator: "bumper-slab",
-    why: "Bumper.jl's two buffers: one fixed buffer that fails when it is full, against slabs that add a slab instead.",
-  },
-  "bumper-slab": {
-    allocator: "bumper-alloc-buffer",
-    why: "Bumper.jl's two buffers: slabs that add a slab when one is full, against one fixed buffer that fails instead.",
-  },
-  "cpp-arena": {
-    allocator: "pmr-monotonic",
-    why: "A hand-written C++ arena against the standard library's monotonic buffer resource: how each sizes its next pool, and where its bookkeeping sits.",
-  },
-  "pmr-monotonic": {
-    allocator: "cpp-arena",
-    why: "The standard library's monotonic buffer resource against a hand-written C++ parser arena: how each sizes its next buffer, and where its bookkeeping sits.",
-  },
-  "bump-scope-up": {
-    allocator: "bump-scope-down",
-    why: "One crate, both directions: bumping up grows the last block in place, bumping down copies it; the header sits at the chunk's start or its end.",
-  },
-  "bump-scope-down": {
-    allocator: "bump-scope-up",
-    why: "One crate, both directions: bumping down copies the last block to grow it, bumping up grows it in place; the header sits at the chunk's end or its start.",
-  },
-  bumpalo: {
-    allocator: "bump-scope-up",
-    why: "The two Rust bump crates: bumpalo bumps down with a footer and copies a growing block, bump-scope bumps up with a header and grows it in place.",
-  },
-  "blink-alloc": {
-    allocator: "bumpalo",
-    why: "Two Rust arenas: blink-alloc bumps up with a header and rounds its chunks to powers of two, bumpalo bumps down with a footer and doubles them.",
-  },
-  "llvm-bump-ptr": {
-    allocator: "bumper-slab",
-    why: "Two slab arenas that give a large request a slab of its own: LLVM's threshold is the whole slab, Bumper.jl's half of one.",
-  },
-  "zig-arena": {
-    allocator: "zig-fixed-buffer",
-    why: "Zig's two standard arenas: the arena asks its child allocator for a bigger buffer, the fixed buffer fails when it is full.",
-  },
-  "zig-fixed-buffer": {
-    allocator: "zig-arena",
-    why: "Zig's two standard arenas: the fixed buffer fails when it is full, the arena asks its child allocator for a bigger buffer.",
-  },
-};
+/** What a capacity chosen for `allocator` sets there (the registry's row, via the engine's list). */
+function capacityOf(allocator: string, allocators: readonly AllocatorInfo[]): CapacityMeaning | undefined {
+  return allocators.find((a) => a.name === allocator)?.capacity;
+}
 
 /**
- * What each allocator's capacity setting sets. The engine passes one number
- * to every model; a capacity carries to another allocator only when it
- * means the same kind of thing there (a size of memory to bump through),
- * never from a size to zig-arena's limit on what a reset keeps, or back.
+ * Whether a capacity chosen for `from` means the same kind of thing for
+ * `to`. The engine passes one number to every model; it carries from a size
+ * of memory to bump through (a chunk, a buffer, a slab, a pool cap) to
+ * another, but never from a size to zig-arena's limit on what a reset keeps,
+ * or back.
  */
-const CAPACITY_MEANS: Readonly<Record<string, string>> = {
-  "fitzgen-down": "chunk size",
-  "hinckley-up-naive": "chunk size",
-  "hinckley-up": "chunk size",
-  "up-min-align": "chunk size",
-  "down-min-align": "chunk size",
-  "bumper-alloc-buffer": "buffer size",
-  "bumper-slab": "slab size",
-  "cpp-arena": "pool size cap",
-  "bump-scope-up": "first chunk size",
-  "bump-scope-down": "first chunk size",
-  bumpalo: "first chunk size",
-  "blink-alloc": "first chunk size",
-  "llvm-bump-ptr": "slab size",
-  "pmr-monotonic": "first buffer size",
-  "zig-arena": "reset's retain limit",
-  "zig-fixed-buffer": "buffer size",
-};
-const RETAIN_LIMIT = "reset's retain limit";
+export function capacityCarries(from: string, to: string, allocators: readonly AllocatorInfo[]): boolean {
+  return (capacityOf(from, allocators)?.kind === "retain-limit") === (capacityOf(to, allocators)?.kind === "retain-limit");
+}
 
-/** Whether a capacity chosen for `from` means the same kind of thing for `to`. */
-export function capacityCarries(from: string, to: string): boolean {
-  return (CAPACITY_MEANS[from] === RETAIN_LIMIT) === (CAPACITY_MEANS[to] === RETAIN_LIMIT);
+/** `allocator`'s partner in the one-click comparison and what the pair teaches (the registry's row). */
+export function counterpartRow(allocator: string, allocators: readonly AllocatorInfo[]): { allocator: string; why: string } | undefined {
+  return allocators.find((a) => a.name === allocator)?.counterpart;
 }
 
 /**
@@ -233,7 +150,7 @@ export function capacityCarries(from: string, to: string): boolean {
 export function counterpartOf(allocator: string, allocators: readonly AllocatorInfo[], lessonPair?: string): string {
   const known = (name: string | undefined): name is string => name !== undefined && name !== allocator && allocators.some((a) => a.name === name);
   if (known(lessonPair)) return lessonPair;
-  const listed = COUNTERPARTS[allocator]?.allocator;
+  const listed = counterpartRow(allocator, allocators)?.allocator;
   if (known(listed)) return listed;
   const direction = allocators.find((a) => a.name === allocator)?.direction;
   return (allocators.find((a) => a.name !== allocator && a.direction !== direction) ?? allocators.find((a) => a.name !== allocator))?.name ?? allocator;
@@ -251,7 +168,7 @@ export function carrySettings(settings: CompareConfig, allocator: string, alloca
     allocator,
     target: settings.target,
     minAlign: settings.minAlign !== null && aligns.includes(settings.minAlign) ? settings.minAlign : null,
-    capacity: settings.capacity !== null && capacityCarries(settings.allocator, allocator) ? settings.capacity : null,
+    capacity: settings.capacity !== null && capacityCarries(settings.allocator, allocator, allocators) ? settings.capacity : null,
   };
 }
 
@@ -266,11 +183,11 @@ export function startingColumns(run: CompareConfig, allocators: readonly Allocat
  * lesson's, given its allocator and its pair, or the table's); null for
  * columns chosen otherwise.
  */
-export function pairReason(configs: readonly CompareConfig[], lesson?: { allocator: string; pair: string; why: string }): string | null {
+export function pairReason(configs: readonly CompareConfig[], allocators: readonly AllocatorInfo[], lesson?: { allocator: string; pair: string; why: string }): string | null {
   const [first, second, ...rest] = configs;
   if (!first || !second || rest.length > 0) return null;
   if (lesson && first.allocator === lesson.allocator && second.allocator === lesson.pair) return lesson.why;
-  const listed = COUNTERPARTS[first.allocator];
+  const listed = counterpartRow(first.allocator, allocators);
   return listed && listed.allocator === second.allocator ? listed.why : null;
 }
 
@@ -292,9 +209,9 @@ export function carryNotes(from: CompareConfig, to: CompareConfig, allocators: r
   if (from.minAlign !== null && to.minAlign === null && aligns.length > 0 && !aligns.includes(from.minAlign)) {
     notes.push({ setting: "minAlign", text: `MIN_ALIGN ${aligns[0]}, its default: column 1's ${from.minAlign} is not offered here` });
   }
-  if (from.capacity !== null && to.capacity === null && !capacityCarries(from.allocator, to.allocator)) {
-    const there = CAPACITY_MEANS[from.allocator] ?? "size setting";
-    const here = CAPACITY_MEANS[to.allocator] ?? "size setting";
+  if (from.capacity !== null && to.capacity === null && !capacityCarries(from.allocator, to.allocator, allocators)) {
+    const there = capacityOf(from.allocator, allocators)?.means ?? "size setting";
+    const here = capacityOf(to.allocator, allocators)?.means ?? "size setting";
     notes.push({ setting: "capacity", text: `default capacity: column 1's ${from.capacity} is its ${there}, here capacity is the ${here}` });
   }
   return notes;
@@ -567,17 +484,10 @@ export function columnTotals(trace: TraceView, step: number = trace.length): Col
   };
 }
 
-/** The totals compare mode lists, lower being better for each. */
-export const TOTAL_FIELDS: readonly { key: Exclude<keyof ColumnTotals, "requested">; label: string }[] = [
-  { key: "instructions", label: "Wasm instructions" },
-  { key: "branches", label: "Wasm branches" },
-  { key: "padding", label: "Padding bytes" },
-  { key: "metadata", label: "Metadata bytes" },
-  { key: "chunks", label: "Chunks" },
-  { key: "footprint", label: "Footprint bytes" },
-  { key: "peakFootprint", label: "Peak footprint bytes" },
-  { key: "failed", label: "Failed ops" },
-];
+/** The totals compare mode lists, lower being better for each, labelled as the metric registry names them. */
+export const TOTAL_FIELDS: readonly { key: Exclude<keyof ColumnTotals, "requested">; label: string }[] = (
+  ["instructions", "branches", "padding", "metadata", "chunks", "footprint", "peakFootprint", "failed"] as const
+).map((key) => ({ key, label: metricHeading(key) }));
 
 /** For each total, the columns with the least of it when the columns differ (null totals: columns whose program failed). */
 export function bestTotals(totals: readonly (ColumnTotals | null)[]): Record<(typeof TOTAL_FIELDS)[number]["key"], number[]> {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { withCosts } from "../engine/traceView";
 import { config, jsonTrace, viewOf } from "../test/runs";
-import type { Cost, Trace } from "../engine/types";
+import type { Cost, Op, Trace } from "../engine/types";
+import type { TraceView } from "../engine/traceView";
 import { countTick } from "../views/costView";
+import { loadTraceModuleSync } from "../engine/node";
 import {
   barIndexOf,
   baselineLabel,
@@ -29,6 +31,10 @@ function trace(source: string, allocator = "bumpalo", target: "64" | "wasm32" = 
   const { real: _r, baseline: _b, ...t } = traced(source, allocator, target);
   return t;
 }
+
+const ALLOCATORS = loadTraceModuleSync().allocators();
+/** The op's cost summary, with the preset's chunk record from its registry row. */
+const costSummary = (t: TraceView, op: Op) => opCostSummary(t, op, ALLOCATORS.find((a) => a.name === t.allocator)?.chunkRecord ?? "none");
 
 const cost = (t: Trace, i: number): Cost => {
   const c = t.ops[i]?.cost;
@@ -198,7 +204,7 @@ describe("tooltip text", () => {
     expect(opTooltip(viewOf(bare), 0, "instructions")).toBe("op 1 · alloc x · not measured");
     const op = bare.ops[0];
     if (!op) throw new Error("an op");
-    expect(opCostSummary(viewOf(bare), op)).toBeNull();
+    expect(costSummary(viewOf(bare), op)).toBeNull();
     expect(costBars(viewOf(bare), "instructions").bars).toEqual([]);
   });
 
@@ -211,7 +217,7 @@ describe("tooltip text", () => {
     const op = bare.ops[1];
     const full = t.ops[1];
     if (!op || !full) throw new Error("two ops");
-    expect(opCostSummary(apart, op)).toEqual(opCostSummary(viewOf(t), full));
+    expect(costSummary(apart, op)).toEqual(costSummary(viewOf(t), full));
     const none = withCosts(viewOf(bare), { unavailable: "the program runs over 100,000 ops" });
     expect(hasCosts(none)).toBe(false);
     expect(none.costsUnavailable).toBe("the program runs over 100,000 ops");
@@ -241,7 +247,7 @@ describe("the real crate: mismatches and the step summary", () => {
     expect(crateLabel({ crate: "bumpalo 3.20.4", version: "3.20.4", unavailable: "" })).toBe("bumpalo 3.20.4");
     const op = off.ops[1];
     if (!op) throw new Error("an op");
-    expect(opCostSummary(viewOf(off), op)).toMatchObject({
+    expect(costSummary(viewOf(off), op)).toMatchObject({
       real: null,
       baseline: null,
       verdict: null,
@@ -253,7 +259,7 @@ describe("the real crate: mismatches and the step summary", () => {
     const [op1, op7] = [t.ops[1], t.ops[7]];
     if (!op1 || !op7) throw new Error("ten ops");
     const c = cost(t, 1);
-    expect(opCostSummary(viewOf(t), op1)).toEqual({
+    expect(costSummary(viewOf(t), op1)).toEqual({
       text: `${c.wasm_instructions} wasm instructions · ${c.wasm_branches} conditional branches (fast path)`,
       slow: false,
       real: null,
@@ -263,17 +269,17 @@ describe("the real crate: mismatches and the step summary", () => {
       notes: [],
     });
     const s = cost(t, 7);
-    expect(opCostSummary(viewOf(t), op7)?.text).toBe(
+    expect(costSummary(viewOf(t), op7)?.text).toBe(
       `${s.wasm_instructions} wasm instructions (${s.slow_instructions} in the slow path: new chunk) · ${s.wasm_branches} conditional branches`,
     );
-    expect(opCostSummary(viewOf(t), op7)?.slow).toBe(true);
+    expect(costSummary(viewOf(t), op7)?.slow).toBe(true);
   });
 
   it("the step summary with the real crate: counts beside the model's, a verdict per op", () => {
     const [op1, op3, op5] = [r.ops[1], r.ops[3], r.ops[5]];
     if (!op1 || !op3 || !op5) throw new Error("ten ops");
     const c = cost(t, 1);
-    expect(opCostSummary(viewOf(r), op1)).toMatchObject({
+    expect(costSummary(viewOf(r), op1)).toMatchObject({
       real: `real bumpalo 3.20.4: ${2 * c.wasm_instructions} wasm instructions`,
       // Where the counts differ the summary says why: here a fast-path bump.
       realWhy: `Model ${c.wasm_instructions} instructions fewer than the crate: it holds the current chunk's bump pointer and bounds in the allocator itself, where bumpalo 3.20.4 reaches them through a pointer to the chunk's footer: a load more on every bump.`,
@@ -281,11 +287,11 @@ describe("the real crate: mismatches and the step summary", () => {
       verdict: { ok: true, text: "✓ matches bumpalo 3.20.4 placement" },
       notes: [],
     });
-    expect(opCostSummary(viewOf(r), op3)?.verdict).toEqual({
+    expect(costSummary(viewOf(r), op3)?.verdict).toEqual({
       ok: false,
       text: "✗ differs from bumpalo 3.20.4: offset model 24 real 32; chunk capacity model 448 real 464",
     });
-    expect(opCostSummary(viewOf(r), op5)?.verdict).toMatchObject({ ok: false, text: "✗ differs from bumpalo 3.20.4: moved model false real true" });
+    expect(costSummary(viewOf(r), op5)?.verdict).toMatchObject({ ok: false, text: "✗ differs from bumpalo 3.20.4: moved model false real true" });
     expect(costBars(viewOf(r), "instructions").bars.map((b) => b.mismatch)).toEqual(t.ops.map((_, i) => i === 3 || i === 5));
   });
 
@@ -293,7 +299,7 @@ describe("the real crate: mismatches and the step summary", () => {
     const f = withReal(trace("a = alloc 8\nfree a"));
     const free = f.ops[1];
     if (!free) throw new Error("two ops");
-    const summary = opCostSummary(viewOf(f), free);
+    const summary = costSummary(viewOf(f), free);
     expect(summary?.verdict).toBeNull();
     expect(summary?.real).toMatch(/^real bumpalo 3\.20\.4: \d+ wasm instructions?$/);
   });
@@ -305,7 +311,7 @@ describe("the real crate: mismatches and the step summary", () => {
     };
     const op = skipped.ops[2];
     if (!op) throw new Error("ten ops");
-    expect(opCostSummary(viewOf(skipped), op)).toMatchObject({ verdict: null, real: null, notes: ["bumpalo 3.20.4: not compared after a restore"] });
+    expect(costSummary(viewOf(skipped), op)).toMatchObject({ verdict: null, real: null, notes: ["bumpalo 3.20.4: not compared after a restore"] });
   });
 });
 
@@ -325,7 +331,7 @@ describe("the engine's own real-crate run and baseline", () => {
     );
     const op1 = w.ops[1];
     if (!op1) throw new Error("ten ops");
-    expect(opCostSummary(viewOf(w), op1)).toMatchObject({
+    expect(costSummary(viewOf(w), op1)).toMatchObject({
       real: `real bumpalo 3.20.4: ${rc.wasm_instructions} wasm instructions`,
       baseline: `global allocator (dlmalloc, wasm32): ${bc.wasm_instructions} instructions`,
       verdict: { ok: true, text: "✓ matches bumpalo 3.20.4 placement" },
@@ -338,7 +344,7 @@ describe("the engine's own real-crate run and baseline", () => {
     expect(realRan(viewOf(t))).toBeUndefined();
     const op = t.ops[0];
     if (!op) throw new Error("ten ops");
-    const summary = opCostSummary(viewOf(t), op);
+    const summary = costSummary(viewOf(t), op);
     expect(summary?.verdict).toBeNull();
     expect(summary?.notes).toEqual([expect.stringMatching(/^bumpalo 3\.20\.4 not compared: .*64-bit/)]);
     expect(baselineLabel(viewOf(t))).toBe("global allocator (dlmalloc, wasm32)");
@@ -349,7 +355,7 @@ describe("the engine's own real-crate run and baseline", () => {
     expect(t.real).toBeUndefined();
     const op = t.ops[0];
     if (!op) throw new Error("one op");
-    expect(opCostSummary(viewOf(t), op)).toMatchObject({ verdict: null, real: null, notes: [] });
+    expect(costSummary(viewOf(t), op)).toMatchObject({ verdict: null, real: null, notes: [] });
   });
 });
 
@@ -364,7 +370,7 @@ describe("costs: a realloc's copy, which the models do not run", () => {
   const GROW = "s = alloc [u8; 8]\ns = realloc s 16";
   const summary = (allocator: string) => {
     const t = viewOf(traced(GROW, allocator, "wasm32"));
-    return opCostSummary(t, t.op(1));
+    return costSummary(t, t.op(1));
   };
 
   it("a moved realloc says its count leaves out the bytes copied", () => {

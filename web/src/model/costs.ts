@@ -4,7 +4,7 @@
 // carries them, and where the model differs from the real crate.
 
 import { blockNameOf, chunkMadeBy, kindOf, type TraceView } from "../engine/traceView";
-import type { Cost, Op, RealMismatch, RealRun, Shape } from "../engine/types";
+import type { ChunkRecord, Cost, Op, RealMismatch, RealRun, Shape } from "../engine/types";
 import { shapeName, shapeTag } from "./shape";
 
 export type CostMetric = "instructions" | "branches";
@@ -366,7 +366,7 @@ export interface OpCostSummary {
  * runs the crate's algorithm, not its code: where the two are laid out
  * differently the counts differ, and the page says how.
  */
-function realDifference(trace: TraceView, op: Op, model: Cost, real: Cost): string | null {
+function realDifference(trace: TraceView, op: Op, model: Cost, real: Cost, record: ChunkRecord): string | null {
   const diff = model.wasm_instructions - real.wasm_instructions;
   if (diff === 0) return null;
   const by = `${plural(Math.abs(diff), "instruction")} ${diff > 0 ? "more" : "fewer"} than the crate`;
@@ -383,7 +383,7 @@ function realDifference(trace: TraceView, op: Op, model: Cost, real: Cost): stri
     return `Model ${by}: it keeps the chunks before and after the current one in two lists, and a restore moves the later ones across; ${crate}'s chunks form a linked list, so reset_to only moves its current-chunk pointer.`;
   }
   if (op.kind === "alloc" && diff < 0) {
-    return `Model ${by}: it holds the current chunk's bump pointer and bounds in the allocator itself, where ${crate} reaches them through a pointer to the chunk's ${trace.allocator === "bumpalo" ? "footer" : "header"}: a load more on every bump.`;
+    return `Model ${by}: it holds the current chunk's bump pointer and bounds in the allocator itself, where ${crate} reaches them through a pointer to the chunk's ${record === "footer" ? "footer" : "header"}: a load more on every bump.`;
   }
   return `Model ${by}: the same algorithm in other code (one Model trait for every preset: one realloc for grow and shrink, the chunk list in vectors), compiled by the same compiler.`;
 }
@@ -395,7 +395,12 @@ function copiedBy(trace: TraceView, op: Op): number {
   return Math.max(0, op.stats.copied - before);
 }
 
-export function opCostSummary(trace: TraceView, op: Op): OpCostSummary | null {
+/**
+ * What op `op` cost, measured, and how the real crate's run compares.
+ * `record` is where the preset's chunk keeps its bookkeeping (its
+ * `AllocatorInfo.chunkRecord`), which a real crate reaches through a pointer.
+ */
+export function opCostSummary(trace: TraceView, op: Op, record: ChunkRecord): OpCostSummary | null {
   const cost = op.cost ?? costOf(trace, op.index);
   const real = trace.real;
   const ran = realRan(trace);
@@ -437,7 +442,7 @@ export function opCostSummary(trace: TraceView, op: Op): OpCostSummary | null {
     text: text ?? "not measured",
     slow,
     real: ran && rc ? `real ${crateLabel(ran)}: ${plural(rc.wasm_instructions, "wasm instruction")}` : null,
-    realWhy: ran && rc && cost ? realDifference(trace, op, cost, rc) : null,
+    realWhy: ran && rc && cost ? realDifference(trace, op, cost, rc, record) : null,
     baseline: bc ? `${baselineLabel(trace)}: ${plural(bc.wasm_instructions, "instruction")}` : null,
     verdict,
     notes,

@@ -2,7 +2,7 @@
 
 import { blockNameOf, kindOf, lineOf, opAt, type TraceView } from "../engine/traceView";
 import type { Op, StepOut } from "../engine/types";
-import { clampStep } from "./blocks";
+import { clampStep } from "./step";
 import { bumpPointerAt, chunksAt, noChunkYet, statsAt } from "./chunks";
 import { bytes, hex } from "./format";
 

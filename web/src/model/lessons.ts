@@ -22,7 +22,7 @@ export interface Lesson {
   /**
    * The allocator Compare runs beside the lesson's own, and why, when the
    * lesson's point is made by another partner than the usual counterpart
-   * (model/compare.ts's COUNTERPARTS).
+   * (each preset's counterpart in the preset registry, crates/core/src/presets.rs).
    */
   compareWith?: { allocator: string; why: string };
 }

@@ -14,7 +14,7 @@
 
 import { chunkMadeBy, type TraceView } from "../engine/traceView";
 import type { Op, StepOut } from "../engine/types";
-import { clampStep } from "./blocks";
+import { clampStep } from "./step";
 import { bumpPointerAt, chunkView, chunkViewsAt, currentChunkAt, type ChunkView } from "./chunks";
 import { microIndex, microSteps } from "./describe";
 import { heldAt } from "./held";

@@ -21,7 +21,7 @@
 // from it, so nothing the author wrote is ever interpreted as HTML.
 
 import { lineOf, type TraceView } from "../engine/traceView";
-import { clampStep } from "./blocks";
+import { clampStep } from "./step";
 import { MAX_COMPARE } from "./limits";
 
 export interface Narration {

@@ -4,7 +4,8 @@
 
 import { chunkById, opAt, placed, type TraceView } from "../engine/traceView";
 import type { ChunkInfo, Op, TraceEvent } from "../engine/types";
-import { clampStep, type Block } from "./blocks";
+import type { Block } from "./blocks";
+import { clampStep } from "./step";
 import { heldAt } from "./held";
 import { bumpOrigin, bumpPointerAt, chunkContains, currentChunkAt } from "./chunks";
 import { bytes, hex } from "./format";

@@ -18,6 +18,7 @@ import { statsAt } from "./chunks";
 import { columnTotals, targetText, type ColumnTotals } from "./compare";
 import { randomMix, RANDOM_MIX_DEFAULTS, RANDOM_MIX_LIMITS, type RandomMixOptions } from "./generators";
 import { MAX_CAPACITY, MAX_MIN_ALIGN, MAX_SWEEP_POINTS, type SweepParam } from "./limits";
+import { metricHeading, metricUnit } from "./metrics";
 
 export { isSweepParam, MAX_SWEEP_POINTS, SWEEP_PARAMS, type SweepParam } from "./limits";
 
@@ -67,15 +68,10 @@ export interface SweepResult {
 
 export type SweepMetric = "instructions" | "branches" | "padding" | "metadata" | "leaked" | "chunks" | "peakFootprint";
 
-export const SWEEP_METRICS: readonly { metric: SweepMetric; label: string; unit: string }[] = [
-  { metric: "instructions", label: "Wasm instructions", unit: "wasm instructions" },
-  { metric: "branches", label: "Wasm branches", unit: "wasm branches" },
-  { metric: "padding", label: "Padding bytes", unit: "padding bytes" },
-  { metric: "metadata", label: "Metadata bytes", unit: "metadata bytes" },
-  { metric: "leaked", label: "Leaked bytes", unit: "leaked bytes" },
-  { metric: "chunks", label: "Chunks", unit: "chunks" },
-  { metric: "peakFootprint", label: "Peak footprint bytes", unit: "peak footprint bytes" },
-];
+/** The metrics a sweep charts, labelled as the metric registry names them. */
+export const SWEEP_METRICS: readonly { metric: SweepMetric; label: string; unit: string }[] = (
+  ["instructions", "branches", "padding", "metadata", "leaked", "chunks", "peakFootprint"] as const
+).map((metric) => ({ metric, label: metricHeading(metric), unit: metricUnit(metric) }));
 
 // ---- Values ---------------------------------------------------------------------
 

@@ -7,7 +7,7 @@
 
 import type { TraceView as Run } from "../engine/traceView";
 import { lineOf } from "../engine/traceView";
-import { clampStep } from "../model/blocks";
+import { clampStep } from "../model/step";
 import { describeStep } from "../model/describe";
 import { bytes } from "../model/format";
 import { anyPresent, figureLegend, mapColumn, presenceIn, transitionsDone, type FigureLook } from "./export";

@@ -15,7 +15,7 @@ import { measureOnPage } from "../controller/costs";
 import { bindStepKeys } from "../controller/keyboard";
 import { startPlayback } from "../controller/playback";
 import { startTracer } from "../controller/tracer";
-import { clampStep } from "../model/blocks";
+import { clampStep } from "../model/step";
 import { compareStepText } from "../model/describe";
 import { initialState, reducer, type Action, type AppState } from "../state/reducer";
 import { createStore, type Store } from "../state/store";

@@ -3,7 +3,7 @@
 // blocks in view.
 
 import type { TraceView } from "../engine/traceView";
-import { clampStep } from "../model/blocks";
+import { clampStep } from "../model/step";
 import { heldAt, type Block } from "../model/held";
 
 /**

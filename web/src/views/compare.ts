@@ -8,7 +8,7 @@
 
 import type { TraceView, ViewResult } from "../engine/traceView";
 import type { AllocatorInfo, Target } from "../engine/types";
-import { clampStep } from "../model/blocks";
+import { clampStep } from "../model/step";
 import { bumpPointerAt, chunkViewsAt, mostChunksAlive, noChunkYet, statsAt } from "../model/chunks";
 import {
   addColumn,

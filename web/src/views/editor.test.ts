@@ -3,12 +3,13 @@ import { loadTraceModuleSync } from "../engine/node";
 import { config, viewResult } from "../test/runs";
 import type { AllocatorInfo } from "../engine/types";
 import { Text } from "@codemirror/state";
-import { capacityHelp, groupAllocators } from "./allocatorMenu";
+import { fakeAllocator } from "../test/allocators";
+import { capacityHelp as helpOf, groupAllocators } from "./allocatorMenu";
 import { formatError } from "./editor";
 import { diagnosticsOf, errorRange } from "./program/diagnostics";
 import { menuKeyIndex, typeaheadIndex } from "./programMenu";
 
-const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: "", description: "", minAligns: [], family: "core" });
+const info = (name: string, group: string, menuRank = 0): AllocatorInfo => fakeAllocator(name, { group, menuRank });
 
 describe("allocator chooser groups", () => {
   it("groups every preset the engine lists, seed algorithms first", () => {
@@ -32,15 +33,17 @@ describe("allocator chooser groups", () => {
     expect(groups.flatMap((g) => g.items).length).toBe(allocators.length);
   });
 
-  it("puts unknown presets in a last group, Other", () => {
-    const groups = groupAllocators([info("new-thing"), info("bumpalo")]);
+  it("takes each preset's group and place from its row: groups in the engine's order, places within them", () => {
+    const groups = groupAllocators([info("b", "Libraries", 1), info("new-thing", "Other"), info("a", "Libraries", 0)]);
     expect(groups.map((g) => [g.label, g.items.map((a) => a.name)])).toEqual([
-      ["Libraries", ["bumpalo"]],
+      ["Libraries", ["a", "b"]],
       ["Other", ["new-thing"]],
     ]);
   });
 
   it("explains the capacity knob per preset", () => {
+    const allocators = loadTraceModuleSync().allocators();
+    const capacityHelp = (name: string) => helpOf(name, allocators);
     expect(capacityHelp("fitzgen-down")).toMatch(/fixed chunk/);
     expect(capacityHelp("bumper-alloc-buffer")).toMatch(/buffer/);
     expect(capacityHelp("bumper-slab")).toMatch(/slab/);

@@ -344,7 +344,7 @@ function renderSettings(refs: Refs, data: EditorData): void {
   refs.more.hidden = description.classList.contains("is-clamped") && description.scrollHeight <= description.clientHeight + 1;
   if (target.value !== config.target) target.value = config.target;
   showCapacity(capacity, config.capacity);
-  setText(refs.capacityHelp, capacityHelp(config.allocator));
+  setText(refs.capacityHelp, capacityHelp(config.allocator, data.allocators));
 
   // Minimum alignment: only for presets that have the setting.
   const aligns = info?.minAligns ?? [];

@@ -5,7 +5,7 @@
 // where.
 
 import type { TraceView } from "../engine/traceView";
-import { clampStep } from "../model/blocks";
+import { clampStep } from "../model/step";
 import { mostChunksAlive, noChunkYet, statsAt } from "../model/chunks";
 import { currentOp, describeMicro, describeStep, microSteps } from "../model/describe";
 import { codeFocus, focusOf, highlighted, statsSeries } from "../model/focus";
@@ -95,8 +95,12 @@ interface RunFrame {
   map: MemoryMapData;
 }
 
-/** The last frame derived, and what it was derived from: a prepared step's render takes it whole (its map data the same object). */
-let lastFrame: { input: RunViewInput; frame: RunFrame } | null = null;
+/**
+ * Each player's last frame, and what it was derived from, keyed by the
+ * player's map mount: a prepared step's render takes it whole (its map data
+ * the same object), and players on one page never take each other's.
+ */
+const lastFrames = new WeakMap<HTMLElement, { input: RunViewInput; frame: RunFrame }>();
 
 /** Whether two inputs derive the same frame: the same run, step, micro-step and view settings. */
 function sameFrame(a: RunViewInput, b: RunViewInput): boolean {
@@ -113,10 +117,11 @@ function sameFrame(a: RunViewInput, b: RunViewInput): boolean {
   );
 }
 
-function runFrame(input: RunViewInput): RunFrame {
-  if (lastFrame && sameFrame(lastFrame.input, input)) return lastFrame.frame;
+function runFrame(player: HTMLElement, input: RunViewInput): RunFrame {
+  const last = lastFrames.get(player);
+  if (last && sameFrame(last.input, input)) return last.frame;
   const frame = deriveFrame(input);
-  lastFrame = { input, frame };
+  lastFrames.set(player, { input, frame });
   return frame;
 }
 
@@ -158,12 +163,12 @@ function deriveFrame(input: RunViewInput): RunFrame {
  * more than draw.
  */
 export function prepareRun(mounts: RunMounts, input: RunViewInput): void {
-  prepareMemoryMap(mounts.map, runFrame(input).map);
+  prepareMemoryMap(mounts.map, runFrame(mounts.map, input).map);
 }
 
 export function renderRun(mounts: RunMounts, renderers: RunRenderers, input: RunViewInput, dispatch: (a: Action) => void): void {
   const { state: s, trace } = input;
-  const { step, op, rowsStep, stats, map } = runFrame(input);
+  const { step, op, rowsStep, stats, map } = runFrame(mounts.map, input);
   const rows = map.rows;
   if (mounts.stepper) renderRunStepper(mounts.stepper, s, trace, input.micro, dispatch);
   renderMapSummary(mounts.mapSummary, {

@@ -8,7 +8,7 @@
 import "./sharePanel.css";
 import type { Trace } from "../engine/types";
 import type { TraceView as Run } from "../engine/traceView";
-import { clampStep } from "../model/blocks";
+import { clampStep } from "../model/step";
 import { bumpPointerAt, chunkViewsAt } from "../model/chunks";
 import { focusAt } from "../model/compare";
 import { describeStep } from "../model/describe";

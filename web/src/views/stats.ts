@@ -9,6 +9,7 @@ import { line } from "d3-shape";
 import type { Stats } from "../engine/types";
 import type { StatsSeries } from "../model/focus";
 import { bytes, percent } from "../model/format";
+import { METRICS } from "../model/metrics";
 import { h, setText } from "./dom";
 
 export interface StatsData {
@@ -29,26 +30,16 @@ interface Field {
   key: Key;
   label: string;
   title: string;
-  /** The cell's text; absent: the counter in bytes. */
-  value?: (s: Stats) => string;
+  /** The cell's text. */
+  value: (s: Stats) => string;
 }
 
-const FIELDS: readonly Field[] = [
-  { key: "requested", label: "Requested", title: "Bytes requested by live blocks" },
-  { key: "used", label: "Used", title: "Bytes between each chunk's bump origin and its bump pointer" },
-  { key: "padding", label: "Padding", title: "Alignment padding in the used bytes" },
-  { key: "leaked", label: "Leaked", title: "Freed or moved blocks whose bytes are not reclaimed yet" },
-  { key: "copied", label: "Copied", title: "Bytes copied by reallocs that moved" },
-  { key: "unused", label: "Unused", title: "Usable bytes beyond the bump pointers" },
-  { key: "metadata", label: "Metadata", title: "Chunk headers and footers" },
-  { key: "chunks", label: "Chunks", title: "Chunks the allocator holds now", value: (s) => String(s.chunks) },
-  {
-    key: "utilisation",
-    label: "Utilisation",
-    title: "Requested bytes over all the bytes the chunks take (usable and metadata)",
-    value: (s) => percent(s.utilisation),
-  },
-];
+/** The counters the panel lists, in order, as the metric registry names them. */
+const FIELDS: readonly Field[] = (["requested", "used", "padding", "leaked", "copied", "unused", "metadata", "chunks", "utilisation"] as const).map((key) => {
+  const m = METRICS[key];
+  const value = m.unit === "ratio" ? (s: Stats) => percent(s[key]) : m.unit === "count" ? (s: Stats) => String(s[key]) : (s: Stats) => `${s[key]} B`;
+  return { key, label: m.label, title: m.sums, value };
+});
 
 /**
  * The byte counters drawn as lines in the chart. Okabe–Ito colours
@@ -192,7 +183,7 @@ export function renderStats(container: HTMLElement, data: StatsData, handlers: S
   const stats = data.current;
   for (const f of FIELDS) {
     const dd = refs.cells.get(f.key);
-    if (dd) setText(dd, f.value?.(stats) ?? `${stats[f.key]} B`);
+    if (dd) setText(dd, f.value(stats));
   }
 
   refs.measured ??= refs.svg.parentElement?.clientWidth ?? 0;

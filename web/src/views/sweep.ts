@@ -13,6 +13,7 @@ import { select } from "d3-selection";
 import { line } from "d3-shape";
 import type { AllocatorInfo } from "../engine/types";
 import { validateRandomMix, type RandomMixOptions } from "../model/generators";
+import { metricHeading } from "../model/metrics";
 import {
   defaultValues,
   figureText,
@@ -328,7 +329,7 @@ function showCard(refs: Refs, result: SweepPointResult, x: number, y: number): v
       ? h(
           "dl",
           {},
-          ...[...SWEEP_METRICS, { metric: "failed" as const, label: "Failed ops" }].flatMap((m) => [
+          ...[...SWEEP_METRICS, { metric: "failed" as const, label: metricHeading("failed") }].flatMap((m) => [
             h("dt", {}, m.label),
             h("dd", {}, figureText(result.figures[m.metric])),
           ]),

@@ -36,12 +36,12 @@ use crate::program::{
 use crate::trace::{ChunkInfo, EventKind, Op, OpKind, Stats};
 use crate::word::{Target, Word};
 
+use crate::trace::note;
 use checkpoints::Dropped;
 use recording::Recording;
 use request::{check_capacity, model_error};
 pub use request::{request, resolve_min_align};
 use shadow::{BlockState, ChunkRec, NameTable, Named};
-use translate::note;
 
 pub use crate::heap::HEAP_BASE;
 

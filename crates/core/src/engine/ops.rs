@@ -9,9 +9,9 @@ use crate::word::Word;
 
 use super::request::{check_align, check_layout, model_error};
 use super::shadow::{chunk_mut, BlockState, Named};
-use super::translate::note;
 use super::Engine;
 use crate::columns::{Columns, NONE};
+use crate::trace::note;
 
 impl<W: Word> Engine<W> {
     /// The live block called `name` (the op that placed it), or an error at

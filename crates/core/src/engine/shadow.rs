@@ -22,8 +22,8 @@ use crate::text::bytes;
 use crate::trace::{ChunkInfo, EventKind, Op, OpKind, Shape};
 use crate::word::Word;
 
-use super::translate::note;
 use super::Engine;
+use crate::trace::note;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum BlockState {

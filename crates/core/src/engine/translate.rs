@@ -159,15 +159,3 @@ impl<W: Word> Engine<W> {
         }
     }
 }
-
-/// Adds an event to an op, building its text only when details are kept.
-pub(super) fn note(
-    detail: bool,
-    events: &mut Vec<Event>,
-    kind: EventKind,
-    text: impl FnOnce() -> String,
-) {
-    if detail {
-        events.push(Event::new(kind, text()));
-    }
-}

@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 use bump_scope::alloc::Global;
 use bump_scope::settings::{BumpAllocatorSettings, True};
 
-use super::replay::ChunkTable;
+use super::chunk_table::ChunkTable;
 use super::{BUMPALO, BUMP_SCOPE};
 
 /// A real bump allocator, as far as the replay needs it. The methods are

@@ -102,6 +102,7 @@ fn layout(size: u64, align: u64) -> Option<Layout> {
 }
 
 mod baseline;
+mod chunk_table;
 mod crates;
 mod replay;
 #[cfg(all(test, target_pointer_width = "64"))]

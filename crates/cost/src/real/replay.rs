@@ -8,6 +8,7 @@ use std::ptr::NonNull;
 use bumplab_core::trace::{Mismatch, OpKind, RealOp, Shape, Trace};
 use serde_json::json;
 
+use super::chunk_table::ChunkTable;
 use super::crates::{
     bumplab_measure_real_alloc, bumplab_measure_real_alloc_array, bumplab_measure_real_alloc_typed,
     bumplab_measure_real_checkpoint, bumplab_measure_real_free, bumplab_measure_real_free_array,
@@ -17,39 +18,6 @@ use super::crates::{
 };
 use super::{counted_real, layout, ADDRESS_FREE_ALIGN};
 use crate::roots::by_prim_size;
-
-/// The real chunks seen so far: `(start, end, creation index)`. A chunk
-/// that disappears (freed) is forgotten, so a later chunk at the same
-/// address gets a new index, as the model numbers chunks.
-#[derive(Default)]
-pub(super) struct ChunkTable {
-    live: Vec<(usize, usize, u32)>,
-    next: u32,
-}
-
-impl ChunkTable {
-    pub(super) fn start_of(&self, end: usize) -> Option<usize> {
-        self.live.iter().find(|c| c.1 == end).map(|c| c.0)
-    }
-
-    fn sync(&mut self, now: &[(usize, usize)]) {
-        self.live.retain(|c| now.contains(&(c.0, c.1)));
-        for &(start, end) in now {
-            if !self.live.iter().any(|c| (c.0, c.1) == (start, end)) {
-                self.live.push((start, end, self.next));
-                self.next += 1;
-            }
-        }
-    }
-
-    /// The chunk holding `size` bytes at `addr`: index, capacity, offset.
-    fn place(&self, addr: usize, size: usize) -> Option<(u32, u64, u64)> {
-        self.live
-            .iter()
-            .find(|c| c.0 <= addr && addr.saturating_add(size) <= c.1)
-            .map(|&(start, end, id)| (id, (end - start) as u64, (addr - start) as u64))
-    }
-}
 
 // ---------------------------------------------------------------------------
 // The replay.

@@ -1,4 +1,0 @@
-export * from "./blocks";
-export * from "./chunks";
-export * from "./describe";
-export * from "./format";

@@ -1,2 +1,0 @@
-export * from "./reducer";
-export * from "./store";
