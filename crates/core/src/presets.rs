@@ -14,7 +14,7 @@ use crate::algorithms::min_align_down::MinAlignDown;
 #[cfg(feature = "core-presets")]
 use crate::algorithms::min_align_up::MinAlignUp;
 use crate::algorithms::Direction;
-use crate::model::Model;
+use crate::model::{Child, Model};
 #[cfg(feature = "more-arenas")]
 use crate::models::blink_alloc::BlinkAlloc;
 #[cfg(feature = "core-presets")]
@@ -191,6 +191,15 @@ impl PresetId {
         }
     }
 
+    /// The child allocators this preset can run over, default first; empty
+    /// when it has no such setting.
+    pub fn children(self) -> &'static [Child] {
+        match self {
+            PresetId::ZigArena => &Child::ALL,
+            _ => &[],
+        }
+    }
+
     pub fn description(self) -> &'static str {
         match self {
             PresetId::FitzgenDown => {
@@ -224,22 +233,22 @@ impl PresetId {
                 "bump-scope 2.4.1 bumping down: header at each chunk's end, a first chunk of 464 usable bytes (480 on wasm32) made by Bump::new(), chunks doubling; growing the last block reuses its space with a copy; chunks made after a checkpoint are kept and reused."
             }
             PresetId::Bumpalo => {
-                "bumpalo 3.20.4: bumps down, footer at each chunk's end (48 B on 64-bit, 32 on wasm32); Bump::new() owns no chunk until the first allocation (448 B usable, 464 on wasm32), each next chunk at least double; growing the last block moves it down with a copy, shrink moves only the last block and only if half comes back, free reclaims only the last block, reset keeps the current chunk. bumpalo has no checkpoints: checkpoint/restore here are the playground's emulation (restore frees the chunks made since and moves the saved bump pointer back)."
+                "bumpalo 3.20.4: bumps down, footer at each chunk's end (48 B on 64-bit, 32 on wasm32); Bump::new() owns no chunk until the first allocation (448 B usable, 464 on wasm32), each next chunk at least double; growing the last block moves it down with a copy, shrink moves only the last block and only if half comes back, free reclaims only the last block, reset keeps the current chunk. bumpalo has no checkpoints: checkpoint/restore here are the playground's emulation: checkpoint saves the current chunk and its bump pointer; restore frees the chunks made since (newest first), makes the saved chunk current and puts its bump pointer back exactly where it was, which leaves the arena as it was at the checkpoint."
             }
             PresetId::BlinkAlloc => {
-                "blink-alloc 0.4.0 (BlinkAlloc): bumps up, a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32); no chunk until the first allocation, which gets 256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two; each next chunk is sized from the capacity of the chunks before the current one plus the request, a power of two below 16 KiB, a multiple of 16 KiB above; no minimum alignment; growing the last block is in place, shrinking never moves or gives back; deallocate compares the cursor with the block's start, so it gives nothing back; reset keeps the newest chunk. blink-alloc has no checkpoints: checkpoint/restore here are the playground's emulation."
+                "blink-alloc 0.4.0 (BlinkAlloc): bumps up, a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32); no chunk until the first allocation, which gets 256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two; each next chunk is sized from the capacity of the chunks before the current one plus the request, a power of two below 16 KiB, a multiple of 16 KiB above; no minimum alignment; growing the last block is in place, shrinking never moves or gives back; deallocate compares the cursor with the block's start, so it gives nothing back; reset keeps the newest chunk. blink-alloc has no checkpoints: checkpoint/restore here are the playground's emulation: checkpoint saves the current chunk and its cursor; restore frees the chunks made since, makes the saved chunk current and puts its cursor back, which leaves the arena as it was at the checkpoint (the chunks kept still count the same total for the next chunk's size)."
             }
             PresetId::ZigFixedBuffer => {
                 "Zig 0.17.1's std.heap.FixedBufferAllocator (lib/std/heap/FixedBufferAllocator.zig in PyPI's ziglang wheel): bumps end_index up through one buffer of 4096 bytes (Capacity: the buffer's size) from the base allocator, aligning each request's address; a request past the end fails with error.OutOfMemory; only the last allocation can be resized or freed; reset sets end_index to 0; checkpoint/restore save and store back end_index, the Zig idiom for scoping a fixed buffer; zero-sized requests get a dangling pointer (Zig's maxInt(usize) rounded down to the alignment, shown at the alignment)."
             }
             PresetId::ZigArena => {
-                "Zig 0.17.1's std.heap.ArenaAllocator (lib/std/heap/ArenaAllocator.zig in PyPI's ziglang wheel) over the simulated heap as its child allocator: bumps up through buffers that open with a 3-word node (24 B on 64-bit, 12 on wasm32); no buffer until the first allocation; a request that does not fit leaves end_index past the buffer's end, the arena asks the child to grow the buffer in place (the simulated heap never resizes in place, as Allocator.noResize) and makes a new buffer of 1.5 x (old buffer + node + alignment + request + 16), rounded up to even; only the newest buffer's last allocation can be resized or freed; reset is .retain_capacity (Capacity: .retain_with_limit), which keeps one empty buffer as large as all of them were; zero-sized requests get a dangling pointer (Zig's maxInt(usize) rounded down to the alignment, shown at the alignment). No checkpoints (the playground's emulation)."
+                "Zig 0.17.1's std.heap.ArenaAllocator (lib/std/heap/ArenaAllocator.zig in PyPI's ziglang wheel) over a child allocator (Child: std.heap.page_allocator, as Zig programs write it, or a simulated heap that never resizes in place): bumps up through buffers that open with a 3-word node (24 B on 64-bit, 12 on wasm32); no buffer until the first allocation; a request that does not fit leaves end_index past the buffer's end, and the arena asks the child to grow the buffer in place to hold the block after that end: page_allocator grants it inside what it reserved for the buffer (its 4 KiB pages on 64-bit, its power-of-two size class on wasm32; the chunk shown is that reservation), the block landing after a gap as large as the request; otherwise the arena makes a new buffer of 1.5 x (old buffer + node + alignment + request + 16), rounded up to even; only the newest buffer's last allocation can be resized or freed; reset is .retain_capacity (Capacity: .retain_with_limit), which keeps one empty buffer as large as all of them were, resized in place when the child can; zero-sized requests get a dangling pointer (Zig's maxInt(usize) rounded down to the alignment, shown at the alignment); a request whose size arithmetic passes maxInt(usize) stops the program where Zig panics. No checkpoints: the playground's emulation saves the newest buffer and its end_index; restore gives the buffers made since back to the child (newest first), makes the saved buffer first again and puts its end_index back; a buffer grown in place since keeps its size."
             }
             PresetId::PmrMonotonic => {
-                "libstdc++'s std::pmr::monotonic_buffer_resource (GCC 12.2.0: <memory_resource> and libstdc++.so): bumps up with std::align; no buffer until the first allocation; each buffer holds max(request, next size) plus a 16-byte record at its end (8 on wasm32), rounded up to 64 and aligned to at least 16; the next size starts at 1024 (Capacity: initial_size) and grows by 1.5 in float; a request that does not fit abandons the rest of the current buffer; a zero-sized request takes one byte; deallocate does nothing; release() (reset) gives every buffer back and starts the sizes over. No realloc (allocate and copy) and no checkpoints (the playground's emulation)."
+                "libstdc++'s std::pmr::monotonic_buffer_resource (GCC 12.2.0: <memory_resource> and libstdc++.so): bumps up with std::align; no buffer until the first allocation; each buffer holds max(request, next size) plus a 16-byte record at its end (8 on wasm32), rounded up to 64 and aligned to at least 16; the next size starts at 1024 (Capacity: initial_size) and grows by 1.5 in float; a request that does not fit abandons the rest of the current buffer; a zero-sized request takes one byte; deallocate does nothing; release() (reset) gives every buffer back and starts the sizes over. No realloc (allocate and copy). No checkpoints: the playground's emulation saves the current position, the bytes left and the next buffer's size; restore gives the buffers made since back upstream and puts those three back, which leaves the resource as it was at the checkpoint."
             }
             PresetId::LlvmBumpPtr => {
-                "LLVM 14.0.6's BumpPtrAllocator (llvm/Support/Allocator.h from Debian's LLVM development package): bumps up through slabs whose list lives outside them (no header); no slab until the first allocation; 4096-byte slabs (Capacity: SlabSize), doubling every 128 slabs; a request whose size + alignment - 1 exceeds the slab size gets a custom-sized slab that never becomes current; Deallocate does nothing; Reset frees the custom slabs and all slabs but the first. No realloc (allocate and copy) and no checkpoints (the playground's emulation)."
+                "LLVM 14.0.6's BumpPtrAllocator (llvm/Support/Allocator.h from Debian's LLVM development package): bumps up through slabs whose list lives outside them (no header); no slab until the first allocation; 4096-byte slabs (Capacity: SlabSize), doubling every 128 slabs; a request whose size + alignment - 1 exceeds the slab size gets a custom-sized slab that never becomes current; Deallocate does nothing; Reset frees the custom slabs and all slabs but the first. No realloc (allocate and copy). No checkpoints: the playground's emulation saves CurPtr, End and how many slabs and custom slabs there are; restore frees the slabs and custom slabs made since and puts CurPtr and End back, which leaves the allocator as it was at the checkpoint (the growth delay counts only the slabs kept)."
             }
         }
     }
@@ -358,6 +367,8 @@ pub struct PresetInfo {
     pub description: &'static str,
     /// Minimum alignments it can be built with, default first (empty: no such setting).
     pub min_aligns: &'static [u64],
+    /// Child allocators it can run over, default first (empty: no such setting).
+    pub children: &'static [Child],
     /// Which build of the trace module runs it.
     pub family: Family,
 }
@@ -371,6 +382,7 @@ pub fn list() -> Vec<PresetInfo> {
             source: p.source(),
             description: p.description(),
             min_aligns: p.min_aligns(),
+            children: p.children(),
             family: p.family(),
         })
         .collect()

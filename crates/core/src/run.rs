@@ -390,6 +390,7 @@ impl Run {
                 text: src.to_string(),
                 capacity: opts.capacity,
                 min_align: opts.min_align,
+                child: opts.child,
             },
             chunks: run.state.chunks(),
             ops: run.full.take().expect("kept in full"),

@@ -3,6 +3,7 @@
 
 use crate::algorithms::Direction;
 use crate::events::ChunkReason;
+use crate::model::Child;
 use crate::source::Source;
 use crate::word::Target;
 use serde::Serialize;
@@ -46,6 +47,9 @@ pub struct ProgramInfo {
     pub capacity: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_align: Option<u64>,
+    /// The child allocator, for a preset that takes one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub child: Option<Child>,
 }
 
 /// One chunk obtained from the simulated base allocator.

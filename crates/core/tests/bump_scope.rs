@@ -33,6 +33,7 @@ fn trace_with(src: &str, up: bool, target: Target, min_align: u64) -> Trace {
         target,
         capacity: None,
         min_align: Some(min_align),
+        child: None,
     };
     run(src, preset(up), &opts).unwrap_or_else(|e| panic!("{e}\n--- program ---\n{src}"))
 }
@@ -193,6 +194,7 @@ fn a_chosen_capacity_is_bump_with_capacity() {
         target: Target::W64,
         capacity: Some(4096),
         min_align: None,
+        child: None,
     };
     for up in [true, false] {
         let t = run("", preset(up), &opts).unwrap();

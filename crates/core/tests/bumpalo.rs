@@ -31,6 +31,7 @@ fn trace_on(src: &str, target: Target, min_align: u64) -> Trace {
         target,
         capacity: None,
         min_align: Some(min_align),
+        child: None,
     };
     run(src, PresetId::Bumpalo, &opts).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -243,6 +243,7 @@ fn bump_scope_first_chunk_holds_480_on_wasm32() {
         target: Target::Wasm32,
         capacity: None,
         min_align: Some(1),
+        child: None,
     };
     for up in [true, false] {
         let t = run("", preset(up), &opts).unwrap();

@@ -36,9 +36,10 @@ impl TraceRun {
         target: &str,
         capacity: Option<u32>,
         min_align: Option<u32>,
+        child: Option<String>,
     ) -> TraceRun {
         bumplab_core::panic_note::keep();
-        match start(source, allocator, target, capacity, min_align) {
+        match start(source, allocator, target, capacity, min_align, child) {
             Ok(run) => {
                 reserve_heap(run.total());
                 TraceRun {
@@ -175,12 +176,14 @@ fn start(
     target: &str,
     capacity: Option<u32>,
     min_align: Option<u32>,
+    child: Option<String>,
 ) -> Result<Run, ProgramError> {
     let (preset, opts) = bumplab_core::engine::request(
         allocator,
         target,
         capacity.map(u64::from),
         min_align.map(u64::from),
+        child.as_deref(),
     )?;
     Run::new(source, preset, &opts)
 }

@@ -27,7 +27,7 @@ use im::{HashMap, Vector};
 
 use crate::algorithms::Direction;
 use crate::heap::Heap;
-use crate::model::{Model, ModelOptions};
+use crate::model::{Child, Model, ModelOptions};
 use crate::presets::{self, PresetId, PresetVisitor};
 use crate::probe::Recorder;
 use crate::program::{
@@ -38,7 +38,7 @@ use crate::word::{Target, Word};
 
 use recording::Recording;
 use request::{check_capacity, model_error};
-pub use request::{request, resolve_min_align};
+pub use request::{request, resolve_child, resolve_min_align};
 use shadow::{Block, ChunkRec};
 use translate::note;
 
@@ -77,6 +77,9 @@ pub struct Options {
     /// The preset's minimum alignment, for presets that have one; `None` for
     /// its default.
     pub min_align: Option<u64>,
+    /// The preset's child allocator, for presets that take one (zig-arena);
+    /// `None` for its default.
+    pub child: Option<Child>,
 }
 
 impl Default for Options {
@@ -85,6 +88,7 @@ impl Default for Options {
             target: Target::W64,
             capacity: None,
             min_align: None,
+            child: None,
         }
     }
 }
@@ -108,6 +112,7 @@ pub(crate) fn start(
     let program = prune(program);
     check_capacity(opts.capacity)?;
     let min_align = resolve_min_align(preset, opts.min_align)?;
+    resolve_child(preset, opts.child)?;
     let build = Build {
         preset,
         opts,
@@ -331,9 +336,10 @@ impl<W: Word> Engine<W> {
         let mut rec = Recorder::default();
         let model_opts = ModelOptions {
             capacity: opts.capacity,
+            child: opts.child.unwrap_or_default(),
         };
         let model = M::new(&mut heap, &model_opts, &mut rec)
-            .map_err(|e| model_error(Pos { line: 1, column: 1 }, e, opts.target))?;
+            .map_err(|e| model_error(Pos { line: 1, column: 1 }, e, opts.target, preset))?;
         let mut engine = Engine {
             preset,
             target: opts.target,

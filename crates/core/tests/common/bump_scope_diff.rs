@@ -219,10 +219,6 @@ unsafe impl Allocator for OnSimHeap {
     }
 }
 
-/// Bytes of the simulated heap's buffer: room for the largest programs'
-/// chunks (it is reserved, not touched, until used).
-const SIM_HEAP_BYTES: usize = 64 << 20;
-
 /// [`run_real`] on the simulated heap (every alignment compares exactly),
 /// with `Bump::with_capacity_in(capacity at align 1)` when a capacity is
 /// given, as the model reads its Capacity option.
@@ -230,7 +226,7 @@ pub fn run_real_on_sim_heap<S: BumpAllocatorSettings<GuaranteedAllocated = True>
     ops: &[AOp],
     capacity: Option<u64>,
 ) -> (String, Vec<Seen>) {
-    let heap = SimHeap::new(SIM_HEAP_BYTES);
+    let heap = SimHeap::new();
     SIM_HEAP.with(|h| h.set(&heap));
     let bump = match capacity {
         Some(c) => Bump::<OnSimHeap, S>::with_capacity_in(
@@ -456,6 +452,7 @@ fn compare_runs(
         target,
         capacity,
         min_align: Some(min_align),
+        child: None,
     };
     let t = run(src, preset(up), &opts).map_err(|e| format!("{e}\n--- program ---\n{src}"))?;
     if t.ops.len() != real.len() {

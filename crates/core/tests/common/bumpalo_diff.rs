@@ -200,6 +200,7 @@ pub fn run_model(
         target,
         capacity,
         min_align: Some(min_align),
+        child: None,
     };
     let src = program_text(steps);
     let t = run(&src, PresetId::Bumpalo, &opts).unwrap_or_else(|e| panic!("{e}\n{src}"));
