@@ -1,4 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-turbo-fast-api-calls
+// (node:wasi's fast API calls can start a garbage collection inside a call
+// from wasm and crash Node now and then with SIGSEGV: nodejs/node issue
+// 46777, "Using fast calls for WASI causes V8 coredump".)
 // Runs a wasm32-wasi (WASI preview 1) program under Node's node:wasi, with
 // this process's arguments, environment, stdin and stdout, and exits with its
 // exit code: how the differential tests run the real allocators compiled for
@@ -39,21 +42,34 @@ if (!file) {
 }
 const module = await WebAssembly.compile(readFileSync(file));
 
-/** Runs the module once with `stdin` (a file descriptor); its exit code. */
+/**
+ * Runs the module once with `stdin` (a file descriptor); its exit code. A
+ * harness instance gets no directory: each preopened one is a file
+ * descriptor that lives as long as its WASI object, and thousands of
+ * programs would run out of them.
+ */
 async function runOnce(stdin) {
   const wasi = new WASI({
     version: "preview1",
     args: [file, ...args],
     env: process.env,
-    preopens: { ".": process.cwd() },
+    preopens: perProgram ? {} : { ".": process.cwd() },
     stdin,
     stdout: 1,
     stderr: 2,
     returnOnExit: true,
   });
   const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
-  return wasi.start(instance);
+  try {
+    return wasi.start(instance);
+  } finally {
+    const memory = instance.exports["memory"];
+    lastMemoryBytes = memory instanceof WebAssembly.Memory ? memory.buffer.byteLength : 0;
+  }
 }
+
+/** The size of the linear memory the last instance ended with. */
+let lastMemoryBytes = 0;
 
 /** A trap (a Rust panic aborts, a Zig panic traps) as a failed exit, not a crash of Node. */
 async function runOrTrap(stdin) {
@@ -72,6 +88,7 @@ if (!perProgram) {
   const dir = mkdtempSync(join(tmpdir(), "bumplab-wasi-"));
   const input = join(dir, "program");
   let lines = null;
+  let programs = 0;
   try {
     for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
       if (line.startsWith("program")) lines = [];
@@ -82,9 +99,16 @@ if (!perProgram) {
       lines = null;
       const fd = openSync(input, "r");
       const code = await runOrTrap(fd).finally(() => closeSync(fd));
+      // Each instance holds its linear memory until it is collected: collect
+      // them as they go (with --expose-gc), every 32 programs (a collection
+      // takes tens of milliseconds), and at once after a program that grew
+      // its memory large (a request of gigabytes on the simulated heap).
+      if (++programs % 32 === 0 || lastMemoryBytes > 256 << 20) globalThis.gc?.();
       if (code !== 0) {
-        process.exitCode = code;
-        break;
+        // The program failed (a panic, an error the harness reported): stop
+        // now, with stdin still open, so the test reads the end of stdout.
+        rmSync(dir, { recursive: true, force: true });
+        process.exit(code);
       }
     }
   } finally {

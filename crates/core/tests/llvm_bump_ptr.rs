@@ -36,8 +36,6 @@ use native::Harness;
 
 const PRESET: PresetId = PresetId::LlvmBumpPtr;
 
-const TARGETS: [Target; 2] = [Target::W64, Target::Wasm32];
-
 /// The harness for `target`, built once per test binary and shared.
 fn harness(target: Target) -> &'static Mutex<Harness> {
     static H64: OnceLock<Mutex<Harness>> = OnceLock::new();
@@ -262,88 +260,102 @@ fn a_restore_to_before_the_first_slab_frees_every_slab() {
 // ---------------------------------------------------------------------------
 // The edges of every rule, each compared with LLVM.
 
+fn edges_match_llvm_on(target: Target) {
+    let w = match target {
+        Target::W64 => 8,
+        Target::Wasm32 => 4,
+    };
+    let mut cases: Vec<(String, Option<u64>)> = vec![
+        // The word, and 1 and 2 (LLVM 14 has no minimum alignment).
+        (format!("a = alloc 1\nb = alloc 8 align {w}\nc = alloc 3 align 1\nd = alloc 3 align 2\ne = alloc 1 align {w}\n"), None),
+        // A page's alignment, in the slab and in a custom-sized one.
+        ("a = alloc 1\nb = alloc 1 align 4096\nc = alloc 5000 align 4096\nd = alloc 1\n".into(), None),
+        // Size 0: CurPtr (null before the first slab), then in a slab.
+        ("a = alloc 0\nb = alloc 0 align 4096\nc = alloc 1\nd = alloc 0 align 16\ne = realloc c 0\n".into(), None),
+    ];
+    // A request that exactly fills the slab after a first block (and
+    // after padding), and one byte more; then the size + alignment - 1
+    // that is exactly the slab size (the custom slab's threshold).
+    for (slab, first, align) in [(4096, 1, 1), (4096, 3, 64), (16, 1, 8), (65536, 100, 4096)] {
+        let fits = |n: u64| {
+            let src = format!("a = alloc {first}\nb = alloc {n} align {align}\n");
+            let (t, _) = run_model(PRESET, target, Some(slab), &parse_steps(&src)).unwrap();
+            t.chunks.len() == 1
+        };
+        let rest = last_true(0, slab, fits);
+        let normal = |n: u64| {
+            let src = format!("a = alloc {n} align {align}\n");
+            let (t, _) = run_model(PRESET, target, Some(slab), &parse_steps(&src)).unwrap();
+            t.chunks[0].reason != ChunkReason::CustomSlab
+        };
+        let threshold = last_true(1, slab, normal);
+        for n in [rest, rest + 1, threshold, threshold + 1] {
+            cases.push((
+                format!("a = alloc {first}\nb = alloc {n} align {align}\nc = alloc 1\n"),
+                Some(slab),
+            ));
+        }
+    }
+    // The growth delay at 128 and 256 slabs, exactly.
+    cases.push((repeated("16", 129), Some(16)));
+    cases.push((repeated("16", 128 + 2 * 128 + 1), Some(16)));
+    for (src, cap) in &cases {
+        both_on(target, src, *cap);
+    }
+}
+
 #[test]
 fn edges_match_llvm() {
-    for target in TARGETS {
-        let w = match target {
-            Target::W64 => 8,
-            Target::Wasm32 => 4,
-        };
-        let mut cases: Vec<(String, Option<u64>)> = vec![
-            // The word, and 1 and 2 (LLVM 14 has no minimum alignment).
-            (format!("a = alloc 1\nb = alloc 8 align {w}\nc = alloc 3 align 1\nd = alloc 3 align 2\ne = alloc 1 align {w}\n"), None),
-            // A page's alignment, in the slab and in a custom-sized one.
-            ("a = alloc 1\nb = alloc 1 align 4096\nc = alloc 5000 align 4096\nd = alloc 1\n".into(), None),
-            // Size 0: CurPtr (null before the first slab), then in a slab.
-            ("a = alloc 0\nb = alloc 0 align 4096\nc = alloc 1\nd = alloc 0 align 16\ne = realloc c 0\n".into(), None),
-        ];
-        // A request that exactly fills the slab after a first block (and
-        // after padding), and one byte more; then the size + alignment - 1
-        // that is exactly the slab size (the custom slab's threshold).
-        for (slab, first, align) in [(4096, 1, 1), (4096, 3, 64), (16, 1, 8), (65536, 100, 4096)] {
-            let fits = |n: u64| {
-                let src = format!("a = alloc {first}\nb = alloc {n} align {align}\n");
-                let (t, _) = run_model(PRESET, target, Some(slab), &parse_steps(&src)).unwrap();
-                t.chunks.len() == 1
-            };
-            let rest = last_true(0, slab, fits);
-            let normal = |n: u64| {
-                let src = format!("a = alloc {n} align {align}\n");
-                let (t, _) = run_model(PRESET, target, Some(slab), &parse_steps(&src)).unwrap();
-                t.chunks[0].reason != ChunkReason::CustomSlab
-            };
-            let threshold = last_true(1, slab, normal);
-            for n in [rest, rest + 1, threshold, threshold + 1] {
-                cases.push((
-                    format!("a = alloc {first}\nb = alloc {n} align {align}\nc = alloc 1\n"),
-                    Some(slab),
-                ));
+    edges_match_llvm_on(Target::W64);
+}
+
+#[test]
+fn edges_match_llvm_on_wasm32() {
+    edges_match_llvm_on(Target::Wasm32);
+}
+
+fn the_largest_request_the_target_allows_on(target: Target) {
+    for align in [1, 4096] {
+        let big = largest_request(target, align);
+        let src = format!("a = alloc 8\nb = alloc {big} align {align}\nc = alloc 8\n");
+        let steps = parse_steps(&src);
+        let model = model_or_stop(PRESET, target, None, None, &steps);
+        let real = harness(target)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .run_partly(None, &steps);
+        match (model, real) {
+            // The base allocator has room (a 32-bit heap of 4 GiB holds
+            // 2 GiB): a custom-sized slab on both sides.
+            (Ok(_), Ok(_)) => {
+                let t = both_on(target, &src, None);
+                assert_eq!(t.chunks[1].reason, ChunkReason::CustomSlab);
             }
-        }
-        // The growth delay at 128 and 256 slabs, exactly.
-        cases.push((repeated("16", 129), Some(16)));
-        cases.push((repeated("16", 128 + 2 * 128 + 1), Some(16)));
-        for (src, cap) in &cases {
-            both_on(target, src, *cap);
+            // It has none: the model stops with no room where LLVM's
+            // slab allocator fails (the harness's says so and stops).
+            (Err((k, why)), Err((ops, err))) => {
+                assert!(why.contains("no room"), "{target:?}: {why}");
+                assert!(err.contains("out of room"), "{target:?}: {err}");
+                assert_eq!((k, ops.len()), (1, 1), "{target:?}");
+                both_on(target, &program_text(&steps[..1]), None);
+            }
+            (m, r) => panic!(
+                "{target:?} align {align}: model {:?}, real {:?}",
+                m.map(|_| ()),
+                r.map(|_| ())
+            ),
         }
     }
 }
 
 #[test]
 fn the_largest_request_the_target_allows() {
-    for target in TARGETS {
-        for align in [1, 4096] {
-            let big = largest_request(target, align);
-            let src = format!("a = alloc 8\nb = alloc {big} align {align}\nc = alloc 8\n");
-            let steps = parse_steps(&src);
-            let model = model_or_stop(PRESET, target, None, None, &steps);
-            let real = harness(target)
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .run_partly(None, &steps);
-            match (model, real) {
-                // The base allocator has room (a 32-bit heap of 4 GiB holds
-                // 2 GiB): a custom-sized slab on both sides.
-                (Ok(_), Ok(_)) => {
-                    let t = both_on(target, &src, None);
-                    assert_eq!(t.chunks[1].reason, ChunkReason::CustomSlab);
-                }
-                // It has none: the model stops with no room where LLVM's
-                // slab allocator fails (the harness's says so and stops).
-                (Err((k, why)), Err((ops, err))) => {
-                    assert!(why.contains("no room"), "{target:?}: {why}");
-                    assert!(err.contains("out of room"), "{target:?}: {err}");
-                    assert_eq!((k, ops.len()), (1, 1), "{target:?}");
-                    both_on(target, &program_text(&steps[..1]), None);
-                }
-                (m, r) => panic!(
-                    "{target:?} align {align}: model {:?}, real {:?}",
-                    m.map(|_| ()),
-                    r.map(|_| ())
-                ),
-            }
-        }
-    }
+    the_largest_request_the_target_allows_on(Target::W64);
+}
+
+#[test]
+fn the_largest_request_the_target_allows_on_wasm32() {
+    the_largest_request_the_target_allows_on(Target::Wasm32);
 }
 
 /// Programs of every kind: alloc, realloc (allocate and copy), free,

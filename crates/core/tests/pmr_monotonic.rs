@@ -37,8 +37,6 @@ use native::Harness;
 
 const PRESET: PresetId = PresetId::PmrMonotonic;
 
-const TARGETS: [Target; 2] = [Target::W64, Target::Wasm32];
-
 /// The harness for `target`, built once per test binary and shared.
 fn harness(target: Target) -> &'static Mutex<Harness> {
     static H64: OnceLock<Mutex<Harness>> = OnceLock::new();
@@ -259,102 +257,116 @@ fn a_restore_to_before_the_first_buffer_gives_every_buffer_back() {
 // ---------------------------------------------------------------------------
 // The edges of every rule, each compared with libstdc++.
 
+fn edges_match_libstdcxx_on(target: Target) {
+    let w = match target {
+        Target::W64 => 8,
+        Target::Wasm32 => 4,
+    };
+    let first_size = |n: u64, cap: Option<u64>| -> u64 {
+        let (t, _) = run_model(
+            PRESET,
+            target,
+            cap,
+            &parse_steps(&format!("a = alloc {n}\n")),
+        )
+        .unwrap();
+        t.chunks[0].size
+    };
+    let mut cases: Vec<(String, Option<u64>)> = vec![
+        // The word, and 1 and 2 (the resource has no minimum alignment).
+        (format!("a = alloc 1\nb = alloc 8 align {w}\nc = alloc 3 align 1\nd = alloc 3 align 2\ne = alloc 1 align {w}\n"), None),
+        // A page's alignment in the current buffer and in a new one.
+        ("a = alloc 1\nb = alloc 1 align 4096\nc = alloc 3000 align 4096\nd = alloc 1\n".into(), None),
+        // Size 0 takes a byte, first and later.
+        ("a = alloc 0\nb = alloc 0 align 4096\nc = alloc 1\nd = alloc 0 align 16\ne = realloc c 0\n".into(), None),
+    ];
+    // A request that exactly fills the buffer after a first block (and
+    // after padding), and one byte more.
+    for (cap, first, align) in [
+        (None, 1, 1),
+        (None, 3, 64),
+        (Some(16), 1, 8),
+        (Some(4096), 100, 4096),
+    ] {
+        let fits = |n: u64| {
+            let src = format!("a = alloc {first}\nb = alloc {n} align {align}\n");
+            let (t, _) = run_model(PRESET, target, cap, &parse_steps(&src)).unwrap();
+            t.chunks.len() == 1
+        };
+        let rest = last_true(0, 1 << 20, fits);
+        for n in [rest, rest + 1] {
+            cases.push((
+                format!("a = alloc {first}\nb = alloc {n} align {align}\nc = alloc 1\n"),
+                cap,
+            ));
+        }
+    }
+    // The buffer's size at each 64-byte rounding step and at the
+    // initial size: the largest first request that keeps it, and one
+    // more; and the growth from there.
+    for cap in [None, Some(16), Some(1008)] {
+        let size = first_size(1, cap);
+        for bound in [size, size + 64] {
+            let n = last_true(1, 1 << 20, |n| first_size(n, cap) <= bound);
+            for n in [n, n + 1] {
+                cases.push((format!("a = alloc {n}\nb = alloc {n}\nc = alloc 1\n"), cap));
+            }
+        }
+    }
+    for (src, cap) in &cases {
+        both_on(target, src, *cap);
+    }
+}
+
 #[test]
 fn edges_match_libstdcxx() {
-    for target in TARGETS {
-        let w = match target {
-            Target::W64 => 8,
-            Target::Wasm32 => 4,
-        };
-        let first_size = |n: u64, cap: Option<u64>| -> u64 {
-            let (t, _) = run_model(
-                PRESET,
-                target,
-                cap,
-                &parse_steps(&format!("a = alloc {n}\n")),
-            )
-            .unwrap();
-            t.chunks[0].size
-        };
-        let mut cases: Vec<(String, Option<u64>)> = vec![
-            // The word, and 1 and 2 (the resource has no minimum alignment).
-            (format!("a = alloc 1\nb = alloc 8 align {w}\nc = alloc 3 align 1\nd = alloc 3 align 2\ne = alloc 1 align {w}\n"), None),
-            // A page's alignment in the current buffer and in a new one.
-            ("a = alloc 1\nb = alloc 1 align 4096\nc = alloc 3000 align 4096\nd = alloc 1\n".into(), None),
-            // Size 0 takes a byte, first and later.
-            ("a = alloc 0\nb = alloc 0 align 4096\nc = alloc 1\nd = alloc 0 align 16\ne = realloc c 0\n".into(), None),
-        ];
-        // A request that exactly fills the buffer after a first block (and
-        // after padding), and one byte more.
-        for (cap, first, align) in [
-            (None, 1, 1),
-            (None, 3, 64),
-            (Some(16), 1, 8),
-            (Some(4096), 100, 4096),
-        ] {
-            let fits = |n: u64| {
-                let src = format!("a = alloc {first}\nb = alloc {n} align {align}\n");
-                let (t, _) = run_model(PRESET, target, cap, &parse_steps(&src)).unwrap();
-                t.chunks.len() == 1
-            };
-            let rest = last_true(0, 1 << 20, fits);
-            for n in [rest, rest + 1] {
-                cases.push((
-                    format!("a = alloc {first}\nb = alloc {n} align {align}\nc = alloc 1\n"),
-                    cap,
-                ));
+    edges_match_libstdcxx_on(Target::W64);
+}
+
+#[test]
+fn edges_match_libstdcxx_on_wasm32() {
+    edges_match_libstdcxx_on(Target::Wasm32);
+}
+
+fn the_largest_request_the_target_allows_on(target: Target) {
+    for align in [1, 4096] {
+        let big = largest_request(target, align);
+        let src = format!("a = alloc 8\nb = alloc {big} align {align}\nc = alloc 8\n");
+        let steps = parse_steps(&src);
+        let model = model_or_stop(PRESET, target, None, None, &steps);
+        let real = harness(target)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .run_partly(None, &steps);
+        match (model, real) {
+            (Ok(_), Ok(_)) => {
+                both_on(target, &src, None);
             }
-        }
-        // The buffer's size at each 64-byte rounding step and at the
-        // initial size: the largest first request that keeps it, and one
-        // more; and the growth from there.
-        for cap in [None, Some(16), Some(1008)] {
-            let size = first_size(1, cap);
-            for bound in [size, size + 64] {
-                let n = last_true(1, 1 << 20, |n| first_size(n, cap) <= bound);
-                for n in [n, n + 1] {
-                    cases.push((format!("a = alloc {n}\nb = alloc {n}\nc = alloc 1\n"), cap));
-                }
+            // No room upstream on the model; the upstream resource
+            // refuses (the harness's says so and stops).
+            (Err((k, why)), Err((ops, err))) => {
+                assert!(why.contains("no room"), "{target:?}: {why}");
+                assert!(err.contains("out of room"), "{target:?}: {err}");
+                assert_eq!((k, ops.len()), (1, 1), "{target:?}");
+                both_on(target, &program_text(&steps[..1]), None);
             }
-        }
-        for (src, cap) in &cases {
-            both_on(target, src, *cap);
+            (m, r) => panic!(
+                "{target:?} align {align}: model {:?}, real {:?}",
+                m.map(|_| ()),
+                r.map(|_| ())
+            ),
         }
     }
 }
 
 #[test]
 fn the_largest_request_the_target_allows() {
-    for target in TARGETS {
-        for align in [1, 4096] {
-            let big = largest_request(target, align);
-            let src = format!("a = alloc 8\nb = alloc {big} align {align}\nc = alloc 8\n");
-            let steps = parse_steps(&src);
-            let model = model_or_stop(PRESET, target, None, None, &steps);
-            let real = harness(target)
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .run_partly(None, &steps);
-            match (model, real) {
-                (Ok(_), Ok(_)) => {
-                    both_on(target, &src, None);
-                }
-                // No room upstream on the model; the upstream resource
-                // refuses (the harness's says so and stops).
-                (Err((k, why)), Err((ops, err))) => {
-                    assert!(why.contains("no room"), "{target:?}: {why}");
-                    assert!(err.contains("out of room"), "{target:?}: {err}");
-                    assert_eq!((k, ops.len()), (1, 1), "{target:?}");
-                    both_on(target, &program_text(&steps[..1]), None);
-                }
-                (m, r) => panic!(
-                    "{target:?} align {align}: model {:?}, real {:?}",
-                    m.map(|_| ()),
-                    r.map(|_| ())
-                ),
-            }
-        }
-    }
+    the_largest_request_the_target_allows_on(Target::W64);
+}
+
+#[test]
+fn the_largest_request_the_target_allows_on_wasm32() {
+    the_largest_request_the_target_allows_on(Target::Wasm32);
 }
 
 /// Programs of every kind the resource has: allocate (and a container's

@@ -388,67 +388,74 @@ fn reservation_boundaries(target: Target) -> Vec<u64> {
     }
 }
 
-#[test]
-fn edges_match_zig() {
-    for target in TARGETS {
-        let w = word(target);
-        for child in CHILDREN {
-            let first_size = |n: u64| -> u64 {
-                let (t, _) = model_run(
-                    target,
-                    child,
-                    None,
-                    &parse_steps(&format!("a = alloc {n}\n")),
-                )
-                .unwrap();
-                t.chunks[0].size
-            };
-            let mut cases: Vec<(String, Option<u64>)> = vec![
-                // The word, and 1 and 2: the arena aligns nothing for free
-                // (no minimum alignment, as if MIN_ALIGN were 1).
-                (format!("a = alloc 1\nb = alloc 8 align {w}\nc = alloc 3 align 1\nd = alloc 3 align 2\ne = alloc 1 align {w}\n"), None),
-                // A page's alignment, in the current buffer and in a new one.
-                ("a = alloc 1\nb = alloc 1 align 4096\nc = alloc 5000 align 4096\n".into(), None),
-                // Size 0, from and to a block.
-                ("a = alloc 0\nb = alloc 0 align 4096\nc = alloc 1\nd = alloc 0 align 16\ne = realloc c 0\nf = realloc d 8\n".into(), None),
-                // reset's limit below, at and above what the buffers hold.
-                (format!("{}reset\nz = alloc 8\n", repeated("100", 12)), Some(16)),
-                (format!("{}reset\nz = alloc 8\n", repeated("100", 12)), Some(4096)),
-            ];
-            // A second request that exactly fills the first buffer (the
-            // node's size over the simulated heap, what page_allocator
-            // reserved over it), and one byte more.
-            let fits = |n: u64| {
-                let src = format!("a = alloc 8\nb = alloc {n}\n");
-                let (t, _) = model_run(target, child, None, &parse_steps(&src)).unwrap();
-                t.chunks.len() == 1
-            };
-            let fill = last_true(0, 1 << 20, fits);
-            for n in [fill, fill + 1] {
-                cases.push((format!("a = alloc 8\nb = alloc {n}\nc = alloc 1\n"), None));
-            }
-            // The first buffer's size at each boundary of the child's
-            // reservation, and the growth from there.
-            if child == Child::Page {
-                for r in reservation_boundaries(target) {
-                    let n = last_true(1, 1 << 24, |n| first_size(n) <= r);
-                    for n in [n, n + 1] {
-                        cases.push((
-                            format!("a = alloc {n}\nb = alloc 100\nc = alloc {r}\n"),
-                            None,
-                        ));
-                    }
+fn edges_match_zig_on(target: Target) {
+    let w = word(target);
+    for child in CHILDREN {
+        let first_size = |n: u64| -> u64 {
+            let (t, _) = model_run(
+                target,
+                child,
+                None,
+                &parse_steps(&format!("a = alloc {n}\n")),
+            )
+            .unwrap();
+            t.chunks[0].size
+        };
+        let mut cases: Vec<(String, Option<u64>)> = vec![
+            // The word, and 1 and 2: the arena aligns nothing for free
+            // (no minimum alignment, as if MIN_ALIGN were 1).
+            (format!("a = alloc 1\nb = alloc 8 align {w}\nc = alloc 3 align 1\nd = alloc 3 align 2\ne = alloc 1 align {w}\n"), None),
+            // A page's alignment, in the current buffer and in a new one.
+            ("a = alloc 1\nb = alloc 1 align 4096\nc = alloc 5000 align 4096\n".into(), None),
+            // Size 0, from and to a block.
+            ("a = alloc 0\nb = alloc 0 align 4096\nc = alloc 1\nd = alloc 0 align 16\ne = realloc c 0\nf = realloc d 8\n".into(), None),
+            // reset's limit below, at and above what the buffers hold.
+            (format!("{}reset\nz = alloc 8\n", repeated("100", 12)), Some(16)),
+            (format!("{}reset\nz = alloc 8\n", repeated("100", 12)), Some(4096)),
+        ];
+        // A second request that exactly fills the first buffer (the
+        // node's size over the simulated heap, what page_allocator
+        // reserved over it), and one byte more.
+        let fits = |n: u64| {
+            let src = format!("a = alloc 8\nb = alloc {n}\n");
+            let (t, _) = model_run(target, child, None, &parse_steps(&src)).unwrap();
+            t.chunks.len() == 1
+        };
+        let fill = last_true(0, 1 << 20, fits);
+        for n in [fill, fill + 1] {
+            cases.push((format!("a = alloc 8\nb = alloc {n}\nc = alloc 1\n"), None));
+        }
+        // The first buffer's size at each boundary of the child's
+        // reservation, and the growth from there.
+        if child == Child::Page {
+            for r in reservation_boundaries(target) {
+                let n = last_true(1, 1 << 24, |n| first_size(n) <= r);
+                for n in [n, n + 1] {
+                    cases.push((
+                        format!("a = alloc {n}\nb = alloc 100\nc = alloc {r}\n"),
+                        None,
+                    ));
                 }
             }
-            // The size's rounding up to even: odd and even 1.5 x sums.
-            for n in [8, 9] {
-                cases.push((format!("a = alloc {n}\nb = alloc {n}\n"), None));
-            }
-            for (src, cap) in &cases {
-                both_on(target, child, src, *cap);
-            }
+        }
+        // The size's rounding up to even: odd and even 1.5 x sums.
+        for n in [8, 9] {
+            cases.push((format!("a = alloc {n}\nb = alloc {n}\n"), None));
+        }
+        for (src, cap) in &cases {
+            both_on(target, child, src, *cap);
         }
     }
+}
+
+#[test]
+fn edges_match_zig() {
+    edges_match_zig_on(Target::W64);
+}
+
+#[test]
+fn edges_match_zig_on_wasm32() {
+    edges_match_zig_on(Target::Wasm32);
 }
 
 /// How a program that may stop ends on each side, compared: the same ops
@@ -510,52 +517,58 @@ fn both_until_stop(target: Target, child: Child, src: &str) -> Option<usize> {
     }
 }
 
-#[test]
-fn the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says() {
-    for target in TARGETS {
-        for child in CHILDREN {
-            let largest = largest_request(target, 1);
-            // After a first buffer, the grown size (node + the overshot
-            // end_index + the request) passes maxInt(usize): a panic.
-            let src = format!("a = alloc 8\nb = alloc {largest}\n");
-            let t =
-                arena_diff::model_or_stop(PRESET, target, None, Some(child), &parse_steps(&src));
-            assert!(
-                matches!(&t, Err((1, why)) if why.contains("integer overflow")),
-                "{target:?} {child:?}: {t:?}"
-            );
-            assert_eq!(both_until_stop(target, child, &src), Some(1));
-            // The largest second request Zig survives, found on the model,
-            // and the one past it.
-            let survives = |n: u64| {
-                let src = format!("a = alloc 8\nb = alloc {n}\n");
-                !matches!(arena_diff::model_or_stop(PRESET, target, None, Some(child), &parse_steps(&src)), Err((_, why)) if why.contains("overflow"))
-            };
-            // About the largest request (half the address space): past it, node + (8 + n) + n
-            // (the grown size the arena computes) no longer fits a usize,
-            // or page_allocator's rounding of it up to a page does not.
-            let n = last_true(1, largest, survives);
-            assert!(
-                n > largest - PAGE_SIZE && n < largest,
-                "{target:?} {child:?}: {n}"
-            );
-            both_until_stop(target, child, &format!("a = alloc 8\nb = alloc {n}\n"));
-            assert_eq!(
-                both_until_stop(
-                    target,
-                    child,
-                    &format!("a = alloc 8\nb = alloc {}\n", n + 1)
-                ),
-                Some(1)
-            );
-            // The largest first request: no node to grow, a buffer of 1.5 x.
+fn the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says_on(target: Target) {
+    for child in CHILDREN {
+        let largest = largest_request(target, 1);
+        // After a first buffer, the grown size (node + the overshot
+        // end_index + the request) passes maxInt(usize): a panic.
+        let src = format!("a = alloc 8\nb = alloc {largest}\n");
+        let t = arena_diff::model_or_stop(PRESET, target, None, Some(child), &parse_steps(&src));
+        assert!(
+            matches!(&t, Err((1, why)) if why.contains("integer overflow")),
+            "{target:?} {child:?}: {t:?}"
+        );
+        assert_eq!(both_until_stop(target, child, &src), Some(1));
+        // The largest second request Zig survives, found on the model,
+        // and the one past it.
+        let survives = |n: u64| {
+            let src = format!("a = alloc 8\nb = alloc {n}\n");
+            !matches!(arena_diff::model_or_stop(PRESET, target, None, Some(child), &parse_steps(&src)), Err((_, why)) if why.contains("overflow"))
+        };
+        // About the largest request (half the address space): past it, node + (8 + n) + n
+        // (the grown size the arena computes) no longer fits a usize,
+        // or page_allocator's rounding of it up to a page does not.
+        let n = last_true(1, largest, survives);
+        assert!(
+            n > largest - PAGE_SIZE && n < largest,
+            "{target:?} {child:?}: {n}"
+        );
+        both_until_stop(target, child, &format!("a = alloc 8\nb = alloc {n}\n"));
+        assert_eq!(
             both_until_stop(
                 target,
                 child,
-                &format!("a = alloc {largest}\nb = alloc 8\n"),
-            );
-        }
+                &format!("a = alloc 8\nb = alloc {}\n", n + 1)
+            ),
+            Some(1)
+        );
+        // The largest first request: no node to grow, a buffer of 1.5 x.
+        both_until_stop(
+            target,
+            child,
+            &format!("a = alloc {largest}\nb = alloc 8\n"),
+        );
     }
+}
+
+#[test]
+fn the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says() {
+    the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says_on(Target::W64);
+}
+
+#[test]
+fn the_largest_requests_overflow_zigs_size_arithmetic_on_wasm32() {
+    the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says_on(Target::Wasm32);
 }
 
 /// alloc, realloc, free, reset, checkpoint and restore; sizes up to

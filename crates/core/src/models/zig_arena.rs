@@ -349,7 +349,9 @@ impl<W: Word> ZigArena<W> {
                             Self::resized(first, wanted, how, p);
                             first.end_index = end_index;
                         }
-                        return Ok(node.desc.start + aligned_index);
+                        let addr = node.desc.start + aligned_index; // step: grown_hand_out
+                        probe!(p, GROWN_HAND_OUT, aligned_index, addr);
+                        return Ok(addr);
                     }
                 }
             }
@@ -713,6 +715,7 @@ steps! {
     HAND_OUT = "hand_out": "the block, in the first buffer";
     CHILD_RESIZE = "child_resize" / "refused": "ask the child to grow the buffer in place: it refuses (the simulated heap always does; page_allocator when that needs more than it reserved)";
     CHILD_RESIZE_GRANTED = "child_resize" / "granted": "page_allocator grows the buffer in place, inside what it reserved: the block goes after the overshot end_index";
+    GROWN_HAND_OUT = "grown_hand_out": "the block, in the grown buffer, after the bytes the attempt that did not fit reserved";
     BIG_ENOUGH = "big_enough": "old buffer's bytes + node + alignment + request + 16";
     BUFFER_SIZE = "buffer_size": "half as much again, rounded up to even";
     CHILD_ALLOC = "child_alloc": "the child allocates the new buffer; its node goes first in the list";

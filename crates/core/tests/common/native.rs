@@ -277,6 +277,13 @@ impl Harness {
     /// a fresh instance (a fresh linear memory) for each program.
     pub fn spawn_wasi(name: &str, wasm: &Path) -> Harness {
         let args = vec![
+            // A fresh instance per program: collected as it goes.
+            "--expose-gc".into(),
+            // node:wasi's fast API calls can start a garbage collection
+            // inside a call from wasm, which crashes Node now and then with
+            // SIGSEGV (nodejs/node issue 46777, "Using fast calls for WASI
+            // causes V8 coredump"): the slow calls have no such window.
+            "--no-turbo-fast-api-calls".into(),
             manifest_dir().join("../../scripts/wasi-run.mjs").into(),
             "--instance-per-program".into(),
             wasm.into(),
@@ -354,11 +361,17 @@ impl Harness {
         let Some(mut r) = self.running.take() else {
             return why;
         };
+        // How it ended, if it did (a killed process or a crash says so).
+        let ended = r.child.try_wait().ok().flatten();
         let _ = r.child.kill();
         let _ = r.child.wait();
         // The reader stops at the end of the pipe, with the last bytes read.
         let _ = r.reader.join();
         let err = r.stderr.lock().map(|s| s.clone()).unwrap_or_default();
+        let why = match ended {
+            Some(status) => format!("{why} ({status})"),
+            None => why,
+        };
         if err.trim().is_empty() {
             why
         } else {
