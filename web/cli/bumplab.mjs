@@ -3,7 +3,7 @@
 // the trace JSON, with the very wasm module the playground loads, in the
 // canonical form the page's trace export writes (one line, JSON.stringify's).
 //
-//   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary | --executed] FILE|-
+//   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--child NAME] [--summary | --executed] FILE|-
 //   bumplab list
 //
 // The full trace holds up to 100,000 ops (each op's entry, its micro-steps
@@ -34,8 +34,11 @@ function engineFolder(name) {
   return existsSync(packed) ? packed : join(here, "..", name);
 }
 const USAGE = `usage:
-  bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary | --executed] FILE|-
-  bumplab list`;
+  bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--child NAME] [--summary | --executed] FILE|-
+  bumplab list
+--child: the child allocator of a preset that takes one (zig-arena: page,
+std.heap.page_allocator, its default; heap, a simulated heap that never
+resizes in place); \`bumplab list\` names each preset's.`;
 
 // The engine's limit on a program's text (crates/core/src/program.rs
 // MAX_SOURCE_BYTES, the page's web/src/model/limits.ts; web/src/cli.test.ts
@@ -106,7 +109,7 @@ function executedLists(engine, source, opts, ops) {
   }
   const lists = [];
   for (let i = 0; i < ops; i++) {
-    const r = JSON.parse(engine.executedOps(source, opts.allocator, opts.target, opts.capacity, opts.minAlign, i));
+    const r = JSON.parse(engine.executedOps(source, opts.allocator, opts.target, opts.capacity, opts.minAlign, opts.child, i));
     if (r.error) fail(`op ${i}: ${r.error.message ?? r.error}`, 3);
     const model = r.columns.find((c) => c.column === "model");
     lists.push(
@@ -143,6 +146,7 @@ function parseArgs(argv) {
     else if (a === "--target" || a === "-t") opts.target = value();
     else if (a === "--min-align") opts.minAlign = number(value());
     else if (a === "--capacity") opts.capacity = number(value());
+    else if (a === "--child") opts.child = value();
     else if (a === "--summary") opts.summary = true;
     else if (a === "--executed") opts.executed = true;
     else if (a === "--help" || a === "-h") {
@@ -198,7 +202,7 @@ const STATS = ["requested", "used", "padding", "metadata", "leaked", "copied", "
  * after its last op, as JSON; or the program's error, as `trace` gives it.
  */
 function summarise(mod, source, opts) {
-  const run = new mod.TraceRun(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
+  const run = new mod.TraceRun(source, opts.allocator, opts.target, opts.capacity, opts.minAlign, opts.child);
   try {
     while (!run.advance(1 << 20)) {
       // one slice after another until the run is over
@@ -225,7 +229,8 @@ const [command, ...args] = process.argv.slice(2);
 if (command === "list") {
   const engine = await loadEngine();
   for (const a of JSON.parse(engine.listAllocators())) {
-    process.stdout.write(`${a.name.padEnd(22)}${a.direction.padEnd(6)}${a.description}\n`);
+    const children = a.children?.length ? ` (--child ${a.children.join(" | ")}, default ${a.children[0]})` : "";
+    process.stdout.write(`${a.name.padEnd(22)}${a.direction.padEnd(6)}${a.description}${children}\n`);
   }
 } else if (command === "trace") {
   const { opts, rest } = parseArgs(args);
@@ -235,7 +240,7 @@ if (command === "list") {
   const engine = await loadEngine();
   const trace = (source) => {
     try {
-      return engine.traceProgram(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
+      return engine.traceProgram(source, opts.allocator, opts.target, opts.capacity, opts.minAlign, opts.child);
     } catch (e) {
       // A panic in Rust is a trap here: say what the module kept of it.
       let panic;

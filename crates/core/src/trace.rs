@@ -47,7 +47,8 @@ pub struct ProgramInfo {
     pub capacity: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_align: Option<u64>,
-    /// The child allocator, for a preset that takes one.
+    /// The child allocator, for a preset that takes one (written even when
+    /// it is the preset's default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub child: Option<Child>,
 }

@@ -38,11 +38,15 @@ fn entries() -> Vec<Entry> {
                         Some(t) => Target::parse(t).expect("a target"),
                         None => Target::W64,
                     };
+                    let child = r["child"].as_str().map(|c| {
+                        bumplab_core::model::Child::parse(c)
+                            .unwrap_or_else(|| panic!("{id}: no child allocator {c}"))
+                    });
                     let opts = Options {
                         target,
                         capacity: r["capacity"].as_u64(),
                         min_align: None,
-                        child: None,
+                        child,
                     };
                     let t = run(&program, preset, &opts)
                         .unwrap_or_else(|e| panic!("{id} on {name}: {e}"));
@@ -226,9 +230,25 @@ fn check(e: &Entry) {
             assert!(t.ops[reset + 1..]
                 .iter()
                 .all(|o| o.padding == Some(0) && o.chunk == Some(0)));
+            // Over the simulated heap, which never resizes: 3 buffers, and
+            // the reset keeps one as large as all of them.
+            let (p, ht) = &e.traces[1];
+            assert_eq!(*p, PresetId::ZigArena);
+            let before: Vec<_> = ht
+                .chunks
+                .iter()
+                .filter(|c| c.created_by.is_some_and(|o| (o as usize) < reset))
+                .collect();
+            assert_eq!(before.len(), 3);
+            states(e, 3);
+            let kept: Vec<_> = ht.chunks.iter().filter(|c| c.freed_by.is_none()).collect();
+            assert_eq!(kept.len(), 1);
+            assert_eq!(kept[0].size, 1574);
+            states(e, kept[0].size);
+            assert_eq!(kept[0].created_by, Some(reset as u32));
             // The comparison: pmr's release frees everything, and the second
             // round grows again from the first buffer's size.
-            let (p, pt) = &e.traces[1];
+            let (p, pt) = &e.traces[2];
             assert_eq!(*p, PresetId::PmrMonotonic);
             let reset = pt.ops.iter().position(|o| o.kind == OpKind::Reset).unwrap() as u32;
             assert!(pt

@@ -74,6 +74,7 @@ export function parseAllocators(json: string): AllocatorInfo[] {
     minAligns: Array.isArray(a["min_aligns"])
       ? a["min_aligns"].filter((n): n is number => typeof n === "number" && Number.isInteger(n) && n > 0)
       : [],
+    children: Array.isArray(a["children"]) ? a["children"].filter((c): c is string => typeof c === "string" && c !== "") : [],
     family: a["family"] === "more-arenas" ? "more-arenas" : "core",
   }));
 }

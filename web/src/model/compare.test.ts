@@ -251,6 +251,7 @@ describe("compare: configurations", () => {
     source: "bump-up",
     description: "",
     minAligns,
+    children: [],
     family: "core",
   });
   const list = [fake("a"), fake("b", [8, 1, 16]), fake("c")];
@@ -440,9 +441,9 @@ describe("compare: starting from the run on screen", () => {
 
   it("falls back, for an allocator the table does not know, to one bumping the other way", () => {
     const list: AllocatorInfo[] = [
-      { name: "new-up", direction: "up", source: "bump-up", description: "", minAligns: [], family: "core" },
-      { name: "other-up", direction: "up", source: "bump-up", description: "", minAligns: [], family: "core" },
-      { name: "some-down", direction: "down", source: "bump-down", description: "", minAligns: [], family: "core" },
+      { name: "new-up", direction: "up", source: "bump-up", description: "", minAligns: [], children: [], family: "core" },
+      { name: "other-up", direction: "up", source: "bump-up", description: "", minAligns: [], children: [], family: "core" },
+      { name: "some-down", direction: "down", source: "bump-down", description: "", minAligns: [], children: [], family: "core" },
     ];
     expect(counterpartOf("new-up", list)).toBe("some-down");
     expect(counterpartOf("some-down", list)).toBe("new-up");

@@ -9,6 +9,7 @@
 import type { RunConfig } from "../engine/config";
 import { addressOf, blockNameOf, chunkOf, failed, kindOf, sizeOf, type TraceView } from "../engine/traceView";
 import { TRACE_VERSION, type AllocatorInfo, type Trace } from "../engine/types";
+import { CHILD_PRESETS } from "./link";
 
 /** Larger files are refused before parsing (a real trace of 100k ops is ~130 MB). */
 export const MAX_TRACE_FILE_BYTES = 256 * 1024 * 1024;
@@ -58,6 +59,11 @@ export function parseTraceFile(text: string, allocators: readonly AllocatorInfo[
   const capacity = optionalWhole(program["capacity"]);
   const minAlign = optionalWhole(program["min_align"]);
   if (capacity === "bad" || minAlign === "bad") return refuse("trace.program.capacity and min_align must be whole numbers");
+  // A file written before the child allocator setting existed ran over the
+  // child the preset had then (see CHILD_PRESETS).
+  const written = program["child"];
+  if (written !== undefined && (typeof written !== "string" || written === "")) return refuse("trace.program.child must be a child allocator's name");
+  const child = typeof written === "string" ? written : (CHILD_PRESETS[allocator]?.before ?? null);
   if (!Array.isArray(t["ops"])) return refuse("trace.ops must be a list");
   const ops: FileOp[] = [];
   for (const [i, o] of (t["ops"] as unknown[]).entries()) {
@@ -67,7 +73,9 @@ export function parseTraceFile(text: string, allocators: readonly AllocatorInfo[
     if (address === "bad" || chunk === "bad" || size === "bad") return refuse(`trace.ops[${i}]'s address, chunk and size must be whole numbers`);
     ops.push({ kind: o["kind"], block: typeof o["block"] === "string" ? o["block"] : null, failed: o["failed"], address, chunk, size });
   }
-  return { ok: true, config: { source: program["text"], allocator, target, capacity, minAlign }, ops };
+  const config: RunConfig = { source: program["text"], allocator, target, capacity, minAlign };
+  if (child !== null) config.child = child;
+  return { ok: true, config, ops };
 }
 
 /** The first op where the replay differs from the file, in words; null when every op matches. */

@@ -5,7 +5,7 @@ import type { AllocatorInfo } from "../engine/types";
 import { capacityHelp, errorColumns, formatError, groupAllocators, offsetOf, scrollToShow } from "./editor";
 import { menuKeyIndex, typeaheadIndex } from "./programMenu";
 
-const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: "", description: "", minAligns: [], family: "core" });
+const info = (name: string): AllocatorInfo => ({ name, direction: "up", source: "", description: "", minAligns: [], children: [], family: "core" });
 
 describe("allocator chooser groups", () => {
   it("groups every preset the engine lists, seed algorithms first", () => {

@@ -17,6 +17,7 @@ import { allErrors } from "../engine/errors";
 import type { AllocatorInfo, ProgramError } from "../engine/types";
 import { errorTokenIndex, tokenizeLine } from "../model/highlight";
 import { EDITABLE_SOURCE_CHARS, megabytes, sourceTooLarge, utf8Bytes } from "../model/limits";
+import { childText } from "../model/settings";
 import { h, setText } from "./dom";
 import { programMenu, type LessonEntry } from "./programMenu";
 import "./editor.css";
@@ -350,6 +351,8 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
   );
   const minAlign = h("select", { id: "min-align" });
   const minAlignField = h("div", { class: "field field-inline" }, h("label", { for: "min-align" }, "Minimum alignment"), minAlign);
+  const child = h("select", { id: "child" });
+  const childField = h("div", { class: "field field-inline" }, h("label", { for: "child" }, "Child allocator"), child);
 
   /**
    * Replaces the whole program as an edit of the textarea, so Undo brings
@@ -496,6 +499,7 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
   target.addEventListener("change", () => handlers.onConfigure({ target: target.value === "wasm32" ? "wasm32" : "64" }));
   capacity.addEventListener("change", () => handlers.onConfigure({ capacity: capacity.value === "" ? null : Number(capacity.value) }));
   minAlign.addEventListener("change", () => handlers.onConfigure({ minAlign: minAlign.value === "" ? null : Number(minAlign.value) }));
+  child.addEventListener("change", () => handlers.onConfigure({ child: child.value === "" ? null : child.value }));
 
   container.replaceChildren(
     h(
@@ -518,6 +522,7 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     ),
     h("div", { class: "field capacity-help" }, capacityHelp),
     minAlignField,
+    childField,
     h(
       "details",
       { class: "syntax" },
@@ -526,7 +531,23 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     ),
   );
   const longView = { large, summary: largeSummary, line: largeLine, preview: largePreview, editor: textarea.closest<HTMLElement>(".editor"), hint, source: null as string | null, bytes: 0, lines: 0 };
-  return { code, menu, error, allocator, description, more, clampDescription, target, capacity, capacityHelp, minAlign, minAlignField, longView };
+  return {
+    code,
+    menu,
+    error,
+    allocator,
+    description,
+    more,
+    clampDescription,
+    target,
+    capacity,
+    capacityHelp,
+    minAlign,
+    minAlignField,
+    child,
+    childField,
+    longView,
+  };
 }
 
 export function renderEditor(container: HTMLElement, data: EditorData, handlers: EditorHandlers): void {
@@ -625,4 +646,15 @@ function renderSettings(refs: Refs, data: EditorData): void {
   }
   const align = String(config.minAlign ?? aligns[0] ?? "");
   if (aligns.length > 0 && minAlign.value !== align) minAlign.value = align;
+
+  // Child allocator: only for presets that take one.
+  const children = info?.children ?? [];
+  refs.childField.hidden = children.length === 0;
+  const childKey = children.join(",");
+  if (refs.child.dataset["children"] !== childKey) {
+    refs.child.dataset["children"] = childKey;
+    refs.child.replaceChildren(...children.map((c, i) => h("option", { value: c }, i === 0 ? `${childText(c)} (default)` : childText(c))));
+  }
+  const chosen = config.child ?? children[0] ?? "";
+  if (children.length > 0 && refs.child.value !== chosen) refs.child.value = chosen;
 }
