@@ -11,8 +11,9 @@ function dropExtractedCss(): Plugin {
   };
 }
 
-// The <bump-lab> element as one ES module, dist/bump-lab.js, with its wasm
-// beside it: a blog loads one script from wherever dist/ is deployed. Asset
+// The <bump-lab> element as one ES module, dist/bump-lab.js, its wasm in
+// dist/assets/ (the same files the app fetches): a blog loads one script
+// from wherever dist/ is deployed. Asset
 // URLs are relative to the module (new URL(…, import.meta.url)), so it works
 // from any base path; its CSS is inlined into the module (shadow DOM).
 // vite.config.ts runs this build after the app's, into the same directory.
@@ -33,7 +34,8 @@ export default defineConfig({
       preserveEntrySignatures: "exports-only",
       output: {
         entryFileNames: "bump-lab.js",
-        assetFileNames: "bump-lab-[name]-[hash][extname]",
+        // The app's own names (vite.config.ts): each wasm module is one file in dist/assets/, fetched by both.
+        assetFileNames: "assets/[name]-[hash][extname]",
         // One file: no shared chunks to fetch.
         codeSplitting: false,
       },

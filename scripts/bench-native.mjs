@@ -13,6 +13,7 @@ import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { buildListing, checkListing, objdumpDisassembler, parseCallgrindInstructions } from "./callgrind-listing.mjs";
+import { sourcesOf } from "./source-hashes.mjs";
 import { log, root, run } from "./lib.mjs";
 
 export const COMMAND = "npm run bench:native";
@@ -121,10 +122,12 @@ export const GROUPS = [
   {
     title: "Allocation",
     about:
-      "A value or a slice through the typed, infallible API (`alloc(value)`, `alloc_slice_copy(slice)`). `_aligned`: MIN_ALIGN equal to the type's alignment; `_overaligned`: MIN_ALIGN above it (u8 at 8, u32 at 8, the 56-byte struct at 16).",
+      "A value or a slice through the typed, infallible API (`alloc(value)`, `alloc_slice_copy(slice)`). `_aligned`: MIN_ALIGN equal to the type's alignment; `_overaligned`: MIN_ALIGN above it (u8 at 8, u32 at 8, the 56-byte struct at 16); `_underaligned`: MIN_ALIGN below it (u128 at 8).",
     cases: [
       "alloc_u8", "alloc_u8_overaligned",
       "alloc_u32", "alloc_u32_aligned", "alloc_u32_overaligned",
+      "alloc_u64", "alloc_u64_aligned",
+      "alloc_u128", "alloc_u128_underaligned",
       "alloc_big_struct", "alloc_big_struct_aligned", "alloc_big_struct_overaligned",
       "alloc_u8_slice", "alloc_u8_slice_overaligned",
       "alloc_u32_slice", "alloc_u32_slice_aligned", "alloc_u32_slice_overaligned",
@@ -142,9 +145,9 @@ export const GROUPS = [
   },
   {
     title: "Allocator API, layout known only at run time",
-    about: "The same calls with every `Layout` passed through `black_box`, as `Vec` and other generic consumers call an allocator.",
+    about: "The same calls with every `Layout` passed through `black_box`, as `Vec` and other generic consumers call an allocator. `_overaligned`: MIN_ALIGN 8, above the u32 layout's alignment.",
     cases: [
-      "black_box_allocate",
+      "black_box_allocate", "black_box_allocate_overaligned",
       "black_box_grow_same_align", "black_box_grow_smaller_align", "black_box_grow_larger_align",
       "black_box_shrink_same_align", "black_box_shrink_smaller_align", "black_box_shrink_larger_align",
       "black_box_deallocate", "black_box_deallocate_non_last",
@@ -174,9 +177,9 @@ export const UNSUPPORTED = {
 };
 
 function unsupportedReason(caseName, lib) {
-  if (lib.id === "blink_alloc" && /_(over)?aligned$/.test(caseName)) return "blink_no_min_align";
+  if (lib.id === "blink_alloc" && /_(over|under)?aligned$/.test(caseName)) return "blink_no_min_align";
   if (lib.kind === "algorithm") {
-    const allocation = caseName.startsWith("alloc_") || caseName === "allocate" || caseName === "black_box_allocate";
+    const allocation = caseName.startsWith("alloc_") || caseName === "allocate" || caseName.startsWith("black_box_allocate");
     if (!allocation) return "single_chunk";
     return "no_min_align";
   }
@@ -193,7 +196,7 @@ const cell = (r) => (r ? `${r.ir} / ${r.bc}` : null);
 // computed from the measured per-function costs.
 export const NOTE_TEXT = {
   no_bytes:
-    "Not like for like: ours computes the block's address only. The simulated heap has no memory behind its addresses, so ours stores no value and copies no slice; the real crates store the value (1 instruction for a u8 or u32, 8 for the 56-byte struct) and keep it in a callee-saved register across the slow-path call (a push/pop pair), or call memcpy for a slice.",
+    "Not like for like: ours computes the block's address only. The simulated heap has no memory behind its addresses, so ours stores no value and copies no slice; the real crates store the value (1 instruction for a u8, u32 or u64, 2 for a u128, 8 for the 56-byte struct) and keep it in a callee-saved register across the slow-path call (a push/pop pair), or call memcpy for a slice.",
   typed_infallible:
     "Ours calls `Model::alloc_with::<Infallible, _>`: the models write their allocation path once, generic over how a failure comes back (as bumpalo's is over fallible and infallible callers), and for this caller a failure is a cold call that does not return, so the fast path hands back the address without testing it for an error code. The engine and the `Allocator` rows use `Model::alloc`, the same code with `Fallible`: one word, the address or an error code.",
   fitzgen_branches: (r) =>
@@ -216,6 +219,8 @@ export const NOTE_TEXT = {
     `The bumpalo model keeps no allocated-bytes counter, which bumpalo's reset also rewrites (3 instructions), and keeps its footer inline. The bump-scope models (${cell(r.model_bump_scope_up)} and ${cell(r.model_bump_scope_down)}, against the crate's ${cell(r.bump_scope_up)} and ${cell(r.bump_scope_down)}) find both chunk lists empty (two \`Vec\` length tests) and set the inline bump pointer back to the chunk's start or end.`,
   bump_scope_model:
     "The bump-scope models hold the current chunk inline (start, capacity, bump pointer) where the crate follows a pointer to the chunk's header: one load less on every fast path. The other chunks are kept in `Vec`s that only the slow paths and `reset` touch. A chunk's end is computed as start + capacity. The model bumps with the crate's run-time-layout path even when the layout is a constant (its documented simplification: the same addresses, a saturating add or subtraction with a cmov more than the crate's typed path).",
+  black_box_min_align: (r) =>
+    `Ours best is the bump-scope-down model, the crate's run-time path instruction for instruction: the saturating subtraction (a cmov), the alignment raised to MIN_ALIGN 8 (a compare and a cmov), the mask and one compare. It holds the bump pointer inline where the crate (${cell(r.bump_scope_down)}) first loads its chunk pointer (one load less), but it moves its two argument registers before it starts (two moves more): one instruction more in all.`,
   bumpalo_model:
     "The bumpalo model keeps the current chunk's footer inline in the allocator, where the crate loads it through `current_chunk_footer`: one load less on every path (and the compare can read the bump pointer straight from memory), so its fast paths are an instruction or two under the crate's.",
 };
@@ -227,6 +232,7 @@ export const CASE_NOTES = {
   "alloc_*": ["no_bytes", "typed_infallible"],
   allocate: ["fitzgen_branches"],
   black_box_allocate: ["fitzgen_branches"],
+  black_box_allocate_overaligned: ["black_box_min_align"],
   grow_same_align: ["grow_models"],
   grow_smaller_align: ["grow_models", "smaller_align_kept"],
   shrink_same_align: ["shrink_static", "blink_shrink"],
@@ -599,6 +605,9 @@ async function measureAll() {
     },
     valgrind: text("valgrind", ["--version"]).trim(),
     objdump: text("objdump", ["--version"]).split("\n")[0].trim(),
+    // The sources the measured binary was compiled from (cargo's dep-info):
+    // web/src/model/x86.test.ts fails when one changes without a new run.
+    sources: sourcesOf(readFileSync(`${bin}.d`, "utf8"), root, "crates/bench"),
     convention:
       `Ir / Bc executed inside one #[inline(never)] unmangled entry function per case and library (callgrind ${CALLGRIND.slice(1).join(" ")} --toggle-collect=<entry>); includes the entry's push/pop/ret and its callees; setup outside.`,
   };

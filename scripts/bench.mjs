@@ -21,7 +21,7 @@
 // A benchmark, not a test: `npm test` does not run it (its pure parts are
 // tested in scripts/bench.test.mjs).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -36,6 +36,8 @@ export const BUDGETS = {
   trace_bytes_per_op: 32,
   scrub_ratio_1m_vs_100: 2,
   payload_gzip_kb: 200,
+  listing_first_open_gzip_kb: 300,
+  package_tarball_mb: 3,
   first_map_ms: 1500,
   page_trace_ms_1m_bumpalo: 1500,
   page_trace_ms_1m_bump_scope_up: 1500,
@@ -203,7 +205,7 @@ export function parseArgs(argv) {
     else if (a === "--budget-s") opts.budgetS = Number(next());
     else if (a === "--only") {
       opts.only = next();
-      if (opts.only !== "scrub_drag") throw new Error(`--only knows scrub_drag, not ${opts.only}`);
+      if (opts.only !== "scrub_drag" && opts.only !== "sizes") throw new Error(`--only knows scrub_drag and sizes, not ${opts.only}`);
     }
     else throw new Error(`unknown option ${a}`);
   }
@@ -683,9 +685,9 @@ const readyWatch = (rootSelector, mapSelector) => `(() => {
   new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true });
 })();`;
 
-/** gzip -9 sizes of the JS, wasm and CSS files among `urls`, read from the build in `dist`. */
-function payload(urls, origin, dist) {
-  const byKind = { js: 0, wasm: 0, css: 0 };
+/** gzip -9 sizes of the JS, wasm and CSS files among `urls` (and JSON with `json`), read from the build in `dist`. */
+function payload(urls, origin, dist, { json = false } = {}) {
+  const byKind = json ? { js: 0, wasm: 0, css: 0, json: 0 } : { js: 0, wasm: 0, css: 0 };
   const files = [];
   for (const url of new Set(urls)) {
     if (!url.startsWith(origin)) continue;
@@ -699,8 +701,51 @@ function payload(urls, origin, dist) {
     byKind[kind] += gz;
     files.push({ path, raw: raw.length, gz });
   }
-  return { byKind, files, total: byKind.js + byKind.wasm + byKind.css };
+  return { byKind, files, total: Object.values(byKind).reduce((a, b) => a + b, 0) };
 }
+
+/**
+ * The Instructions view's first open on `hash` in the app: the listing files
+ * it fetched (its index and a file per function the op ran) and their gzip
+ * -9 bytes. The cost module it also needs is counted apart (it is the Cost
+ * view's too).
+ */
+async function listingFirstOpen(browser, origin, dist, hash) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${origin}/index.html#${hash}`);
+    await page.getByRole("button", { name: "Instructions this op executed", exact: true }).click({ timeout: 60_000 });
+    await page.locator("#instructions-view .instructions-summary").waitFor({ timeout: 60_000 });
+    const urls = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name));
+    const listing = payload(
+      urls.filter((u) => /\/listing-[0-9a-f]+\//.test(u)),
+      origin,
+      dist,
+      { json: true },
+    );
+    const summary = (await page.locator("#instructions-view .instructions-summary").textContent()) ?? "";
+    return { kb: listing.total / 1024, files: listing.files.length, summary };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Packs the package from the site built in `dist` (scripts/pack.mjs) and returns the tarball's size and file count. */
+function packedTarball(root, dist) {
+  const out = join(dist, "..", `${dist.split("/").pop()}-pack`);
+  const r = spawnSync(process.execPath, [join(root, "scripts", "pack.mjs"), "--site", dist, "--out", out], { cwd: root, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`scripts/pack.mjs failed: ${r.stderr.trim().split("\n").slice(-2).join(" | ")}`);
+  const tarball = r.stdout.trim().split("\n").at(-1);
+  const files = /: (\d+) files, .* ([\d.]+) MB unpacked/.exec(r.stdout + r.stderr);
+  return { bytes: statSync(tarball).size, files: Number(files?.[1] ?? NaN), unpackedMb: Number(files?.[2] ?? NaN) };
+}
+
+/** A program of the app's link form: the bench's listing views. */
+const LISTING_VIEWS = [
+  { name: "the app's first view (fitzgen-down, its last op)", hash: "v1?a=fitzgen-down&t=64&s=6&p=a+=+alloc+1%0Ab+=+alloc+u64%0Ac+=+alloc+24+align+16%0Ad+=+alloc+[u32;+5]%0Afree+b%0Ae+=+alloc+u128&end" },
+  { name: "bumpalo's new chunk (its slow path, wasm32)", hash: "v1?a=bumpalo&t=wasm32&s=8&p=repeat+10+%7B+x+=+alloc+64+%7D&end" },
+];
 
 /**
  * What the drag's tasks cost in CPU time, and how busy the machine was: the
@@ -762,6 +807,13 @@ async function main() {
   emit(`# machine: nproc ${m.nproc}, ${m.cpu}, ${formatValue(m.memGb)} GB RAM; node ${m.node}; ${m.chromium}`);
   if (opts.only === "scrub_drag") {
     await scrubDragOnly(opts, emit);
+    emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
+    return lines;
+  }
+  if (opts.only === "sizes") {
+    const { chromium } = await import("@playwright/test");
+    const browser = await chromium.launch(LAUNCH);
+    await productionFigures(opts, emit, root, browser);
     emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
     return lines;
   }
@@ -1046,6 +1098,13 @@ async function main() {
     await dev.stop();
   }
 
+  await productionFigures(opts, emit, root, browser);
+  emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
+  return lines;
+}
+
+/** The figures of the production build: the embed's payload and first map, the app's first map, the listing's first open, the package. */
+async function productionFigures(opts, emit, root, browser) {
   // --- Browser: the production build ----------------------------------------
   if (opts.build || !existsSync(join(opts.out, "embed.html"))) {
     say(`vite build --outDir ${opts.out}`);
@@ -1084,12 +1143,39 @@ async function main() {
       appRuns.push((await firstMap(browser, origin, "index.html", readyWatch("body", "#memory-map svg"))).ms);
     }
     emit(formatLine("first_map_ms_app", median(appRuns), "ms", { note: "index.html, same way" }));
+
+    // The Instructions view's first open: the listing files it fetches.
+    const opens = [];
+    for (const view of LISTING_VIEWS) {
+      try {
+        opens.push({ ...view, ...(await listingFirstOpen(browser, origin, opts.out, view.hash)) });
+      } catch (e) {
+        opens.push({ ...view, error: String(e.message ?? e).split("\n")[0] });
+      }
+    }
+    const measured = opens.filter((o) => o.kb !== undefined);
+    if (measured.length === opens.length) {
+      const worst = measured.reduce((a, b) => (b.kb > a.kb ? b : a));
+      emit(
+        formatLine("listing_first_open_gzip_kb", worst.kb, "kB", {
+          note: `the Instructions view's first open, the largest of: ${measured.map((o) => `${o.name}, ${formatValue(o.kb)} kB in ${o.files} files ("${o.summary}")`).join("; ")}; the cost module it runs the op on is the Cost view's too`,
+        }),
+      );
+    } else {
+      emit(naLine("listing_first_open_gzip_kb", opens.map((o) => o.error).filter(Boolean).join("; ")));
+    }
   } finally {
     await preview.stop();
     await browser.close();
   }
-  emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
-  return lines;
+
+  // The installable package, packed from this build.
+  try {
+    const t = packedTarball(root, opts.out);
+    emit(formatLine("package_tarball_mb", t.bytes / 1e6, "MB", { note: `npm run package's tarball (scripts/pack.mjs) from this build: ${t.files} files, ${formatValue(t.unpackedMb)} MB unpacked, each wasm module once` }));
+  } catch (e) {
+    emit(naLine("package_tarball_mb", String(e.message ?? e)));
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

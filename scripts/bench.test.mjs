@@ -89,6 +89,8 @@ describe("formatLine", () => {
       trace_bytes_per_op: 32,
       scrub_ratio_1m_vs_100: 2,
       payload_gzip_kb: 200,
+      listing_first_open_gzip_kb: 300,
+      package_tarball_mb: 3,
       first_map_ms: 1500,
       page_trace_ms_1m_bumpalo: 1500,
       page_trace_ms_1m_bump_scope_up: 1500,

@@ -32,6 +32,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { hashTree, log, output, root, run } from "./lib.mjs";
+import { splitListing } from "./split-listing.mjs";
 import { BINARYEN } from "./versions.mjs";
 
 const force = process.argv.includes("--force");
@@ -126,14 +127,15 @@ function wasmPack(module, crate, outDir, outName, env = {}, cargoArgs = []) {
 const TRACE_BUILDS = [
   { name: "trace", dir: "pkg-trace", features: "core-presets", optLevel: "z", wasmOpt: "-Oz" },
   { name: "trace (more arenas)", dir: "pkg-trace-more", features: "more-arenas", optLevel: "z", wasmOpt: "-Oz" },
-  { name: "trace (fast, every preset)", dir: "pkg-trace-fast", features: "core-presets,more-arenas", optLevel: "3", wasmOpt: "-O3" },
+  // The CLI's build also carries the `bumplab` code fence's parser (crates/fence) for the Markdown plugins.
+  { name: "trace (fast, every preset)", dir: "pkg-trace-fast", features: "core-presets,more-arenas,fence", optLevel: "3", wasmOpt: "-O3" },
 ];
 
 async function buildTrace() {
   const opt = wasmOpt();
   for (const build of TRACE_BUILDS) {
     const dir = join(root, "web", build.dir);
-    const inputs = hashTree([...SHARED, "crates/trace"], skipTarget) + `\n${opt.version}\n${build.features}\n${build.optLevel} ${build.wasmOpt}`;
+    const inputs = hashTree([...SHARED, "crates/trace", "crates/fence"], skipTarget) + `\n${opt.version}\n${build.features}\n${build.optLevel} ${build.wasmOpt}`;
     await buildIfChanged(build.dir, dir, inputs, async (tmp) => {
       wasmPack(build.name, "crates/trace", tmp, "trace", { CARGO_PROFILE_RELEASE_OPT_LEVEL: build.optLevel }, ["--no-default-features", "--features", build.features]);
       const wasm = join(tmp, "trace_bg.wasm");
@@ -201,4 +203,16 @@ async function buildCost() {
 }
 
 if (only !== "cost") await buildTrace();
-if (only !== "trace") await buildCost();
+if (only !== "trace") {
+  await buildCost();
+  // The pages and the CLI read the listing split a file per function; split
+  // again whenever the meter wrote a new listing.json (or the split changed).
+  const pkg = join(root, "web", "pkg-cost");
+  const stamp = join(pkg, "listing", ".stamp");
+  const want = hashTree(["web/pkg-cost/listing.json", "scripts/split-listing.mjs"]);
+  if (!existsSync(stamp) || readFileSync(stamp, "utf8") !== want) {
+    const n = splitListing(JSON.parse(readFileSync(join(pkg, "listing.json"), "utf8")), join(pkg, "listing"));
+    writeFileSync(stamp, want);
+    log(`listing split: web/pkg-cost/listing/, ${n} functions`);
+  }
+}

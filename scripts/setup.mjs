@@ -2,11 +2,12 @@
 // npm packages, the wasm32 targets (wasm32-unknown-unknown for the page's
 // modules, wasm32-wasip1 for the differential tests that run the real Rust
 // allocators on wasm32 under Node's node:wasi), wasm-pack and the pinned
-// wasm-bindgen CLI, (with --with-browser) Debian's Chromium for the browser
-// tests, and (with --with-native-tools) what the differential tests against
-// the C++ and Zig allocators build with: Debian's g++, its g++-multilib (the
-// 32-bit builds that stand in for wasm32) and LLVM development package, and
-// the Zig toolchain from PyPI's ziglang wheel, kept under ~/.cache/bump-lab/,
+// wasm-bindgen CLI, (with --with-browser) Debian's Chromium, Firefox ESR and
+// WebKitGTK for the browser tests, and (with --with-native-tools) what the
+// differential tests against the C++ and Zig allocators build with: Debian's
+// g++, its g++-multilib (the 32-bit builds that stand in for wasm32) and
+// LLVM development package, and the Zig toolchain from PyPI's ziglang wheel,
+// kept under ~/.cache/bump-lab/,
 // (with --with-site-generators) Debian's hugo and jekyll, and (with
 // --with-actionlint) actionlint, built with Go under ~/.cache/bump-lab/.
 // A second run only checks versions and takes a few seconds.
@@ -14,7 +15,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { hashTree, log, output, root, run } from "./lib.mjs";
-import { ACTIONLINT, CHROMIUM, WASM_BINDGEN, WASM_PACK, ZIGLANG } from "./versions.mjs";
+import { ACTIONLINT, CHROMIUM, FIREFOX, MDBOOK, MINIBROWSER, WASM_BINDGEN, WASM_PACK, WEBKIT_DRIVER, ZIGLANG } from "./versions.mjs";
 
 const withBrowser = process.argv.includes("--with-browser");
 const withNativeTools = process.argv.includes("--with-native-tools");
@@ -61,11 +62,20 @@ function apt(args) {
   else run("sudo", ["-E", "apt-get", ...args], { env });
 }
 
-function chromium() {
-  if (existsSync(CHROMIUM)) return;
-  log("installing Debian's Chromium for the browser tests (once)");
+// The browsers the tests drive, all Debian's (no browser build is
+// downloaded): Chromium for Playwright; Firefox ESR and WebKitGTK's
+// WebDriver with its MiniBrowser for tests/browsers/, which runs
+// MiniBrowser in xvfb's virtual display (it has no headless mode).
+function browsers() {
+  const missing = [];
+  if (!existsSync(CHROMIUM)) missing.push("chromium", "fonts-dejavu-core");
+  if (!existsSync(FIREFOX)) missing.push("firefox-esr");
+  if (!existsSync(WEBKIT_DRIVER) || !existsSync(MINIBROWSER)) missing.push("webkit2gtk-driver");
+  if (!existsSync("/usr/bin/xvfb-run")) missing.push("xvfb", "xauth");
+  if (missing.length === 0) return;
+  log(`installing Debian's ${missing.join(", ")} for the browser tests (once)`);
   apt(["update", "-q"]);
-  apt(["install", "-y", "-q", "--no-install-recommends", "chromium", "fonts-dejavu-core"]);
+  apt(["install", "-y", "-q", "--no-install-recommends", ...missing]);
 }
 
 // g++ builds the llvm-bump-ptr and pmr-monotonic harnesses against the
@@ -126,6 +136,26 @@ function siteGenerators() {
   apt(["install", "-y", "-q", "--no-install-recommends", ...missing]);
 }
 
+// The `bumplab` fence's three generators (tests/e2e/fences.spec.ts): mdBook
+// from crates.io (cargo install, into ~/.cargo/bin like the wasm tools), and
+// VitePress and Astro from npm, each pinned by its own lockfile in
+// tests/sites/<name>/ and installed there, so the root's packages stay the
+// app's own.
+function fenceGenerators() {
+  if (output("mdbook", ["--version"])?.trim() !== `mdbook v${MDBOOK}`) {
+    log(`installing mdbook ${MDBOOK} from source (about 4 minutes on 2 cores, once)`);
+    run("cargo", ["install", "mdbook", "--version", MDBOOK, "--no-default-features", "--locked", "--force"]);
+  }
+  for (const site of ["vitepress", "astro"]) {
+    const dir = join(root, "tests", "sites", site);
+    const want = hashTree([`tests/sites/${site}/package.json`, `tests/sites/${site}/package-lock.json`]);
+    const stamp = join(stamps, `site-${site}`);
+    if (existsSync(join(dir, "node_modules")) && existsSync(stamp) && readFileSync(stamp, "utf8") === want) continue;
+    run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: dir });
+    writeFileSync(stamp, want);
+  }
+}
+
 // actionlint (the workflow checker for .github/workflows/), built from source
 // through the Go module proxy into ~/.cache/bump-lab/actionlint-<version>/,
 // where scripts/test-all.mjs runs it. Go is Debian's when none is installed;
@@ -160,7 +190,7 @@ npmPackages();
 rustTargets();
 cargoTool("wasm-bindgen", "wasm-bindgen-cli", WASM_BINDGEN, "about 5-10 minutes");
 cargoTool("wasm-pack", "wasm-pack", WASM_PACK, "about 4 minutes");
-if (withBrowser) chromium();
+if (withBrowser) browsers();
 if (withNativeTools) {
   debianToolchain();
   ziglang();
@@ -170,8 +200,9 @@ if (withNativeTools) {
 }
 if (withSiteGenerators) {
   siteGenerators();
+  fenceGenerators();
   const hugo = output("hugo", ["version"])?.split(" ").slice(0, 2).join(" ");
-  log(`blog embed tests build with ${hugo} and ${output("jekyll", ["--version"])}`);
+  log(`blog embed tests build with ${hugo} and ${output("jekyll", ["--version"])}; fence tests with ${output("mdbook", ["--version"])}, VitePress and Astro (tests/sites/)`);
 }
 if (withActionlint) actionlint();
 log("setup complete");

@@ -59,8 +59,10 @@ export function playwrightCount(out) {
  */
 export function countProblems(layer, counts) {
   const problems = [];
-  if (counts.passed < (layer.min ?? 1)) {
-    problems.push(`${layer.name} ran ${counts.passed} tests, fewer than its minimum of ${layer.min ?? 1}`);
+  // A flaky test passed on its retry: Playwright counts it apart from "passed", and it ran.
+  const ran = counts.passed + (counts.flaky ?? 0);
+  if (ran < (layer.min ?? 1)) {
+    problems.push(`${layer.name} ran ${ran} tests, fewer than its minimum of ${layer.min ?? 1}`);
   }
   if (counts.skipped > (layer.skips ?? 0)) {
     problems.push(`${layer.name} skipped or ignored ${counts.skipped} tests (allowed: ${layer.skips ?? 0})`);

@@ -70,5 +70,8 @@ describe("test counts", () => {
       skipped: 1,
       flaky: 1,
     });
+    // A test that passed on its retry ran: it counts toward the minimum (and is named flaky in the summary).
+    expect(countProblems({ name: "webkit", min: 17 }, playwrightCount("  1 flaky\n  16 passed (1.3m)\n"))).toEqual([]);
+    expect(countProblems({ name: "webkit", min: 17 }, playwrightCount("  16 passed (1.3m)\n"))).toEqual(["webkit ran 16 tests, fewer than its minimum of 17"]);
   });
 });

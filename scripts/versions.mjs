@@ -14,3 +14,15 @@ export const ZIGLANG = "0.17.1";
 // actionlint checks .github/workflows/ in `npm test`: built from the Go module
 // proxy by setup.mjs --with-actionlint into ~/.cache/bump-lab/actionlint-<version>/.
 export const ACTIONLINT = "1.7.12";
+// mdBook for the `bumplab` fence's site test (tests/e2e/fences.spec.ts):
+// `cargo install mdbook` from crates.io by setup.mjs --with-site-generators,
+// without its serve and watch features (the test only builds).
+export const MDBOOK = "0.5.4";
+
+// The browsers besides Chromium in `npm test` (tests/browsers/), Debian's,
+// installed by setup.mjs --with-browser: Firefox ESR, driven over WebDriver
+// BiDi, and WebKitGTK's WebDriver with its MiniBrowser (the WebKit engine
+// Safari is built on), run in a virtual display by xvfb-run.
+export const FIREFOX = "/usr/bin/firefox-esr";
+export const WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver";
+export const MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";

@@ -450,8 +450,9 @@ test.describe("golden screenshots", () => {
     await page.keyboard.press("Shift+ArrowRight");
     await expect(page.locator(".op-micro")).toHaveText("Micro-step 2 of 4: round down to the alignment (one mask)");
     const detail = page.locator("#detail-grid");
-    await expect(detail).toContainText("cost 22 wasm instructions · 2 conditional branches (fast path)");
-    await expect(detail).toContainText("global allocator (dlmalloc, wasm32): 88 instructions");
+    await expect(detail).toContainText("cost 20 wasm instructions · 2 conditional branches (fast path)");
+    await expect(detail).toContainText("global allocator (dlmalloc, wasm32): 84 instructions");
+    await expect(detail).toContainText("layout typed u64: size and alignment known at compile time, as in bump.alloc(value) for a u64");
     await expect(detail).toContainText("placed 8 bytes at 0x10100 (chunk 0, offset 240)");
     await expect(detail).toContainText("padding 7 bytes of padding before the block");
     await expect(detail).toContainText("let new_ptr = new_ptr & !(align - W::ONE); // step: round_down");

@@ -118,6 +118,8 @@ test("an embed without the cost view fetches the lean module only; the host page
   let paths = await fetched(page);
   expect(paths.filter((p) => LEAN_WASM.test(p))).toHaveLength(1);
   expect(paths.filter((p) => METERED.test(p))).toEqual([]);
+  // A program without `#>` comments fetches no narration (its chunk is the narrating embeds' alone).
+  expect(paths.filter((p) => /\/assets\/playerNarration-[\w-]+\.js$/.test(p))).toEqual([]);
 
   requests = [];
   await openHost(page);

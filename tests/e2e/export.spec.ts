@@ -376,3 +376,94 @@ test("Export animation: a range past the limit, or backwards, is refused with a 
   await expect(page.locator(".share-status")).toHaveText("To op must be a whole op number from 0 to 260.");
   expect(downloads).toBe(0);
 });
+
+/** A GIF's logical screen size, its frames and their delays (hundredths of a second), read from its blocks. */
+function gifFrames(bytes: Buffer): { width: number; height: number; frames: number; delays: number[]; loops: boolean } {
+  expect(bytes.subarray(0, 6).toString("ascii")).toBe("GIF89a");
+  const width = bytes.readUInt16LE(6);
+  const height = bytes.readUInt16LE(8);
+  const packed = bytes[10] ?? 0;
+  let at = 13 + (packed & 0x80 ? 3 * 2 ** ((packed & 7) + 1) : 0);
+  const delays: number[] = [];
+  let frames = 0;
+  let loops = false;
+  const skipSubBlocks = (): void => {
+    while ((bytes[at] ?? 0) !== 0) at += (bytes[at] ?? 0) + 1;
+    at++;
+  };
+  while (at < bytes.length) {
+    const b = bytes[at];
+    if (b === 0x3b) break;
+    if (b === 0x21) {
+      const label = bytes[at + 1];
+      if (label === 0xf9) delays.push(bytes.readUInt16LE(at + 4));
+      if (label === 0xff && bytes.subarray(at + 3, at + 14).toString("ascii") === "NETSCAPE2.0") loops = true;
+      at += 2;
+      skipSubBlocks();
+    } else if (b === 0x2c) {
+      frames++;
+      const local = bytes[at + 9] ?? 0;
+      at += 10 + (local & 0x80 ? 3 * 2 ** ((local & 7) + 1) : 0);
+      at++; // LZW minimum code size
+      skipSubBlocks();
+    } else {
+      throw new Error(`unexpected GIF block 0x${(b ?? 0).toString(16)} at ${at}`);
+    }
+  }
+  return { width, height, frames, delays, loops };
+}
+
+test("Export GIF: the same steps as the animation, a frame a step, one second each, looping", async ({ page }, info) => {
+  await openAt(page, LONG, "op 0 / 12");
+  await openShare(page);
+  const group = page.getByRole("group", { name: "Animation" });
+  await group.getByLabel("From op").fill("2");
+  await group.getByLabel("To op").fill("6");
+  const file = await downloadOf(page, "Export GIF", info.outputPath("animation.gif"));
+  expect(file.name).toBe("bumplab-hinckley-up-animation-2-to-op-6.gif");
+  const gif = gifFrames(file.bytes);
+  expect(gif.frames).toBe(5);
+  expect(gif.delays).toEqual([100, 100, 100, 100, 100]);
+  expect(gif.loops).toBe(true);
+  await expect(page.locator(".share-status")).toHaveText(new RegExp(`^Exported ops 2 to 6 as an animated GIF: 5 frames of ${gif.width} × ${gif.height} px, 1 s each, ${Math.round(file.bytes.length / 1024)} kB\\.$`));
+  // The figure's size: the map's width inside the figure's margins.
+  const mapWidth = Number(await page.locator("#memory-map svg.memory-map").getAttribute("width"));
+  expect(gif.width).toBe(Math.ceil(Math.max(300, mapWidth) + 48));
+  // Each frame shows its step: drawn by the browser, the first and last frames differ.
+  const frames = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/gif;base64,${b64}`;
+    await img.decode();
+    return { w: img.naturalWidth, h: img.naturalHeight };
+  }, file.bytes.toString("base64"));
+  expect(frames).toEqual({ w: gif.width, h: gif.height });
+});
+
+test("the Figure controls: a dark export from a light page, with the writer's caption, and snippets that follow them", async ({ page, browser }, info) => {
+  await openAt(page, STATE, `op ${STATE.step} / 6`);
+  await openShare(page);
+  const figure = page.getByRole("group", { name: "Figure" });
+  await figure.getByLabel("Caption").fill("Where the padding goes");
+  await figure.getByLabel("Theme").selectOption("dark");
+  const file = await downloadOf(page, "Export SVG", info.outputPath("dark.svg"));
+  // The page stays light.
+  expect(await page.evaluate(() => getComputedStyle(document.body).colorScheme)).not.toBe("dark");
+  const alone = await openAlone(browser, file.path);
+  const background = await alone.locator("rect.figure-background").evaluate((r) => getComputedStyle(r).fill);
+  const channels = /rgb\((\d+), (\d+), (\d+)\)/.exec(background)?.slice(1).map(Number) ?? [];
+  expect(Math.max(...channels), `a dark background: ${background}`).toBeLessThan(60);
+  const title = await alone.locator("text.figure-title").evaluate((t) => getComputedStyle(t).fill);
+  expect(Math.min(...(/rgb\((\d+), (\d+), (\d+)\)/.exec(title)?.slice(1).map(Number) ?? [])), `light text: ${title}`).toBeGreaterThan(180);
+  await expect(alone.locator("text.figure-caption")).toHaveText(/^Where the padding goes \(bumpalo on wasm32, /);
+  await alone.close();
+
+  await figure.getByLabel("Height (px)").fill("480");
+  await figure.getByLabel("Height (px)").blur();
+  await page.getByRole("button", { name: "Copy embed code" }).click();
+  const dialog = page.getByRole("dialog", { name: "Embed this view" });
+  const iframe = await dialog.locator('[data-snippet="iframe"] textarea').inputValue();
+  expect(iframe).toContain("/embed.html?figure=1&amp;caption=Where+the+padding+goes&amp;theme=dark#v1?");
+  expect(iframe).toContain('height="480"');
+  const fence = await dialog.locator('[data-snippet="fence"] textarea').inputValue();
+  expect(fence).toBe(`\`\`\`bumplab target=wasm32 step=3 caption="Where the padding goes" height=480 theme=dark\n${STATE.source}\n\`\`\``);
+});

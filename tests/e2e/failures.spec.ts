@@ -1,87 +1,54 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { expect, test, type ConsoleMessage, type Page } from "@playwright/test";
 import { ORIGIN } from "../../playwright.config";
 import { encodeShare, type SharedState } from "../../web/src/share/link";
 import { embedSnippets } from "../../web/src/share/snippets";
+import { cdn as cdnHandler, CDN_MODES, post as blogPost, serve, type CdnMode, type Served } from "./servers";
 
 // When the engine cannot load, a figure says why in words and shows its
 // static fallback, and the console gets one line saying how to fix it.
 //
-// Two servers besides the app's: a "CDN" that re-serves the app's build
-// (fetched from ORIGIN) under a path prefix choosing what goes wrong, and a
-// "blog" on another port whose pages carry the share panel's component
-// snippet for that CDN, optionally under a Content-Security-Policy.
+// Two servers besides the app's (servers.ts): a "CDN" that re-serves the
+// app's build under a path prefix choosing what goes wrong, and a "blog" on
+// another port whose pages carry the share panel's component snippet for
+// that CDN, optionally under a Content-Security-Policy.
 // Bare @playwright/test: these pages log errors on purpose.
 
 const STATE: SharedState = { source: "a = alloc 1\nb = alloc u64", allocator: "bumpalo", target: "64", capacity: null, minAlign: null, step: 2, compare: null };
 
-/** How the CDN serves a file, by the first segment of its path. */
-type Mode = "cors" | "missing-wasm" | "js-cors-only" | "garbage-wasm" | "nocors";
-
-const TYPES: Record<string, string> = { js: "text/javascript", wasm: "application/wasm", html: "text/html; charset=utf-8", css: "text/css", svg: "image/svg+xml" };
-
-let cdn: Server;
-let blog: Server;
+let cdn: Served;
+let blog: Served;
 let CDN = "";
 let BLOG = "";
 let hash = "";
 
-async function cdnFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const m = /^\/(cors|missing-wasm|js-cors-only|garbage-wasm|nocors)(\/[^?#]*)/.exec(req.url ?? "");
-  if (!m?.[1] || !m[2]) {
-    res.writeHead(404).end();
-    return;
-  }
-  const mode = m[1] as Mode;
-  const path = m[2];
-  const ext = /\.(\w+)$/.exec(path)?.[1] ?? "";
-  const wasm = ext === "wasm";
-  const cors = mode === "cors" || mode === "missing-wasm" || mode === "garbage-wasm" || (mode === "js-cors-only" && !wasm);
-  const headers: Record<string, string> = { "content-type": TYPES[ext] ?? "application/octet-stream" };
-  if (cors) headers["access-control-allow-origin"] = "*";
-  if (wasm && mode === "missing-wasm") {
-    res.writeHead(404, headers).end("not here");
-    return;
-  }
-  if (wasm && mode === "garbage-wasm") {
-    res.writeHead(200, headers).end("this is not a WebAssembly module");
-    return;
-  }
-  const upstream = await fetch(`${ORIGIN}${path}`);
-  res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
-}
-
 /** A blog post with the share panel's component snippet, its script served by the CDN under `mode`. */
-function post(mode: Mode): string {
+function post(mode: CdnMode): string {
   const snippet = embedSnippets(`${CDN}/${mode}/`, hash, STATE.allocator).find((s) => s.id === "component")?.code;
   if (!snippet) throw new Error("no component snippet");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title></head><body><h1>Where do the bytes go?</h1>\n${snippet}\n<p>After the figure.</p></body></html>`;
+  return blogPost(snippet);
 }
 
 test.beforeAll(async () => {
   hash = await encodeShare(STATE);
-  cdn = createServer((req, res) => {
-    cdnFile(req, res).catch((e: unknown) => res.writeHead(500).end(String(e)));
-  });
-  blog = createServer((req, res) => {
+  cdn = await serve(cdnHandler(ORIGIN));
+  CDN = cdn.origin;
+  blog = await serve((req, res) => {
     const m = /^\/(\w[\w-]*)\.html$/.exec(req.url ?? "");
     const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8" };
     if (m?.[1] === "csp") {
       // Scripts from here and the CDN, but no 'wasm-unsafe-eval': WebAssembly may not compile.
       headers["content-security-policy"] = `script-src 'self' ${CDN}`;
       res.writeHead(200, headers).end(post("cors"));
-    } else if (m?.[1] && ["cors", "missing-wasm", "js-cors-only", "garbage-wasm", "nocors"].includes(m[1])) {
-      res.writeHead(200, headers).end(post(m[1] as Mode));
+    } else if (m?.[1] && CDN_MODES.includes(m[1] as CdnMode)) {
+      res.writeHead(200, headers).end(post(m[1] as CdnMode));
     } else res.writeHead(404).end();
   });
-  for (const server of [cdn, blog]) await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  CDN = `http://127.0.0.1:${(cdn.address() as AddressInfo).port}`;
-  BLOG = `http://127.0.0.1:${(blog.address() as AddressInfo).port}`;
+  BLOG = blog.origin;
 });
 
 test.afterAll(async () => {
-  for (const server of [cdn, blog]) await new Promise<void>((resolve) => server.close(() => resolve()));
+  await cdn.close();
+  await blog.close();
 });
 
 let consoleLines: string[] = [];
@@ -120,23 +87,23 @@ async function failed(page: Page, reason: string): Promise<string> {
 
 test("a wasm file the server answers 404 for: the element names the status and the file, the console says to deploy it", async ({ page }) => {
   await page.goto(`${BLOG}/missing-wasm.html`);
-  expect(await failed(page, "http")).toMatch(/^Bump Lab could not load its engine: the server answered 404 Not Found for bump-lab-trace_bg-[\w-]+\.wasm\.$/);
+  expect(await failed(page, "http")).toMatch(/^Bump Lab could not load its engine: the server answered 404 Not Found for trace_bg-[\w-]+\.wasm\.$/);
   expect(ours()[0]).toMatch(
-    new RegExp(`^\\[bump-lab\\] the server answered 404 Not Found for bump-lab-trace_bg-[\\w-]+\\.wasm\\. To fix it: deploy bump-lab-trace_bg-[\\w-]+\\.wasm beside the script that loads it .*so that ${CDN}/missing-wasm/bump-lab-trace_bg-[\\w-]+\\.wasm answers 200\\.$`),
+    new RegExp(`^\\[bump-lab\\] the server answered 404 Not Found for trace_bg-[\\w-]+\\.wasm\\. To fix it: deploy the whole build folder, trace_bg-[\\w-]+\\.wasm with it .*so that ${CDN}/missing-wasm/assets/trace_bg-[\\w-]+\\.wasm answers 200\\.$`),
   );
 });
 
 test("a wasm file from another origin without a CORS header: the element says the server sends none, the console names the header", async ({ page }) => {
   await page.goto(`${BLOG}/js-cors-only.html`);
   expect(await failed(page, "network")).toMatch(
-    new RegExp(`^Bump Lab could not load its engine: the browser could not fetch bump-lab-trace_bg-[\\w-]+\\.wasm from ${CDN}: that server sends no CORS header \\(Access-Control-Allow-Origin\\), or it cannot be reached\\.$`),
+    new RegExp(`^Bump Lab could not load its engine: the browser could not fetch trace_bg-[\\w-]+\\.wasm from ${CDN}: that server sends no CORS header \\(Access-Control-Allow-Origin\\), or it cannot be reached\\.$`),
   );
   expect(ours()[0]).toContain(`To fix it: serve ${CDN}'s files with the header "Access-Control-Allow-Origin: *"`);
 });
 
 test("bytes that are not WebAssembly: the element says the browser could not compile the engine, the console says which browsers can", async ({ page }) => {
   await page.goto(`${BLOG}/garbage-wasm.html`);
-  expect(await failed(page, "compile")).toMatch(/^Bump Lab could not load its engine: this browser could not compile the engine, bump-lab-trace_bg-[\w-]+\.wasm \(CompileError: .+\)\.$/);
+  expect(await failed(page, "compile")).toMatch(/^Bump Lab could not load its engine: this browser could not compile the engine, trace_bg-[\w-]+\.wasm \(CompileError: .+\)\.$/);
   expect(ours()[0]).toMatch(/To fix it: use a browser from 2021 or later \(Chrome\/Edge 91, Firefox 89, Safari 15\); if the browser is recent, .+ is not the \.wasm file built with this bump-lab\.js/);
 });
 

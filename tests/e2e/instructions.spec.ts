@@ -7,7 +7,7 @@ import { expect, test } from "./playground";
 // runs two conditional branches bumping down (fitzgen-down: the size's
 // checked_sub, not taken, then new_ptr < start, taken to the bump) and one
 // bumping up (hinckley-up: the end-of-chunk check, taken), as the cost view
-// counts them: 22 and 27 instructions.
+// counts them: 20 and 25 instructions, the u64's layout a constant.
 const PROGRAM = "a = alloc 1\nb = alloc u64";
 
 const counter = (page: Page) => page.locator(".step-counter");
@@ -97,6 +97,25 @@ test("hinckley-up, b = alloc u64: one conditional branch, the same count as the 
   expect(branches.map((b) => b.outcome)).toEqual(["taken"]);
 });
 
+test("each op's shape: the u64 listed as the code compiled with its layout, `alloc 1` as the run-time path", async ({ page }) => {
+  await run(page, "up-min-align");
+  await openInstructions(page);
+  // `b = alloc u64`: the root compiled with the u64's layout as constants.
+  await expect(panel(page).locator(".instructions-note")).toContainText(
+    "Compiled with the u64's layout as a constant: tests and roundings it decides were folded away before this code ran.",
+  );
+  await expect(panel(page).locator(".instructions-fn-head").first()).toContainText("bumplab_measure_alloc_typed");
+  await expect(page.locator(".op-shape")).toHaveText("layout typed u64: size and alignment known at compile time, as in bump.alloc(value) for a u64");
+  await expect(page.locator('svg.cost-svg g.cost-bar[data-op="1"]')).toHaveAttribute("aria-label", /^op 2 · alloc b · typed u64 · 15 wasm instructions/);
+  await countsMatchCostView(page, 1);
+  // `a = alloc 1`: a run-time layout, the plain root; up-min-align tests and rounds at run time.
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expect(page.locator(".op-shape")).toHaveText(/^layout run-time layout: size and alignment known only at run time/);
+  await expect(panel(page).locator(".instructions-note")).toContainText("Compiled with the size and alignment as run-time values");
+  await expect(panel(page).locator(".instructions-fn-head").first()).not.toContainText("_typed");
+  await expect(page.locator('svg.cost-svg g.cost-bar[data-op="0"]')).toHaveAttribute("aria-label", /^op 1 · alloc a · run-time layout · 38 wasm instructions/);
+});
+
 test("bumpalo's new chunk: the slow path under its own heading, its share the cost view's slow count", async ({ page }) => {
   // wasm32, `repeat 10 { x = alloc 64 }`: op 8 makes the second chunk.
   await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
@@ -111,7 +130,10 @@ test("bumpalo's new chunk: the slow path under its own heading, its share the co
   expect(m, costText).not.toBeNull();
   await openInstructions(page);
   await expect(summary(page)).toHaveText(`${m?.[1]} instructions, ${m?.[3]} conditional branches executed`);
-  await expect(panel(page).locator(".instructions-note")).toHaveText(`${m?.[2]} of them in the slow path.`);
+  // `alloc 64` is a run-time layout; the note says so before the slow path's share.
+  await expect(panel(page).locator(".instructions-note")).toHaveText(
+    `Compiled with the size and alignment as run-time values: nothing about them was decided at compile time. ${m?.[2]} of them in the slow path.`,
+  );
   // alloc_layout_slow is headed "slow path", below the root, with what it called.
   const slow = panel(page).locator("section.instructions-fn.is-slow");
   await expect(slow.first().locator(".instructions-fn-head")).toContainText(/^slow path\s*Bumpalo::alloc_layout_slow\s*depth 1/);
@@ -225,7 +247,7 @@ test("while the listing loads the view says so, and a listing it cannot read get
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
   let requests = 0;
-  await page.route(/listing(-[\w-]+)?\.json$/, async (route) => {
+  await page.route(/listing(-[\w-]+)?\/index\.json$/, async (route) => {
     requests++;
     await held;
     await route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ format: 99, files: [], functions: {} }) });
@@ -236,7 +258,7 @@ test("while the listing loads the view says so, and a listing it cannot read get
   await expect(panel(page).locator(".instructions-status")).toHaveText("Loading the compiled code's listing…");
   release();
   await expect(panel(page).locator(".instructions-status")).toHaveText(
-    "The compiled code's listing is not available: the listing has format 99, and this page reads format 1. Try again",
+    "The compiled code's listing is not available: the listing has format 99, and this page reads format 2. Try again",
   );
   await panel(page).getByRole("button", { name: "Try again" }).click();
   await expect.poll(() => requests).toBe(2);

@@ -221,3 +221,21 @@ test("a directive the narration cannot read is shown at its line", async ({ page
   ]);
   await expect(narration(page).getByRole("button", { name: /^Try it/ })).toHaveCount(0);
 });
+
+test("minimum alignment: the numbers the narration states are the ones the Cost panel shows", async ({ page }) => {
+  await openLesson(page, "Minimum alignment: less work per allocation");
+  const cost = page.locator(".op-cost .op-cost-text");
+  await page.getByRole("button", { name: "First" }).click();
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(counter(page)).toHaveText("op 1 / 9");
+  // `a`, a u64 whose layout the compiler knows: 15, as the words say.
+  await expect(narrationBody(page)).toContainText("the Cost panel shows 15 wasm instructions, where hinckley-up runs 25 for the same u64");
+  await expect(cost).toHaveText(/^15 wasm instructions · 1 conditional branch/);
+  await expect(page.locator(".op-shape")).toContainText("typed u64");
+  // `g`, a run-time layout: 38.
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 9 / 9");
+  await expect(narrationBody(page)).toContainText("38 instructions, more than the 27 hinckley-up runs for the same request");
+  await expect(cost).toHaveText(/^38 wasm instructions · 1 conditional branch/);
+  await expect(page.locator(".op-shape")).toContainText("run-time layout");
+});

@@ -4,8 +4,8 @@ import { expect, test } from "./playground";
 // Programs recorded from real software (web/public/examples/recorded/), in
 // the Programs menu. Each opens like a lesson written for bumpalo on 64-bit:
 // its narration's figures are recomputed from its trace by
-// web/src/model/recorded.test.ts (the JSON parser's: 2,425 ops, 45.1 wasm
-// instructions per op against dlmalloc's 229).
+// web/src/model/recorded.test.ts (the JSON parser's: 2,425 ops, 47.5 wasm
+// instructions per op against dlmalloc's 229.3).
 
 const counter = (page: Page) => page.locator(".step-counter");
 const narration = (page: Page) => page.locator('[data-view="narration"]');
@@ -36,16 +36,16 @@ test("a recorded program opens from the Programs menu at its last op, narrated f
   await expect(page.getByRole("combobox", { name: "Target" })).toHaveValue("64");
   await expect(narration(page).getByRole("heading", { name: `Recorded: ${JSON_ARENA}` })).toBeVisible();
   await expect(narration(page)).toContainText("Written for bumpalo, 64-bit");
-  await expect(narration(page)).toContainText("Each op runs 45.1 wasm instructions on average, against 229 for dlmalloc");
+  await expect(narration(page)).toContainText("Each op runs 47.5 wasm instructions on average, against 229.3 for dlmalloc");
   await expect(narration(page)).toContainText("Recorded with: cargo run -p bumplab-record --example json_arena");
 
   // Another arena: the narration's figures were bumpalo's, so they are put away, with the way back.
   await page.getByRole("combobox", { name: "Allocator" }).selectOption("bump-scope-up");
   await expect(narration(page).getByRole("button", { name: "Back to the lesson" })).toBeVisible();
-  await expect(narration(page)).not.toContainText("45.1 wasm instructions");
+  await expect(narration(page)).not.toContainText("47.5 wasm instructions");
   await narration(page).getByRole("button", { name: "Back to the lesson" }).click();
   await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("bumpalo");
-  await expect(narration(page)).toContainText("45.1 wasm instructions on average");
+  await expect(narration(page)).toContainText("47.5 wasm instructions on average");
 });
 
 // Outside the playground fixture: the browser itself logs the failed request

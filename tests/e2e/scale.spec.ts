@@ -144,14 +144,18 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
 
   // Every frame of the drag: the op the counter names, and the map's summary and rows drawn with it.
   await page.evaluate(() => {
-    const w = window as unknown as { __dragFrames: { op: string; summary: string; chunks: string }[]; __dragSampling: boolean };
+    const w = window as unknown as { __dragFrames: { op: string; summary: string; chunks: string; detailsOp: string; busy: string; statsShown: string }[]; __dragSampling: boolean };
     w.__dragFrames = [];
     w.__dragSampling = true;
     const sample = (): void => {
+      const dd = document.querySelector("#stats dd");
       w.__dragFrames.push({
         op: document.querySelector(".step-counter")?.textContent ?? "",
         summary: document.getElementById("map-summary")?.textContent ?? "",
         chunks: document.querySelector("#memory-map svg.memory-map")?.getAttribute("data-chunks") ?? "",
+        detailsOp: document.querySelector("#op-details .op-index")?.textContent ?? "",
+        busy: ["stats", "cost-view", "op-details", "code-view"].map((id) => document.getElementById(id)?.getAttribute("aria-busy") ?? "-").join(","),
+        statsShown: dd ? getComputedStyle(dd).visibility : "",
       });
       if (w.__dragSampling) requestAnimationFrame(sample);
     };
@@ -194,7 +198,17 @@ test("dragging the scrubber across 100,000 ops leaves the editor, the code view 
 
   // What each frame of the drag showed is what the page shows at rest at that op: the counter
   // never names one step while the map draws another (a frame draws the step prepared before it).
-  const seen = await page.evaluate(() => (window as unknown as { __dragFrames: { op: string; summary: string; chunks: string }[] }).__dragFrames);
+  const seen = await page.evaluate(
+    () => (window as unknown as { __dragFrames: { op: string; summary: string; chunks: string; detailsOp: string; busy: string; statsShown: string }[] }).__dragFrames,
+  );
+  // No two numbers on screen disagree: a frame whose op's details and stats are
+  // not the counter's op shows them dimmed, busy and with their numbers hidden.
+  const behind = seen.filter((f) => f.detailsOp !== "" && f.detailsOp !== `Op ${/^op (\d+) \//.exec(f.op)?.[1]}`);
+  expect(behind.length, "frames where the hand moved on from the settled step").toBeGreaterThan(5);
+  for (const f of behind) expect([f.busy, f.statsShown], `${f.op}, details of ${f.detailsOp}`).toEqual(["true,true,true,true", "hidden"]);
+  // At rest nothing is marked.
+  await expect(page.locator("#stats")).not.toHaveAttribute("aria-busy", "true");
+  await expect(page.locator("#stats dd").first()).toBeVisible();
   const during = [...new Map(seen.filter((f) => !f.op.startsWith("op 0 ")).map((f) => [f.op, f])).values()];
   expect(during.length, "distinct ops drawn during the drag").toBeGreaterThan(5);
   for (const f of [during[0], during[Math.floor(during.length / 3)], during[Math.floor((2 * during.length) / 3)], during.at(-2)]) {

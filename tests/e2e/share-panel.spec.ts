@@ -88,24 +88,25 @@ test("Copy link inside an op: the copied link reopens at the same micro-step", a
   await other.close();
 });
 
-test("Copy embed code: five snippets, each carrying the current link", async ({ page }) => {
+test("Copy embed code: six snippets, figures by default, each carrying the current link", async ({ page }) => {
   await openAtState(page);
   await page.getByRole("button", { name: "Copy embed code" }).click();
   const dialog = page.getByRole("dialog", { name: "Embed this view" });
   await expect(dialog).toBeVisible();
   const ids = await dialog.locator("[data-snippet]").evaluateAll((els) => els.map((e) => e.getAttribute("data-snippet")));
-  expect(ids).toEqual(["iframe", "component", "markdown", "hugo", "jekyll"]);
+  expect(ids).toEqual(["iframe", "component", "markdown", "hugo", "jekyll", "fence"]);
   const hash = await encodeShare(STATE);
   // Attribute values are HTML-escaped in the snippets: "&" is written "&amp;".
   const unescape = (s: string): string => s.replaceAll("&amp;", "&").replaceAll("&quot;", '"').replaceAll("&lt;", "<");
-  for (const id of ids) {
+  for (const id of ids.filter((i) => i !== "fence")) {
     const code = unescape(await dialog.locator(`[data-snippet="${id}"] textarea`).inputValue());
     expect(code, `${id} snippet`).toContain(hash);
   }
   const code = (id: string): Promise<string> => dialog.locator(`[data-snippet="${id}"] textarea`).inputValue().then(unescape);
-  expect(await code("iframe")).toContain(`/embed.html#${hash}"`);
+  expect(await code("iframe")).toContain(`/embed.html?figure=1#${hash}"`);
   expect(await code("markdown")).toContain(`/index.html#${hash})`);
-  expect(await code("component")).toContain(`link="${hash}"`);
+  // The figure's height, measured as the snippet shows it, reserved before it is drawn.
+  expect(await code("component")).toMatch(new RegExp(`link="${hash.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}" figure style="--bumplab-height:\\d+px"`));
   await dialog.getByRole("button", { name: "Copy Hugo shortcode" }).click();
   expect(unescape(await page.evaluate(() => navigator.clipboard.readText()))).toBe(await code("hugo"));
   await dialog.getByRole("button", { name: "Close" }).click();

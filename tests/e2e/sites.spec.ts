@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { expect, test, type FrameLocator, type Locator, type Page } from "@playwright/test";
 import { ORIGIN } from "../../playwright.config";
 import { decodeShare, encodeShare, type SharedState } from "../../web/src/share/link";
-import { appBase, embedSnippets } from "../../web/src/share/snippets";
+import { appBase, embedSnippets, embedTitle } from "../../web/src/share/snippets";
 import { DEFAULT_PROGRAM } from "../../web/src/model/generators";
 
 // Real blogs: the tiny Hugo and Jekyll sites in tests/sites/ get the share
@@ -96,7 +96,10 @@ test.beforeAll(async () => {
     const source = join(work, `${site.name}-src`);
     cpSync(join(SITES, site.name), source, { recursive: true });
     const snippets = hashes.map((hash, i) => {
-      const code = embedSnippets(base, hash, LINKS[i]?.allocator ?? "").find((s) => s.id === site.name)?.code;
+      // The panel's defaults: a figure, 360 px, the page's theme, titled with every allocator shown.
+      const state = LINKS[i];
+      const allocators = state?.compare ? state.compare.map((c) => c.allocator) : [state?.allocator ?? ""];
+      const code = embedSnippets(base, hash, { allocators, figure: true, caption: "", height: 360, theme: "auto" }).find((s) => s.id === site.name)?.code;
       if (code === undefined) throw new Error(`the share panel offers no ${site.name} snippet`);
       return code;
     });
@@ -141,7 +144,7 @@ async function appShows(page: Page, state: SharedState, hash: string): Promise<{
 }
 
 for (const site of SITE_LIST) {
-  test(`the ${site.name} post's embeds, from the share panel's snippets, show the blocks the app shows for the same links`, async ({ page }) => {
+  test(`the ${site.name} post's embeds, from the share panel's snippets (figures), show the blocks the app shows for the same links`, async ({ page }) => {
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     const expected = [];
@@ -158,10 +161,10 @@ for (const site of SITE_LIST) {
       // The generator escaped the link once: the browser hands the iframe the link itself.
       const src = (await iframes.nth(i).evaluate((f) => (f as HTMLIFrameElement).src)) ?? "";
       expect(src, "the iframe's address").not.toContain("&amp;");
-      expect(src.startsWith(`${ORIGIN}/embed.html#v1?`), src).toBe(true);
+      expect(src.startsWith(`${ORIGIN}/embed.html?figure=1#v1?`), src).toBe(true);
       expect(await decodeShare(src), src).toEqual(await decodeShare(hashes[i] ?? ""));
 
-      await expect(iframes.nth(i)).toHaveAttribute("title", `Bump Lab: ${state.allocator}`);
+      await expect(iframes.nth(i)).toHaveAttribute("title", embedTitle(state.compare ? state.compare.map((c) => c.allocator) : [state.allocator]));
       await iframes.nth(i).scrollIntoViewIfNeeded();
       const frame = page.frameLocator("iframe.bumplab").nth(i);
       await expect(frame.locator("#embed[data-ready=true]")).toHaveCount(1, { timeout: 20_000 });

@@ -4,7 +4,7 @@
 
 import type { RunConfig } from "./engine/config";
 import { measureCosts } from "./engine/costWorkerClient";
-import { fetchListing, instructionsSource } from "./engine/listing";
+import { fetchListing, fetchListingFunction, instructionsSource } from "./engine/listing";
 import { loadCostModule, loadSourceText } from "./engine/load";
 import { traceNow } from "./engine/run";
 import { sourceTexts } from "./engine/sourceTexts";
@@ -75,7 +75,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
   syncShareLinks(store, {
     known: (allocator) => allocators.some((a) => a.name === allocator),
     lessonExists: (id) => lessonById(id) !== undefined,
-    notice: (text) => showNotice(mounts.notice, text),
+    notice: (text, link) => showNotice(mounts.notice, text, link),
     clearNotice: () => (mounts.notice.hidden = true),
   });
   applyTheme(store.getState().theme);
@@ -196,6 +196,7 @@ export function startApp(module: TraceModule, mounts: Mounts): Store<AppState, A
   // The Instructions view's data: nothing is fetched until it first opens.
   const instructions = instructionsSource({
     loadListing: fetchListing,
+    loadFunction: fetchListingFunction,
     // On the page's thread: one op's replay, once the view settles on it.
     executedOps: (config, op) =>
       loadCostModule().then((m) => {

@@ -25,7 +25,7 @@ import { sharedOf } from "./state/shareSync";
 import { renderCodeView } from "./views/codeView";
 import { renderCompare } from "./views/compare";
 import { renderCostView } from "./views/costView";
-import { h } from "./views/dom";
+import { h, markCatchingUp } from "./views/dom";
 import { renderInstructions, renderInstructionsToggle, unlinkCode } from "./views/instructions";
 import { renderCompareInstructions } from "./views/instructionsCompare";
 import { renderEditor } from "./views/editor";
@@ -267,6 +267,7 @@ function singleRunInput(s: AppState, trace: TraceView, ctx: AppViewContext, foll
 function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewContext, following = false): void {
   const step = clampStep(trace, s.step);
   const op = currentOp(trace, step);
+  if (following) catchingUp(m, true);
   renderRun(
     following ? { stepper: m.stepper, mapSummary: m.mapSummary, map: m.map } : m,
     following ? {} : { stats: renderStats, cost: renderCostView, code: renderCodeView },
@@ -329,6 +330,7 @@ function renderInstructionsPanel(m: Mounts, s: AppState, trace: TraceView, op: O
       column: s.instructionsColumn,
       codePath: path,
       current: focus.current !== null ? { path, line: focus.current } : null,
+      shape: op?.shape ?? null,
     },
     { onRetry: () => ctx.instructions?.retry(), onColumn: (column) => ctx.dispatch({ type: "selectInstructionsColumn", column }) },
     m.code,
@@ -417,8 +419,18 @@ export function prepareFollowingDrag(m: Mounts, s: AppState, ctx: AppViewContext
   return true;
 }
 
+/**
+ * Marks the views a dragged scrubber leaves at the settled step (the drag
+ * draws the map, its summary and the stepper alone): they say so, and show no
+ * number the map's would contradict.
+ */
+function catchingUp(m: Mounts, on: boolean): void {
+  for (const lagging of [m.stats, m.cost, m.x86, m.opDetails, m.code, m.narration]) markCatchingUp(lagging, on);
+}
+
 export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   if (renderFollowingDrag(m, s, ctx)) return;
+  catchingUp(m, false);
   const { dispatch } = ctx;
   const op = s.trace ? currentOp(s.trace, s.step) : undefined;
   renderEditor(
@@ -507,14 +519,30 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   }
 }
 
-/** A message above the page that is not the program's error, with a Dismiss button. */
-export function showNotice(mount: HTMLElement, text: string): void {
+/**
+ * A message above the page that is not the program's error, with a Dismiss
+ * button; with `link` (a share link that did not open), a Copy link button
+ * too, so the reader can keep, repair or report the link they were given.
+ */
+export function showNotice(mount: HTMLElement, text: string, link?: string): void {
   const dismiss = h("button", { type: "button", class: "link-button" }, "Dismiss");
   dismiss.addEventListener("click", () => {
     mount.hidden = true;
     mount.replaceChildren();
   });
-  mount.replaceChildren(h("span", {}, text), " ", dismiss);
+  const actions: (Node | string)[] = [];
+  if (link !== undefined) {
+    const copied = h("output", { class: "notice-copied" });
+    const copy = h("button", { type: "button", class: "link-button" }, "Copy link");
+    copy.addEventListener("click", () => {
+      navigator.clipboard.writeText(link).then(
+        () => (copied.textContent = "Copied."),
+        () => (copied.textContent = `Copy it from the address bar: the clipboard is not available here.`),
+      );
+    });
+    actions.push(" ", copy, copied);
+  }
+  mount.replaceChildren(h("span", {}, text), ...actions, " ", dismiss);
   mount.hidden = false;
 }
 

@@ -442,25 +442,29 @@ describe("bumplab trace, determinism", () => {
 
 describe("costs in the CLI's trace are the allocator's own", () => {
   // Hinckley, "Bump Allocation: Up or Down?": bumping down takes 2 branches,
-  // the first bump up 3, the one-branch bump up 1; a checkpoint is a load of
-  // the bump pointer and a restore a store of it.
+  // the first bump up 3, the one-branch bump up 1, whatever the compiler
+  // knows of the layout; a `u64`'s constant layout folds some arithmetic
+  // away, so it takes fewer instructions than `alloc 1`, a run-time layout.
+  // A checkpoint is a load of the bump pointer and a restore a store of it.
   const program = "a = alloc 1\nb = alloc u64\ncheckpoint s\nrestore s\n";
-  for (const [allocator, instructions, branches] of [
-    ["fitzgen-down", 22, 2],
-    ["hinckley-up-naive", 32, 3],
-    ["hinckley-up", 27, 1],
+  for (const [allocator, layoutInstructions, typedInstructions, branches] of [
+    ["fitzgen-down", 22, 20, 2],
+    ["hinckley-up-naive", 32, 27, 3],
+    ["hinckley-up", 27, 25, 1],
   ] as const) {
     for (const target of ["64", "wasm32"]) {
-      it(`${allocator} --target ${target}: every fast-path alloc ${instructions} instructions and ${branches} branches`, () => {
+      it(`${allocator} --target ${target}: a run-time layout's alloc ${layoutInstructions} instructions, a u64's ${typedInstructions}, both ${branches} branches`, () => {
         const r = bumplab(["trace", "--allocator", allocator, "--target", target, "-"], program);
         expect(r.status).toBe(0);
-        const t = JSON.parse(r.stdout) as { ops: { kind: string; cost: { wasm_instructions: number; wasm_branches: number; slow_instructions: number } }[] };
-        const costs = t.ops.map((o) => [o.kind, o.cost.wasm_instructions, o.cost.wasm_branches, o.cost.slow_instructions]);
+        const t = JSON.parse(r.stdout) as {
+          ops: { kind: string; shape?: { kind: string }; cost: { wasm_instructions: number; wasm_branches: number; slow_instructions: number } }[];
+        };
+        const costs = t.ops.map((o) => [o.kind, o.shape?.kind, o.cost.wasm_instructions, o.cost.wasm_branches, o.cost.slow_instructions]);
         expect(costs).toEqual([
-          ["alloc", instructions, branches, 0],
-          ["alloc", instructions, branches, 0],
-          ["checkpoint", 2, 0, 0],
-          ["restore", 4, 0, 0],
+          ["alloc", "layout", layoutInstructions, branches, 0],
+          ["alloc", "typed", typedInstructions, branches, 0],
+          ["checkpoint", undefined, 2, 0, 0],
+          ["restore", undefined, 4, 0, 0],
         ]);
       });
     }
@@ -528,11 +532,13 @@ describe("bumplab trace --executed", () => {
       expect(o.executed).toHaveLength(o.cost.wasm_instructions);
       expect(o.executed.filter((e) => /^(if|br_if|br_table)\b/.test(e.text))).toHaveLength(o.cost.wasm_branches);
     }
-    // `b = alloc u64`: 22 instructions in the measured root, with fitzgen's
-    // bounds check (new pointer >= chunk start) on its own source line.
+    // `a = alloc 1`, a run-time layout, runs the run-time root; `b = alloc
+    // u64` the root compiled with the u64's layout: 20 instructions, with
+    // fitzgen's bounds check (new pointer >= chunk start) on its own line.
+    expect(new Set(t.ops[0]!.executed.map((e) => e.function))).toEqual(new Set(["bumplab_cost::roots::bumplab_measure_alloc"]));
     const b = t.ops[1]!.executed;
-    expect(b).toHaveLength(22);
-    expect(new Set(b.map((e) => e.function))).toEqual(new Set(["bumplab_cost::roots::bumplab_measure_alloc"]));
+    expect(b).toHaveLength(20);
+    expect(new Set(b.map((e) => e.function))).toEqual(new Set(["bumplab_cost::roots::bumplab_measure_alloc_typed"]));
     expect(b.filter((e) => e.text.startsWith("br_if")).map((e) => `${e.file}:${e.line}`)).toEqual([
       "crates/core/src/algorithms/bump_down.rs:28",
       "crates/core/src/algorithms/bump_down.rs:40",

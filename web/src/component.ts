@@ -1,5 +1,5 @@
 // <bump-lab>: the player as a custom element for pages that load one script
-// (dist/bump-lab.js; its wasm is fetched from beside the script, wherever it
+// (dist/bump-lab.js; its wasm is fetched from the build folder's assets/, wherever it
 // is served). Each element has its own shadow root, store and styles, so
 // several on a page are independent; it stops playing while offscreen.
 //
@@ -24,11 +24,13 @@ import appStyles from "./styles.css?inline";
 import playerStyles from "./embed.css?inline";
 import { EngineLoadError, loadTraceModule, logEngineFailure } from "./engine/load";
 import type { Target } from "./engine/types";
-import { standaloneSvg, svgFileText } from "./share/export";
+import { standaloneSvg, svgFileText, svgToPng } from "./share/export";
+import { mapFigure } from "./share/figure";
 import { decodeShare, encodeShare, parseCompare, type SharedState } from "./share/link";
 import { parseViews, startPlayer, type Player } from "./share/player";
 import { parseTheme, setTheme } from "./share/theme";
 import { DEFAULT_CONFIG } from "./model/defaults";
+import { normalizeNewlines } from "./model/format";
 
 /** styles.css written for a shadow root: its :root rules apply to the host. */
 export function shadowCss(css: string): string {
@@ -42,6 +44,8 @@ const viewStyles = Object.values(import.meta.glob<string>("./views/**/*.css", { 
 
 const HOST_CSS = `
 :host { display: block; contain: content; }
+/* Until drawn, the height the snippet reserved (the share panel measured it from the drawn figure). */
+:host(:not([data-ready]):not([data-error])) { min-height: var(--bumplab-height, auto); }
 :host([hidden]) { display: none; }
 .bl-load-failed { padding: 8px 12px; border: 1px dashed var(--muted); border-radius: 6px; }
 .bl-load-failed > .bl-error { margin: 0 0 8px; }
@@ -133,6 +137,34 @@ export class BumpLabElement extends HTMLElement {
     return svgFileText(standaloneSvg(svg, { title, background: getComputedStyle(this.#mount).backgroundColor || null }));
   }
 
+  /**
+   * The figure on show as the Share panel exports it: a standalone SVG file's
+   * text with a title naming every allocator shown, the maps, a legend, a
+   * caption (the `caption` attribute's words, then the op's) and an "Open
+   * live" link to this view in the app at `app` (an index.html's URL; by
+   * default the one beside this script),
+   * its size, and with `png` the same figure rasterised at `scale`× as
+   * base64. `bumplab figure` calls it in a headless browser. Null before the
+   * first render.
+   */
+  async exportFigure(options: { app?: string; png?: boolean; scale?: number } = {}): Promise<{ svg: string; width: number; height: number; png?: string } | null> {
+    const player = this.#player;
+    const trace = player?.store.getState().trace ?? null;
+    if (!player || !trace) return null;
+    const state = player.shared();
+    const link = `${options.app ?? new URL(/* @vite-ignore */ "index.html", import.meta.url).href}#${await encodeShare(state)}`;
+    const fig = await mapFigure(this.#root, state, trace, { link, styleRoot: this.#mount, caption: this.getAttribute("caption") });
+    if (!fig) return null;
+    const out: { svg: string; width: number; height: number; png?: string } = { svg: fig.text, width: fig.width, height: fig.height };
+    if (options.png) {
+      const bytes = new Uint8Array(await (await svgToPng(fig.text, fig.width, fig.height, options.scale ?? 2)).arrayBuffer());
+      let binary = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      out.png = btoa(binary);
+    }
+    return out;
+  }
+
   #applyTheme(): void {
     setTheme(this, parseTheme(this.getAttribute("theme")) ?? "auto");
   }
@@ -181,7 +213,7 @@ export class BumpLabElement extends HTMLElement {
       state = decoded.state;
     }
     const program = this.getAttribute("program");
-    if (program !== null) state = { ...state, source: program.replace(/^\n+/, "") };
+    if (program !== null) state = { ...state, source: normalizeNewlines(program).replace(/^\n+/, "") };
     const allocator = this.getAttribute("allocator");
     // Another preset: the link's child allocator may not exist there.
     if (allocator && allocator !== state.allocator) state = { ...state, allocator, child: null };

@@ -20,6 +20,24 @@ function parseHeight(text: string | null): number | null {
   return n >= 80 && n <= 10_000 ? n : null;
 }
 
+/**
+ * Auto-resize: posts the content height to the host (docs/embedding.md)
+ * from now on, whenever it changes. Called once the figure is drawn (or its
+ * error shown), not before: until then the host keeps the height its
+ * snippet reserved, which the share panel measured from the drawn figure,
+ * instead of shrinking to "Loading…" and growing back as the reader arrives.
+ */
+function reportHeight(root: HTMLElement): void {
+  if (window.parent === window) return;
+  let last = -1;
+  new ResizeObserver(() => {
+    const h = Math.ceil(root.getBoundingClientRect().height);
+    if (h === last) return;
+    last = h;
+    window.parent.postMessage(resizeMessage(h), "*");
+  }).observe(root);
+}
+
 function flag(text: string | null, fallback: boolean): boolean {
   if (text === null) return fallback;
   return !["0", "false", "no", "off"].includes(text.toLowerCase());
@@ -44,17 +62,6 @@ async function main(): Promise<void> {
     root.style.setProperty("--bl-height", `${height}px`);
   }
 
-  // Auto-resize: the host may listen for our content height (docs/embedding.md).
-  if (window.parent !== window) {
-    let last = -1;
-    new ResizeObserver(() => {
-      const h = Math.ceil(root.getBoundingClientRect().height);
-      if (h === last) return;
-      last = h;
-      window.parent.postMessage(resizeMessage(h), "*");
-    }).observe(root);
-  }
-
   let state = DEFAULT_STATE;
   if (location.hash.length > 1) {
     const decoded = await decodeShare(location.hash);
@@ -65,6 +72,7 @@ async function main(): Promise<void> {
       p.textContent = decoded.error;
       root.replaceChildren(p);
       root.removeAttribute("aria-busy");
+      reportHeight(root);
       return;
     }
     state = decoded.state;
@@ -83,6 +91,7 @@ async function main(): Promise<void> {
   });
   await player.ready;
   root.removeAttribute("aria-busy");
+  reportHeight(root);
   // A hidden iframe (scrolled away, a closed <details>) stops playing.
   new IntersectionObserver((entries) => {
     for (const e of entries) player.setVisible(e.isIntersecting);
@@ -92,6 +101,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   const root = document.getElementById("embed");
   if (root) {
+    reportHeight(root);
     const p = document.createElement("p");
     p.className = "bl-error";
     p.setAttribute("role", "alert");

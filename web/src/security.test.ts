@@ -128,7 +128,7 @@ describe('every addEventListener("message") site', () => {
   const sites = SOURCES.filter((p) => LISTENS.test(stripComments(readFileSync(p, "utf8")))).map((p) => relative(ROOT, p));
 
   it("are the ones known here (a new one must be added with its check)", () => {
-    expect(sites).toEqual(["web/src/embed.ts", "web/src/engine/costWorker.ts", "web/src/engine/costWorkerClient.ts"]);
+    expect(sites).toEqual(["web/src/embed.ts", "web/src/engine/costWorker.ts", "web/src/engine/costWorkerClient.ts", "web/src/share/measureEmbed.ts"]);
   });
 
   /**
@@ -140,6 +140,8 @@ describe('every addEventListener("message") site', () => {
     // A dedicated worker hears only the page that made it; the page listens on that Worker object only.
     "web/src/engine/costWorker.ts": [/parseCostJob\(\s*e\.data\s*\)/, /if \(!job\) return/],
     "web/src/engine/costWorkerClient.ts": [/w\.addEventListener\(\s*"message"/, /parseCostReply\(\s*e\.data\s*\)/, /if \(!reply\) return/],
+    // The share panel hears its own measuring frame only, and only a height.
+    "web/src/share/measureEmbed.ts": [/event\.source\s*===\s*frame\.contentWindow\s*&&\s*isResizeMessage\(\s*event\.data\s*\)/],
   };
 
   it.each(sites)("%s checks the sender and the message's shape", (site) => {
@@ -195,5 +197,22 @@ describe('every addEventListener("message") site', () => {
     ];
     for (const data of bad) expect(parseHostMessage(data), JSON.stringify(data)?.slice(0, 60)).toBeNull();
     expect(parseHostMessage({ type: "bumplab:theme", theme: "dark" })).toEqual({ type: "bumplab:theme", theme: "dark" });
+  });
+
+  it("the measured height's guard takes a finite, non-negative height and nothing else", async () => {
+    const { isResizeMessage, resizeMessage } = await import("./share/theme");
+    const bad: unknown[] = [
+      null,
+      "bumplab:resize 300",
+      { type: "bumplab:resize" },
+      { type: "bumplab:resize", height: "300" },
+      { type: "bumplab:resize", height: Number.NaN },
+      { type: "bumplab:resize", height: Number.POSITIVE_INFINITY },
+      { type: "bumplab:resize", height: -1 },
+      { type: "bumplab:theme", theme: "dark" },
+      JSON.parse('{"__proto__": {"type": "bumplab:resize", "height": 300}}'),
+    ];
+    for (const data of bad) expect(isResizeMessage(data), JSON.stringify(data)?.slice(0, 60)).toBe(false);
+    expect(isResizeMessage(resizeMessage(351.2))).toBe(true);
   });
 });

@@ -166,6 +166,34 @@ benches! {
         setup(run) { let bump = Bump::with_capacity(1024); run(&bump, 42u32); }
         entry<'a>(bump: &'a Bump, value: u32) -> impl Sized + 'a { bump.alloc(value) }
     }
+    alloc_u64 [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
+              fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
+              model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
+        min_align: 1;
+        setup(run) { let bump = Bump::with_capacity(1024); run(&bump, 42u64); }
+        entry<'a>(bump: &'a Bump, value: u64) -> impl Sized + 'a { bump.alloc(value) }
+    }
+    alloc_u64_aligned [bumpalo, bump_scope_up, bump_scope_down,
+              up_min_align, down_min_align,
+              model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
+        min_align: 8;
+        setup(run) { let bump = Bump::with_capacity(1024); run(&bump, 42u64); }
+        entry<'a>(bump: &'a Bump, value: u64) -> impl Sized + 'a { bump.alloc(value) }
+    }
+    alloc_u128 [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
+              fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
+              model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
+        min_align: 1;
+        setup(run) { let bump = Bump::with_capacity(1024); run(&bump, 42u128); }
+        entry<'a>(bump: &'a Bump, value: u128) -> impl Sized + 'a { bump.alloc(value) }
+    }
+    alloc_u128_underaligned [bumpalo, bump_scope_up, bump_scope_down,
+              up_min_align, down_min_align,
+              model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
+        min_align: 8;
+        setup(run) { let bump = Bump::with_capacity(1024); run(&bump, 42u128); }
+        entry<'a>(bump: &'a Bump, value: u128) -> impl Sized + 'a { bump.alloc(value) }
+    }
     alloc_big_struct [bumpalo, bump_scope_up, bump_scope_down, blink_alloc,
               fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
@@ -334,6 +362,13 @@ benches! {
               fitzgen_down, hinckley_up_naive, hinckley_up, up_min_align, down_min_align,
               model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
         min_align: 1;
+        setup(run) { let bump = Bump::with_capacity(1024); run(&bump, Layout::new::<u32>()); }
+        entry<'a>(bump: &'a Bump, layout: Layout) -> impl Sized + 'a { bump.allocate(layout) }
+    }
+    black_box_allocate_overaligned [bumpalo, bump_scope_up, bump_scope_down,
+              up_min_align, down_min_align,
+              model_bumpalo, model_bump_scope_up, model_bump_scope_down] {
+        min_align: 8;
         setup(run) { let bump = Bump::with_capacity(1024); run(&bump, Layout::new::<u32>()); }
         entry<'a>(bump: &'a Bump, layout: Layout) -> impl Sized + 'a { bump.allocate(layout) }
     }

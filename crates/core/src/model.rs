@@ -236,6 +236,14 @@ impl Child {
 }
 
 /// An allocator model: what the engine steps, and what the measured exports call.
+///
+/// Implementations mark `alloc_with`, `realloc` and `free` `#[inline(always)]`
+/// (their cold paths apart, `#[inline(never)]`), as the real crates mark
+/// their allocation entry points `#[inline]`: each measured root then holds
+/// the model's code compiled with what its caller knows (a type's constant
+/// layout folds the alignment work away), and a count does not change with
+/// how many roots happen to call the same function, which is what decides
+/// whether the optimiser inlines a plain function.
 pub trait Model<W: Word>: Clone + Sized + 'static {
     /// What `checkpoint` saves and `restore` needs.
     type Checkpoint: Clone + 'static;

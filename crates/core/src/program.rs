@@ -20,11 +20,11 @@
 use serde::Serialize;
 
 /// Largest program text accepted, so a paste or a dropped file cannot
-/// exhaust the page's memory. A recording of a real program writes about 16
-/// to 21 bytes an op (a `free` line is short, an `alloc` with its alignment
-/// longer; `repeat` folds loops), so a recording of [`MAX_EXECUTED_OPS`]
-/// ops fits; the run's own memory, not the text's, is what bounds the op
-/// count.
+/// exhaust the page's memory. A recording of a real program writes 15 to 25
+/// bytes an op (a `free` line is short, an `alloc` with its alignment
+/// longer; `repeat` folds loops), so a recording of a million ops, the
+/// recorders' default limit, fits; one of all [`MAX_EXECUTED_OPS`] may
+/// not. The run's own memory, not the text's, is what bounds the op count.
 ///
 /// [`MAX_EXECUTED_OPS`]: crate::engine::MAX_EXECUTED_OPS
 pub const MAX_SOURCE_BYTES: usize = 32_000_000;
@@ -76,7 +76,8 @@ impl core::fmt::Display for ProgramError {
 }
 
 /// A primitive type usable as a size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Prim {
     U8,
     U16,
@@ -97,6 +98,18 @@ impl Prim {
             "usize" => Prim::Usize,
             _ => return None,
         })
+    }
+
+    /// The type's name as a program writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Prim::U8 => "u8",
+            Prim::U16 => "u16",
+            Prim::U32 => "u32",
+            Prim::U64 => "u64",
+            Prim::U128 => "u128",
+            Prim::Usize => "usize",
+        }
     }
 
     /// Size (= alignment) in bytes for a target with `usize_bytes`-byte words.
@@ -178,13 +191,56 @@ struct Token {
     pos: Pos,
 }
 
+/// The lines of `src`, each ended by `\n`, `\r\n` or a lone `\r`: a file
+/// saved with any of the three line endings reads the same, and its lines are
+/// numbered as a browser's text box numbers them (it turns each into `\n`).
+pub fn source_lines(src: &str) -> impl Iterator<Item = &str> {
+    // As `str::lines`: no line in an empty text, none after a final line end.
+    let mut rest = Some(src).filter(|s| !s.is_empty());
+    core::iter::from_fn(move || {
+        let text = rest?;
+        match text.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if text[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = Some(&text[i + skip..]).filter(|r| !r.is_empty());
+                Some(&text[..i])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    })
+}
+
+/// Longest token an error message quotes whole: a longer one (a megabyte of
+/// digits pasted by mistake) is quoted as its start and its length, so the
+/// message stays a line a reader can read.
+pub const MAX_QUOTED_CHARS: usize = 32;
+
+/// `token` in quotes, or its first characters and its length if it is longer
+/// than [`MAX_QUOTED_CHARS`].
+pub fn quoted(token: &str) -> String {
+    match token.char_indices().nth(MAX_QUOTED_CHARS) {
+        None => format!("'{token}'"),
+        Some(_) => {
+            let cut = token.char_indices().nth(24).map_or(token.len(), |(i, _)| i);
+            format!(
+                "'{}…' ({} characters)",
+                &token[..cut],
+                grouped(token.chars().count() as u64)
+            )
+        }
+    }
+}
+
 /// The tokens of `src`, and an error for each bad character, number or
 /// name. A bad number or name still yields a token, and a bad character is
 /// skipped, so the parser reads the line on and reports the lines after it.
 fn lex(src: &str) -> (Vec<Token>, Vec<ProgramError>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    for (li, line) in src.lines().enumerate() {
+    for (li, line) in source_lines(src).enumerate() {
         let line_no = li as u32 + 1;
         let chars: Vec<char> = line.chars().collect();
         let mut i = 0;
@@ -275,7 +331,10 @@ fn parse_number(word: &str, pos: Pos) -> Result<u64, ProgramError> {
     if word.starts_with('-') {
         return Err(ProgramError::at(
             pos,
-            format!("'{word}' is negative: sizes and counts are whole numbers of 0 or more"),
+            format!(
+                "{} is negative: sizes and counts are whole numbers of 0 or more",
+                quoted(word)
+            ),
         ));
     }
     let parsed = if let Some(hex) = word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
@@ -290,7 +349,7 @@ fn parse_number(word: &str, pos: Pos) -> Result<u64, ProgramError> {
             }
             _ => "is not a number (use decimal like 24 or hex like 0x18)",
         };
-        ProgramError::at(pos, format!("'{word}' {why}"))
+        ProgramError::at(pos, format!("{} {why}", quoted(word)))
     })
 }
 
@@ -417,14 +476,33 @@ impl Parser {
     fn size_expr(&mut self) -> Result<SizeExpr, ProgramError> {
         let pos = self.here();
         match self.next() {
-            Some(Token { tok: Tok::Num(n), .. }) => Ok(SizeExpr::Bytes(n)),
-            Some(Token { tok: Tok::Ident(s), pos }) => Prim::parse(&s).map(SizeExpr::Type).ok_or_else(|| {
-                ProgramError::at(pos, format!("unknown type '{s}': use a size in bytes or one of u8 u16 u32 u64 u128 usize"))
+            Some(Token {
+                tok: Tok::Num(n), ..
+            }) => Ok(SizeExpr::Bytes(n)),
+            Some(Token {
+                tok: Tok::Ident(s),
+                pos,
+            }) => Prim::parse(&s).map(SizeExpr::Type).ok_or_else(|| {
+                ProgramError::at(
+                    pos,
+                    format!(
+                        "unknown type {}: use a size in bytes or one of u8 u16 u32 u64 u128 usize",
+                        quoted(&s)
+                    ),
+                )
             }),
-            Some(Token { tok: Tok::LBracket, .. }) => {
+            Some(Token {
+                tok: Tok::LBracket, ..
+            }) => {
                 let (ty, tpos) = self.name("an element type")?;
                 let prim = Prim::parse(&ty).ok_or_else(|| {
-                    ProgramError::at(tpos, format!("unknown type '{ty}': use one of u8 u16 u32 u64 u128 usize"))
+                    ProgramError::at(
+                        tpos,
+                        format!(
+                            "unknown type {}: use one of u8 u16 u32 u64 u128 usize",
+                            quoted(&ty)
+                        ),
+                    )
                 })?;
                 self.expect(Tok::Semi, "';' between the element type and the length")?;
                 let (n, _) = self.number("an array length")?;
@@ -433,9 +511,15 @@ impl Parser {
             }
             Some(t) => Err(ProgramError::at(
                 t.pos,
-                format!("expected a size (bytes, a type like u64, or [u32; 17]), found {}", describe(&t.tok)),
+                format!(
+                    "expected a size (bytes, a type like u64, or [u32; 17]), found {}",
+                    describe(&t.tok)
+                ),
             )),
-            None => Err(ProgramError::at(pos, "expected a size, found the end of the program")),
+            None => Err(ProgramError::at(
+                pos,
+                "expected a size, found the end of the program",
+            )),
         }
     }
 
@@ -589,7 +673,15 @@ impl Parser {
             _ => {
                 self.expect(
                     Tok::Eq,
-                    &format!("'=' after '{word}' (as in `{word} = alloc 8`) or a statement"),
+                    &format!(
+                        "'=' after {} (as in `{} = alloc 8`) or a statement",
+                        quoted(&word),
+                        if word.chars().count() > MAX_QUOTED_CHARS {
+                            "a"
+                        } else {
+                            &word
+                        }
+                    ),
                 )?;
                 let name = word;
                 let (op, opos) = match self.next() {
@@ -635,7 +727,7 @@ impl Parser {
                     _ => {
                         return Err(ProgramError::at(
                             opos,
-                            format!("unknown operation '{op}': use alloc or realloc"),
+                            format!("unknown operation {}: use alloc or realloc", quoted(&op)),
                         ))
                     }
                 }
@@ -648,7 +740,7 @@ impl Parser {
 
 fn describe(t: &Tok) -> String {
     match t {
-        Tok::Ident(s) => format!("'{s}'"),
+        Tok::Ident(s) => quoted(s),
         Tok::Num(n) => format!("the number {n}"),
         Tok::Eq => "'='".into(),
         Tok::LBrace => "'{'".into(),
@@ -929,5 +1021,65 @@ mod limit_tests {
         assert_eq!(megabytes(31_950_000), "32 MB");
         assert_eq!(grouped(1_234_567), "1,234,567");
         assert_eq!(grouped(999), "999");
+    }
+}
+
+#[cfg(test)]
+mod hostile_input_tests {
+    use super::*;
+
+    fn messages(src: &str) -> Vec<String> {
+        let e = parse(src).unwrap_err();
+        core::iter::once(&e)
+            .chain(&e.more)
+            .map(|e| format!("{}:{}: {}", e.line, e.column, e.message))
+            .collect()
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_or_a_lone_cr_alike() {
+        let lf = "a = alloc 8\nb = alloc u64\nfree a\n";
+        let want = parse(lf).unwrap();
+        for text in [
+            "a = alloc 8\r\nb = alloc u64\r\nfree a\r\n",
+            "a = alloc 8\rb = alloc u64\rfree a\r",
+            "a = alloc 8\rb = alloc u64\r\nfree a",
+        ] {
+            assert_eq!(parse(text).unwrap(), want, "{text:?}");
+        }
+        // An error is on the line a text box shows it on, every \r a line break.
+        assert_eq!(
+            messages("a = alloc 8\rb = alloc 8 align x\r\rc = alloc x1"),
+            [
+                "2:19: expected an alignment, found 'x'",
+                "4:11: unknown type 'x1': use a size in bytes or one of u8 u16 u32 u64 u128 usize",
+            ]
+        );
+        assert_eq!(
+            source_lines("a\r\rb\r\n\nc").collect::<Vec<_>>(),
+            ["a", "", "b", "", "c"]
+        );
+        assert_eq!(source_lines("a\n").collect::<Vec<_>>(), ["a"]);
+        assert_eq!(source_lines("").count(), 0);
+    }
+
+    #[test]
+    fn a_megabyte_token_is_quoted_as_its_start_and_its_length() {
+        let digits = format!("1{}", "9".repeat(999_999));
+        let letters = format!("9{}", "x".repeat(999_999));
+        assert_eq!(
+            messages(&format!("a = alloc {digits}\nb = alloc {letters}\nc = alloc -{digits}\n")),
+            [
+                "1:11: '199999999999999999999999…' (1,000,000 characters) is too large (the largest is 0xffffffffffffffff)",
+                "2:11: '9xxxxxxxxxxxxxxxxxxxxxxx…' (1,000,000 characters) is not a number (use decimal like 24 or hex like 0x18)",
+                "3:11: '-19999999999999999999999…' (1,000,001 characters) is negative: sizes and counts are whole numbers of 0 or more",
+            ]
+        );
+        // 32 characters are quoted whole; multi-byte characters are cut on a character.
+        assert_eq!(quoted(&"x".repeat(32)), format!("'{}'", "x".repeat(32)));
+        assert_eq!(
+            quoted(&"é".repeat(40)),
+            format!("'{}…' (40 characters)", "é".repeat(24))
+        );
     }
 }

@@ -4,6 +4,7 @@
 use crate::algorithms::Direction;
 use crate::events::ChunkReason;
 use crate::model::Child;
+use crate::program::{Prim, SizeExpr};
 use crate::source::Source;
 use crate::word::Target;
 use serde::Serialize;
@@ -115,6 +116,10 @@ pub struct Op {
     /// Alignment padding bytes skipped to place this block.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub padding: Option<u64>,
+    /// What the compiler of a Rust caller knows of the op's layout (alloc,
+    /// realloc and free): the op is measured with exactly that known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
     /// For realloc: whether the block moved to a new address.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub moved: Option<bool>,
@@ -135,6 +140,68 @@ pub struct Op {
     /// metered wasm module (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+}
+
+/// How Rust code makes a request, by what its compiler knows of the
+/// `Layout`, as bump-scope's benchmark tables sort their cases
+/// (`alloc_u32`, `alloc_u32_slice`, `allocate`). A constant layout lets the
+/// optimiser decide an allocator's alignment tests and roundings at compile
+/// time: "Bump Allocation: Up or Down?" counts a minimum alignment's saving
+/// on exactly that, so an op's cost is measured with the same knowledge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "type")]
+pub enum Shape {
+    /// `alloc u64`, or freeing such a block: size and alignment are the
+    /// type's, both constants (`bump.alloc(value)`,
+    /// `Layout::new::<u64>()`, a `Box<u64>` dropped).
+    Typed(Prim),
+    /// `alloc [u32; N]`, or resizing or freeing a typed or array block: the
+    /// alignment is the element's constant, the size is known at run time
+    /// (`alloc_slice_copy`, `Layout::array::<u32>(n)`, a `Vec<u32>` growing).
+    Array(Prim),
+    /// `alloc 24 align 8`: size and alignment known only at run time
+    /// (`alloc_layout(layout)` with a layout built from values).
+    Layout,
+}
+
+impl Shape {
+    /// The shape of a request written as `size` with an explicit `align`
+    /// or none: a type or array at its natural alignment keeps what the
+    /// compiler knows of it; any other alignment is no Rust type's layout,
+    /// so it is a run-time layout.
+    pub fn of_request(size: SizeExpr, explicit_align: Option<u64>, usize_bytes: u64) -> Shape {
+        let natural = |p: Prim| explicit_align.is_none_or(|a| a == p.size(usize_bytes));
+        match size {
+            SizeExpr::Type(p) if natural(p) => Shape::Typed(p),
+            SizeExpr::Array(p, _) if natural(p) => Shape::Array(p),
+            _ => Shape::Layout,
+        }
+    }
+
+    /// The shape of resizing a block of this shape: its new size comes at run
+    /// time, its alignment stays what the compiler knew.
+    pub fn resized(self) -> Shape {
+        match self {
+            Shape::Typed(p) | Shape::Array(p) => Shape::Array(p),
+            Shape::Layout => Shape::Layout,
+        }
+    }
+
+    /// The alignment the compiler knows, if any.
+    pub fn known_align(self, usize_bytes: u64) -> Option<u64> {
+        match self {
+            Shape::Typed(p) | Shape::Array(p) => Some(p.size(usize_bytes)),
+            Shape::Layout => None,
+        }
+    }
+
+    /// The size the compiler knows, if any.
+    pub fn known_size(self, usize_bytes: u64) -> Option<u64> {
+        match self {
+            Shape::Typed(p) => Some(p.size(usize_bytes)),
+            Shape::Array(_) | Shape::Layout => None,
+        }
+    }
 }
 
 /// Executed wasm instructions and conditional branches of one op, counted by

@@ -412,3 +412,65 @@ fn many_live_chunks_are_charged_only_for_the_stats_a_run_computes() {
         );
     }
 }
+
+/// Each op says what a Rust caller's compiler would know of its layout: a
+/// type's constant layout, an array's constant alignment, or a run-time
+/// layout; a realloc keeps the block's alignment knowledge and loses its
+/// size, and a free takes its block's shape as it is then.
+#[test]
+fn each_op_carries_the_shape_of_its_request() {
+    use bumplab_core::program::Prim;
+    use bumplab_core::trace::Shape;
+    let src = "\
+a = alloc u64
+b = alloc [u32; 5]
+c = alloc 24 align 8
+d = alloc u32 align 16
+e = alloc [u16; 3] align 2
+f = alloc usize
+free a
+b = realloc b 40
+free b
+c = realloc c 48
+free c
+f = realloc f 16
+free f
+reset
+";
+    for target in [Target::W64, Target::Wasm32] {
+        let t = run(src, PresetId::BumpScopeUp, &opts(target, None)).unwrap();
+        let shapes: Vec<Option<Shape>> = t.ops.iter().map(|o| o.shape).collect();
+        assert_eq!(
+            shapes,
+            vec![
+                Some(Shape::Typed(Prim::U64)),
+                Some(Shape::Array(Prim::U32)),
+                Some(Shape::Layout),
+                // An alignment that is not the type's: no Rust type's layout.
+                Some(Shape::Layout),
+                // The element's own alignment, written out: still an array.
+                Some(Shape::Array(Prim::U16)),
+                Some(Shape::Typed(Prim::Usize)),
+                Some(Shape::Typed(Prim::U64)),
+                Some(Shape::Array(Prim::U32)),
+                Some(Shape::Array(Prim::U32)),
+                Some(Shape::Layout),
+                Some(Shape::Layout),
+                // A typed block resized: its alignment stays known, its size does not.
+                Some(Shape::Array(Prim::Usize)),
+                Some(Shape::Array(Prim::Usize)),
+                None,
+            ],
+            "{target:?}"
+        );
+        let json = serde_json::to_value(&t.ops[0]).unwrap();
+        assert_eq!(
+            json["shape"],
+            serde_json::json!({"kind": "typed", "type": "u64"})
+        );
+        assert_eq!(
+            serde_json::to_value(&t.ops[2]).unwrap()["shape"],
+            serde_json::json!({"kind": "layout"})
+        );
+    }
+}

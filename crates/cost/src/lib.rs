@@ -16,6 +16,7 @@ pub use meter::{
     bumplab_meter_append, bumplab_meter_plan, bumplab_meter_read, bumplab_meter_record,
 };
 
+use bumplab_core::trace::Shape;
 use bumplab_core::{presets, ProgramError};
 use wasm_bindgen::prelude::*;
 
@@ -55,7 +56,8 @@ pub fn last_panic() -> Option<String> {
 /// What the cost view needs of `source` on `allocator`, without the ops'
 /// events and micro-steps (the trace module's run gives those on demand):
 /// JSON `{"ops": N, "costs": [[instructions, branches, slow_instructions,
-/// slow_branches] | null, ...], "real"?: RealRun, "baseline"?: Baseline}`, or
+/// slow_branches] | null, ...], "shapes": ["u64" | "[u32]" | "layout" |
+/// null, ...], "real"?: RealRun, "baseline"?: Baseline}`, or
 /// the same `{"error": ...}` as [`trace_program`]. The run behind it is the
 /// full trace's, so its costs are exactly the ones `traceProgram` attaches.
 #[wasm_bindgen(js_name = traceCosts)]
@@ -84,7 +86,22 @@ pub fn trace_costs(
                     })
                 })
                 .collect();
-            let mut out = serde_json::json!({ "ops": trace.ops.len(), "costs": costs });
+            // Each op's shape (see `Shape`), short: `"u64"` for a type's
+            // constant layout, `"[u32]"` for an array's known alignment,
+            // `"layout"` for a run-time one, null for ops with no layout.
+            let shapes: Vec<Option<String>> = trace
+                .ops
+                .iter()
+                .map(|op| {
+                    op.shape.map(|s| match s {
+                        Shape::Typed(p) => p.name().to_string(),
+                        Shape::Array(p) => format!("[{}]", p.name()),
+                        Shape::Layout => "layout".to_string(),
+                    })
+                })
+                .collect();
+            let mut out =
+                serde_json::json!({ "ops": trace.ops.len(), "costs": costs, "shapes": shapes });
             if let Some(real) = &trace.real {
                 out["real"] = serde_json::to_value(real).expect("a real run always serialises");
             }

@@ -16,7 +16,7 @@ use bumplab_core::heap::Heap;
 use bumplab_core::model::{Allocated, Layout, Model, ModelOptions};
 use bumplab_core::presets::{self, PresetId, PresetVisitor};
 use bumplab_core::probe::NoProbe;
-use bumplab_core::trace::{Cost, Op, OpKind, Trace};
+use bumplab_core::trace::{Cost, Op, OpKind, Shape, Trace};
 use bumplab_core::word::Word;
 
 use crate::meter;
@@ -98,27 +98,68 @@ fn replay<W: Word, M: Model<W>>(
         recorder::at(Column::Model, i);
         let size = op.size.unwrap_or(0);
         let align = op.align.unwrap_or(1);
+        let word = trace.target.usize_bytes();
+        let shape = op.shape.unwrap_or(Shape::Layout);
         let (landed, cost) = match op.kind {
             OpKind::Alloc => {
-                let layout = layout::<W>(size, align);
-                let (r, cost) = counted(|| bumplab_measure_alloc(&mut model, &mut heap, layout));
+                let (r, cost) = match (shape.known_size(word), shape.known_align(word)) {
+                    (Some(s), _) => by_prim_size!(s, S => counted(|| {
+                        bumplab_measure_alloc_typed::<W, M, S>(&mut model, &mut heap)
+                    })),
+                    (None, Some(a)) => {
+                        let size = W::truncate(size);
+                        by_prim_size!(a, A => counted(|| {
+                            bumplab_measure_alloc_array::<W, M, A>(&mut model, &mut heap, size)
+                        }))
+                    }
+                    (None, None) => {
+                        let layout = layout::<W>(size, align);
+                        counted(|| bumplab_measure_alloc(&mut model, &mut heap, layout))
+                    }
+                };
                 (Some(r), cost)
             }
             OpKind::Realloc => {
                 let old = target_of(trace, op);
                 let addr = W::truncate(old.and_then(|o| o.address).unwrap_or(0));
-                let old = layout::<W>(old.and_then(|o| o.size).unwrap_or(0), align);
+                let old_size = old.and_then(|o| o.size).unwrap_or(0);
                 let new_size = W::truncate(size);
-                let (r, cost) =
-                    counted(|| bumplab_measure_realloc(&mut model, &mut heap, addr, old, new_size));
+                let (r, cost) = match shape.known_align(word) {
+                    Some(a) => {
+                        let old_size = W::truncate(old_size);
+                        by_prim_size!(a, A => counted(|| {
+                            bumplab_measure_realloc_array::<W, M, A>(
+                                &mut model, &mut heap, addr, old_size, new_size,
+                            )
+                        }))
+                    }
+                    None => {
+                        let old = layout::<W>(old_size, align);
+                        counted(|| {
+                            bumplab_measure_realloc(&mut model, &mut heap, addr, old, new_size)
+                        })
+                    }
+                };
                 (Some(r), cost)
             }
             OpKind::Free => {
                 let align = target_of(trace, op).and_then(|o| o.align).unwrap_or(1);
                 let addr = W::truncate(op.address.unwrap_or(0));
-                let layout = layout::<W>(size, align);
-                let ((), cost) =
-                    counted(|| bumplab_measure_free(&mut model, &mut heap, addr, layout));
+                let ((), cost) = match (shape.known_size(word), shape.known_align(word)) {
+                    (Some(s), _) => by_prim_size!(s, S => counted(|| {
+                        bumplab_measure_free_typed::<W, M, S>(&mut model, &mut heap, addr)
+                    })),
+                    (None, Some(a)) => {
+                        let size = W::truncate(size);
+                        by_prim_size!(a, A => counted(|| {
+                            bumplab_measure_free_array::<W, M, A>(&mut model, &mut heap, addr, size)
+                        }))
+                    }
+                    (None, None) => {
+                        let layout = layout::<W>(size, align);
+                        counted(|| bumplab_measure_free(&mut model, &mut heap, addr, layout))
+                    }
+                };
                 (None, cost)
             }
             OpKind::Reset => {

@@ -513,7 +513,9 @@ fn without_costs(mut v: Value) -> Value {
 /// Every op kind and path: fast and slow allocs, an oversized request, a
 /// realloc of the last block (in place up, moved down) and of another block
 /// (moved), a shrink, frees of the last and of another block, a zero-size
-/// request, a checkpoint and a restore that gives chunks back, a reset.
+/// request, a checkpoint and a restore that gives chunks back, a reset; and
+/// every shape of request (a type's constant layout, an array's constant
+/// alignment, a run-time layout) for alloc, realloc and free.
 const PROGRAM: &str = "\
 a = alloc 1
 b = alloc u64
@@ -530,6 +532,19 @@ e = alloc 600
 f = alloc 3000
 restore s
 g = alloc 100
+reset
+t8 = alloc u8
+t16 = alloc u16
+t32 = alloc u32
+t128 = alloc u128
+tw = alloc usize
+free tw
+v = alloc [u16; 3]
+v = realloc v 10
+w = alloc [u64; 2]
+free w
+free v
+free t128
 reset
 h = alloc 8
 ";
@@ -618,7 +633,16 @@ fn every_cost_the_page_shows_is_the_roots_own_fuel() {
             let mut calls = model.iter().peekable();
             for (op, shown_cost) in ops.iter().zip(&shown_model) {
                 let kind = op["kind"].as_str().unwrap();
-                let root = format!("bumplab_measure_{kind}:");
+                // The root of the op's shape: `bumplab_measure_alloc` for a
+                // run-time layout, `bumplab_measure_alloc_typed` and
+                // `bumplab_measure_alloc_array` for the shapes the compiler
+                // knows more of (see crates/cost/src/roots.rs).
+                let suffix = match op["shape"]["kind"].as_str() {
+                    Some("typed") => "_typed",
+                    Some("array") => "_array",
+                    _ => "",
+                };
+                let root = format!("bumplab_measure_{kind}{suffix}:");
                 match calls.peek() {
                     Some(c) if name(c).contains(&root) => {
                         let c = calls.next().unwrap();

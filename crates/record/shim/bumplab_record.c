@@ -18,7 +18,9 @@
  * Environment:
  *   BUMPLAB_RECORD_DIR      directory for the logs (default: the current
  *                           one); each process writes bumplab-<pid>.log
- *                           (bumplab-<pid>-2.log, ... after an exec)
+ *                           (bumplab-<pid>-2.log, ... after an exec), made
+ *                           when the process starts, so a process that
+ *                           loaded the shim always leaves a log
  *   BUMPLAB_RECORD_MAX_OPS  stop logging after this many calls (default
  *                           1000000, the playground's limit), saying so on
  *                           stderr once
@@ -37,16 +39,23 @@
  * - fork: the child starts a log of its own (pthread_atfork); exec starts a
  *   fresh image, which opens a fresh log.
  * - errno: the hooks leave errno as the real function set it.
- * The log is flushed when the buffer fills and at exit (a destructor), after
- * which every line is written at once. A process that ends without running
- * exit handlers (_exit, a signal) loses what was still buffered; its log
- * then has no "# end" line, and the program's header says so.
+ * The log is flushed when the buffer fills, at exit (a destructor), and
+ * before the process leaves by a way that runs no destructor: the exec
+ * family (the log ends "# exec PATH", then the new image logs on), _exit,
+ * _Exit and abort ("# end _exit", "# end abort"). Only a process killed by a
+ * signal loses what was still buffered; its log then has no end mark, and
+ * the program's header says so.
+ *
+ * The executable's path is written with every byte outside printable ASCII,
+ * and '%', as %XX: a path may hold a newline, and the log is one record a
+ * line (format 2; format 1 wrote the path as it was).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,6 +68,10 @@ typedef void *(*realloc_fn)(void *, size_t);
 typedef void (*free_fn)(void *);
 typedef void *(*align_size_fn)(size_t, size_t);
 typedef int (*posix_memalign_fn)(void **, size_t, size_t);
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef void (*exit_fn)(int);
+typedef void (*abort_fn)(void);
 
 static malloc_fn real_malloc;
 static calloc_fn real_calloc;
@@ -69,6 +82,12 @@ static align_size_fn real_memalign;
 static posix_memalign_fn real_posix_memalign;
 static malloc_fn real_valloc;
 static malloc_fn real_pvalloc;
+static execve_fn real_execve;
+static execve_fn real_execvpe;
+static fexecve_fn real_fexecve;
+static exit_fn real_exit;
+static exit_fn real_Exit;
+static abort_fn real_abort;
 
 /* ---- Bootstrap: what dlsym allocates before the real functions are known. */
 
@@ -111,6 +130,12 @@ static void resolve(void) {
     real_posix_memalign = (posix_memalign_fn)dlsym(RTLD_NEXT, "posix_memalign");
     real_valloc = (malloc_fn)dlsym(RTLD_NEXT, "valloc");
     real_pvalloc = (malloc_fn)dlsym(RTLD_NEXT, "pvalloc");
+    real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
+    real_execvpe = (execve_fn)dlsym(RTLD_NEXT, "execvpe");
+    real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
+    real_exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");
+    real_Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
+    real_abort = (abort_fn)dlsym(RTLD_NEXT, "abort");
     resolving = 0;
 }
 
@@ -126,8 +151,10 @@ static int fd = -1;
 static int started, configured, stopped, broken, exiting;
 static unsigned long long ops, max_ops = 1000000;
 static const char *dir = ".";
-static char exe[1024];
+static char exe[4096];
 static pid_t pid;
+/* The header or an exec line: a path of 4095 bytes, each at most 3 escaped. */
+static char long_line[3 * 4096 + 64];
 
 static void say(const char *s) {
     ssize_t r = write(2, s, strlen(s));
@@ -171,6 +198,21 @@ static void append_dec(char **at, unsigned long long v) {
         v /= 10;
     } while (v);
     while (i < sizeof digits) *(*at)++ = digits[i++];
+}
+
+/* A path as the log writes it: %XX for '%' and every byte outside
+ * printable ASCII, so a newline in it cannot end its line. */
+static void append_escaped(char **at, const char *s) {
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c >= 0x7f || c == '%') {
+            *(*at)++ = '%';
+            *(*at)++ = "0123456789abcdef"[c >> 4];
+            *(*at)++ = "0123456789abcdef"[c & 15];
+        } else {
+            *(*at)++ = (char)c;
+        }
+    }
 }
 
 static void append_hex(char **at, unsigned long long v) {
@@ -223,8 +265,8 @@ static void flush(void) {
     buf_len = 0;
 }
 
-/* Appends one line (at most 100 bytes) to the buffer, flushing first when
- * it might not fit. */
+/* Appends one line (at most sizeof long_line bytes) to the buffer, flushing
+ * first when it might not fit. */
 static void put_line(const char *line, size_t n) {
     if (buf_len + n > sizeof buf) flush();
     memcpy(buf + buf_len, line, n);
@@ -238,14 +280,13 @@ static void start(void) {
     pid = getpid();
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
-    char line[1200];
-    char *at = line;
-    append(&at, "# bumplab-record shim log 1\n# pid ");
+    char *at = long_line;
+    append(&at, "# bumplab-record shim log 2\n# pid ");
     append_dec(&at, (unsigned long long)pid);
     append(&at, "\n# exe ");
-    append(&at, exe);
+    append_escaped(&at, exe);
     append(&at, "\n");
-    put_line(line, (size_t)(at - line));
+    put_line(long_line, (size_t)(at - long_line));
 }
 
 /* Counts one call against the limit; 0 once the limit is reached. */
@@ -344,6 +385,10 @@ __attribute__((constructor)) static void shim_init(void) {
     if (!real_malloc) resolve();
     pthread_mutex_lock(&lock);
     configure();
+    /* The log is made now, not at the first flush: a process that ends
+     * before it fills the buffer still leaves one, saying who it was. */
+    start();
+    flush();
     pthread_mutex_unlock(&lock);
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
@@ -500,4 +545,153 @@ void *pvalloc(size_t size) {
     if (p) log_alloc(p, (size + page - 1) / page * page, page);
     LEAVE(e);
     return p;
+}
+
+/* ---- Leaving without destructors: exec, _exit, _Exit, abort.
+ *
+ * Each writes what is buffered and a last line saying how the process left,
+ * then calls the real function. A vfork child (it shares the parent's
+ * memory, so getpid() differs from the pid this image logs as) must not
+ * touch the parent's log: it goes straight through. The lock is held across
+ * an exec, so no other thread logs a call the new image would lose; if the
+ * exec fails it returns, and logging goes on. */
+
+/* The real functions, looked up at once if a program leaves before the
+ * constructor ran (a library's initialiser calling _exit). */
+static void resolved(void) {
+    if (!real_malloc && !resolving) resolve();
+}
+
+static int own_process(void) { return started && getpid() == pid; }
+
+/* Writes "# exec PATH" (or "# exec fd N") and flushes, with the lock held
+ * and the thread marked busy until `after_exec`. */
+static void before_exec(const char *path, int exec_fd) {
+    busy = 1;
+    pthread_mutex_lock(&lock);
+    char *at = long_line;
+    append(&at, "# exec ");
+    if (path) {
+        char shown[4096];
+        size_t n = strlen(path);
+        if (n > sizeof shown - 1) n = sizeof shown - 1;
+        memcpy(shown, path, n);
+        shown[n] = 0;
+        append_escaped(&at, shown);
+    } else {
+        append(&at, "fd ");
+        append_dec(&at, (unsigned long long)exec_fd);
+    }
+    append(&at, "\n");
+    put_line(long_line, (size_t)(at - long_line));
+    flush();
+}
+
+/* The exec failed and returned: the process goes on, and so does its log. */
+static void after_exec(int saved_errno) {
+    const char failed[] = "# exec-failed\n";
+    put_line(failed, sizeof failed - 1);
+    pthread_mutex_unlock(&lock);
+    busy = 0;
+    errno = saved_errno;
+}
+
+int execve(const char *path, char *const argv[], char *const envp[]) {
+    resolved();
+    if (busy || !own_process()) return real_execve(path, argv, envp);
+    before_exec(path, -1);
+    int r = real_execve(path, argv, envp);
+    after_exec(errno);
+    return r;
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[]) {
+    resolved();
+    if (busy || !own_process()) return real_execvpe(file, argv, envp);
+    before_exec(file, -1);
+    int r = real_execvpe(file, argv, envp);
+    after_exec(errno);
+    return r;
+}
+
+int fexecve(int exec_fd, char *const argv[], char *const envp[]) {
+    resolved();
+    if (busy || !own_process()) return real_fexecve(exec_fd, argv, envp);
+    before_exec(NULL, exec_fd);
+    int r = real_fexecve(exec_fd, argv, envp);
+    after_exec(errno);
+    return r;
+}
+
+extern char **environ;
+
+int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
+
+int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
+
+/* The list forms: their arguments gathered into an array on the stack. */
+#define GATHER_ARGS(first, last_arg)                                  \
+    va_list count_args;                                              \
+    va_start(count_args, last_arg);                                  \
+    size_t argc = 1;                                                 \
+    while (va_arg(count_args, char *)) argc++;                       \
+    va_end(count_args);                                              \
+    char *argv[argc + 1];                                            \
+    va_list args;                                                    \
+    va_start(args, last_arg);                                        \
+    argv[0] = (char *)(first);                                       \
+    for (size_t i = 1; i <= argc; i++) argv[i] = va_arg(args, char *);
+
+int execl(const char *path, const char *arg, ...) {
+    GATHER_ARGS(arg, arg);
+    va_end(args);
+    return execve(path, argv, environ);
+}
+
+int execlp(const char *file, const char *arg, ...) {
+    GATHER_ARGS(arg, arg);
+    va_end(args);
+    return execvpe(file, argv, environ);
+}
+
+int execle(const char *path, const char *arg, ...) {
+    GATHER_ARGS(arg, arg);
+    char **envp = va_arg(args, char **);
+    va_end(args);
+    return execve(path, argv, envp);
+}
+
+/* Writes "# end HOW" and what is buffered, for a process leaving now. */
+static void ending(const char *how) {
+    if (!own_process()) return;
+    if (!busy) pthread_mutex_lock(&lock);
+    char *at = long_line;
+    append(&at, "# end ");
+    append(&at, how);
+    append(&at, "\n");
+    put_line(long_line, (size_t)(at - long_line));
+    flush();
+    exiting = 1;
+    if (!busy) pthread_mutex_unlock(&lock);
+}
+
+void _exit(int status) {
+    resolved();
+    ending("_exit");
+    real_exit(status);
+    __builtin_unreachable();
+}
+
+void _Exit(int status) {
+    resolved();
+    ending("_exit");
+    real_Exit(status);
+    __builtin_unreachable();
+}
+
+void abort(void) {
+    resolved();
+    ending("abort");
+    real_abort();
+    __builtin_unreachable();
 }

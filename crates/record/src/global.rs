@@ -4,7 +4,7 @@
 use std::alloc::{GlobalAlloc, Layout};
 
 use crate::program::Program;
-use crate::recorder::{Call, Recorder, PLAYGROUND_MAX_OPS};
+use crate::recorder::{Call, Recorder, DEFAULT_MAX_OPS};
 
 /// What the program's header says recorded it.
 const THROUGH: &str = "the Rust GlobalAlloc wrapper";
@@ -31,11 +31,11 @@ pub struct RecordingGlobal<A> {
 }
 
 impl<A> RecordingGlobal<A> {
-    /// Wraps `inner`, stopping at the playground's limit of 1,000,000 ops.
+    /// Wraps `inner`, stopping at [`DEFAULT_MAX_OPS`](crate::DEFAULT_MAX_OPS) ops.
     pub const fn new(inner: A) -> Self {
         RecordingGlobal {
             inner,
-            recorder: Recorder::through(PLAYGROUND_MAX_OPS, THROUGH),
+            recorder: Recorder::through(DEFAULT_MAX_OPS, THROUGH),
         }
     }
 

@@ -32,4 +32,4 @@ pub mod shim_log;
 pub use allocator::Recorded;
 pub use global::RecordingGlobal;
 pub use program::{Options, Program};
-pub use recorder::{Call, Recorder, PLAYGROUND_MAX_OPS};
+pub use recorder::{Call, Recorder, DEFAULT_MAX_OPS, PLAYGROUND_MAX_OPS};

@@ -15,7 +15,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use bumplab_record::program::{self, Options};
 use bumplab_record::shim;
-use bumplab_record::shim_log::{self, ShimLog};
+use bumplab_record::shim_log::{self, Left, ShimLog};
+use bumplab_record::PLAYGROUND_MAX_OPS;
 
 const USAGE: &str = "usage:
   bumplab-record run --out FILE [OPTIONS] -- COMMAND [ARGS...]
@@ -27,11 +28,12 @@ const USAGE: &str = "usage:
 
 options:
   --out FILE          write the program to FILE (convert: default standard output; run: required)
-  --max-ops N         record at most N calls (default 1000000, the playground's limit)
+  --max-ops N         record at most N calls (default 1000000; the playground runs at most 1500000)
   --malloc-align N    the alignment malloc guarantees, the most a malloc-family block gets (default 16)
   --process NAME      run: record the process whose executable is called NAME (default: COMMAND's own)
   --shim FILE         run: preload this shim instead of building one
-  --keep-logs DIR     run: leave the raw logs in DIR
+  --keep-logs DIR     run: leave the raw logs in DIR (default: a temporary folder, removed
+                      after a recording that worked, kept and named after one that did not)
   --command TEXT      convert: what ran, for the program's header";
 
 fn fail(message: &str, code: i32) -> ! {
@@ -67,7 +69,15 @@ fn parse_args(argv: Vec<OsString>) -> Args {
         };
         match s.as_str() {
             "--out" => a.out = Some(value().into()),
-            "--max-ops" => a.max_ops = Some(number(value())),
+            "--max-ops" => {
+                let n = number(value());
+                if n > PLAYGROUND_MAX_OPS {
+                    eprintln!(
+                        "bumplab-record: warning: --max-ops {n} is above the {PLAYGROUND_MAX_OPS} ops the playground runs: a recording longer than that will not open there"
+                    );
+                }
+                a.max_ops = Some(n);
+            }
             "--malloc-align" => {
                 let n = number(value());
                 if !n.is_power_of_two() || n > program::MAX_ALIGN {
@@ -181,23 +191,100 @@ fn write_out(a: &Args, p: &program::Program) {
     }
 }
 
-fn read_log(path: &Path) -> ShimLog {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", path.display()), 1));
-    shim_log::parse(&text).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display()), 1))
+fn read_log(path: &Path) -> Result<ShimLog, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    shim_log::parse(&String::from_utf8_lossy(&bytes))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The file `--out` names, checked before the command runs: a recording
+/// that ran for an hour must not be lost to a folder that does not exist.
+/// Opened for appending (so nothing in it is lost yet) and made if missing;
+/// `made` says whether to remove it should the recording fail.
+struct OutFile {
+    path: PathBuf,
+    made: bool,
+}
+
+impl OutFile {
+    fn check(path: &Path) -> OutFile {
+        if path.is_dir() {
+            fail(
+                &format!(
+                    "cannot write {}: it is a folder (--out names the file to write)",
+                    path.display()
+                ),
+                1,
+            );
+        }
+        let made = !path.exists();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .unwrap_or_else(|e| {
+                fail(
+                    &format!(
+                        "cannot write {}: {e} (checked before running the command)",
+                        path.display()
+                    ),
+                    1,
+                )
+            });
+        OutFile {
+            path: path.to_path_buf(),
+            made,
+        }
+    }
+
+    /// The recording failed: an empty file this run made is not left behind.
+    fn abandon(&self) {
+        if self.made {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A log file's image number: 1 for bumplab-<pid>.log, n for
+/// bumplab-<pid>-<n>.log (the n-th program the process ran, after n - 1
+/// execs).
+fn image_number(path: &Path) -> u32 {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parts: Vec<&str> = stem.split('-').collect();
+    match parts.as_slice() {
+        [_, _, n] => n.parse().unwrap_or(1),
+        _ => 1,
+    }
+}
+
+/// Why the command's own process has no log, from how it ended.
+fn no_log_reason(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let ended = match (status.code(), status.signal()) {
+        (Some(code), _) => format!("it exited with status {code}"),
+        (None, Some(sig)) => format!("it was killed by signal {sig}"),
+        _ => format!("it ended with {status}"),
+    };
+    format!(
+        "{ended} without loading the shim: a statically linked or setuid program, or one started with LD_PRELOAD cleared, is not recorded"
+    )
 }
 
 fn run(a: Args) {
     if a.rest.is_empty() {
         fail(&format!("run needs a COMMAND after --\n{USAGE}"), 2);
     }
-    if a.out.is_none() {
+    let Some(out) = &a.out else {
         // Standard output is the command's own.
         fail(
             &format!("run needs --out FILE: the command writes to standard output\n{USAGE}"),
             2,
-        );
-    }
+        )
+    };
+    let out = OutFile::check(out);
     let library = shim_library(&a);
     let logs = match &a.keep_logs {
         Some(d) => d.clone(),
@@ -208,8 +295,18 @@ fn run(a: Args) {
             std::env::temp_dir().join(format!("bumplab-record-{}-{nanos}", std::process::id()))
         }
     };
-    std::fs::create_dir_all(&logs)
-        .unwrap_or_else(|e| fail(&format!("cannot create {}: {e}", logs.display()), 1));
+    std::fs::create_dir_all(&logs).unwrap_or_else(|e| {
+        out.abandon();
+        fail(&format!("cannot create {}: {e}", logs.display()), 1)
+    });
+    // Every failure from here on keeps the logs and says where they are.
+    let failed = |message: String| -> ! {
+        out.abandon();
+        fail(
+            &format!("{message}\nThe logs are kept in {}", logs.display()),
+            1,
+        )
+    };
     let mut preload = OsString::from(library.canonicalize().unwrap_or(library));
     if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|o| !o.is_empty()) {
         preload.push(":");
@@ -227,32 +324,41 @@ fn run(a: Args) {
         );
     let mut child = cmd
         .spawn()
-        .unwrap_or_else(|e| fail(&format!("cannot run {:?}: {e}", a.rest[0]), 1));
+        .unwrap_or_else(|e| failed(format!("cannot run {:?}: {e}", a.rest[0])));
     let pid = child.id();
     let status = child
         .wait()
-        .unwrap_or_else(|e| fail(&format!("waiting for the command: {e}"), 1));
+        .unwrap_or_else(|e| failed(format!("waiting for the command: {e}")));
     if !status.success() {
         eprintln!("bumplab-record: the command exited with {status}; writing what it recorded");
     }
 
-    let mut found: Vec<(PathBuf, ShimLog)> = std::fs::read_dir(&logs)
-        .unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", logs.display()), 1))
+    let entries = std::fs::read_dir(&logs)
+        .unwrap_or_else(|e| failed(format!("cannot read {}: {e}", logs.display())));
+    let mut found: Vec<(PathBuf, ShimLog)> = Vec::new();
+    for path in entries
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "log"))
-        .map(|p| {
-            let log = read_log(&p);
-            (p, log)
-        })
-        .collect();
+    {
+        let log = read_log(&path).unwrap_or_else(|e| failed(e));
+        found.push((path, log));
+    }
     // By pid, then in the order the images of one pid ran: bumplab-<pid>.log,
-    // then bumplab-<pid>-2.log, ... (a longer name is a later image).
-    found.sort_by_key(|(p, l)| (l.pid, p.as_os_str().len(), p.clone()));
+    // then bumplab-<pid>-2.log after its first exec, ...
+    found.sort_by_key(|(p, l)| (l.pid, image_number(p)));
     let listing = || {
         found
             .iter()
-            .map(|(_, l)| format!("  pid {} {} ({} calls)", l.pid, l.exe, l.calls.len()))
+            .map(|(_, l)| {
+                format!(
+                    "  pid {} {} ({} calls, {})",
+                    l.pid,
+                    l.exe,
+                    l.calls.len(),
+                    l.how_it_left()
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -261,32 +367,69 @@ fn run(a: Args) {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
     };
+    let images: Vec<&ShimLog> = found
+        .iter()
+        .filter(|(_, l)| l.pid == pid)
+        .map(|(_, l)| l)
+        .collect();
     let chosen = match &a.process {
         Some(name) => found
             .iter()
-            .filter(|(_, l)| exe_name(l).as_deref() == Some(name.as_str()))
-            .max_by_key(|(_, l)| l.calls.len()),
-        // The command's own process: its last image if it exec'd itself.
-        None => found.iter().rfind(|(_, l)| l.pid == pid),
+            .map(|(_, l)| l)
+            .filter(|l| exe_name(l).as_deref() == Some(name.as_str()))
+            .max_by_key(|l| l.calls.len()),
+        // The command's own process. If it exec'd, each program it became
+        // has a log: the one that made the most calls is the one the command
+        // was run for (`sh -c 'exec prog'` means prog; a program that ends
+        // by exec'ing a small helper means itself). The first wins a tie.
+        None => images.iter().copied().rev().max_by_key(|l| l.calls.len()),
     };
-    let Some((_, log)) = chosen else {
-        fail(
-            &format!(
-                "no log of {} among the {} processes recorded:\n{}",
-                a.process
-                    .as_deref()
-                    .map_or(format!("pid {pid}"), |n| format!("a process called {n}")),
-                found.len(),
-                listing()
+    let Some(log) = chosen else {
+        let what = match &a.process {
+            Some(name) => format!("no process called {name} was recorded"),
+            None => format!(
+                "the command's process (pid {pid}) left no log: {}",
+                no_log_reason(status)
             ),
-            1,
-        )
+        };
+        let seen = if found.is_empty() {
+            "No process left a log.".to_string()
+        } else {
+            format!(
+                "The logs it found, one per program each process ran:\n{}",
+                listing()
+            )
+        };
+        failed(format!("{what}. {seen}"))
     };
     let mut notes = log.notes();
-    if found.len() > 1 {
+    if images.len() > 1 && a.process.is_none() {
+        let ran: Vec<String> = images
+            .iter()
+            .map(|l| format!("{} ({} calls)", l.exe, l.calls.len()))
+            .collect();
         notes.push(format!(
-            "{} processes were logged; this is the one {}.",
-            found.len(),
+            "pid {pid} ran {} programs, one after another (exec): {}; this is the one that made the most calls.",
+            images.len(),
+            ran.join(", ")
+        ));
+    }
+    // An exec into a program that left no log: say so, it may be the one meant.
+    if let Some(last) = images.last() {
+        if let Some(Left::Exec(path)) = &last.left {
+            eprintln!(
+                "bumplab-record: warning: pid {pid} exec'd {path}, which left no log (a statically linked or setuid program, or LD_PRELOAD cleared): it is not recorded"
+            );
+        }
+    }
+    let processes = found
+        .iter()
+        .map(|(_, l)| l.pid)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    if processes > 1 {
+        notes.push(format!(
+            "{processes} processes were logged; this is the one {}.",
             if a.process.is_some() {
                 "--process chose"
             } else {
@@ -316,7 +459,7 @@ fn convert(a: Args) {
     let [log_path] = a.rest.as_slice() else {
         fail(&format!("convert needs exactly one LOG\n{USAGE}"), 2)
     };
-    let log = read_log(Path::new(log_path));
+    let log = read_log(Path::new(log_path)).unwrap_or_else(|e| fail(&e, 1));
     let command = a.command.clone().unwrap_or_else(|| log.exe.clone());
     let p = program::write(&log.calls, &options(&a, command, &log, log.notes()));
     write_out(&a, &p);

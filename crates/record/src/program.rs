@@ -18,13 +18,15 @@
 //!   size, the largest power of two that is at most the size and at most
 //!   [`Options::malloc_align`] (16 on x86-64 Linux): no object of a
 //!   fundamental type that fits in 24 bytes needs more than 16, none that fits
-//!   in 4 needs more than 4. The language takes alignments up to 4096; a
-//!   larger one is written as 4096 and counted.
+//!   in 4 needs more than 4. A `realloc` asks for none either: its block
+//!   gets what `malloc` guarantees for the new size, or keeps its own if that
+//!   is more. The language takes alignments up to 4096; a larger one is
+//!   written as 4096 and counted.
 
 use std::collections::{BTreeSet, HashMap};
 
 use crate::fold;
-use crate::recorder::{Call, PLAYGROUND_MAX_OPS};
+use crate::recorder::{Call, DEFAULT_MAX_OPS, PLAYGROUND_MAX_OPS};
 
 /// The largest alignment the program language takes.
 pub const MAX_ALIGN: u64 = 4096;
@@ -58,7 +60,7 @@ impl Default for Options {
             command: String::new(),
             recorder: "a recorder".to_string(),
             notes: Vec::new(),
-            max_ops: PLAYGROUND_MAX_OPS,
+            max_ops: DEFAULT_MAX_OPS,
             hit_limit: false,
             malloc_align: 16,
         }
@@ -110,15 +112,23 @@ impl Program {
         )
     }
 
-    /// What stops the playground from reading the program, if anything: the
-    /// recorders' op limit keeps the ops in bounds, not the text.
+    /// What stops the playground from opening the program, if anything: its
+    /// text past the 32 MB the playground reads, or its ops past the
+    /// 1,500,000 it runs (an op limit raised past that lets both happen).
     pub fn too_large(&self) -> Option<String> {
-        (self.text.len() > PLAYGROUND_MAX_BYTES).then(|| {
-            format!(
+        if self.text.len() > PLAYGROUND_MAX_BYTES {
+            Some(format!(
                 "the program is {} bytes, and the playground reads at most {PLAYGROUND_MAX_BYTES}: record fewer ops",
                 self.text.len()
-            )
-        })
+            ))
+        } else if self.ops > PLAYGROUND_MAX_OPS {
+            Some(format!(
+                "the program runs {} ops, and the playground runs at most {PLAYGROUND_MAX_OPS}: record fewer ops",
+                self.ops
+            ))
+        } else {
+            None
+        }
     }
 }
 
@@ -283,8 +293,12 @@ impl Writer<'_> {
             self.alloc(new, size, align);
             return;
         };
+        // C's realloc asks for no alignment: the new block gets what malloc
+        // guarantees for its new size, which grows with it (malloc(4) need
+        // only be 4-aligned, realloc(p, 100) must be 16-aligned), and never
+        // less than the block had.
         let align = if align == 0 {
-            b.align
+            self.align(0, size).max(b.align)
         } else {
             self.align(align, size)
         };

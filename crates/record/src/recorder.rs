@@ -37,9 +37,14 @@ pub enum Call {
     Reset,
 }
 
-/// The playground's own limit on a program's ops (repeats expanded): a
-/// recording longer than this could not run there.
-pub const PLAYGROUND_MAX_OPS: u64 = 1_000_000;
+/// The most ops the playground runs (repeats expanded; bumplab-core's
+/// `MAX_EXECUTED_OPS`): a longer recording does not open there.
+pub const PLAYGROUND_MAX_OPS: u64 = 1_500_000;
+
+/// The op limit every recorder stops at unless told otherwise: a million
+/// ops of a real program's recording (about 25 bytes an op) fit the
+/// playground's 32 MB of program text, which [`PLAYGROUND_MAX_OPS`] would not.
+pub const DEFAULT_MAX_OPS: u64 = 1_000_000;
 
 thread_local! {
     /// Set while this thread is inside a recorder: the log's own allocations
@@ -97,10 +102,9 @@ impl Default for Recorder {
 }
 
 impl Recorder {
-    /// A recorder that stops at the playground's limit of
-    /// [`PLAYGROUND_MAX_OPS`] ops.
+    /// A recorder that stops at [`DEFAULT_MAX_OPS`] ops.
     pub const fn new() -> Recorder {
-        Recorder::with_max_ops(PLAYGROUND_MAX_OPS)
+        Recorder::with_max_ops(DEFAULT_MAX_OPS)
     }
 
     /// A recorder that stops after `max_ops` calls, saying so on stderr once.

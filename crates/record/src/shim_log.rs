@@ -4,19 +4,39 @@
 //! The format is line-based text, so a log can be read with `less`:
 //!
 //! ```text
-//! # bumplab-record shim log 1
+//! # bumplab-record shim log 2
 //! # pid 4242
-//! # exe /usr/bin/jq
+//! # exe /usr/bin/jq          the executable's path, '%', control and non-ASCII bytes as %XX
 //! a 55d0c0a012a0 24 0       alloc: address (hex), size, alignment (0: malloc's)
 //! r 55d0c0a012a0 55d0c0a01300 48    realloc: old address, new address, new size
 //! f 55d0c0a01300             free (a free of null is never logged)
 //! ! limit 1000000            the shim stopped at its op limit
-//! # end                      written at exit; missing if the process never ran its exit handlers
+//! # end                      how the process left: at exit (its exit handlers ran),
+//! # end _exit                by _exit or _Exit,
+//! # end abort                by abort,
+//! # exec /usr/bin/wc         or by an exec, which another log (bumplab-<pid>-2.log) goes on from;
+//! # exec-failed              an exec that returned: the log goes on
 //! ```
+//!
+//! A log without an end mark is of a process killed by a signal. Format 1
+//! wrote the path unescaped and knew only `# end`; it is still read.
 
 use crate::recorder::Call;
 
-/// One process's log.
+/// How a process left, as the last line of its log says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Left {
+    /// `exit` or a return from `main`: its exit handlers ran.
+    Exit,
+    /// `_exit` or `_Exit`, which run no exit handlers.
+    QuickExit,
+    /// `abort`.
+    Abort,
+    /// An exec of this path: the process went on as another program.
+    Exec(String),
+}
+
+/// One process's log (one image of it: an exec starts another log).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ShimLog {
     pub pid: u32,
@@ -25,8 +45,10 @@ pub struct ShimLog {
     pub calls: Vec<Call>,
     /// The op limit the shim stopped at, if it did.
     pub limit: Option<u64>,
-    /// The process ran its exit handlers, so the log is complete.
+    /// The log is complete: the process left by a way the shim saw.
     pub ended: bool,
+    /// How it left; `None` when the log has no end mark.
+    pub left: Option<Left>,
 }
 
 impl ShimLog {
@@ -34,13 +56,29 @@ impl ShimLog {
     /// whole.
     pub fn notes(&self) -> Vec<String> {
         let mut notes = vec![format!("Process: {} (pid {}).", self.exe, self.pid)];
-        if !self.ended {
-            notes.push(
-                "The log has no end mark: the process ended without running its exit handlers (_exit, exec or a signal), so up to 64 KiB of its last calls may be missing."
+        match &self.left {
+            None => notes.push(
+                "The log has no end mark: the process was killed by a signal, so up to 64 KiB of its last calls may be missing."
                     .to_string(),
-            );
+            ),
+            Some(Left::Exec(path)) => notes.push(format!(
+                "The process then exec'd {path}: the calls after that are another program's."
+            )),
+            Some(Left::Abort) => notes.push("The process ended in abort().".to_string()),
+            Some(Left::Exit | Left::QuickExit) => {}
         }
         notes
+    }
+
+    /// How the process left, in a few words: "exited", "exec'd /bin/ls", ...
+    pub fn how_it_left(&self) -> String {
+        match &self.left {
+            None => "no end mark: killed by a signal".to_string(),
+            Some(Left::Exit) => "exited".to_string(),
+            Some(Left::QuickExit) => "left by _exit".to_string(),
+            Some(Left::Abort) => "aborted".to_string(),
+            Some(Left::Exec(path)) => format!("exec'd {path}"),
+        }
     }
 }
 
@@ -55,17 +93,51 @@ fn dec(field: Option<&str>, line: usize) -> Result<u64, String> {
         .map_err(|_| format!("line {line}: '{f}' is not a number"))
 }
 
+/// A path as the shim writes it (format 2: `%XX` for '%', control and
+/// non-ASCII bytes), read back; bytes that are not UTF-8 read as U+FFFD.
+pub fn unescape(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Parses a shim log. An error names the line.
 pub fn parse(text: &str) -> Result<ShimLog, String> {
     let mut log = ShimLog::default();
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
-    match lines.next() {
-        Some((_, "# bumplab-record shim log 1")) => {}
+    let escaped = match lines.next() {
+        Some((_, "# bumplab-record shim log 2")) => true,
+        Some((_, "# bumplab-record shim log 1")) => false,
         _ => return Err(
-            "not a bumplab-record shim log (the first line is not '# bumplab-record shim log 1')"
+            "not a bumplab-record shim log (the first line is not '# bumplab-record shim log 2')"
                 .to_string(),
         ),
-    }
+    };
+    let path = |words: std::str::Split<'_, char>| {
+        let raw = words.collect::<Vec<_>>().join(" ");
+        if escaped {
+            unescape(&raw)
+        } else {
+            raw
+        }
+    };
     // The last line of a log cut off mid-write (the process was killed) is
     // left out.
     let torn = (!text.ends_with('\n')).then(|| text.lines().count());
@@ -98,13 +170,23 @@ pub fn parse(text: &str) -> Result<ShimLog, String> {
             Some("!") if f.next() == Some("limit") => log.limit = Some(dec(f.next(), n)?),
             Some("#") => match f.next() {
                 Some("pid") => log.pid = dec(f.next(), n)? as u32,
-                Some("exe") => log.exe = f.collect::<Vec<_>>().join(" "),
-                Some("end") => log.ended = true,
+                Some("exe") => log.exe = path(f),
+                Some("end") => {
+                    log.left = Some(match f.next() {
+                        Some("_exit") => Left::QuickExit,
+                        Some("abort") => Left::Abort,
+                        _ => Left::Exit,
+                    });
+                }
+                Some("exec") => log.left = Some(Left::Exec(path(f))),
+                // An exec that returned changed nothing: the log goes on.
+                Some("exec-failed") => log.left = None,
                 _ => {}
             },
             _ => return Err(format!("line {n}: '{line}' is not a shim log line")),
         }
     }
+    log.ended = log.left.is_some();
     Ok(log)
 }
 

@@ -9,45 +9,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
 
 use bumplab_record::program::{self, Options};
 use bumplab_record::shim_log::{self, ShimLog};
 use bumplab_record::{shim, Call};
-use common::{header_ops, replays_everywhere};
-
-fn tmp() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bumplab-record")
-}
-
-/// The shim, built once for all the tests here, with warnings as errors.
-fn library() -> &'static Path {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        shim::build(&tmp().join("shim"), &["-Werror"]).unwrap_or_else(|e| panic!("{e}"))
-    })
-}
-
-/// tests/fixtures/calls.cpp, built once.
-fn calls_program() -> &'static Path {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-        let exe = tmp().join("calls");
-        std::fs::create_dir_all(tmp()).unwrap();
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/calls.cpp");
-        let out = Command::new(&cxx)
-            .args(["-O0", "-pthread", "-o"])
-            .arg(&exe)
-            .arg(&src)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run the C++ compiler '{cxx}' ({e}): install one (Debian: apt-get install g++) or set CXX"));
-        assert!(out.status.success(), "{cxx} failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        exe
-    })
-}
+use common::{calls_program, header_ops, library, replays_everywhere, tmp};
 
 /// Runs `exe args` with the shim preloaded, logging into a fresh directory
 /// named `name`, and returns every process's log, in pid order.

@@ -252,3 +252,52 @@ pub fn built_families() -> Vec<String> {
     }
     out
 }
+
+/// A `bumplab` code fence (its info string and body) as the HTML the
+/// Markdown plugins write, as JSON: `{"html", "element"}` for a good fence,
+/// where `element` is the `<bump-lab>` element's parts (attributes in order,
+/// a `null` value for a boolean one; the fallback link's `href` and `text`;
+/// the reserved `height`), or `{"html", "error"}` with the error's `kind`
+/// (`info` or `program`), position and message, and HTML that says it
+/// above the program. `base` is where the site (dist/) is served, with a
+/// trailing slash; `script` adds the `<script>` that loads bump-lab.js.
+#[cfg(feature = "fence")]
+#[wasm_bindgen(js_name = fenceHtml)]
+pub fn fence_html(info: &str, body: &str, base: &str, script: bool) -> String {
+    use bumplab_fence::{FenceError, Output};
+    use serde_json::json;
+    let out = Output {
+        base: base.to_string(),
+        script,
+        fallback_svg: None,
+    };
+    let value = match bumplab_fence::check(info, body) {
+        Ok(f) => {
+            let e = bumplab_fence::element(&f, base);
+            json!({
+                "html": bumplab_fence::html(&f, &out),
+                "element": {
+                    "attributes": e.attributes,
+                    "href": e.href,
+                    "text": e.text,
+                    "height": e.height,
+                    "title": e.title,
+                },
+            })
+        }
+        Err(error) => {
+            let err = match &error {
+                FenceError::Info { column, message } => {
+                    json!({"kind": "info", "line": 0, "column": column, "message": message})
+                }
+                FenceError::Program {
+                    line,
+                    column,
+                    message,
+                } => json!({"kind": "program", "line": line, "column": column, "message": message}),
+            };
+            json!({"html": bumplab_fence::error_html(&error, body), "error": err})
+        }
+    };
+    value.to_string()
+}

@@ -8,11 +8,13 @@
 import type { RunConfig } from "./config";
 import { wasmArgs } from "./config";
 import { internalError } from "./errors";
-import { TRACE_VERSION, type Baseline, type Cost, type ProgramError, type RealRun, type Trace, type TraceResult } from "./types";
+import { TRACE_VERSION, type Baseline, type Cost, type Prim, type ProgramError, type RealRun, type Shape, type Trace, type TraceResult } from "./types";
 
 /** What the cost view reads, in the shape traceView's `withCosts` takes. */
 export interface CostsResult {
   costs?: (Cost | undefined)[];
+  /** Each op's shape, which its cost was measured with (undefined: an op with no layout). */
+  shapes?: (Shape | undefined)[];
   real?: RealRun;
   baseline?: Baseline;
   /** Why there are no costs (a program error, a trap, an old module). */
@@ -80,7 +82,22 @@ export function parseTraceResult(json: string): TraceResult {
   return { ok: true, trace: value as unknown as Trace };
 }
 
-/** `traceCosts`' JSON: `{ops, costs: [[instructions, branches, slow instructions, slow branches] | null], real?, baseline?}`. */
+const PRIMS: readonly Prim[] = ["u8", "u16", "u32", "u64", "u128", "usize"];
+const LAYOUT: Shape = { kind: "layout" };
+const SHAPES = new Map<string, Shape>([
+  ["layout", LAYOUT],
+  ...PRIMS.flatMap((p): [string, Shape][] => [
+    [p, { kind: "typed", type: p }],
+    [`[${p}]`, { kind: "array", type: p }],
+  ]),
+]);
+
+/** `traceCosts`' short shape names: "u64" typed, "[u32]" an array's, "layout" a run-time layout. */
+export function shapeFromName(name: unknown): Shape | undefined {
+  return typeof name === "string" ? SHAPES.get(name) : undefined;
+}
+
+/** `traceCosts`' JSON: `{ops, costs: [[instructions, branches, slow instructions, slow branches] | null], shapes: [name | null], real?, baseline?}`. */
 export function parseCosts(json: string): CostsResult {
   let v: unknown;
   try {
@@ -99,8 +116,10 @@ export function parseCosts(json: string): CostsResult {
       ? { wasm_instructions: Number(c[0]), wasm_branches: Number(c[1]), slow_instructions: Number(c[2]), slow_branches: Number(c[3]) }
       : undefined,
   );
+  const shapes = Array.isArray(v["shapes"]) ? (v["shapes"] as unknown[]).map(shapeFromName) : undefined;
   return {
     costs,
+    ...(shapes ? { shapes } : {}),
     ...(v["real"] ? { real: v["real"] as RealRun } : {}),
     ...(v["baseline"] ? { baseline: v["baseline"] as Baseline } : {}),
   };

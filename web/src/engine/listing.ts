@@ -1,9 +1,12 @@
 // The compiled code behind a count: the cost module's listing (every
 // instrumented function's wasm text with the Rust file and line of each
-// instruction, web/pkg-cost/listing.json, written when the module is built)
-// and, for one op, the instructions it executed (the module's `executedOps`).
-// Both are fetched only once the Instructions view opens: the listing is a
-// file of its own (megabytes: every instrumented function), never part of a page's first load.
+// instruction, written when the module is built) and, for one op, the
+// instructions it executed (the module's `executedOps`). Both are fetched
+// only once the Instructions view opens, and of the listing only what the op
+// ran: its index (the Rust file names) and one small file per function
+// executed (web/pkg-cost/listing/, split from the meter's listing.json by
+// scripts/split-listing.mjs), never the whole listing, whose size grows with
+// the functions the module measures.
 
 import type { RunConfig } from "./config";
 import type { ExecutedColumn, ExecutedColumnName } from "./costModule";
@@ -37,8 +40,10 @@ export interface Listing {
   functions: Map<number, ListingFunction>;
 }
 
-/** The only listing format this page reads. */
+/** The meter's whole listing (listing.json), as tools and tests read it. */
 export const LISTING_FORMAT = 1;
+/** The split listing's format (index.json and a file per function): the one this page fetches. */
+export const SPLIT_LISTING_FORMAT = 2;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -63,6 +68,47 @@ export function parseListing(value: unknown): Listing | { error: string } {
   return { files: files as string[], functions: out };
 }
 
+/** The split listing's index.json: the Rust files, and which functions have a file. */
+export function parseListingIndex(value: unknown): Listing | { error: string } {
+  if (!isObject(value)) return { error: "the listing's index is not a JSON object" };
+  if (value["format"] !== SPLIT_LISTING_FORMAT) return { error: `the listing has format ${String(value["format"])}, and this page reads format ${SPLIT_LISTING_FORMAT}` };
+  const files = value["files"];
+  if (!Array.isArray(files) || !files.every((f) => typeof f === "string")) return { error: "the listing's index has no files" };
+  return { files: files as string[], functions: new Map() };
+}
+
+const digits = (v: unknown, n: number): v is string => typeof v === "string" && v.length === n && /^[0-9]*$/.test(v);
+
+/** One function's file of the split listing (scripts/split-listing.mjs writes its columns), as a ListingFunction. */
+export function parseListingFunction(value: unknown, index: number): ListingFunction | { error: string } {
+  const bad = { error: `the listing's function ${index} is malformed` };
+  if (!isObject(value) || typeof value["name"] !== "string" || typeof value["text"] !== "string") return bad;
+  const texts = value["text"] === "" ? [] : value["text"].split("\n");
+  const n = texts.length;
+  const deltas = value["deltas"];
+  const lines = value["lines"];
+  const offset = value["offset"];
+  if (typeof offset !== "number" || !Array.isArray(deltas) || deltas.length !== Math.max(0, n - 1) || !digits(value["cost"], n) || !digits(value["branch"], n)) return bad;
+  if (!Array.isArray(lines) || lines.length % 3 !== 0 || !lines.every((x) => typeof x === "number")) return bad;
+  const cost = value["cost"];
+  const branch = value["branch"];
+  const ops: ListingOp[] = [];
+  let at = offset;
+  let run = 0;
+  let left = 0;
+  for (let i = 0; i < n; i++) {
+    if (i > 0) at += Number(deltas[i - 1]);
+    while (left === 0) {
+      if (run * 3 >= lines.length) return bad;
+      left = Number(lines[run * 3 + 2]);
+      run++;
+    }
+    left--;
+    ops.push({ offset: at, text: texts[i] ?? "", cost: Number(cost[i]), branch: branch[i] === "1", file: Number(lines[run * 3 - 3]), line: Number(lines[run * 3 - 2]) });
+  }
+  return { name: value["name"], ops };
+}
+
 export type { ExecutedColumn, ExecutedColumnName };
 
 /** What one op executed, per measured column (the cost module's `executed`, when it succeeded). */
@@ -79,8 +125,14 @@ export type InstructionsLookup =
   | { state: "ready"; listing: Listing; executed: ExecutedOps };
 
 export interface InstructionsDeps {
-  /** Fetches and parses listing.json (a failure rejects or answers `{error}`). */
+  /**
+   * Fetches and parses the listing's index (a failure rejects or answers
+   * `{error}`); with `loadFunction`, its functions are fetched one by one as
+   * ops execute them, else it comes whole.
+   */
   loadListing(): Promise<Listing | { error: string }>;
+  /** Fetches one function of the listing. */
+  loadFunction?(index: number): Promise<ListingFunction | { error: string }>;
   /** The op's executed instructions on the cost module. */
   executedOps(config: RunConfig, op: number): Promise<ExecutedOps | { error: string }>;
   /** Something asked for arrived: render again. */
@@ -131,6 +183,34 @@ export function instructionsSource(deps: InstructionsDeps): InstructionsSource {
   const executed = new Map<string, ExecutedOps | { error: string }>();
   const pending = new Set<string>();
   let wanted: { key: string; config: RunConfig; op: number } | null = null;
+  // Functions of the split listing: fetching, or why one could not be read.
+  const fetching = new Set<number>();
+  const functionErrors = new Map<number, string>();
+  /** The functions `ran` executed that the listing does not hold yet (and starts fetching them). */
+  const missingFunctions = (l: Listing, ran: ExecutedOps): number[] => {
+    const load = deps.loadFunction;
+    if (!load) return [];
+    const missing = new Set<number>();
+    for (const column of ran.columns) for (const [fn] of column.executed) if (!l.functions.has(fn)) missing.add(fn);
+    for (const fn of missing) {
+      if (fetching.has(fn) || functionErrors.has(fn)) continue;
+      fetching.add(fn);
+      load(fn).then(
+        (f) => {
+          fetching.delete(fn);
+          if ("error" in f) functionErrors.set(fn, f.error);
+          else l.functions.set(fn, f);
+          deps.onLoaded();
+        },
+        (e: unknown) => {
+          fetching.delete(fn);
+          functionErrors.set(fn, `function ${fn} did not load (${message(e)})`);
+          deps.onLoaded();
+        },
+      );
+    }
+    return [...missing];
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const measure = (key: string, config: RunConfig, op: number): void => {
     pending.add(key);
@@ -185,22 +265,42 @@ export function instructionsSource(deps: InstructionsDeps): InstructionsSource {
     if (ran !== undefined && "error" in ran) return { state: "failed", message: `The op's executed instructions could not be measured: ${ran.error}.`, retry: true };
     if (listing === null) return { state: "loading", what: "Loading the compiled code's listing…" };
     if (ran === undefined) return { state: "loading", what: "Running the op on the compiled code…" };
+    const missing = missingFunctions(listing, ran);
+    const failed = missing.find((fn) => functionErrors.has(fn));
+    if (failed !== undefined) return { state: "failed", message: `The compiled code's listing is not available: ${functionErrors.get(failed) ?? ""}.`, retry: true };
+    if (missing.length > 0) return { state: "loading", what: `Loading the compiled code of ${missing.length === 1 ? "1 function" : `${missing.length} functions`}…` };
     return { state: "ready", listing, executed: ran };
   };
   return {
     lookup,
     retry() {
       if (listing !== null && "error" in listing) listing = null;
+      functionErrors.clear();
       for (const [key, r] of executed) if ("error" in r) executed.delete(key);
       deps.onLoaded();
     },
   };
 }
 
-/** Fetches web/pkg-cost/listing.json, built beside the cost module, as a Vite asset of its own. */
-export async function fetchListing(): Promise<Listing | { error: string }> {
-  const url = new URL("../../pkg-cost/listing.json", import.meta.url);
+/**
+ * The split listing's folder: web/pkg-cost/listing/ as the dev server serves
+ * it, a folder of the build's assets (named by its contents' hash) in a build;
+ * vite.config.ts says which (LISTING_DIR, relative to this module).
+ */
+const listingDir = (): URL => new URL(/* @vite-ignore */ LISTING_DIR, import.meta.url);
+
+async function fetchJson(url: URL, what: string): Promise<unknown> {
   const response = await fetch(url);
-  if (!response.ok) return { error: `the server answered ${response.status} for listing.json` };
-  return parseListing(await response.json());
+  if (!response.ok) throw new Error(`the server answered ${response.status} for ${what}`);
+  return (await response.json()) as unknown;
+}
+
+/** Fetches the split listing's index.json. */
+export async function fetchListing(): Promise<Listing | { error: string }> {
+  return parseListingIndex(await fetchJson(new URL("index.json", listingDir()), "the listing's index.json"));
+}
+
+/** Fetches one function's file of the split listing. */
+export async function fetchListingFunction(index: number): Promise<ListingFunction | { error: string }> {
+  return parseListingFunction(await fetchJson(new URL(`${index}.json`, listingDir()), `the listing's ${index}.json`), index);
 }

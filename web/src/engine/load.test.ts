@@ -2,7 +2,7 @@
 // gets its own reason and its own fix (the browser journeys in
 // tests/e2e/failures.spec.ts cause them for real).
 import { describe, expect, it } from "vitest";
-import { describeFailure, EngineLoadError } from "./load";
+import { describeFailure, EngineLoadError, preloadMatch } from "./load";
 
 const PAGE = "https://blog.example/post.html";
 const SAME = "https://blog.example/bump-lab/bump-lab-trace_bg-Ab12.wasm";
@@ -52,5 +52,16 @@ describe("describeFailure", () => {
     const same = describeFailure(new TypeError("Failed to fetch"), SAME, [], PAGE);
     expect(same.reason).toBe("network");
     expect(same.message).toBe("the browser could not fetch bump-lab-trace_bg-Ab12.wasm: the network failed (Failed to fetch)");
+  });
+});
+
+describe("preloadMatch", () => {
+  it("asks for the pages' preload (no-cors, credentials included) on the page's origin, fetch()'s defaults elsewhere", () => {
+    expect(preloadMatch(SAME, PAGE)).toEqual({ mode: "no-cors", credentials: "include" });
+    expect(preloadMatch("./pkg-trace/trace_bg.wasm", PAGE)).toEqual({ mode: "no-cors", credentials: "include" });
+    // On a CDN the wasm needs CORS to be read at all.
+    expect(preloadMatch(CDN, PAGE)).toBeUndefined();
+    // No page (Node): nothing was preloaded.
+    expect(preloadMatch(SAME, undefined)).toBeUndefined();
   });
 });

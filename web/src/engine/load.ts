@@ -13,7 +13,7 @@
 // which of the things a page's author can fix went wrong (EngineLoadError).
 
 import initTrace, * as traceGlue from "../../pkg-trace/trace.js";
-import { adaptCostModule, type CostModule } from "./costModule";
+import type { CostModule } from "./costModule";
 import { adaptTraceModule, type TraceModule } from "./traceModule";
 
 /** What stopped a wasm module from loading, as far as a page can tell. */
@@ -123,6 +123,22 @@ export function describeFailure(error: unknown, url: string, violations: readonl
 }
 
 /**
+ * The fetch options of a wasm on the page's own origin: those of the
+ * pages' `<link rel="preload" as="fetch">` (no crossorigin attribute), so
+ * the fetch takes the preloaded response instead of downloading the file a
+ * second time. A preload is used only by a request of the same mode and
+ * credentials, and this pair is the one that all three engines match:
+ * WebKit never hands a CORS-mode preload to fetch(), and Chromium matches
+ * on the credentials mode. On the same origin "no-cors" reads the body as
+ * "cors" does. A wasm from another origin (bump-lab.js on a CDN) keeps
+ * fetch()'s defaults: it needs CORS, and no page preloads it.
+ */
+export function preloadMatch(href: string, page: string | undefined = typeof location === "undefined" ? undefined : location.href): RequestInit | undefined {
+  if (page === undefined || new URL(href, page).origin !== new URL(page).origin) return undefined;
+  return { mode: "no-cors", credentials: "include" };
+}
+
+/**
  * Fetches the wasm at `url` and hands the response to the glue's `init`,
  * turning every way that can fail into an EngineLoadError.
  */
@@ -139,14 +155,14 @@ export async function instantiate(init: (input: { module_or_path: Response }) =>
   }
   await watchingCsp(
     async () => {
-      const response = await fetch(href);
+      const response = await fetch(href, preloadMatch(href));
       if (!response.ok) {
         const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
         throw new EngineLoadError(
           "http",
           href,
           `the server answered ${status} for ${fileName(href)}`,
-          `deploy ${fileName(href)} beside the script that loads it (it is in the same build folder), so that ${href} answers 200`,
+          `deploy the whole build folder, ${fileName(href)} with it (the script fetches it from there), so that ${href} answers 200`,
         );
       }
       await init({ module_or_path: response });
@@ -175,7 +191,8 @@ export const loadTraceModule: () => Promise<TraceModule> = once(async () => {
 });
 
 export const loadCostModule: () => Promise<CostModule> = once(async () => {
-  const glue = await import("../../pkg-cost/cost.js");
+  // The adapter with the glue: neither is part of a page's first map.
+  const [glue, { adaptCostModule }] = await Promise.all([import("../../pkg-cost/cost.js"), import("./costModule")]);
   await instantiate(glue.default, new URL("../../pkg-cost/cost_bg.wasm", import.meta.url));
   return adaptCostModule(glue);
 });

@@ -10,7 +10,7 @@
 // gone_at[i] >= k; it is live when dead_at[i] >= k, else "freed" when op
 // dead_at[i] is a free and "leaked" when it is a realloc that moved it.
 
-import type { Baseline, ChunkInfo, Cost, Direction, Op, OpKind, ProgramError, RealRun, SourceName, Stats, Target } from "./types";
+import type { Baseline, ChunkInfo, Cost, Direction, Op, OpKind, ProgramError, RealRun, Shape, SourceName, Stats, Target } from "./types";
 
 /** "None" in the u32 columns (no chunk, never freed, never reclaimed). */
 export const NONE = 0xffffffff;
@@ -69,6 +69,8 @@ export interface TraceView {
   chunksUsed(i: number): readonly ChunkUsed[];
   /** Costs from the metered module: absent when it did not run (not loaded, or over its cap). */
   readonly costs?: readonly (Cost | undefined)[];
+  /** Each op's shape, the layout knowledge its cost was measured with (beside `costs`). */
+  readonly shapes?: readonly (Shape | undefined)[];
   readonly real?: RealRun;
   readonly baseline?: Baseline;
   /** Why the view has no costs, when it was asked for them and could not have them. */
@@ -299,6 +301,7 @@ export function withCosts(
   view: TraceView,
   costs: {
     costs?: readonly (Cost | undefined)[] | undefined;
+    shapes?: readonly (Shape | undefined)[] | undefined;
     real?: RealRun | undefined;
     baseline?: Baseline | undefined;
     unavailable?: string | undefined;
@@ -311,6 +314,7 @@ export function withCosts(
     ...rest,
     ...(costs.pending ? { costsPending: true } : {}),
     ...(costs.costs ? { costs: costs.costs } : {}),
+    ...(costs.shapes ? { shapes: costs.shapes } : {}),
     ...(costs.real ? { real: costs.real } : {}),
     ...(costs.baseline ? { baseline: costs.baseline } : {}),
     ...(costs.unavailable !== undefined ? { costsUnavailable: costs.unavailable } : {}),

@@ -92,6 +92,18 @@ export interface Stats {
   utilisation: number;
 }
 
+/** A primitive type of the program language. */
+export type Prim = "u8" | "u16" | "u32" | "u64" | "u128" | "usize";
+
+/**
+ * What a Rust caller's compiler knows of an op's layout, which the op's cost
+ * is measured with (docs/trace-format.md, "Shape"): a type's constant layout
+ * (`alloc u64`, a typed block freed), an element's constant alignment with a
+ * run-time size (`alloc [u32; N]`, a typed or array block resized or an array
+ * freed), or both at run time (`alloc 24 align 8`).
+ */
+export type Shape = { kind: "typed"; type: Prim } | { kind: "array"; type: Prim } | { kind: "layout" };
+
 export interface Op {
   index: number;
   kind: OpKind;
@@ -105,6 +117,8 @@ export interface Op {
   size?: number;
   align?: number;
   padding?: number;
+  /** Alloc, realloc and free: what the compiler of a Rust caller knows of the layout. */
+  shape?: Shape;
   moved?: boolean;
   failed: boolean;
   /** For free and realloc: index of the op that placed the block acted on. */

@@ -360,7 +360,8 @@ describe("axis labels", () => {
 });
 
 describe("costs: a realloc's copy, which the models do not run", () => {
-  const GROW = "s = alloc 8\ns = realloc s 16";
+  // A `Vec<u8>` of 8 bytes growing to 16: the element's alignment is known.
+  const GROW = "s = alloc [u8; 8]\ns = realloc s 16";
   const summary = (allocator: string) => {
     const t = viewOf(traced(GROW, allocator, "wasm32"));
     return opCostSummary(t, t.op(1));

@@ -4,7 +4,8 @@
 // carries them, and where the model differs from the real crate.
 
 import { blockNameOf, chunkMadeBy, kindOf, type TraceView } from "../engine/traceView";
-import type { Cost, Op, RealMismatch, RealRun } from "../engine/types";
+import type { Cost, Op, RealMismatch, RealRun, Shape } from "../engine/types";
+import { shapeName, shapeTag } from "./shape";
 
 export type CostMetric = "instructions" | "branches";
 
@@ -179,7 +180,7 @@ const METRIC_NOUN: Record<CostMetric, [string, string]> = {
 
 /**
  * The tooltip and accessible name of one op's bar:
- * "op 12 · alloc c · 84 wasm instructions (fast 84, slow 0) · 5 branches".
+ * "op 12 · alloc c · typed u64 · 84 wasm instructions (fast 84, slow 0) · 5 branches".
  * Ops are numbered from 1, as the step counter counts them.
  */
 export function opTooltip(trace: TraceView, index: number, metric: CostMetric): string {
@@ -190,7 +191,8 @@ export function opTooltip(trace: TraceView, index: number, metric: CostMetric): 
   const other =
     metric === "instructions" ? plural(cost?.wasm_branches ?? 0, "branch", "branches") : plural(cost?.wasm_instructions ?? 0, "instruction");
   const head = cost ? `${plural(s.total, one, many)} (fast ${s.fast}, slow ${s.slow}) · ${other}` : "not measured";
-  const parts = [`op ${index + 1}`, opNameAt(trace, index), head];
+  const shape = trace.shapes?.[index];
+  const parts = [`op ${index + 1}`, opNameAt(trace, index), ...(shape ? [shapeTag(shape)] : []), head];
   const real = realRan(trace);
   const rc = realCost(trace, index);
   if (real && rc) parts.push(`real ${real.crate}: ${split(rc, metric).total}`);
@@ -222,6 +224,8 @@ export interface CostBar {
   baseline: number | undefined;
   /** The model differs from the real crate at one of the bar's ops. */
   mismatch: boolean;
+  /** `pick`'s shape, short ("u64", "[u32]", "layout"), when its op has a layout. */
+  shape: string | undefined;
   /** Tooltip and accessible name, starting with "op N". */
   label: string;
 }
@@ -242,6 +246,8 @@ export interface CostBars {
   realTotal: number | undefined;
   baselineTotal: number | undefined;
 }
+
+const shapeOf = (shape: Shape | undefined): string | undefined => (shape ? shapeName(shape) : undefined);
 
 /** Ops per bar: 1 up to MAX_BARS ops, else about BIN_TARGET bins. */
 export function binSizeFor(ops: number): number {
@@ -308,6 +314,7 @@ export function costBars(trace: TraceView, metric: CostMetric): CostBars {
       real,
       baseline,
       mismatch,
+      shape: shapeOf(trace.shapes?.[pick]),
       label,
     });
   }

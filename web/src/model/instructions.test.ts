@@ -244,6 +244,53 @@ describe("instructionsSource", () => {
     expect(src.lookup(config, 0).state).toBe("loading");
   });
 
+  it("fetches of a split listing only the functions the op executed, once each", async () => {
+    const whole = listing();
+    const fetched: number[] = [];
+    const src = instructionsSource({
+      loadListing: () => Promise.resolve({ files: whole.files, functions: new Map() }),
+      loadFunction: (fn) => {
+        fetched.push(fn);
+        const f = whole.functions.get(fn);
+        return Promise.resolve(f ?? { error: `no function ${fn}` });
+      },
+      executedOps: (_c, op) => Promise.resolve({ op, columns: [FAST] }),
+      onLoaded: () => undefined,
+    });
+    src.lookup(config, 0);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(src.lookup(config, 0)).toEqual({ state: "loading", what: "Loading the compiled code of 2 functions…" });
+    await new Promise((r) => setTimeout(r, 0));
+    const ready = src.lookup(config, 0);
+    expect(ready.state).toBe("ready");
+    // The fast path never enters alloc_slow (13): not fetched.
+    expect(fetched.sort((a, b) => a - b)).toEqual([7, 12]);
+    src.lookup(config, 1);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(src.lookup(config, 1).state).toBe("ready");
+    expect(fetched).toHaveLength(2);
+  });
+
+  it("reports a function that did not load, and fetches it again on retry", async () => {
+    let fails = true;
+    const src = instructionsSource({
+      loadListing: () => Promise.resolve({ files: listing().files, functions: new Map() }),
+      loadFunction: (fn) => (fails ? Promise.reject(new Error("503")) : Promise.resolve(listing().functions.get(fn) ?? { error: "none" })),
+      executedOps: (_c, op) => Promise.resolve({ op, columns: [FAST] }),
+      onLoaded: () => undefined,
+    });
+    src.lookup(config, 0);
+    await new Promise((r) => setTimeout(r, 0));
+    src.lookup(config, 0);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(src.lookup(config, 0)).toEqual({ state: "failed", message: "The compiled code's listing is not available: function 7 did not load (503).", retry: true });
+    fails = false;
+    src.retry();
+    src.lookup(config, 0);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(src.lookup(config, 0).state).toBe("ready");
+  });
+
   it("reports a failed listing with its reason, keeps it until retry, then fetches again", async () => {
     let listingLoads = 0;
     const src = instructionsSource({

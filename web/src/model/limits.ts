@@ -23,9 +23,18 @@ export const SWEEP_PARAMS: readonly { param: SweepParam; label: string }[] = [
 export const isSweepParam = (text: string): text is SweepParam => SWEEP_PARAMS.some((p) => p.param === text);
 
 /**
+ * The largest capacity and minimum alignment a run takes (the engine's
+ * MAX_CAPACITY, 1 GiB, and MAX_ALIGN). Every way a number reaches the engine
+ * checks it against these first: the wasm boundary takes a u32 and would
+ * wrap a larger number around (4294967552 runs as 256).
+ */
+export const MAX_CAPACITY = 1 << 30;
+export const MAX_MIN_ALIGN = 4096;
+
+/**
  * The engine's limits on a program (crates/core: program.rs
  * MAX_SOURCE_BYTES, engine/mod.rs MAX_EXECUTED_OPS; a test checks they
- * agree). A recording of a real program takes 16 to 21 bytes an op, so the
+ * agree). A recording of a real program takes 15 to 25 bytes an op, so the
  * text limit holds a recording of the op limit. The op limit is memory's: a
  * million-op recording takes about 800 MB of wasm memory to parse and run,
  * and a changed setting runs it again beside the run on screen.

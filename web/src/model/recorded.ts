@@ -157,7 +157,7 @@ const GCC: RecordedProgram = {
     peakChunkBytes: 37682480,
     deadBytes: 33172047,
     copiedBytes: 494925,
-    instructionsPerOp: 29.5,
+    instructionsPerOp: 29.9,
     baselinePerOp: 262,
   },
   narrate: (f) =>
@@ -193,8 +193,8 @@ const JSON_ARENA: RecordedProgram = {
     peakChunkBytes: 261488,
     deadBytes: 43456,
     copiedBytes: 43456,
-    instructionsPerOp: 45.1,
-    baselinePerOp: 229,
+    instructionsPerOp: 47.5,
+    baselinePerOp: 229.3,
   },
   narrate: (f) =>
     `The same package-lock.json read by a small Rust JSON parser (crates/record/examples/json_arena.rs) into a ` +

@@ -17,7 +17,7 @@ import { nextTask } from "../engine/tasks";
 import { statsAt } from "./chunks";
 import { columnTotals, targetText, type ColumnTotals } from "./compare";
 import { randomMix, RANDOM_MIX_DEFAULTS, RANDOM_MIX_LIMITS, type RandomMixOptions } from "./generators";
-import { MAX_SWEEP_POINTS, type SweepParam } from "./limits";
+import { MAX_CAPACITY, MAX_MIN_ALIGN, MAX_SWEEP_POINTS, type SweepParam } from "./limits";
 
 export { isSweepParam, MAX_SWEEP_POINTS, SWEEP_PARAMS, type SweepParam } from "./limits";
 
@@ -161,6 +161,8 @@ export function parseValues(param: SweepParam, text: string, allocators: readonl
         const by = m[3] === undefined ? null : Number(m[3]);
         if (lo < 1 || hi < lo) return { ok: false, error: `"${item}": the range must run from 1 or more upwards.` };
         if (by !== null && by < 1) return { ok: false, error: `"${item}": the step must be 1 or more.` };
+        const largest = param === "capacity" ? MAX_CAPACITY : MAX_MIN_ALIGN;
+        if (hi > largest) return { ok: false, error: `"${item}": the largest ${param === "capacity" ? "capacity" : "minimum alignment"} is ${largest}.` };
         for (let v = lo; v <= hi && out.length <= MAX_SWEEP_POINTS; v = by === null ? v * 2 : v + by) add(String(v));
         break;
       }

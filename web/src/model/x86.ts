@@ -178,22 +178,27 @@ export function presetLibrary(bench: X86Bench, preset: string): X86Library | und
 }
 
 /**
- * `base` or its `_aligned`/`_overaligned` variant: the case measured with the
- * preset's minimum alignment, when it is known and one matches it exactly.
+ * `base` or its `_aligned`/`_overaligned`/`_underaligned` variant: the case
+ * measured with the preset's minimum alignment, when it is known and one
+ * matches it exactly.
  */
 function withMinAlign(bench: X86Bench | undefined, base: string, minAlign: number | undefined): string {
   if (!bench || minAlign === undefined || minAlign <= 1) return base;
-  const variant = bench.cases.find(
-    (c) => (c.name === `${base}_aligned` || c.name === `${base}_overaligned`) && c.min_align === minAlign,
-  );
+  const variant = bench.cases.find((c) => /^_(over|under)?aligned$/.test(c.name.slice(base.length)) && c.name.startsWith(base) && c.min_align === minAlign);
   return variant?.name ?? base;
 }
 
+/** The x86-64 cases of a typed value or a slice, by the element's size in bytes (the table measures u8, u32, u64 and u128). */
+const TYPED_CASES: Record<number, string> = { 1: "alloc_u8", 4: "alloc_u32", 8: "alloc_u64", 16: "alloc_u128" };
+const SLICE_CASES: Record<number, string> = { 1: "alloc_u8_slice", 4: "alloc_u32_slice" };
+
 /**
  * The reference case that performs the same operation as the op step `step`
- * shows (undefined: none, or step 0). `minAlign` is the preset's minimum
- * alignment when known (the trace does not carry it); without it the
- * `_aligned`/`_overaligned` variants are never chosen.
+ * shows, in the same shape (undefined: none, or step 0): a typed `alloc u64`
+ * is `alloc_u64` (its layout a constant in both), a run-time layout is the
+ * `black_box_` case. `minAlign` is the preset's minimum alignment when known
+ * (the trace does not carry it); without it the `_aligned`/`_overaligned`
+ * variants are never chosen.
  */
 export function caseForOp(trace: TraceView, step: number, minAlign?: number): string | undefined {
   const bench = X86_REFERENCE.ok ? X86_REFERENCE.bench : undefined;
@@ -201,22 +206,34 @@ export function caseForOp(trace: TraceView, step: number, minAlign?: number): st
   if (!op || op.failed) return undefined;
   let name: string | undefined;
   switch (op.kind) {
-    case "alloc":
+    case "alloc": {
       // The op that made the allocator's first chunk lazily (no chunk came from the constructor).
       if (firstChunkOp(trace) === op.index) name = "warm_up";
-      else if (op.size === 1 && op.align === 1) name = withMinAlign(bench, "alloc_u8", minAlign);
-      else if (op.size === 4 && op.align === 4) name = withMinAlign(bench, "alloc_u32", minAlign);
-      else name = "allocate";
-      break;
-    case "realloc": {
-      // The size of the block it acted on, before it.
-      const before = op.target_op !== undefined ? opAt(trace, op.target_op)?.size : undefined;
-      if (before !== undefined && op.size !== undefined && op.size !== before) name = op.size > before ? "grow_same_align" : "shrink_same_align";
+      else if (op.shape?.kind === "typed") name = TYPED_CASES[op.size ?? 0];
+      else if (op.shape?.kind === "array") name = SLICE_CASES[op.align ?? 0];
+      else name = "black_box_allocate";
+      if (name !== undefined && name !== "warm_up") name = withMinAlign(bench, name, minAlign);
       break;
     }
-    case "free":
-      name = op.events.some((e) => e.kind === "freed") ? "deallocate" : "deallocate_non_last";
+    case "realloc": {
+      // The table's grow and shrink cases have either both layouts constant
+      // or both black-boxed: only a run-time layout's resize has the same
+      // shape (a typed or array block's keeps its alignment constant and its
+      // sizes at run time, which no case measures).
+      const before = op.target_op !== undefined ? opAt(trace, op.target_op)?.size : undefined;
+      if (op.shape?.kind === "layout" && before !== undefined && op.size !== undefined && op.size !== before) {
+        name = op.size > before ? "black_box_grow_same_align" : "black_box_shrink_same_align";
+      }
       break;
+    }
+    case "free": {
+      // `deallocate` frees a u32 with its constant layout, `black_box_` one
+      // with a run-time layout; an array's free (size at run time) has no case.
+      const last = op.events.some((e) => e.kind === "freed") ? "deallocate" : "deallocate_non_last";
+      if (op.shape?.kind === "typed") name = last;
+      else if (op.shape?.kind === "layout") name = `black_box_${last}`;
+      break;
+    }
     case "reset":
       name = "reset";
       break;

@@ -3,6 +3,7 @@
 
 import { blockColour } from "../views/map/palette";
 import { mergeFrames } from "./exportAnimation";
+import { appendMapDefs } from "./mapDefs";
 import { estimateWidth, SWATCH, type FigureColumn, type LegendItem, type Measure } from "./exportLayout";
 import { isInteractiveAttribute, SVG_NS } from "./svgCheck";
 
@@ -318,7 +319,7 @@ function canvasMeasure(doc: Document, font: string): Measure {
  * current theme), and the colours the figure's text takes from the same
  * classes.
  */
-export function figureLegend(doc: Document, presence: LegendPresence): { legend: LegendItem[]; look: FigureLook } {
+export function figureLegend(doc: Document, presence: LegendPresence, styleRoot: Element = doc.body): { legend: LegendItem[]; look: FigureLook } {
   const host = doc.createElement("div");
   host.setAttribute("aria-hidden", "true");
   host.style.cssText = "position: fixed; left: -100000px; top: 0;";
@@ -333,8 +334,13 @@ export function figureLegend(doc: Document, presence: LegendPresence): { legend:
     text("row-title"),
     svgEl(doc, "g", { class: "chunk-row is-current" }, text("row-fill")),
   ) as SVGSVGElement;
+  // The swatches' hatch and stripes: patterns of the scratch map's own, each
+  // written into the swatch that uses it, so the legend stands alone in a file.
+  const defs = svgEl(doc, "defs", {});
+  svg.prepend(defs);
+  appendMapDefs(svg, defs);
   host.append(svg);
-  doc.body.append(host);
+  styleRoot.append(host);
   try {
     const fill = (selector: string): string => {
       const el = svg.querySelector(selector);
@@ -350,10 +356,13 @@ export function figureLegend(doc: Document, presence: LegendPresence): { legend:
     };
     const copy = cleanCopy(svg);
     const serializer = new XMLSerializer();
-    const legend = [...copy.querySelectorAll(":scope > g.legend-swatch")].map((g, i) => ({
-      label: specs[i]?.label ?? "",
-      swatch: [...g.children].map((c) => serializer.serializeToString(c)).join(""),
-    }));
+    const patterns = [...copy.querySelectorAll(":scope > defs > pattern")];
+    const legend = [...copy.querySelectorAll(":scope > g.legend-swatch")].map((g, i) => {
+      const swatch = [...g.children].map((c) => serializer.serializeToString(c)).join("");
+      const used = patterns.filter((p) => swatch.includes(`url(#${p.id})`));
+      const defsText = used.length > 0 ? `<defs>${used.map((p) => serializer.serializeToString(p)).join("")}</defs>` : "";
+      return { label: specs[i]?.label ?? "", swatch: defsText + swatch };
+    });
     return { legend, look };
   } finally {
     host.remove();
@@ -451,17 +460,42 @@ export async function svgToPng(svgText: string, width: number, height: number, s
   );
 }
 
-/** Saves a blob as a file through a temporary link. */
-export function download(blob: Blob, fileName: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = fileName;
-  a.rel = "noopener";
-  a.style.display = "none";
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // Revoked after the click has been handled: some browsers read the URL late.
-  window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+/**
+ * The least time between two downloads the page starts. WebKit (Safari)
+ * starts a download as a navigation of the page and turns it into a
+ * download only after the response arrives; a second download started
+ * before then cancels the first, so of two started in one task, a
+ * microtask or a setTimeout(0) apart, only the last file arrives. 10 ms
+ * apart both arrived in WebKitGTK 2.50 on a quiet machine: this leaves room
+ * for a busy one.
+ */
+export const DOWNLOAD_GAP_MS = 400;
+
+/** When the last download started (performance.now()), and the queue of those waiting their turn. */
+let lastDownload = -Infinity;
+let downloads: Promise<void> = Promise.resolve();
+
+/**
+ * Saves a blob as a file through a temporary link, at least DOWNLOAD_GAP_MS
+ * after the page's previous download; settles once the link is clicked.
+ */
+export function download(blob: Blob, fileName: string): Promise<void> {
+  const turn = downloads.then(async () => {
+    const wait = lastDownload + DOWNLOAD_GAP_MS - performance.now();
+    if (wait > 0) await new Promise((resolve) => window.setTimeout(resolve, wait));
+    lastDownload = performance.now();
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = fileName;
+    a.rel = "noopener";
+    a.style.display = "none";
+    document.body.append(a);
+    a.click();
+    a.remove();
+    // Revoked after the click has been handled: some browsers read the URL late.
+    window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
+  downloads = turn;
+  return turn;
 }

@@ -30,7 +30,8 @@ async function decodeError(text: string): Promise<string> {
  * that takes a child allocator has its child written, its default too.
  */
 function normalised(s: SharedState): SharedState {
-  const out: SharedState = { ...s };
+  // Line endings come back as a text box keeps them: \r\n and a lone \r as \n.
+  const out: SharedState = { ...s, source: s.source.replace(/\r\n?/g, "\n") };
   if (out.lesson === null || out.lesson === undefined) delete out.lesson;
   if (out.views === undefined) delete out.views;
   if (out.sweep === null || out.sweep === undefined) delete out.sweep;
@@ -58,7 +59,7 @@ function rng(seed: number): () => number {
   };
 }
 
-const NASTY = ["&", "=", "+", "%", "#", "?", "\n", "\r\n", " ", "\t", "é", "😀", "%20", "&end", "[u32; 5]", "/", ":", ",", "'", '"', "<", ">", "\\", "\0"];
+const NASTY = ["&", "=", "+", "%", "#", "?", "\n", "\r\n", "\r", " ", "\t", "é", "😀", "%20", "&end", "[u32; 5]", "/", ":", ",", "'", '"', "<", ">", "\\", "\0"];
 
 function randomState(next: () => number): SharedState {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T;

@@ -21,7 +21,8 @@
 import type { RunConfig } from "../engine/config";
 import type { Target } from "../engine/types";
 import type { CompareConfig } from "../model/compare";
-import { isSweepParam, MAX_COMPARE, MAX_SWEEP_POINTS, MIN_COMPARE, type SweepParam } from "../model/limits";
+import { normalizeNewlines } from "../model/format";
+import { isSweepParam, MAX_CAPACITY, MAX_COMPARE, MAX_MIN_ALIGN, MAX_SWEEP_POINTS, MIN_COMPARE, type SweepParam } from "../model/limits";
 import { validateRandomMix, type RandomMixInput } from "../model/randomMixOptions";
 import type { SweepSetup } from "../model/sweep";
 
@@ -50,8 +51,7 @@ export const MAX_STEP = 10_000_000;
 /** More micro-steps than any op records; the app drops one its op does not have. */
 export const MAX_MICRO = 1_000;
 /** The engine takes capacities up to 1 GiB (it checks the finer rules itself). */
-export const MAX_CAPACITY = 1 << 30;
-export const MAX_MIN_ALIGN = 4096;
+export { MAX_CAPACITY, MAX_MIN_ALIGN };
 export const MAX_VIEWS = 8;
 
 /** A preset (allocator) name as links and trace files may carry it. */
@@ -307,6 +307,8 @@ function sweepSetup(raw: string): SweepSetup {
   const values = list.split(",").map((v) => decodeValue("w", v));
   if (values.length > MAX_SWEEP_POINTS) fail(`"w" (sweep) lists at most ${MAX_SWEEP_POINTS} values, not ${values.length}`);
   for (const v of values) if (!SWEEP_VALUE[param].test(v)) fail(`"w" (sweep) has a value that is not a ${param} value: "${clip(v)}"`);
+  const largest = param === "capacity" ? MAX_CAPACITY : param === "minAlign" ? MAX_MIN_ALIGN : null;
+  for (const v of values) if (largest !== null && Number(v) > largest) fail(`"w" (sweep) has a ${param} past the largest, ${largest}: ${v}`);
   const setup: SweepSetup = { param, values };
   if (mix !== undefined) {
     const numbers = mix.split("/");
@@ -339,7 +341,8 @@ function parseQuery(query: string): SharedState {
   if (a === undefined) fail('the link names no allocator ("a")');
   const p = fields.get("p");
   if (p === undefined) fail('the link has no program ("p")');
-  const source = decodeValue("p", p);
+  // Line endings as a text box keeps them: a hand-made "%0D" reads as a line break, as the engine reads it.
+  const source = normalizeNewlines(decodeValue("p", p));
   if (source.length > MAX_SOURCE_CHARS) fail(`the program is longer than ${MAX_SOURCE_CHARS} characters`);
 
   const c = fields.get("c");
@@ -401,6 +404,9 @@ export async function decodeShare(text: string): Promise<DecodeResult> {
     if (body === "") fail("the link is empty");
     if (body.length > MAX_LINK_CHARS) fail(`the link is longer than ${MAX_LINK_CHARS} characters`);
     const version = /^v(\d{1,6})(?=[?z]|$)/.exec(body);
+    if (!version && /^[?&]?[a-z]\w*=/i.test(body)) {
+      fail('the link has lost its version: it should start with "v1?", as in "#v1?a=bumpalo&…&end" (add "v1?" after the "#" to open it)');
+    }
     if (!version) fail('this is not a Bump Lab share link (it should start with "v1")');
     const n = Number(version[1]);
     if (n > SHARE_VERSION) {

@@ -17,11 +17,9 @@ import { startPlayback } from "../controller/playback";
 import { startTracer } from "../controller/tracer";
 import { clampStep } from "../model/blocks";
 import { compareStepText } from "../model/describe";
-import { narrationAt, parseNarration } from "../model/narration";
 import { initialState, reducer, type Action, type AppState } from "../state/reducer";
 import { createStore, type Store } from "../state/store";
 import { frameScheduler, h, setText } from "../views/dom";
-import { renderNarration } from "../views/narration";
 import { renderRun, type RunRenderers } from "../views/runView";
 import { renderStepper } from "../views/stepper";
 import { encodeShare, type SharedState } from "./link";
@@ -30,15 +28,26 @@ import { encodeShare, type SharedState } from "./link";
 export const OPTIONAL_VIEWS = ["code", "cost", "stats"] as const;
 export type OptionalView = (typeof OPTIONAL_VIEWS)[number];
 
-/** The optional views' modules, each imported only when shown (an embed of the map alone fetches none). */
-async function loadViews(views: ReadonlySet<OptionalView>, comparing: boolean): Promise<RunRenderers & { compare?: typeof import("../views/compare").renderCompare }> {
-  const [code, cost, stats, compare] = await Promise.all([
+/** The program's narration and how to draw it, for a program that has `#>` comments. */
+type PlayerNarration = typeof import("./playerNarration");
+
+/**
+ * The optional views' modules, each imported only when shown (an embed of the
+ * map alone fetches none), and the narration's only for a program that narrates.
+ */
+async function loadViews(
+  views: ReadonlySet<OptionalView>,
+  comparing: boolean,
+  narrates: boolean,
+): Promise<RunRenderers & { compare?: typeof import("../views/compare").renderCompare; narration?: PlayerNarration }> {
+  const [code, cost, stats, compare, narration] = await Promise.all([
     !comparing && views.has("code") ? import("../views/codeView") : undefined,
     !comparing && views.has("cost") ? import("../views/costView") : undefined,
     !comparing && views.has("stats") ? import("../views/stats") : undefined,
     comparing ? import("../views/compare") : undefined,
+    !comparing && narrates ? import("./playerNarration") : undefined,
   ]);
-  return { code: code?.renderCodeView, cost: cost?.renderCostView, stats: stats?.renderStats, compare: compare?.renderCompare };
+  return { code: code?.renderCodeView, cost: cost?.renderCostView, stats: stats?.renderStats, compare: compare?.renderCompare, narration };
 }
 
 /** Whether the player shows anything that reads costs (so it loads the cost module). */
@@ -167,7 +176,6 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
   bindStepKeys(root, dispatch, { micro: false, play: false, signal: life.signal });
 
   // The link follows the step; encoding is async, so only the latest result is kept.
-  const narrations = parseNarration(source);
   const sharedNow = (): SharedState => {
     const s = store.getState();
     const at: SharedState = { ...shared, ...configOf(s), step: s.step, compare: s.compare };
@@ -212,7 +220,8 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
       );
       columns.afterRender();
     } else {
-      const said = narrationAt(trace, s.step, narrations);
+      const narrates = views.narration;
+      const said = narrates ? narrates.narrationAt(trace, s.step, narrates.parseNarration(source)) : null;
       renderRun(
         { ...mounts, stepper: options.controls ? mounts.stepper : undefined },
         views,
@@ -228,7 +237,7 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
         },
         dispatch,
       );
-      renderNarration(narration, { narration: said, lesson: null }, { onExitLesson: () => undefined });
+      narrates?.renderNarration(narration, { narration: said, lesson: null }, { onExitLesson: () => undefined });
       tracer.afterRender();
     }
     root.dataset["ready"] = "true";
@@ -239,7 +248,7 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
   store.subscribe(scheduleRender);
   const resize = new ResizeObserver(scheduleRender);
   resize.observe(root);
-  loadViews(options.views, comparing).then(
+  loadViews(options.views, comparing, source.includes("#>")).then(
     (loaded) => {
       views = loaded;
       render();

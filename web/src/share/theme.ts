@@ -33,3 +33,10 @@ export interface ResizeMessage {
 export function resizeMessage(height: number): ResizeMessage {
   return { type: "bumplab:resize", height: Math.max(0, Math.ceil(height)) };
 }
+
+/** Whether `data` is an embed's resize message (a finite, non-negative height). */
+export function isResizeMessage(data: unknown): data is ResizeMessage {
+  if (typeof data !== "object" || data === null) return false;
+  const d = data as Record<string, unknown>;
+  return d["type"] === "bumplab:resize" && typeof d["height"] === "number" && Number.isFinite(d["height"]) && d["height"] >= 0;
+}

@@ -87,10 +87,10 @@ describe("trace files", () => {
       [edited((t) => (t["allocator"] = "jemalloc")), /trace.allocator must be one of this Bump Lab's allocators \(fitzgen-down, /],
       [edited((t) => (t["target"] = "x86")), /trace.target must be "64" or "wasm32"/],
       [edited((t) => Reflect.deleteProperty(t, "program")), /no program to replay .*export it again/],
-      [edited((t) => (t.program["capacity"] = -1)), /capacity and min_align must be whole numbers/],
+      [edited((t) => (t.program["capacity"] = -1)), /trace\.program\.capacity must be a whole number from 1 to 1073741824, not -1\./],
       [edited((t) => Reflect.deleteProperty(t, "ops")), /trace.ops must be a list/],
       [edited((t) => (t.ops[0]!["failed"] = "no")), /trace.ops\[0\] must have a kind and failed/],
-      [edited((t) => (t.ops[0]!["address"] = "0x10")), /trace.ops\[0\]'s address, chunk and size must be whole numbers/],
+      [edited((t) => (t.ops[0]!["address"] = "0x10")), /trace\.ops\[0\]\.address must be a whole number from 0 to 9007199254740991, not "0x10" \(text\)\./],
     ];
     for (const [text, message] of cases) {
       const error = errorOf(text);

@@ -32,19 +32,25 @@ export function sharedOf(s: AppState): SharedState {
 }
 
 /**
- * Whether a hash is a share link ("v1?…", "v1z…", a later "v2…") rather than
- * an in-page anchor such as "#cost-model", which must stay a plain jump.
+ * Whether a hash is meant as a share link rather than an in-page anchor such
+ * as "#cost-model", which must stay a plain jump: a link of any version
+ * ("v1?…", "v1z…", a later "v2…"), or key=value pairs that lost their "v1?"
+ * prefix ("a=bumpalo&p=…&end"), which an anchor (an element's id) never has.
+ * Whatever is meant as a link is opened or said why not: never ignored.
  */
 export function isShareLink(hash: string): boolean {
-  return /^v\d/.test(hash);
+  return /^v\d/.test(hash) || /^[?&]?[a-z]\w*=/i.test(hash);
 }
 
 export interface ShareSyncOptions {
   /** Whether this build has the preset a link names. */
   known(allocator: string): boolean;
   lessonExists(id: string): boolean;
-  /** Says why a link did not open. */
-  notice(text: string): void;
+  /**
+   * Says why a link did not open; `link` is the whole URL it came in, for
+   * the notice to offer to copy (the address bar keeps it too).
+   */
+  notice(text: string, link?: string): void;
   clearNotice(): void;
 }
 
@@ -82,11 +88,21 @@ export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyn
     changedAt = Date.now();
     if (timer === undefined) timer = window.setTimeout(due, SHARE_DEBOUNCE_MS);
   };
+  // A link that did not open stays in the address bar, to copy, repair or
+  // report, until the reader changes the program or a setting: only then
+  // does the hash follow the state again. Stepping alone keeps it (the run
+  // settling on its last op is a step, not the reader's change). `held` is
+  // the program and settings shown when the link was refused.
+  let held: string | null = null;
+  const settingsOf = (state: AppState): string => JSON.stringify({ ...sharedOf(state), step: 0, micro: null });
   const startWriting = (): void => {
     store.subscribe((s, prev) => {
       // The program apart: a recording is megabytes, too long to copy at every step.
       const rest = (state: AppState): string => JSON.stringify({ ...sharedOf(state), source: "" });
-      if (s.source !== prev.source || rest(s) !== rest(prev)) writeHash();
+      if (s.source === prev.source && rest(s) === rest(prev)) return;
+      if (held !== null && settingsOf(s) === held) return;
+      held = null;
+      writeHash();
     });
   };
 
@@ -96,15 +112,21 @@ export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyn
     // decodeShare's error is a whole sentence already: add only what was kept.
     const kept = atStart ? "Showing the default program instead." : "The program in view is unchanged.";
     if (!decoded.ok) {
-      options.notice(`${decoded.error} ${kept}`);
+      refused(link, `${decoded.error} ${kept}`);
     } else if (!options.known(decoded.state.allocator)) {
-      options.notice(`This share link names an allocator this version does not have (${decoded.state.allocator}). ${kept}`);
+      refused(link, `This share link names an allocator this version does not have (${decoded.state.allocator}). ${kept}`);
     } else {
       const { state } = decoded;
       options.clearNotice();
       const lesson = state.lesson && options.lessonExists(state.lesson) ? state.lesson : null;
       store.dispatch({ type: "applyShared", shared: { ...state, lesson } });
     }
+  };
+  /** A link that did not open: said, offered to copy, and left in the address bar. */
+  const refused = (link: string, why: string): void => {
+    held = settingsOf(store.getState());
+    options.notice(why, `${window.location.origin}${window.location.pathname}${window.location.search}#${link}`);
+    if (window.location.hash.slice(1) !== link) window.history.replaceState(null, "", `#${link}`);
   };
 
   const link = window.location.hash.slice(1);

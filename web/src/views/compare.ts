@@ -374,7 +374,12 @@ function drawColumns(refs: Refs, data: CompareData): void {
       emptyText: emptyText(trace, step),
       animate: data.animate,
       reserveRows: mostChunksAlive(trace),
-      ...(data.figure ? { fit: figureFit(trace) } : {}),
+      // Fitted as a figure is, in the workbench too: each row narrowed to the
+      // bytes the run ever uses and every block wide enough to see and name.
+      // Drawn whole, a 100-byte block beside a 10,000-byte one in a column's
+      // width is 3 px, unlabelled, under the bump pointer: the difference a
+      // comparison is opened to show would be invisible.
+      fit: figureFit(trace),
     });
   });
 }

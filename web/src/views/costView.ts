@@ -491,7 +491,8 @@ export function renderCostView(container: HTMLElement, data: CostViewData, dispa
       .attr("data-total", (d) => d.total)
       .attr("data-fast", (d) => d.fast)
       .attr("data-slow", (d) => d.slow)
-      .attr("data-baseline", (d) => d.baseline ?? null);
+      .attr("data-baseline", (d) => d.baseline ?? null)
+      .attr("data-shape", (d) => d.shape ?? null);
     barSel.select("rect.hit").attr("x", (d) => d.slotX).attr("width", (d) => d.slotW).attr("height", innerH);
     barSel
       .select("rect.fast")

@@ -51,6 +51,19 @@ export function markCurrent(el: Element, current: boolean, kind: "step" | "true"
 }
 
 /**
+ * Marks a view that still shows an earlier step than the one on screen (the
+ * scrubber's hand moves on without it): dimmed, its numbers hidden (app.css
+ * `.is-catching-up`) and busy for a screen reader. Writes nothing when the
+ * mark is already so: a drag calls this every frame.
+ */
+export function markCatchingUp(el: Element, catching: boolean): void {
+  if (el.classList.contains("is-catching-up") === catching) return;
+  el.classList.toggle("is-catching-up", catching);
+  if (catching) el.setAttribute("aria-busy", "true");
+  else el.removeAttribute("aria-busy");
+}
+
+/**
  * Coalesces render requests into one per animation frame: a view is a pure
  * function of the state, so drawing once after the last change is enough.
  */

@@ -15,6 +15,7 @@
 import type { RunConfig } from "../engine/config";
 import { allErrors } from "../engine/errors";
 import type { AllocatorInfo, ProgramError } from "../engine/types";
+import { normalizeNewlines } from "../model/format";
 import { errorTokenIndex, tokenizeLine } from "../model/highlight";
 import { EDITABLE_SOURCE_CHARS, megabytes, sourceTooLarge, utf8Bytes } from "../model/limits";
 import { childText } from "../model/settings";
@@ -385,38 +386,43 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     importStatus.textContent = text;
     importStatus.classList.toggle("is-refused", refused);
   };
-  /** Opens `text` as the program (`from` names where it came from), or says why not. */
-  const openText = (text: string, from: string): void => {
-    const bytes = utf8Bytes(text);
+  /**
+   * Opens `text` as the program (`from` names where it came from), or says
+   * why not; `also` is said after, a note about how it was opened.
+   */
+  const openText = (raw: string, from: string, also = ""): void => {
+    const bytes = utf8Bytes(raw);
     const why = sourceTooLarge(bytes);
     if (why !== null) {
-      say(`${from} was not opened: ${why}. The program on screen is unchanged.`, true);
+      say(`${from} was not opened: ${why}. The program on screen is unchanged.${also}`, true);
       return;
     }
+    // A file's line endings as a paste's: the text box makes each \r\n or lone \r a \n.
+    const text = normalizeNewlines(raw);
     if (text.length > EDITABLE_SOURCE_CHARS) {
-      say(`Opened ${from} (${megabytes(bytes)}): it replaces the program, read-only.`, false);
+      say(`Opened ${from} (${megabytes(bytes)}): it replaces the program, read-only.${also}`, false);
       handlers.onConfigure({ source: text });
     } else {
-      say(`Opened ${from}.`, false);
+      say(`Opened ${from}.${also}`, false);
       loadProgram(text);
     }
   };
   /** Opens a file's text; its size is checked before any of it is read. */
-  const openFile = async (file: File): Promise<void> => {
+  const openFile = async (file: File, also = ""): Promise<void> => {
     const why = sourceTooLarge(file.size);
     if (why !== null) {
       say(`${file.name} was not opened: ${why}. The program on screen is unchanged.`, true);
       return;
     }
-    say(`Reading ${file.name}…`, false);
+    say(`Reading ${file.name}…${also}`, false);
     let text: string;
     try {
       text = await file.text();
     } catch (error: unknown) {
-      say(`${file.name} could not be read (${error instanceof Error ? error.message : String(error)}). The program on screen is unchanged.`, true);
+      say(`${file.name} could not be read (${error instanceof Error ? error.message : String(error)}). The program on screen is unchanged.${also}`, true);
       return;
     }
-    openText(text, file.name);
+    openText(text, file.name, also);
   };
   const fileInput = h("input", { type: "file", id: "program-file", class: "visually-hidden", accept: ".txt,.bump,text/plain", tabindex: -1, "aria-hidden": "true" });
   fileInput.addEventListener("change", () => {
@@ -469,8 +475,8 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     const files = event.dataTransfer?.files;
     const file = files?.[0];
     if (!file) return;
-    if (files.length > 1) say(`Only one program opens at a time: ${file.name}, the first of ${files.length}.`, false);
-    void openFile(file);
+    // Said with every message the opening gives, so "Opened a.txt." cannot replace it.
+    void openFile(file, files.length > 1 ? ` Only one program opens at a time: ${file.name}, the first of ${files.length}.` : "");
   });
   document.addEventListener("dragend", endDrag);
   document.body.append(dropTarget);

@@ -11,6 +11,8 @@
 
 import type { ExecutedColumnName, InstructionsLookup } from "../engine/listing";
 import { branchOutcome, compactSource, executedListing, shortName, summaryText, type ExecutedListing, type FunctionRun, type InstructionRow } from "../model/instructions";
+import { shapeListingNote } from "../model/shape";
+import type { Shape } from "../engine/types";
 import { h, setText } from "./dom";
 
 /** A Rust line: the code view's file and a 1-based line. */
@@ -28,6 +30,8 @@ export interface InstructionsViewData {
   codePath: string | null;
   /** The current micro-step's Rust line, if the op ran the algorithm. */
   current: RustLine | null;
+  /** What the compiler knew of the op's layout: the listed code was compiled with it. */
+  shape: Shape | null;
 }
 
 export interface InstructionsHandlers {
@@ -134,8 +138,8 @@ function functionSection(f: FunctionRun, order: number): HTMLElement {
 }
 
 /** The summary and, where they differ, the cost module's own count (they are one count: a difference is a stale listing). */
-function notes(x: ExecutedListing): string[] {
-  const out: string[] = [];
+function notes(x: ExecutedListing, shape: Shape | null): string[] {
+  const out: string[] = shape ? [shapeListingNote(shape)] : [];
   if (x.slowInstructions > 0) out.push(`${x.slowInstructions} of them in the slow path.`);
   if (x.truncated) out.push("The op ran more instructions than the recording holds: the list stops short.");
   if (x.unknown > 0) out.push(`${x.unknown} executed instructions are not in the listing: it is not the one built with this cost module.`);
@@ -381,7 +385,7 @@ export function renderInstructions(container: HTMLElement, data: InstructionsVie
       refs.summary.hidden = false;
       refs.summary.dataset["instructions"] = String(x.instructions);
       refs.summary.dataset["branches"] = String(x.branches);
-      const said = notes(x);
+      const said = notes(x, data.shape);
       setText(refs.note, said.join(" "));
       refs.note.hidden = said.length === 0;
       refs.list.replaceChildren(...x.functions.map(functionSection));

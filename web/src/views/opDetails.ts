@@ -8,6 +8,7 @@
 import type { Op } from "../engine/types";
 import type { OpCostSummary } from "../model/costs";
 import { hexWithDecimal } from "../model/format";
+import { shapeSentence } from "../model/shape";
 import { h, markCurrent, setText } from "./dom";
 import { renderOpCost } from "./opCost";
 
@@ -131,6 +132,12 @@ function build(refs: Refs, data: OpDetailsData): void {
     ...(data.sourceLine !== null ? [h("code", { class: "op-source" }, data.sourceLine.trim())] : []),
   );
   const parts: HTMLElement[] = [];
+  // What the compiler knows of the layout: the cost above was measured with it.
+  if (op.shape) {
+    parts.push(
+      h("p", { class: "event op-shape", "data-shape": op.shape.kind }, h("span", { class: "badge tone-neutral" }, "layout"), " ", shapeSentence(op.shape, op.kind)),
+    );
+  }
   for (const event of op.events) {
     const tone = EVENT_TONES[event.kind] ?? "neutral";
     const badge = h("span", { class: `badge tone-${tone}` }, eventLabel(event.kind));

@@ -340,11 +340,35 @@ impl<W: Word> Engine<W> {
         };
         let model = M::new(&mut heap, &model_opts, &mut rec)
             .map_err(|e| model_error(Pos { line: 1, column: 1 }, e, opts.target, preset))?;
+        let direction = model.direction();
+        Ok(Self::around(
+            preset,
+            opts.target,
+            direction,
+            Box::new(model),
+            heap,
+            rec,
+        ))
+    }
+
+    /// The engine around a model just built: what does not depend on the
+    /// model's type, compiled once per word size rather than inlined into each
+    /// of the dozens of presets' and minimum alignments' constructors (in the
+    /// trace module's first download, that copy was a sixth of its code).
+    #[inline(never)]
+    fn around(
+        preset: PresetId,
+        target: Target,
+        direction: Direction,
+        model: Box<dyn Recording<W>>,
+        heap: Heap<W>,
+        rec: Recorder,
+    ) -> Self {
         let mut engine = Engine {
             preset,
-            target: opts.target,
-            direction: model.direction(),
-            model: Box::new(model),
+            target,
+            direction,
+            model,
             heap,
             blocks: Vector::new(),
             chunks: Vector::new(),
@@ -364,7 +388,7 @@ impl<W: Word> Engine<W> {
         // Chunks made by the constructor belong to no op.
         let mut sink = Vec::new();
         engine.translate(rec, None, &mut sink);
-        Ok(engine)
+        engine
     }
 
     /// A recorder for the model's next call: keeping micro-steps only when
@@ -397,6 +421,7 @@ impl<W: Word> Engine<W> {
             size: None,
             align: None,
             padding: None,
+            shape: None,
             moved: None,
             failed: false,
             target_op: None,

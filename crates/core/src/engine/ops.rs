@@ -4,7 +4,7 @@
 use crate::model::{AllocError, Layout};
 use crate::program::{Assigned, Pos, ProgramError, SizeExpr};
 use crate::text::bytes;
-use crate::trace::{EventKind, Op, OpKind};
+use crate::trace::{EventKind, Op, OpKind, Shape};
 use crate::word::Word;
 
 use super::request::{check_align, check_layout, model_error};
@@ -112,12 +112,14 @@ impl<W: Word> Engine<W> {
                 (bytes, p.size(usize_bytes))
             }
         };
+        let shape = Shape::of_request(size, align.map(|(a, _)| a), usize_bytes);
         let (align, apos) = align.unwrap_or((natural, pos));
         check_align(align, apos)?;
         check_layout::<W>(bytes, align, pos)?;
         let mut op = self.new_op(OpKind::Alloc, pos, Some(name));
         op.size = Some(bytes);
         op.align = Some(align);
+        op.shape = Some(shape);
         let layout = Layout {
             size: self.word(bytes),
             align: self.word(align),
@@ -143,15 +145,16 @@ impl<W: Word> Engine<W> {
         size: u64,
     ) -> Result<Op, ProgramError> {
         let old = self.live_block(block, block_pos, "realloc")?;
-        let (old_op, old_addr, old_size, align) = {
+        let (old_op, old_addr, old_size, align, shape) = {
             let b = &self.blocks[old];
-            (b.op, b.address, b.size, b.align)
+            (b.op, b.address, b.size, b.align, b.shape)
         };
         check_layout::<W>(size, align, pos)?;
         let mut op = self.new_op(OpKind::Realloc, pos, Some(name));
         op.target_op = Some(old_op);
         op.size = Some(size);
         op.align = Some(align);
+        op.shape = Some(shape.resized());
         let old_layout = Layout {
             size: self.word(old_size),
             align: self.word(align),
@@ -251,13 +254,20 @@ impl<W: Word> Engine<W> {
         let mut op = self.new_op(OpKind::Free, pos, Some(name));
         // One lookup of the block for all it changes and tells (`restate`
         // to Freed, inline).
-        let (addr, size, align, chunk, placed_by) = {
+        let (addr, size, align, chunk, placed_by, shape) = {
             let blk = &mut self.blocks[b];
             debug_assert_eq!(blk.state, BlockState::Live);
             blk.state = BlockState::Freed;
             blk.freed = true;
             blk.ended_at = Some(pos);
-            (blk.address, blk.size, blk.align, blk.chunk, blk.op)
+            (
+                blk.address,
+                blk.size,
+                blk.align,
+                blk.chunk,
+                blk.op,
+                blk.shape,
+            )
         };
         if let (Some(c), 1..) = (chunk, size) {
             let t = &mut chunk_mut(&mut self.chunks, c as usize).tally;
@@ -267,6 +277,7 @@ impl<W: Word> Engine<W> {
         op.target_op = Some(placed_by);
         op.address = Some(addr);
         op.size = Some(size);
+        op.shape = Some(shape);
         let layout = Layout {
             size: self.word(size),
             align: self.word(align),

@@ -10,7 +10,7 @@ use im::Vector;
 use crate::algorithms::Direction;
 use crate::program::Pos;
 use crate::text::bytes;
-use crate::trace::{ChunkInfo, EventKind, Op, OpKind};
+use crate::trace::{ChunkInfo, EventKind, Op, OpKind, Shape};
 use crate::word::Word;
 
 use super::translate::note;
@@ -37,6 +37,9 @@ pub(super) struct Block {
     pub(super) size: u64,
     pub(super) align: u64,
     pub(super) padding: u64,
+    /// What a Rust caller's compiler knows of the block's layout: what
+    /// resizing or freeing it is measured with.
+    pub(super) shape: Shape,
     pub(super) state: BlockState,
     /// Where the op that ended it stands, for error messages.
     pub(super) ended_at: Option<Pos>,
@@ -174,6 +177,7 @@ impl<W: Word> Engine<W> {
             size,
             align,
             padding,
+            shape: op.shape.unwrap_or(Shape::Layout),
             state: BlockState::Live,
             ended_at: None,
             reallocated_at: None,
@@ -293,6 +297,7 @@ impl<W: Word> Engine<W> {
             size: 0,
             align,
             padding: 0,
+            shape: op.shape.unwrap_or(Shape::Layout),
             state: BlockState::Live,
             ended_at: None,
             reallocated_at: None,

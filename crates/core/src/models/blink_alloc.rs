@@ -340,6 +340,7 @@ impl<W: Word> Model<W> for BlinkAlloc<W> {
 
     /// `BlinkAlloc::resize` (what both `grow` and `shrink` call), with the
     /// alignment kept, as the engine's realloc keeps it.
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -398,6 +399,7 @@ impl<W: Word> Model<W> for BlinkAlloc<W> {
 
     /// `BlinkAlloc::deallocate`: one compare of the cursor with the block's
     /// start (not its end), which a block with bytes never passes.
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, layout: Layout<W>, p: &mut P) {
         let Some(root) = &mut self.root else {
             return;

@@ -577,6 +577,7 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
 
     /// A larger size goes through `grow`, an equal or smaller one through
     /// `shrink` (which leaves a block of the same size where it is).
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -593,6 +594,7 @@ impl<W: Word, const UP: bool, const MIN_ALIGN: u64> Model<W> for BumpScope<W, UP
     }
 
     /// `Allocator::deallocate`: only the last block gives its bytes back.
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, layout: Layout<W>, p: &mut P) {
         if !self.is_last(addr, layout.size, p) {
             return;

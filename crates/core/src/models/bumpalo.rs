@@ -603,6 +603,7 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
     /// allocated anew; otherwise `shrink` when the size does not grow,
     /// `grow` when it does. Through the `Allocator` API the same calls give
     /// the same blocks.
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -630,6 +631,7 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
 
     /// `<&Bump as Allocator>::deallocate`: only the last block comes back,
     /// and not the padding that was skipped to align it.
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, layout: Layout<W>, p: &mut P) {
         let bump_ptr = self.current.ptr;
         if !self.is_last_allocation(addr) {

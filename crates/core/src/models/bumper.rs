@@ -211,6 +211,7 @@ impl<W: Word> Model<W> for AllocBuffer<W> {
         F::result(self.allocate(heap, layout, p))
     }
 
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -222,6 +223,7 @@ impl<W: Word> Model<W> for AllocBuffer<W> {
         realloc_by_copy(|l, p| self.allocate(heap, l, p), addr, old, new_size, p)
     }
 
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {
         free_nothing(addr, p);
     }
@@ -472,6 +474,7 @@ impl<W: Word> Model<W> for SlabBuffer<W> {
         F::allocated(self.allocate(heap, layout, p))
     }
 
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -489,6 +492,7 @@ impl<W: Word> Model<W> for SlabBuffer<W> {
         )
     }
 
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {
         free_nothing(addr, p);
     }

@@ -287,6 +287,7 @@ impl<W: Word> Model<W> for CppArena<W> {
         F::allocated(self.allocate(heap, layout, p))
     }
 
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -310,6 +311,7 @@ impl<W: Word> Model<W> for CppArena<W> {
         Allocated::ok(new)
     }
 
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {
         let _ = addr; // step: free
         probe!(p, FREE, addr);

@@ -117,6 +117,7 @@ impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
         )
     }
 
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         _heap: &mut Heap<W>,
@@ -201,6 +202,7 @@ impl<W: Word, A: ChunkBump<W>> Model<W> for Fixed<W, A> {
         Allocated::ok(new)
     }
 
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {
         let _ = addr; // step: free
         probe!(p, FREE, addr);

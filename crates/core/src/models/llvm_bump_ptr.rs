@@ -292,6 +292,7 @@ impl<W: Word> Model<W> for LlvmBumpPtr<W> {
         }
     }
 
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -318,6 +319,7 @@ impl<W: Word> Model<W> for LlvmBumpPtr<W> {
     }
 
     /// `Deallocate`: bump pointer allocators never free.
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {
         let _ = addr; // step: deallocate
         probe!(p, DEALLOCATE, addr);

@@ -265,6 +265,7 @@ impl<W: Word> Model<W> for PmrMonotonic<W> {
         }
     }
 
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -291,6 +292,7 @@ impl<W: Word> Model<W> for PmrMonotonic<W> {
     }
 
     /// `do_deallocate`: empty.
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, _layout: Layout<W>, p: &mut P) {
         let _ = addr; // step: deallocate
         probe!(p, DEALLOCATE, addr);

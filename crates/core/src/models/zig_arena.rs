@@ -535,6 +535,7 @@ impl<W: Word> Model<W> for ZigArena<W> {
     /// `allocator.realloc(old, new_len)`: from or to zero size it is an
     /// allocation or a free; else `remap` (in place, through `resize`),
     /// else a new allocation, a copy and a `free` of the old block.
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -576,6 +577,7 @@ impl<W: Word> Model<W> for ZigArena<W> {
     }
 
     /// `allocator.free(slice)`: nothing for a zero-sized one.
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, layout: Layout<W>, p: &mut P) {
         if layout.size != W::ZERO {
             self.free_bytes(addr, layout.size, p);

@@ -182,6 +182,7 @@ impl<W: Word> Model<W> for ZigFixedBuffer<W> {
     }
 
     /// `allocator.realloc(old, new_len)`, as for the arena.
+    #[inline(always)]
     fn realloc<P: Probe<W>>(
         &mut self,
         heap: &mut Heap<W>,
@@ -219,6 +220,7 @@ impl<W: Word> Model<W> for ZigFixedBuffer<W> {
         got
     }
 
+    #[inline(always)]
     fn free<P: Probe<W>>(&mut self, _heap: &mut Heap<W>, addr: W, layout: Layout<W>, p: &mut P) {
         if layout.size != W::ZERO {
             self.free_bytes(addr, layout.size, p);

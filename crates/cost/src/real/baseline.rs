@@ -5,7 +5,9 @@ use std::alloc::Layout;
 use std::collections::HashMap;
 use std::ptr::NonNull;
 
-use bumplab_core::trace::{Baseline, BaselineOp, Cost, OpKind, Trace};
+use bumplab_core::trace::{Baseline, BaselineOp, Cost, OpKind, Shape, Trace};
+
+use crate::roots::by_prim_size;
 
 use super::{counted, layout, mib, requested_total, REAL_LIMIT};
 use crate::fresh_heap::{with_fresh_dlmalloc, Dlmalloc, Pages};
@@ -24,6 +26,116 @@ pub const GLOBAL: &str = if cfg!(target_arch = "wasm32") {
 unsafe fn bumplab_measure_global_alloc(dl: &mut Dlmalloc<Pages>, layout: Layout) -> *mut u8 {
     // SAFETY: the caller's contract.
     unsafe { dl.malloc(layout.size(), layout.align()) }
+}
+
+/// `alloc T` through the global allocator: `Layout::new::<T>()`, a constant
+/// (`Box::new` of a `T`).
+///
+/// # Safety
+/// `SIZE` is not 0.
+#[inline(never)]
+unsafe fn bumplab_measure_global_alloc_typed<const SIZE: u64>(dl: &mut Dlmalloc<Pages>) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    unsafe { dl.malloc(SIZE as usize, SIZE as usize) }
+}
+
+/// `alloc [T; n]`: the element's alignment `ALIGN` is a constant.
+///
+/// # Safety
+/// `size` is not 0.
+#[inline(never)]
+unsafe fn bumplab_measure_global_alloc_array<const ALIGN: u64>(
+    dl: &mut Dlmalloc<Pages>,
+    size: usize,
+) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    unsafe { dl.malloc(size, ALIGN as usize) }
+}
+
+/// Resizing a block whose alignment `ALIGN` is a constant (a `Vec<T>`).
+///
+/// # Safety
+/// `ptr` is a live block of `dl` of `old_size` bytes aligned to `ALIGN`, and
+/// `new_size` is not 0.
+#[inline(never)]
+unsafe fn bumplab_measure_global_realloc_array<const ALIGN: u64>(
+    dl: &mut Dlmalloc<Pages>,
+    ptr: *mut u8,
+    old_size: usize,
+    new_size: usize,
+) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    unsafe { dl.realloc(ptr, old_size, ALIGN as usize, new_size) }
+}
+
+/// # Safety
+/// `ptr` is a live block of `dl` with `T`'s layout (`SIZE` bytes aligned to `SIZE`).
+#[inline(never)]
+unsafe fn bumplab_measure_global_free_typed<const SIZE: u64>(
+    dl: &mut Dlmalloc<Pages>,
+    ptr: *mut u8,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { dl.free(ptr, SIZE as usize, SIZE as usize) }
+}
+
+/// # Safety
+/// `ptr` is a live block of `dl` of `size` bytes aligned to `ALIGN`.
+#[inline(never)]
+unsafe fn bumplab_measure_global_free_array<const ALIGN: u64>(
+    dl: &mut Dlmalloc<Pages>,
+    ptr: *mut u8,
+    size: usize,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { dl.free(ptr, size, ALIGN as usize) }
+}
+
+/// Allocates `l` with what a caller of `shape` knows of it at compile time.
+///
+/// # Safety
+/// `l.size()` is not 0, and `shape` describes `l`.
+unsafe fn alloc_shaped(
+    dl: &mut Dlmalloc<Pages>,
+    l: Layout,
+    shape: Shape,
+    word: u64,
+    metered: bool,
+) -> (*mut u8, Option<Cost>) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match (shape.known_size(word), shape.known_align(word)) {
+            (Some(s), _) => {
+                by_prim_size!(s, S => counted(metered, || bumplab_measure_global_alloc_typed::<S>(dl)))
+            }
+            (None, Some(a)) => {
+                by_prim_size!(a, A => counted(metered, || bumplab_measure_global_alloc_array::<A>(dl, l.size())))
+            }
+            (None, None) => counted(metered, || bumplab_measure_global_alloc(dl, l)),
+        }
+    }
+}
+
+/// Frees `ptr`, a block of layout `l`, with what a caller of `shape` knows.
+///
+/// # Safety
+/// `ptr` is a live block of `dl` with `l`, which `shape` describes.
+unsafe fn free_shaped(
+    dl: &mut Dlmalloc<Pages>,
+    ptr: *mut u8,
+    l: Layout,
+    shape: Shape,
+    word: u64,
+    metered: bool,
+) -> Option<Cost> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match (shape.known_size(word), shape.known_align(word)) {
+            (Some(s), _) => by_prim_size!(s, S => counted(metered, || bumplab_measure_global_free_typed::<S>(dl, ptr))).1,
+            (None, Some(a)) => by_prim_size!(a, A => counted(metered, || bumplab_measure_global_free_array::<A>(dl, ptr, l.size()))).1,
+            (None, None) => counted(metered, || bumplab_measure_global_free(dl, ptr, l)).1,
+        }
+    }
 }
 
 /// # Safety
@@ -110,10 +222,12 @@ pub fn baseline(trace: &Trace, metered: bool) -> Baseline {
     // what is asked, with room to spare; blocks are not freed at the end:
     // the whole heap is dropped.
     let bytes = (2 * requested + (4 << 20) + 64 * trace.ops.len() as u64).min(2 * REAL_LIMIT);
+    let word = trace.target.usize_bytes();
     let ran = with_fresh_dlmalloc(bytes as usize, |dl| {
         let mut live: HashMap<u32, (NonNull<u8>, Layout)> = HashMap::new();
         for (i, op) in trace.ops.iter().enumerate() {
             crate::recorder::at(crate::recorder::Column::Baseline, i);
+            let shape = op.shape.unwrap_or(Shape::Layout);
             let cost = match op.kind {
                 _ if op.failed => None,
                 OpKind::Alloc => {
@@ -123,9 +237,8 @@ pub fn baseline(trace: &Trace, metered: bool) -> Baseline {
                     if l.size() == 0 {
                         continue;
                     }
-                    // SAFETY: the size is not 0.
-                    let (p, cost) =
-                        counted(metered, || unsafe { bumplab_measure_global_alloc(dl, l) });
+                    // SAFETY: the size is not 0, and the op's shape is its layout's.
+                    let (p, cost) = unsafe { alloc_shaped(dl, l, shape, word, metered) };
                     let Some(p) = NonNull::new(p) else {
                         b.unavailable =
                             Some(format!("op {i}: the global allocator is out of memory"));
@@ -141,20 +254,23 @@ pub fn baseline(trace: &Trace, metered: bool) -> Baseline {
                         continue;
                     };
                     let (p, cost) = match old {
-                        // SAFETY: a live block with its layout, freed once.
-                        Some((ptr, l)) if new.size() == 0 => counted(metered, || unsafe {
-                            bumplab_measure_global_free(dl, ptr.as_ptr(), l);
-                            core::ptr::null_mut()
+                        // SAFETY: a live block with its layout, freed once;
+                        // the block's shape is the resize's.
+                        Some((ptr, l)) if new.size() == 0 => (core::ptr::null_mut(), unsafe {
+                            free_shaped(dl, ptr.as_ptr(), l, shape, word, metered)
                         }),
                         // SAFETY: a live block with its layout; the size is not 0.
-                        Some((ptr, l)) => counted(metered, || unsafe {
-                            bumplab_measure_global_realloc(dl, ptr.as_ptr(), l, new.size())
-                        }),
+                        Some((ptr, l)) => match shape.known_align(word) {
+                            Some(a) => by_prim_size!(a, A => counted(metered, || unsafe {
+                                bumplab_measure_global_realloc_array::<A>(dl, ptr.as_ptr(), l.size(), new.size())
+                            })),
+                            None => counted(metered, || unsafe {
+                                bumplab_measure_global_realloc(dl, ptr.as_ptr(), l, new.size())
+                            }),
+                        },
                         None if new.size() == 0 => continue,
                         // SAFETY: the size is not 0.
-                        None => {
-                            counted(metered, || unsafe { bumplab_measure_global_alloc(dl, new) })
-                        }
+                        None => unsafe { alloc_shaped(dl, new, shape, word, metered) },
                     };
                     if new.size() > 0 {
                         let Some(p) = NonNull::new(p) else {
@@ -168,12 +284,9 @@ pub fn baseline(trace: &Trace, metered: bool) -> Baseline {
                 }
                 OpKind::Free => match op.target_op.and_then(|t| live.remove(&t)) {
                     // SAFETY: a live block with its layout, freed once.
-                    Some((ptr, l)) => {
-                        counted(metered, || unsafe {
-                            bumplab_measure_global_free(dl, ptr.as_ptr(), l)
-                        })
-                        .1
-                    }
+                    Some((ptr, l)) => unsafe {
+                        free_shaped(dl, ptr.as_ptr(), l, shape, word, metered)
+                    },
                     None => None,
                 },
                 OpKind::Reset => {

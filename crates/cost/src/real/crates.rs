@@ -180,6 +180,71 @@ pub(super) fn bumplab_measure_real_alloc<R: RealBump>(
     r.allocate(layout)
 }
 
+/// A primitive type's layout: `SIZE` bytes aligned to `SIZE`, a constant.
+pub(super) const fn typed_layout<const SIZE: u64>() -> Layout {
+    match Layout::from_size_align(SIZE as usize, SIZE as usize) {
+        Ok(l) => l,
+        Err(_) => panic!("a primitive type's size is a power of two"),
+    }
+}
+
+/// `alloc T`: the layout is `T`'s, a constant, as in
+/// `alloc_layout(Layout::new::<T>())` (the model's roots take the same).
+#[inline(never)]
+pub(super) fn bumplab_measure_real_alloc_typed<R: RealBump, const SIZE: u64>(
+    r: &R,
+) -> Option<NonNull<u8>> {
+    r.allocate(const { typed_layout::<SIZE>() })
+}
+
+/// `alloc [T; n]`: the element's alignment `ALIGN` is a constant.
+///
+/// # Safety
+/// `size` rounded up to `ALIGN` does not exceed `isize::MAX` (the engine
+/// checked the layout).
+#[inline(never)]
+pub(super) unsafe fn bumplab_measure_real_alloc_array<R: RealBump, const ALIGN: u64>(
+    r: &R,
+    size: usize,
+) -> Option<NonNull<u8>> {
+    // SAFETY: a power of two, and the caller's contract for the size.
+    r.allocate(unsafe { Layout::from_size_align_unchecked(size, ALIGN as usize) })
+}
+
+/// # Safety
+/// As [`RealBump::grow`], with the block aligned to `ALIGN`.
+#[inline(never)]
+pub(super) unsafe fn bumplab_measure_real_grow_array<R: RealBump, const ALIGN: u64>(
+    r: &R,
+    ptr: NonNull<u8>,
+    old_size: usize,
+    new_size: usize,
+) -> Option<NonNull<u8>> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let old = Layout::from_size_align_unchecked(old_size, ALIGN as usize);
+        let new = Layout::from_size_align_unchecked(new_size, ALIGN as usize);
+        r.grow(ptr, old, new)
+    }
+}
+
+/// # Safety
+/// As [`RealBump::shrink`], with the block aligned to `ALIGN`.
+#[inline(never)]
+pub(super) unsafe fn bumplab_measure_real_shrink_array<R: RealBump, const ALIGN: u64>(
+    r: &R,
+    ptr: NonNull<u8>,
+    old_size: usize,
+    new_size: usize,
+) -> Option<NonNull<u8>> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let old = Layout::from_size_align_unchecked(old_size, ALIGN as usize);
+        let new = Layout::from_size_align_unchecked(new_size, ALIGN as usize);
+        r.shrink(ptr, old, new)
+    }
+}
+
 /// # Safety
 /// As [`RealBump::grow`].
 #[inline(never)]
@@ -216,6 +281,29 @@ pub(super) unsafe fn bumplab_measure_real_free<R: RealBump>(
 ) {
     // SAFETY: the caller's contract.
     unsafe { r.deallocate(ptr, layout) }
+}
+
+/// # Safety
+/// As [`RealBump::deallocate`], with the block of `SIZE`'s typed layout.
+#[inline(never)]
+pub(super) unsafe fn bumplab_measure_real_free_typed<R: RealBump, const SIZE: u64>(
+    r: &R,
+    ptr: NonNull<u8>,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { r.deallocate(ptr, const { typed_layout::<SIZE>() }) }
+}
+
+/// # Safety
+/// As [`RealBump::deallocate`], with the block aligned to `ALIGN`.
+#[inline(never)]
+pub(super) unsafe fn bumplab_measure_real_free_array<R: RealBump, const ALIGN: u64>(
+    r: &R,
+    ptr: NonNull<u8>,
+    size: usize,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { r.deallocate(ptr, Layout::from_size_align_unchecked(size, ALIGN as usize)) }
 }
 
 #[inline(never)]

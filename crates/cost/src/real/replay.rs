@@ -5,15 +5,18 @@ use std::alloc::Layout;
 use std::collections::HashMap;
 use std::ptr::NonNull;
 
-use bumplab_core::trace::{Mismatch, OpKind, RealOp, Trace};
+use bumplab_core::trace::{Mismatch, OpKind, RealOp, Shape, Trace};
 use serde_json::json;
 
 use super::crates::{
-    bumplab_measure_real_alloc, bumplab_measure_real_checkpoint, bumplab_measure_real_free,
-    bumplab_measure_real_grow, bumplab_measure_real_reset, bumplab_measure_real_restore,
-    bumplab_measure_real_shrink, RealBump,
+    bumplab_measure_real_alloc, bumplab_measure_real_alloc_array, bumplab_measure_real_alloc_typed,
+    bumplab_measure_real_checkpoint, bumplab_measure_real_free, bumplab_measure_real_free_array,
+    bumplab_measure_real_free_typed, bumplab_measure_real_grow, bumplab_measure_real_grow_array,
+    bumplab_measure_real_reset, bumplab_measure_real_restore, bumplab_measure_real_shrink,
+    bumplab_measure_real_shrink_array, RealBump,
 };
 use super::{counted_real, layout, ADDRESS_FREE_ALIGN};
+use crate::roots::by_prim_size;
 
 /// The real chunks seen so far: `(start, end, creation index)`. A chunk
 /// that disappears (freed) is forgotten, so a later chunk at the same
@@ -65,6 +68,7 @@ pub(super) fn replay<R: RealBump>(
     trace: &Trace,
     metered: bool,
 ) -> Result<Replayed, String> {
+    let word = trace.target.usize_bytes();
     let mut table = ChunkTable::default();
     table.sync(&bump.chunks(&table));
     // Live blocks by the index of the op that placed them.
@@ -81,6 +85,7 @@ pub(super) fn replay<R: RealBump>(
         let mut placed: Option<(NonNull<u8>, Layout)> = None;
         let missing = |what: &str| format!("op {i}: the real run holds no block to {what}");
         let refused = || format!("op {i}: the real crate could not allocate");
+        let shape = op.shape.unwrap_or(Shape::Layout);
         match op.kind {
             _ if op.failed => {
                 row.note = Some("failed in the model; not run on the real crate".into());
@@ -88,7 +93,16 @@ pub(super) fn replay<R: RealBump>(
             OpKind::Alloc => {
                 let l = layout(op.size.unwrap_or(0), op.align.unwrap_or(1))
                     .ok_or_else(|| format!("op {i}: no such layout here"))?;
-                let (p, cost) = counted_real(metered, || bumplab_measure_real_alloc(&bump, l));
+                let (p, cost) = match (shape.known_size(word), shape.known_align(word)) {
+                    (Some(s), _) => by_prim_size!(s, S => counted_real(metered, || {
+                        bumplab_measure_real_alloc_typed::<R, S>(&bump)
+                    })),
+                    // SAFETY: the engine checked the layout.
+                    (None, Some(a)) => by_prim_size!(a, A => counted_real(metered, || unsafe {
+                        bumplab_measure_real_alloc_array::<R, A>(&bump, l.size())
+                    })),
+                    (None, None) => counted_real(metered, || bumplab_measure_real_alloc(&bump, l)),
+                };
                 row.cost = cost;
                 placed = Some((p.ok_or_else(refused)?, l));
             }
@@ -100,14 +114,31 @@ pub(super) fn replay<R: RealBump>(
                 let new = layout(op.size.unwrap_or(0), old.align() as u64)
                     .ok_or_else(|| format!("op {i}: no such layout here"))?;
                 let (p, cost) = counted_real(metered, || {
-                    if R::ALLOC_FROM_ZERO && old.size() == 0 {
-                        bumplab_measure_real_alloc(&bump, new)
+                    let (from, to) = (old.size(), new.size());
+                    if R::ALLOC_FROM_ZERO && from == 0 {
+                        match shape.known_align(word) {
+                            // SAFETY: the engine checked the layout.
+                            Some(a) => by_prim_size!(a, A => unsafe {
+                                bumplab_measure_real_alloc_array::<R, A>(&bump, to)
+                            }),
+                            None => bumplab_measure_real_alloc(&bump, new),
+                        }
                     } else if R::grows(old, new) {
                         // SAFETY: a live block of `bump` with layout `old`.
-                        unsafe { bumplab_measure_real_grow(&bump, ptr, old, new) }
+                        match shape.known_align(word) {
+                            Some(a) => by_prim_size!(a, A => unsafe {
+                                bumplab_measure_real_grow_array::<R, A>(&bump, ptr, from, to)
+                            }),
+                            None => unsafe { bumplab_measure_real_grow(&bump, ptr, old, new) },
+                        }
                     } else {
                         // SAFETY: as above.
-                        unsafe { bumplab_measure_real_shrink(&bump, ptr, old, new) }
+                        match shape.known_align(word) {
+                            Some(a) => by_prim_size!(a, A => unsafe {
+                                bumplab_measure_real_shrink_array::<R, A>(&bump, ptr, from, to)
+                            }),
+                            None => unsafe { bumplab_measure_real_shrink(&bump, ptr, old, new) },
+                        }
                     }
                 });
                 row.cost = cost;
@@ -120,9 +151,18 @@ pub(super) fn replay<R: RealBump>(
                     .target_op
                     .and_then(|t| live.remove(&t))
                     .ok_or_else(|| missing("free"))?;
-                // SAFETY: a live block of `bump` with layout `l`.
+                // SAFETY: a live block of `bump` with layout `l`, which its
+                // shape describes.
                 let ((), cost) = counted_real(metered, || unsafe {
-                    bumplab_measure_real_free(&bump, ptr, l)
+                    match (shape.known_size(word), shape.known_align(word)) {
+                        (Some(s), _) => by_prim_size!(s, S => {
+                            bumplab_measure_real_free_typed::<R, S>(&bump, ptr)
+                        }),
+                        (None, Some(a)) => by_prim_size!(a, A => {
+                            bumplab_measure_real_free_array::<R, A>(&bump, ptr, l.size())
+                        }),
+                        (None, None) => bumplab_measure_real_free(&bump, ptr, l),
+                    }
                 });
                 row.cost = cost;
             }

@@ -1,6 +1,10 @@
 //! Replays a recorded program on the engine the playground and the CLI run.
 #![allow(dead_code)] // each test file uses a part
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
 use bumplab_core::engine::MAX_CAPACITY;
 use bumplab_core::presets::PresetId;
 use bumplab_core::run::Run;
@@ -71,4 +75,38 @@ pub fn header_ops(text: &str) -> u64 {
                 &text[..text.len().min(600)]
             )
         })
+}
+
+/// A folder of this test target's own under cargo's temporary folder.
+pub fn tmp() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bumplab-record")
+}
+
+/// The shim, built once for all the tests of one binary, with warnings as errors.
+pub fn library() -> &'static Path {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let dir = tmp().join(format!("shim-{}", std::process::id()));
+        bumplab_record::shim::build(&dir, &["-Werror"]).unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+/// tests/fixtures/calls.cpp, built once per test binary.
+pub fn calls_program() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+        let dir = tmp().join(format!("calls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("calls");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/calls.cpp");
+        let out = Command::new(&cxx)
+            .args(["-O0", "-pthread", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C++ compiler '{cxx}' ({e}): install one (Debian: apt-get install g++) or set CXX"));
+        assert!(out.status.success(), "{cxx} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        exe
+    })
 }

@@ -170,6 +170,8 @@ interface Pointer {
   x: number;
   tip: number;
   textX: number;
+  /** The text's baseline: lane 0 beside the arrow, or lane 1 when it had to go behind the pointer. */
+  textY: number;
   anchor: "start" | "end";
   text: string;
   /** The pointer's address is out of view: drawn pinned to the nearer edge. */
@@ -329,6 +331,16 @@ function layoutRow(
   const short = `chunk ${chunk.id}`;
   const title = [long, `${short} · ${chunk.capacity} B`].find((t) => titleWidth(t) <= room) ?? short;
 
+  // Only the blocks in view are drawn; too many of them and the row draws bins.
+  const range = blocksInView(view.held, visible.lo, visible.hi);
+  const inView = Math.max(0, range.to - range.from);
+  const viewX0 = Math.max(0, usable.x0);
+  const viewX1 = Math.min(innerWidth, usable.x1);
+  // Blocks packed tighter than MIN_BLOCK_SPACING_PX would draw as noise: bin them too.
+  const detailed = inView <= DETAIL_LIMIT && (inView === 0 || (viewX1 - viewX0) / inView >= MIN_BLOCK_SPACING_PX);
+  const shown = detailed ? view.held.slice(range.from, range.to) : [];
+  const bins = detailed ? null : view.held.bins(visible.lo, visible.hi, Math.max(1, Math.ceil((viewX1 - viewX0) / BIN_PX)));
+
   // The bump pointer: an arrow the way it moves, in the lane above the bar.
   // Block labels keep clear of it and of the title and fill in lane 1.
   let pointer: Pointer | null = null;
@@ -351,20 +363,38 @@ function layoutRow(
       anchor = sign < 0 ? "start" : "end";
     }
     if (sign < 0 && anchor === "start" && textX + textW > innerWidth + MARGIN.right) tip = px;
-    pointer = { x: px, tip, textX, anchor, text, offscreen: at < -0.5 || at > innerWidth + 0.5 };
     const left = anchor === "end" ? textX - textW : textX;
-    reserved.push({ lane: 0, left: Math.min(left, px, tip) - 1, right: Math.max(left + textW, px, tip) + 1 });
+    // Behind the pointer the text would lie over the newest blocks, whose
+    // names then find no lane: it goes up to lane 1 when the title and fill
+    // leave it room there, and lane 0 keeps only the arrow.
+    const behind = anchor !== (sign < 0 ? "end" : "start");
+    const up = behind && !reserved.some((r) => r.lane === 1 && left < r.right + 2 && left + textW + 2 > r.left);
+    // Else, in lane 0, it moves back past the newest block when that block is
+    // too narrow for its name, far enough for the name to fit between: the
+    // block just placed is the one a reader looks for.
+    // The newest block touches the pointer: it ends there bumping up, starts there bumping down.
+    const touches = (b: { address: number; size: number } | undefined): boolean =>
+      b !== undefined && (sign > 0 ? b.address + b.size === bumpPtr : b.address === bumpPtr);
+    const ends = [shown[0], shown[shown.length - 1]];
+    const newest = behind && !up ? ends.find(touches) : undefined;
+    let shift = 0;
+    if (newest) {
+      const bx0 = x(newest.address);
+      const bx1 = bx0 + Math.max(minBlockPx, x(newest.address + newest.size) - bx0);
+      const w = labelWidth(newest.name);
+      if (w + 8 > bx1 - bx0) {
+        // The callout goes wholly beside its leader, on the text's side (labelLayout.ts).
+        const clear = sign > 0 ? bx0 - w - 8 - (left + textW) : bx1 + w + 8 - left;
+        if (sign > 0 ? clear < 0 : clear > 0) shift = clear;
+      }
+    }
+    textX += shift;
+    pointer = { x: px, tip, textX, textY: up ? TITLE_Y : PTR_Y, anchor, text, offscreen: at < -0.5 || at > innerWidth + 0.5 };
+    if (up || shift !== 0) {
+      reserved.push(up ? { lane: 1, left: left - 1, right: left + textW + 1 } : { lane: 0, left: left + shift - 1, right: left + shift + textW + 1 });
+      reserved.push({ lane: 0, left: Math.min(px, tip) - 1, right: Math.max(px, tip) + 1 });
+    } else reserved.push({ lane: 0, left: Math.min(left, px, tip) - 1, right: Math.max(left + textW, px, tip) + 1 });
   }
-
-  // Only the blocks in view are drawn; too many of them and the row draws bins.
-  const range = blocksInView(view.held, visible.lo, visible.hi);
-  const inView = Math.max(0, range.to - range.from);
-  const viewX0 = Math.max(0, usable.x0);
-  const viewX1 = Math.min(innerWidth, usable.x1);
-  // Blocks packed tighter than MIN_BLOCK_SPACING_PX would draw as noise: bin them too.
-  const detailed = inView <= DETAIL_LIMIT && (inView === 0 || (viewX1 - viewX0) / inView >= MIN_BLOCK_SPACING_PX);
-  const shown = detailed ? view.held.slice(range.from, range.to) : [];
-  const bins = detailed ? null : view.held.bins(visible.lo, visible.hi, Math.max(1, Math.ceil((viewX1 - viewX0) / BIN_PX)));
 
   const labels = cachedLabels(
     shown.map((b) => {

@@ -6,8 +6,9 @@
 
 import { select, type Selection } from "d3-selection";
 import "d3-transition";
-import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from "d3-zoom";
+import type { D3ZoomEvent, ZoomBehavior } from "d3-zoom";
 import type { ChunkView } from "../../model/chunks";
+import { appendMapDefs, type MapDefIds } from "../../share/mapDefs";
 import { h } from "../dom";
 import { setStyle } from "./attrs";
 import { binCard, blockCard, createCardElement, showCard } from "./card";
@@ -32,7 +33,16 @@ export interface Mount {
   reset: HTMLButtonElement;
   level: HTMLElement;
   note: HTMLElement;
-  behaviour: ZoomBehavior<SVGSVGElement, unknown>;
+  /**
+   * d3-zoom's behaviour, once its module has loaded: it is fetched after the
+   * map's first render, not before it (an embed's first map needs no zoom).
+   * Until then a zoom is set directly and the extents are kept for it.
+   */
+  behaviour: ZoomBehavior<SVGSVGElement, unknown> | null;
+  /** The zoom's last extents (setExtents), applied when the behaviour arrives. */
+  extent?: [[number, number], [number, number]];
+  /** Draws the map again (after a zoom set before the behaviour arrived). */
+  redraw: () => void;
   clipId: string;
   /** The zoom in plot pixels; the source of truth, d3-zoom's state follows it. */
   z: AxisZoom;
@@ -74,45 +84,24 @@ export interface Mount {
 const mounts = new WeakMap<HTMLElement, Mount>();
 let mountCount = 0;
 
+/** d3-zoom's module, once loaded: when a reader first reaches for a map, or once the page is idle. */
+let d3Zoom: typeof import("d3-zoom") | null = null;
+let d3ZoomLoading: Promise<typeof import("d3-zoom")> | null = null;
+/** The maps mounted before the module arrived: each takes up its behaviour then. */
+const waiting = new Set<(zoom: typeof import("d3-zoom")) => void>();
+
 /** d3-zoom works in svg coordinates; the map's zoom is in plot coordinates (shifted by the left margin). */
-function toD3(z: AxisZoom): ReturnType<typeof zoomIdentity.translate> {
-  return zoomIdentity.translate(z.x - (z.k - 1) * MARGIN.left, 0).scale(z.k);
+function toD3(zoom: typeof import("d3-zoom"), z: AxisZoom): ReturnType<typeof zoom.zoomIdentity.translate> {
+  return zoom.zoomIdentity.translate(z.x - (z.k - 1) * MARGIN.left, 0).scale(z.k);
 }
 
-function buildDefs(svg: Svg, clipId: string): void {
+/** The map's patterns and arrow (ids of its own: share/mapDefs.ts) and the clip of its zoomed rows. */
+function buildDefs(svg: Svg, clipId: string): MapDefIds {
   const defs = svg.append("defs");
-  const hatch = defs
-    .append("pattern")
-    .attr("id", "bl-hatch")
-    .attr("patternUnits", "userSpaceOnUse")
-    .attr("width", 6)
-    .attr("height", 6)
-    .attr("patternTransform", "rotate(45)");
-  hatch.append("rect").attr("class", "hatch-bg").attr("width", 6).attr("height", 6);
-  hatch.append("line").attr("class", "hatch-line").attr("x1", 1).attr("y1", 0).attr("x2", 1).attr("y2", 6);
-  const meta = defs
-    .append("pattern")
-    .attr("id", "bl-meta")
-    .attr("patternUnits", "userSpaceOnUse")
-    .attr("width", 8)
-    .attr("height", 8)
-    .attr("patternTransform", "rotate(-45)");
-  meta.append("rect").attr("class", "meta-bg").attr("width", 8).attr("height", 8);
-  meta.append("rect").attr("class", "meta-stripe").attr("width", 3).attr("height", 8);
-  defs
-    .append("marker")
-    .attr("id", "bl-arrow")
-    .attr("viewBox", "0 0 10 10")
-    .attr("refX", 8)
-    .attr("refY", 5)
-    .attr("markerWidth", 7)
-    .attr("markerHeight", 7)
-    .attr("orient", "auto-start-reverse")
-    .append("path")
-    .attr("class", "arrow-head")
-    .attr("d", "M0,0 L10,5 L0,10 z");
+  const ids = appendMapDefs(svg.node()!, defs.node()!);
   // Zoomed content stays inside the plot's width (row coordinates).
   defs.append("clipPath").attr("id", clipId).append("rect").attr("class", "clip-rect").attr("x", 0).attr("y", 0).attr("height", ROW_H);
+  return ids;
 }
 
 function zoomButton(label: string, text: string): HTMLButtonElement {
@@ -151,7 +140,7 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
     .attr("role", "group")
     .attr("tabindex", 0)
     .attr("aria-roledescription", "memory map");
-  buildDefs(svg, clipId);
+  const defIds = buildDefs(svg, clipId);
   const plot = svg.append("g").attr("class", "plot").attr("transform", `translate(${MARGIN.left},0)`);
   plot.append("g").attr("class", "rows");
   const empty = plot.append("g").attr("class", "map-empty").attr("role", "note");
@@ -160,16 +149,10 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
   const ptr = plot.append("g").attr("class", "bump-pointer").attr("role", "img");
   ptr.append("line").attr("class", "ptr-line").attr("y1", PTR_Y - 5).attr("y2", BAR_Y + BAR_H + 4);
   ptr.append("path").attr("class", "ptr-head");
-  ptr.append("line").attr("class", "ptr-arrow").attr("y1", PTR_Y).attr("y2", PTR_Y).attr("marker-end", "url(#bl-arrow)");
+  ptr.append("line").attr("class", "ptr-arrow").attr("y1", PTR_Y).attr("y2", PTR_Y).attr("marker-end", `url(#${defIds.arrow})`);
   ptr.append("text").attr("class", "ptr-text").attr("y", PTR_Y).attr("dy", "0.35em");
   frame.append(card);
 
-  const behaviour = d3zoom<SVGSVGElement, unknown>()
-    // The wheel scrolls the page unless Ctrl or ⌘ is held (a trackpad pinch sets Ctrl).
-    .filter((event: Event) => {
-      if (event.type === "wheel") return (event as WheelEvent).ctrlKey || (event as WheelEvent).metaKey;
-      return !(event as MouseEvent).ctrlKey && !(event as MouseEvent).button;
-    });
   const m: Mount = {
     root,
     svg,
@@ -180,7 +163,8 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
     reset,
     level,
     note,
-    behaviour,
+    behaviour: null,
+    redraw: () => redraw(m),
     clipId,
     z: IDENTITY,
     kMax: 1,
@@ -206,14 +190,48 @@ export function mount(container: HTMLElement, redraw: (m: Mount) => void): Mount
     });
     m.resize.observe(root);
   }
-  behaviour.on("zoom", (event: D3ZoomEvent<SVGSVGElement, unknown>) => {
-    const t = event.transform;
-    m.z = { k: t.k, x: t.x + (t.k - 1) * MARGIN.left };
-    // A wheel or a drag takes over from any animated zoom.
-    if (event.sourceEvent) m.target = undefined;
-    if (!m.syncing) redraw(m);
-  });
-  svg.call(behaviour).on("dblclick.zoom", null);
+  const attach = (zoom: typeof import("d3-zoom")): void => {
+    if (m.behaviour || mounts.get(container) !== m) return;
+    const behaviour = zoom
+      .zoom<SVGSVGElement, unknown>()
+      // The wheel scrolls the page unless Ctrl or ⌘ is held (a trackpad pinch sets Ctrl).
+      .filter((event: Event) => {
+        if (event.type === "wheel") return (event as WheelEvent).ctrlKey || (event as WheelEvent).metaKey;
+        return !(event as MouseEvent).ctrlKey && !(event as MouseEvent).button;
+      });
+    behaviour.on("zoom", (event: D3ZoomEvent<SVGSVGElement, unknown>) => {
+      const t = event.transform;
+      m.z = { k: t.k, x: t.x + (t.k - 1) * MARGIN.left };
+      // A wheel or a drag takes over from any animated zoom.
+      if (event.sourceEvent) m.target = undefined;
+      if (!m.syncing) redraw(m);
+    });
+    m.behaviour = behaviour;
+    if (m.extent) behaviour.extent(m.extent).translateExtent(m.extent).scaleExtent([1, m.kMax]);
+    svg.call(behaviour).on("dblclick.zoom", null);
+    syncZoom(m);
+  };
+  if (d3Zoom) attach(d3Zoom);
+  else {
+    // When the reader reaches for the map, or once the page is idle after drawing it.
+    const load = (): void => {
+      if (d3ZoomLoading) return;
+      d3ZoomLoading = import("d3-zoom").then((zoom) => (d3Zoom = zoom));
+      d3ZoomLoading.then(
+        (zoom) => {
+          for (const attachTo of waiting) attachTo(zoom);
+          waiting.clear();
+        },
+        () => {
+          // Offline after the page loaded: the buttons and keys still zoom; the wheel and drag do not.
+        },
+      );
+    };
+    for (const type of ["pointerenter", "focusin", "touchstart"]) root.addEventListener(type, load, { once: true, passive: true });
+    waiting.add(attach);
+    if (typeof requestIdleCallback === "function") requestIdleCallback(load, { timeout: 3000 });
+    else setTimeout(load, 1500);
+  }
   // Vertical swipes still scroll the page on touch screens.
   svg.style("touch-action", "pan-y");
 
@@ -267,20 +285,28 @@ export function keepRoom(m: Mount, kept: number | null): void {
 function setZoom(m: Mount, z: AxisZoom, animated: boolean): void {
   const node = m.svg.node();
   if (!node) return;
+  const behaviour = m.behaviour;
+  if (!behaviour || !d3Zoom) {
+    // Before d3-zoom has loaded: the zoom set at once (the behaviour takes it up when it arrives).
+    m.target = undefined;
+    m.z = z;
+    m.redraw();
+    return;
+  }
   const duration = animated && m.data?.animate ? DURATION : 0;
   if (duration > 0) {
     m.target = z;
     m.svg
       .transition("zoom")
       .duration(duration)
-      .call(m.behaviour.transform, toD3(z))
+      .call(behaviour.transform, toD3(d3Zoom, z))
       .on("end", () => {
         m.target = undefined;
       });
   } else {
     m.target = undefined;
     m.svg.interrupt("zoom");
-    m.svg.call(m.behaviour.transform, toD3(z));
+    m.svg.call(behaviour.transform, toD3(d3Zoom, z));
   }
 }
 
@@ -291,15 +317,17 @@ export function setExtents(m: Mount, height: number): void {
     [left, 0],
     [left + m.innerWidth, Math.max(1, height)],
   ];
-  m.behaviour.extent(box).translateExtent(box).scaleExtent([1, m.kMax]);
+  m.extent = box;
+  m.behaviour?.extent(box).translateExtent(box).scaleExtent([1, m.kMax]);
 }
 
 /** Sets d3-zoom's stored transform to the map's zoom without drawing (after a reset or a resize). */
 export function syncZoom(m: Mount): void {
   m.target = undefined;
+  if (!m.behaviour || !d3Zoom) return;
   m.syncing = true;
   m.svg.interrupt("zoom");
-  m.svg.call(m.behaviour.transform, toD3(m.z));
+  m.svg.call(m.behaviour.transform, toD3(d3Zoom, m.z));
   m.syncing = false;
 }
 

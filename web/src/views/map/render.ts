@@ -344,7 +344,7 @@ function draw(m: Mount, duration: number): void {
     const head = `M${p.x - 5},${BAR_Y - 7} h10 l-5,7 z`;
     const arrowShown = p.tip === p.x ? "none" : null;
     const label = ptr.select<SVGTextElement>("text.ptr-text");
-    attr(label, "text-anchor", p.anchor);
+    attr(attr(label, "text-anchor", p.anchor), "y", p.textY);
     text(label, p.text);
     if (d === 0) {
       ptr.interrupt("ptr");

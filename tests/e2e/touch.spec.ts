@@ -1,0 +1,122 @@
+import type { CDPSession, Locator, Page } from "@playwright/test";
+import { expect, test } from "./playground";
+
+// A phone: 390 × 844 CSS px, touch input only (isMobile, hasTouch), as a
+// reader on an iPhone-sized screen has it. Taps go through Playwright's
+// touchscreen; drags and the pinch through Chromium's own touch input
+// (Input.dispatchTouchEvent), so the page sees touch and pointer events of
+// type "touch", never a mouse. The start page: fitzgen-down, 64-bit, a
+// 256-byte chunk at 0x10010 (tests/e2e/app.spec.ts).
+
+test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+
+const START = 0x10010;
+const counter = (page: Page) => page.locator(".step-counter");
+const row = (page: Page) => page.locator("#memory-map g.chunk-row").first();
+
+type Point = { x: number; y: number };
+
+/** A finger (or two) put down at `from`, moved to `to` in `steps` moves, and lifted. */
+async function touchDrag(cdp: CDPSession, from: Point[], to: Point[], steps = 8): Promise<void> {
+  const at = (t: number) => from.map((p, i) => ({ x: p.x + ((to[i]?.x ?? p.x) - p.x) * t, y: p.y + ((to[i]?.y ?? p.y) - p.y) * t, id: i }));
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: at(0) });
+  for (let s = 1; s <= steps; s++) await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: at(s / steps) });
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+}
+
+async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+  await locator.scrollIntoViewIfNeeded();
+  const b = await locator.boundingBox();
+  if (!b) throw new Error("not laid out");
+  return b;
+}
+
+test("touch only: the page sees no mouse, and step buttons step by tap", async ({ page }) => {
+  const kinds = await page.evaluate(() => {
+    const seen: string[] = [];
+    addEventListener("pointerdown", (e) => seen.push(e.pointerType), true);
+    (window as Window & { __pointers?: string[] }).__pointers = seen;
+    return { coarse: matchMedia("(pointer: coarse)").matches, hover: matchMedia("(hover: none)").matches };
+  });
+  expect(kinds).toEqual({ coarse: true, hover: true });
+  await page.getByRole("button", { name: "First" }).tap();
+  await expect(counter(page)).toHaveText("op 0 / 6");
+  await page.getByRole("button", { name: "Step forward" }).tap();
+  await page.getByRole("button", { name: "Step forward" }).tap();
+  await expect(counter(page)).toHaveText("op 2 / 6");
+  await expect(page.locator('#memory-map g[data-block="b"]')).toHaveAttribute("aria-label", "b: 8 bytes at 0x10100, align 8, 7 bytes padding");
+  await page.getByRole("button", { name: "Step back" }).tap();
+  await expect(counter(page)).toHaveText("op 1 / 6");
+  expect(await page.evaluate(() => (window as Window & { __pointers?: string[] }).__pointers)).toEqual(["touch", "touch", "touch", "touch"]);
+});
+
+test("scrubbing: a finger dragged along the step slider walks the ops", async ({ page }) => {
+  const cdp = await page.context().newCDPSession(page);
+  await page.getByRole("button", { name: "First" }).tap();
+  await expect(counter(page)).toHaveText("op 0 / 6");
+  const slider = await box(page.getByRole("slider", { name: "Step" }));
+  const y = slider.y + slider.height / 2;
+  // From the thumb at op 0 to the slider's far end.
+  await touchDrag(cdp, [{ x: slider.x + 4, y }], [{ x: slider.x + slider.width - 2, y }], 12);
+  await expect(counter(page)).toHaveText("op 6 / 6");
+  await expect(page.locator("#memory-map g[data-block]")).toHaveCount(5);
+  // And back to the middle: op 3 of 6.
+  await touchDrag(cdp, [{ x: slider.x + slider.width - 4, y }], [{ x: slider.x + slider.width / 2, y }], 12);
+  await expect(counter(page)).toHaveText("op 3 / 6");
+});
+
+test("zoom and pan: two fingers pinch the map open, one drags it sideways", async ({ page }) => {
+  const cdp = await page.context().newCDPSession(page);
+  await page.getByRole("button", { name: "Last" }).tap();
+  const map = page.locator("#memory-map svg.memory-map");
+  await expect(map).toHaveAttribute("data-zoom", "1");
+  await expect(row(page)).toHaveAttribute("data-view-start", String(START));
+  // The middle of the chunk's bar (34 to 70 px down its row), where the fingers go.
+  const svg = await box(map);
+  const top = await box(row(page));
+  const mid = { x: svg.x + svg.width / 2, y: top.y + 52 };
+  await touchDrag(cdp, [{ x: mid.x - 20, y: mid.y }, { x: mid.x + 20, y: mid.y }], [{ x: mid.x - 90, y: mid.y }, { x: mid.x + 90, y: mid.y }], 10);
+  await expect.poll(async () => Number(await map.getAttribute("data-zoom"))).toBeGreaterThan(2);
+  const start = Number(await row(page).getAttribute("data-view-start"));
+  expect(start).toBeGreaterThan(START);
+  // A finger dragged to the right brings lower addresses into view.
+  await touchDrag(cdp, [{ x: mid.x - 60, y: mid.y }], [{ x: mid.x + 60, y: mid.y }], 10);
+  await expect.poll(async () => Number(await row(page).getAttribute("data-view-start"))).toBeLessThan(start);
+  await page.getByRole("button", { name: "Reset zoom" }).tap();
+  await expect(map).toHaveAttribute("data-zoom", "1");
+});
+
+test("predict by tap: a tap on the strip places the guess, Reveal grades it to the byte", async ({ page }) => {
+  await page.getByRole("button", { name: "Programs" }).tap();
+  await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).tap();
+  await expect(counter(page)).toHaveText("op 0 / 5");
+  await page.getByRole("button", { name: "Step forward" }).tap();
+  const strip = page.getByRole("slider", { name: "Where will b land?" });
+  await expect(strip).toBeVisible();
+  const b = await box(strip);
+  // A third of the way along the chunk (0x10010..0x10110): well below where b lands, 0x10100.
+  await page.touchscreen.tap(b.x + b.width / 3, b.y + b.height / 2);
+  await expect(page.locator(".predict-pick")).toHaveText(/^Your guess: 0x[0-9a-f]+\.$/);
+  const picked = /^Your guess: (0x[0-9a-f]+)\.$/.exec((await page.locator(".predict-pick").textContent()) ?? "")?.[1] ?? "";
+  const guess = Number.parseInt(picked, 16);
+  expect(guess).toBeGreaterThan(0x10010);
+  expect(guess).toBeLessThan(0x10100);
+  await page.getByRole("button", { name: "Reveal" }).tap();
+  await expect(page.locator(".predict-verdict")).toHaveText(`Wrong: you picked ${picked}, ${0x10100 - guess} bytes too low: b lands at 0x10100.`);
+});
+
+test("the Share panel by tap: it opens inside the screen, its embed dialog too, and closes", async ({ page }) => {
+  await page.locator("details.share-menu > summary").tap();
+  const panel = page.locator("details.share-menu[open] .share-panel, details.share-menu[open] > :not(summary)").first();
+  await expect(panel).toBeVisible();
+  const p = await panel.boundingBox();
+  expect(p && p.x >= 0 && p.x + p.width <= 390).toBe(true);
+  await page.getByRole("button", { name: "Copy embed code" }).tap();
+  const dialog = page.getByRole("dialog", { name: "Embed this view" });
+  await expect(dialog).toBeVisible({ timeout: 15_000 });
+  const d = await dialog.boundingBox();
+  expect(d && d.x >= 0 && d.x + d.width <= 390).toBe(true);
+  await expect(dialog.getByRole("textbox", { name: "iframe snippet" })).toHaveValue(/^<iframe class="bumplab" src="http:\/\/127\.0\.0\.1:\d+\/embed\.html\?figure=1#v1\?/);
+  await dialog.getByRole("button", { name: "Close" }).tap();
+  await expect(dialog).toBeHidden();
+});
