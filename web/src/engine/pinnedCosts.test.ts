@@ -66,8 +66,8 @@ const PINNED: Record<string, Pinned> = {
     // Over page_allocator (the default child): its size classes on wasm32,
     // its pages on 64-bit; the fast path also leaves for the slow one when
     // its sums wrap (where Zig's safety checks panic).
-    wasm32: [[368, 23, 353, 21], [42, 4], [18, 0], [765, 47, 710, 44], [847, 47], [52, 6], [23, 3], [247, 13]],
-    "64": [[195, 15, 178, 13], [44, 4], [18, 0], [208, 17, 151, 14], [407, 20], [52, 6], [23, 3], [241, 13]],
+    wasm32: [[368, 23, 353, 21], [37, 3], [18, 0], [765, 47, 710, 44], [847, 47], [53, 6], [23, 3], [247, 13]],
+    "64": [[195, 15, 178, 13], [37, 3], [18, 0], [208, 17, 151, 14], [407, 20], [53, 6], [23, 3], [241, 13]],
   },
   "zig-fixed-buffer": {
     wasm32: [[51, 3], [40, 2], [2, 0], [51, 3], [4, 0], [45, 6], [19, 2], [3, 0]],
