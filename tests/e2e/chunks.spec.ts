@@ -183,7 +183,7 @@ test("the arenas checked against blink-alloc, LLVM, libstdc++ and Zig: their chu
   // Zig's arena over std.heap.page_allocator, its default child: a 3-word
   // node at the buffer's start, a 4 KiB page reserved for it, and b grown
   // in place inside that page.
-  const child = page.getByRole("combobox", { name: "Child allocator" });
+  const child = page.getByRole("combobox", { name: "Child", exact: true });
   await run(page, "zig-arena", "a = alloc 8\nb = alloc 100 align 16", 2);
   await expect(child).toBeVisible();
   await expect(child.locator("option")).toHaveText(["std.heap.page_allocator (default)", "a simulated heap that never resizes in place"]);

@@ -145,7 +145,9 @@ function buildSetupCell(refs: Refs, index: number) {
   const minAlignField = field(id("min-align"), `Minimum alignment ${n}`, minAlign);
   const child = h("select", { class: "compare-child" });
   child.addEventListener("change", () => setConfig(refs, index, (c) => ({ ...c, child: child.value })));
-  const childField = field(id("child"), `Child allocator ${n}`, child);
+  // "Child", as the preset's description names it ("Child: …"): a label
+  // with "allocator" in it would share its accessible name with "Allocator".
+  const childField = field(id("child"), `Child ${n}`, child);
   const root = h(
     "div",
     { class: "compare-setup-cell", role: "group", "aria-label": `Column ${n} settings` },

@@ -353,7 +353,9 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
   const minAlign = h("select", { id: "min-align" });
   const minAlignField = h("div", { class: "field field-inline" }, h("label", { for: "min-align" }, "Minimum alignment"), minAlign);
   const child = h("select", { id: "child" });
-  const childField = h("div", { class: "field field-inline" }, h("label", { for: "child" }, "Child allocator"), child);
+  // "Child", as the preset's description names it ("Child: …"): a label
+  // with "allocator" in it would share its accessible name with "Allocator".
+  const childField = h("div", { class: "field field-inline" }, h("label", { for: "child" }, "Child"), child);
 
   /**
    * Replaces the whole program as an edit of the textarea, so Undo brings
