@@ -66,7 +66,7 @@ const layers = [
     cmd: "cargo",
     args: ["test", "-p", "bumplab-core", "--target", "wasm32-wasip1", "--lib", "--test", "blink_alloc"],
     count: cargoCount,
-    min: 21,
+    min: 23,
     binaries: { "bumplab_core tests/blink_alloc.rs": 14 },
   },
   {
