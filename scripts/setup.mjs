@@ -1,11 +1,14 @@
 // Installs whatever is missing, and nothing that is already there:
-// npm packages, the wasm32 target, wasm-pack and the pinned wasm-bindgen CLI,
-// (with --with-browser) Debian's Chromium, Firefox ESR and WebKitGTK for
-// the browser tests, and (with
-// --with-native-tools) what the differential tests against the C++ and Zig
-// allocators build with: Debian's g++ and LLVM development package (and
-// LLVM 14's tools, whose llvm-dwarfdump checks the listing's lines), and the
-// Zig toolchain from PyPI's ziglang wheel, kept under ~/.cache/bump-lab/,
+// npm packages, the wasm32 targets (wasm32-unknown-unknown for the page's
+// modules, wasm32-wasip1 for the differential tests that run the real Rust
+// allocators on wasm32 under Node's node:wasi), wasm-pack and the pinned
+// wasm-bindgen CLI, (with --with-browser) Debian's Chromium, Firefox ESR and
+// WebKitGTK for the browser tests, and (with --with-native-tools) what the
+// differential tests against the C++ and Zig allocators build with: Debian's
+// g++, its g++-multilib (the 32-bit builds that stand in for wasm32) and
+// LLVM development package (and LLVM 14's tools, whose llvm-dwarfdump checks
+// the listing's lines), and the Zig toolchain from PyPI's ziglang wheel,
+// kept under ~/.cache/bump-lab/,
 // (with --with-site-generators) Debian's hugo and jekyll, and (with
 // --with-actionlint) actionlint, built with Go under ~/.cache/bump-lab/.
 // A second run only checks versions and takes a few seconds.
@@ -38,10 +41,10 @@ function npmPackages() {
   writeFileSync(stamp, want);
 }
 
-function rustTarget() {
-  const installed = output("rustup", ["target", "list", "--installed"]) ?? "";
-  if (!installed.split("\n").includes("wasm32-unknown-unknown")) {
-    run("rustup", ["target", "add", "wasm32-unknown-unknown"]);
+function rustTargets() {
+  const installed = (output("rustup", ["target", "list", "--installed"]) ?? "").split("\n");
+  for (const target of ["wasm32-unknown-unknown", "wasm32-wasip1"]) {
+    if (!installed.includes(target)) run("rustup", ["target", "add", target]);
   }
 }
 
@@ -78,13 +81,15 @@ function browsers() {
 
 // g++ builds the llvm-bump-ptr and pmr-monotonic harnesses against the
 // installed headers; llvm-dev is LLVM's llvm/Support/Allocator.h and libLLVM
-// (LLVM 14 on Debian bookworm; llvm-config finds them). llvm-14's
-// llvm-dwarfdump-14 and llvm-cxxfilt-14 are the second reader of the cost
-// module's DWARF line tables that the listing is checked against
+// (LLVM 14 on Debian bookworm; llvm-config finds them); g++-multilib builds
+// them again with -m32, four-byte pointers standing in for wasm32's.
+// llvm-14's llvm-dwarfdump-14 and llvm-cxxfilt-14 are the second reader of
+// the cost module's DWARF line tables that the listing is checked against
 // (scripts/dwarf-lines.mjs).
 function debianToolchain() {
   const missing = [];
   if (!output("g++", ["--version"])) missing.push("g++");
+  if (!multilibWorks()) missing.push("g++-multilib");
   if (!output("llvm-config", ["--version"])) missing.push("llvm-dev");
   if (!output("llvm-dwarfdump-14", ["--version"]) || !output("llvm-cxxfilt-14", ["--version"])) missing.push("llvm-14");
   if (!output("python3", ["-m", "pip", "--version"])) missing.push("python3-pip");
@@ -179,9 +184,17 @@ function actionlint() {
   });
 }
 
+/** Whether `g++ -m32` links a C++ program (Debian's g++-multilib is there). */
+function multilibWorks() {
+  const dir = join(stamps, "m32");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "probe.cpp"), "#include <memory_resource>\nint main() { std::pmr::monotonic_buffer_resource r; return r.allocate(1) == nullptr; }\n");
+  return output("g++", ["-m32", "-std=c++17", join(dir, "probe.cpp"), "-o", join(dir, "probe")]) !== null;
+}
+
 checkPins();
 npmPackages();
-rustTarget();
+rustTargets();
 cargoTool("wasm-bindgen", "wasm-bindgen-cli", WASM_BINDGEN, "about 5-10 minutes");
 cargoTool("wasm-pack", "wasm-pack", WASM_PACK, "about 4 minutes");
 if (withBrowser) browsers();

@@ -25,6 +25,25 @@ describe("test counts", () => {
     ]);
   });
 
+  it("counts a binary's 32-bit comparisons on their own, and reads a wasm32-wasip1 test binary", () => {
+    const out = [
+      "     Running tests/llvm_bump_ptr.rs (target/debug/deps/llvm_bump_ptr-0123abcd4567ef89)",
+      "test edges_match_llvm ... ok",
+      "test edges_match_llvm_on_wasm32 ... ok",
+      "test random_programs_match_llvm_on_wasm32 ... FAILED",
+      "test result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.00s",
+      "     Running unittests src/lib.rs (target/wasm32-wasip1/debug/deps/bumplab_core-0123abcd4567ef89.wasm)",
+      "test result: ok. 7 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s",
+      "     Running tests/blink_alloc.rs (target/wasm32-wasip1/debug/deps/blink_alloc-89abcdef01234567.wasm)",
+      "test result: ok. 14 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.80s",
+    ].join("\n");
+    const c = cargoCount(out);
+    expect(c.binaries.get(" tests/llvm_bump_ptr.rs")).toBe(2);
+    expect(c.binaries.get(" tests/llvm_bump_ptr.rs (wasm32)")).toBe(1);
+    expect(c.binaries.get("bumplab_core tests/blink_alloc.rs")).toBe(14);
+    expect(c.binaries.size).toBe(3);
+  });
+
   it("fails a layer that ran too few tests, skipped some, or lost a required binary", () => {
     const c = cargoCount(CARGO);
     const layer = { name: "cargo test", min: 28, binaries: { "bumplab_core tests/bumpalo.rs": 10, "bumplab_core tests/zig_arena.rs": 1 } };

@@ -180,16 +180,31 @@ test("the arenas checked against blink-alloc, LLVM, libstdc++ and Zig: their chu
   await expect(row(page, 0)).toHaveAttribute("data-capacity", "1072");
   await expect(row(page, 0).locator('[data-meta="footer"] .meta-label')).toHaveText("footer 16 B");
   await expect(path).toHaveText("crates/core/src/models/pmr_monotonic.rs");
-  // Zig's arena: a 3-word node at each buffer's start.
+  // Zig's arena over std.heap.page_allocator, its default child: a 3-word
+  // node at the buffer's start, a 4 KiB page reserved for it, and b grown
+  // in place inside that page.
+  const child = page.getByRole("combobox", { name: "Child", exact: true });
   await run(page, "zig-arena", "a = alloc 8\nb = alloc 100 align 16", 2);
-  await expect(rows(page)).toHaveCount(2);
-  await expect(row(page, 0)).toHaveAttribute("data-capacity", "50");
+  await expect(child).toBeVisible();
+  await expect(child.locator("option")).toHaveText(["std.heap.page_allocator (default)", "a simulated heap that never resizes in place"]);
+  await expect(child).toHaveValue("page");
+  await expect(rows(page)).toHaveCount(1);
+  await expect(row(page, 0)).toHaveAttribute("data-capacity", "4072");
   await expect(row(page, 0).locator('[data-meta="header"] .meta-label')).toHaveText("header 24 B");
   await expect(path).toHaveText("crates/core/src/models/zig_arena.rs");
+  // Over the simulated heap, which never resizes in place: b needs a second buffer.
+  await child.selectOption("heap");
+  await page.getByRole("button", { name: "Last" }).click();
+  await expect(counter(page)).toHaveText("op 2 / 2");
+  await expect(rows(page)).toHaveCount(2);
+  await expect(row(page, 0)).toHaveAttribute("data-capacity", "50");
+  await expect(row(page, 1)).toHaveAttribute("data-capacity", "286");
   // Zig's fixed buffer: 4096 bytes, and a request past the end fails.
   await run(page, "zig-fixed-buffer", "a = alloc 4000\nb = alloc 200", 2);
   await expect(rows(page)).toHaveCount(1);
   await expect(row(page, 0)).toHaveAttribute("data-capacity", "4096");
   await expect(page.locator(".op-details .event-out_of_memory .badge")).toHaveText("out of memory");
   await expect(path).toHaveText("crates/core/src/models/zig_fixed_buffer.rs");
+  // A preset without a child allocator shows no such setting.
+  await expect(child).toBeHidden();
 });

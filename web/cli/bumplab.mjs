@@ -3,16 +3,16 @@
 // the trace JSON, with the very wasm module the playground loads, in the
 // canonical form the page's trace export writes (one line, JSON.stringify's).
 //
-//   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary | --executed] FILE|-
+//   bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--child NAME] [--summary | --executed] FILE|-
 //   bumplab list
-//   bumplab figure FILE|- --allocator NAME [--target …] [--min-align N] [--capacity N]
+//   bumplab figure FILE|- --allocator NAME [--target …] [--min-align N] [--capacity N] [--child NAME]
 //                  [--step N] [--compare COLUMNS] [--caption TEXT] [--theme light|dark]
 //                  [--site URL] [--width PX] [--browser PATH] --svg OUT|- [--png OUT]
 //
 // `figure` writes the Share panel's figure of the run at op N (the last op by
 // default): a standalone SVG with a title, the map (compare's maps side by
 // side: --compare bumpalo,bump-scope-up, each column allocator[:target
-// [:min-align[:capacity]]]), a legend, a caption and an "Open live" link to
+// [:min-align[:capacity[:child]]]]), a legend, a caption and an "Open live" link to
 // the view in the app at --site (the URL where you serve Bump Lab's dist/;
 // without it the link is relative, index.html#…), and --png the same at 2×. It draws with the built
 // site in a headless Chromium or Chrome (figure.mjs says why): --browser or
@@ -66,10 +66,13 @@ function engineFile(path) {
   return beside;
 }
 const USAGE = `usage:
-  bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--summary | --executed] FILE|-
-  bumplab figure --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--step N] [--compare COLUMNS]
+  bumplab trace --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--child NAME] [--summary | --executed] FILE|-
+  bumplab figure --allocator NAME [--target 64|wasm32] [--min-align N] [--capacity N] [--child NAME] [--step N] [--compare COLUMNS]
                  [--caption TEXT] [--theme light|dark] [--site URL] [--width PX] [--browser PATH] --svg OUT|- [--png OUT] FILE|-
-  bumplab list`;
+  bumplab list
+--child: the child allocator of a preset that takes one (zig-arena: page,
+std.heap.page_allocator, its default; heap, a simulated heap that never
+resizes in place); \`bumplab list\` names each preset's.`;
 
 // The engine's limit on a program's text (crates/core/src/program.rs
 // MAX_SOURCE_BYTES, the page's web/src/model/limits.ts; web/src/cli.test.ts
@@ -161,7 +164,7 @@ function executedLists(engine, source, opts, ops) {
   }
   const lists = [];
   for (let i = 0; i < ops; i++) {
-    const r = JSON.parse(engine.executedOps(source, opts.allocator, opts.target, opts.capacity, opts.minAlign, i));
+    const r = JSON.parse(engine.executedOps(source, opts.allocator, opts.target, opts.capacity, opts.minAlign, opts.child, i));
     if (r.error) fail(`op ${i}: ${r.error.message ?? r.error}`, 3);
     const model = r.columns.find((c) => c.column === "model");
     lists.push(
@@ -198,6 +201,7 @@ function parseArgs(argv) {
     else if (a === "--target" || a === "-t") opts.target = value();
     else if (a === "--min-align") opts.minAlign = number(value());
     else if (a === "--capacity") opts.capacity = number(value());
+    else if (a === "--child") opts.child = value();
     else if (a === "--step") opts.step = number(value());
     else if (a === "--compare") opts.compare = value();
     else if (a === "--caption") opts.caption = value();
@@ -268,7 +272,7 @@ const STATS = ["requested", "used", "padding", "metadata", "leaked", "copied", "
  * op to count after); or the program's error, as `trace` gives it.
  */
 function summarise(mod, source, opts) {
-  return freeAfter(new mod.TraceRun(source, opts.allocator, opts.target, opts.capacity, opts.minAlign), (run) => {
+  return freeAfter(new mod.TraceRun(source, opts.allocator, opts.target, opts.capacity, opts.minAlign, opts.child), (run) => {
     while (!run.advance(1 << 20)) {
       // one slice after another until the run is over
     }
@@ -313,27 +317,31 @@ async function figure(args) {
   const source = await readProgram(rest[0]);
   const file = rest[0] === "-" ? "<stdin>" : rest[0];
   // Each run the figure shows: the allocator's, or compare's columns.
-  const runs = [{ allocator: opts.allocator, target: opts.target, minAlign: opts.minAlign, capacity: opts.capacity }];
+  const runs = [{ allocator: opts.allocator, target: opts.target, minAlign: opts.minAlign, capacity: opts.capacity, child: opts.child }];
   let compare;
   if (opts.compare !== undefined) {
     const cols = opts.compare.split(",");
     if (cols.length < 2 || cols.length > 4) fail(`--compare lists 2 to 4 columns, comma-separated, not ${cols.length}`);
     runs.length = 0;
     for (const col of cols) {
-      const [allocator = "", target = opts.target, minAlign = "-", capacity = "-"] = col.split(":");
+      const [allocator = "", target = opts.target, minAlign = "-", capacity = "-", child] = col.split(":");
       const num = (v, what) => {
         if (v === "-" || v === "") return undefined;
         if (!/^\d+$/.test(v)) fail(`--compare column '${col}': ${what} must be a whole number or -`);
         return Number(v);
       };
-      runs.push({ allocator, target: target || opts.target, minAlign: num(minAlign, "min-align"), capacity: num(capacity, "capacity") });
+      runs.push({ allocator, target: target || opts.target, minAlign: num(minAlign, "min-align"), capacity: num(capacity, "capacity"), child: child || undefined });
     }
-    compare = runs.map((r) => [r.allocator, r.target, r.minAlign ?? "-", r.capacity ?? "-"].join(":")).join(",");
+    // A column's child allocator written out, the default too: in a link, a
+    // zig-arena column without one means the child it had before the setting.
+    const listed = JSON.parse(mod.listAllocators());
+    const childOf = (r) => r.child ?? listed.find((a) => a.name === r.allocator)?.children?.[0];
+    compare = runs.map((r) => [r.allocator, r.target, r.minAlign ?? "-", r.capacity ?? "-", ...(childOf(r) ? [childOf(r)] : [])].join(":")).join(",");
   }
   let total = 0;
   for (const r of runs) {
     const check = (text) =>
-      freeAfter(new mod.TraceRun(text, r.allocator, r.target, r.capacity, r.minAlign), (run) => {
+      freeAfter(new mod.TraceRun(text, r.allocator, r.target, r.capacity, r.minAlign, r.child), (run) => {
         const error = run.error();
         return { error: error === undefined ? undefined : JSON.parse(error), total: run.total() };
       });
@@ -368,6 +376,7 @@ async function figure(args) {
         target: runs[0].target,
         capacity: compare ? undefined : opts.capacity,
         "min-align": compare ? undefined : opts.minAlign,
+        child: compare ? undefined : opts.child,
         compare,
         step,
         figure: true,
@@ -396,7 +405,8 @@ if (command === "figure") {
 } else if (command === "list") {
   const engine = await loadEngine();
   for (const a of JSON.parse(engine.listAllocators())) {
-    process.stdout.write(`${a.name.padEnd(22)}${a.direction.padEnd(6)}${a.description}\n`);
+    const children = a.children?.length ? ` (--child ${a.children.join(" | ")}, default ${a.children[0]})` : "";
+    process.stdout.write(`${a.name.padEnd(22)}${a.direction.padEnd(6)}${a.description}${children}\n`);
   }
 } else if (command === "trace") {
   const { opts, rest } = parseArgs(args);
@@ -406,7 +416,7 @@ if (command === "figure") {
   const engine = await loadEngine();
   const trace = (source) => {
     try {
-      return engine.traceProgram(source, opts.allocator, opts.target, opts.capacity, opts.minAlign);
+      return engine.traceProgram(source, opts.allocator, opts.target, opts.capacity, opts.minAlign, opts.child);
     } catch (e) {
       // A panic in Rust is a trap here: say what the module kept of it.
       let panic;

@@ -153,7 +153,7 @@ function tryLessonAction(s: AppState, action: TryAction, dispatch: (a: Action) =
       dispatch({ type: "configure", config: triedConfig(s, action.allocator) });
       return;
     case "compare": {
-      const here = { allocator: s.allocator, target: s.target, capacity: s.capacity, minAlign: s.minAlign };
+      const here = { allocator: s.allocator, target: s.target, capacity: s.capacity, minAlign: s.minAlign, child: s.child ?? null };
       // Each named column takes the settings its allocator can take, as Compare's own partner does.
       const others = action.allocators.map((allocator) => carrySettings(here, allocator, allocators));
       dispatch({ type: "enterCompare", configs: [here, ...others] });

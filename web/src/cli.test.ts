@@ -35,7 +35,7 @@ interface Trace {
   target: string;
   direction: string;
   chunks: { id: number; start: number; capacity: number; reason: string }[];
-  program: { text: string; capacity?: number; min_align?: number };
+  program: { text: string; capacity?: number; min_align?: number; child?: string };
   ops: { block?: string; chunk?: number; offset?: number; address?: number; size: number; padding?: number; failed: boolean }[];
 }
 
@@ -109,6 +109,8 @@ describe("bumplab list", () => {
         }),
     );
     for (const [name, direction] of PRESETS) expect(listed.get(name), name).toBe(direction);
+    // A preset that takes a child allocator names its values, default first.
+    expect(r.stdout.split("\n").find((l) => l.startsWith("zig-arena "))).toMatch(/\(--child page \| heap, default page\)$/);
   });
 });
 
@@ -250,6 +252,23 @@ describe("bumplab errors", () => {
     const r = bumplab(["trace", "--allocator", "fitzgen-down", "--min-align", "8", "two.txt"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("bumplab: fitzgen-down has no minimum alignment setting (asked for 8)\n");
+  });
+
+  it("--child picks zig-arena's child allocator: page_allocator by default, or the heap that never resizes", () => {
+    writeFileSync(join(dir, "round.txt"), "repeat 12 {\n  x = alloc 100\n}\n");
+    const page = trace(["--allocator", "zig-arena", "round.txt"]);
+    expect(page.program.child).toBe("page");
+    // One buffer, grown in place inside its page.
+    expect(page.chunks.map((c) => c.capacity)).toEqual([4072]);
+    const heap = trace(["--allocator", "zig-arena", "--child", "heap", "round.txt"]);
+    expect(heap.program.child).toBe("heap");
+    expect(heap.chunks.map((c) => c.capacity)).toEqual([188, 470, 892]);
+    const wrong = bumplab(["trace", "--allocator", "zig-arena", "--child", "mmap", "round.txt"]);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toBe("bumplab: unknown child allocator 'mmap': use one of page, heap\n");
+    const none = bumplab(["trace", "--allocator", "bumpalo", "--child", "heap", "round.txt"]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toBe("bumplab: bumpalo has no child allocator setting (asked for heap)\n");
   });
 
   it("numbers past 32 bits are refused, not wrapped around", () => {

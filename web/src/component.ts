@@ -71,7 +71,7 @@ function whole(text: string | null, min: number, max: number): number | null | "
 }
 
 export class BumpLabElement extends HTMLElement {
-  static readonly observedAttributes = ["link", "program", "allocator", "target", "capacity", "min-align", "compare", "step", "views", "controls", "theme", "figure", "caption"];
+  static readonly observedAttributes = ["link", "program", "allocator", "target", "capacity", "min-align", "child", "compare", "step", "views", "controls", "theme", "figure", "caption"];
 
   readonly #root: ShadowRoot;
   readonly #mount: HTMLElement;
@@ -215,7 +215,8 @@ export class BumpLabElement extends HTMLElement {
     const program = this.getAttribute("program");
     if (program !== null) state = { ...state, source: normalizeNewlines(program).replace(/^\n+/, "") };
     const allocator = this.getAttribute("allocator");
-    if (allocator) state = { ...state, allocator };
+    // Another preset: the link's child allocator may not exist there.
+    if (allocator && allocator !== state.allocator) state = { ...state, allocator, child: null };
     const target = this.getAttribute("target");
     if (target !== null) {
       const t = TARGETS.find((x) => x === target);
@@ -228,6 +229,11 @@ export class BumpLabElement extends HTMLElement {
     const minAlign = whole(this.getAttribute("min-align"), 1, 4096);
     if (minAlign === "bad") return "min-align must be a power of two up to 4096";
     if (minAlign !== null) state = { ...state, minAlign };
+    const child = this.getAttribute("child");
+    if (child !== null) {
+      if (!/^[a-z][a-z0-9-]{0,31}$/.test(child)) return `child must be a child allocator's name, such as page or heap, not "${child.slice(0, 24)}"`;
+      state = { ...state, child };
+    }
     const compare = this.getAttribute("compare");
     if (compare) {
       const parsed = parseCompare(compare);

@@ -177,10 +177,13 @@ describe('every addEventListener("message") site', () => {
       { id: 1, config: { ...config, capacity: -16 } },
       { id: 1, config: { ...config, capacity: undefined } },
       { id: 1, config: { ...config, allocator: "<script>".repeat(20) } },
+      { id: 1, config: { ...config, child: 42 } },
+      { id: 1, config: { ...config, child: "x".repeat(33) } },
       JSON.parse(`{"__proto__": {"id": 1, "config": ${JSON.stringify(config)}}}`),
     ];
     for (const data of badJobs) expect(parseCostJob(data), JSON.stringify(data)?.slice(0, 60)).toBeNull();
     expect(parseCostJob({ id: 3, config: { ...config, capacity: 256 } })).toEqual({ id: 3, config: { ...config, capacity: 256 } });
+    expect(parseCostJob({ id: 4, config: { ...config, allocator: "zig-arena", child: "heap" } })).toEqual({ id: 4, config: { ...config, allocator: "zig-arena", child: "heap" } });
     const badReplies: unknown[] = [null, { id: 1 }, { id: "1", json: "{}" }, { id: 1, json: {} }, { id: 1, json: "{}", trapped: "yes" }];
     for (const data of badReplies) expect(parseCostReply(data), JSON.stringify(data)).toBeNull();
     expect(parseCostReply({ id: 2, json: "{}", trapped: true })).toEqual({ id: 2, json: "{}", trapped: true });

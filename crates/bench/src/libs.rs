@@ -296,6 +296,7 @@ impl<M: Model<u64>> Lib for Ours<M> {
             Heap::new(Target::W64),
             ModelOptions {
                 capacity: Some(capacity as u64),
+                ..ModelOptions::default()
             },
         )
     }

@@ -21,12 +21,16 @@ pub struct Layout<W> {
 }
 
 /// Why a model refused a request. The discriminants are the codes
-/// [`Allocated`] carries in place of an address: three in a row, just
+/// [`Allocated`] carries in place of an address: four in a row, just
 /// below [`crate::heap::HEAP_BASE`], so one compare tells them apart from
 /// every address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AllocError {
+    /// The reference's own size arithmetic overflows on this request: Zig's
+    /// ArenaAllocator panics there ("integer overflow") in a safety-checked
+    /// build.
+    Overflow = 0xfffc,
     /// A fixed buffer is full and the model does not grow.
     Full = 0xfffd,
     /// The simulated base allocator has no room for the chunk.
@@ -45,7 +49,7 @@ pub enum AllocError {
 /// error is zero-sized) does. No address is a code: the simulated heap
 /// hands out nothing under [`crate::heap::HEAP_BASE`] (0x10000), and the
 /// only addresses below it, the dangling pointers of zero-size requests
-/// (their alignment), are powers of two; the codes, 0xfffd to 0xffff, are not.
+/// (their alignment), are powers of two; the codes, 0xfffc to 0xffff, are not.
 /// Models compute a `Result` and convert it at the trait boundary
 /// (`.into()`, or [`Failure::result`] in `alloc_with`), which the optimiser
 /// folds away; callers that want the error decode it with
@@ -58,13 +62,13 @@ pub enum AllocError {
 pub struct Allocated<W>(W);
 
 impl<W: Word> Allocated<W> {
-    const FIRST_CODE: u64 = AllocError::Full as u64;
+    const FIRST_CODE: u64 = AllocError::Overflow as u64;
 
     /// Which error, if this is a code (one subtraction and one compare).
     #[inline(always)]
     fn code(self) -> Option<u64> {
         let c = self.0.to_u64().wrapping_sub(Self::FIRST_CODE);
-        (c < 3).then_some(c)
+        (c < 4).then_some(c)
     }
 
     #[inline(always)]
@@ -89,8 +93,9 @@ impl<W: Word> Allocated<W> {
     pub fn result(self) -> Result<W, AllocError> {
         match self.code() {
             None => Ok(self.0),
-            Some(0) => Err(AllocError::Full),
-            Some(1) => Err(AllocError::HeapExhausted),
+            Some(0) => Err(AllocError::Overflow),
+            Some(1) => Err(AllocError::Full),
+            Some(2) => Err(AllocError::HeapExhausted),
             Some(_) => Err(AllocError::BadAlloc),
         }
     }
@@ -192,6 +197,42 @@ pub struct ModelOptions {
     /// of a fixed chunk, a fixed buffer, a slab or the first pool. `None`
     /// means the reference's default. Models that have no such knob ignore it.
     pub capacity: Option<u64>,
+    /// Where a model that takes a child allocator gets its chunks (the
+    /// engine passes the preset's default when the user chose none).
+    /// Models without one ignore it.
+    pub child: Child,
+}
+
+/// The child allocator of an arena that takes one (zig-arena's setting):
+/// what its buffers come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Child {
+    /// `std.heap.page_allocator`, as Zig programs write it: whole pages on
+    /// 64-bit, size classes on wasm32, a buffer grown in place inside what
+    /// it reserved ([`crate::models::zig_page`]).
+    #[default]
+    Page,
+    /// The simulated heap, which never resizes in place (as
+    /// `std.mem.Allocator.noResize`): every buffer that fills is followed
+    /// by a new one.
+    Heap,
+}
+
+impl Child {
+    pub const ALL: [Child; 2] = [Child::Page, Child::Heap];
+
+    /// The name links, files and the CLI use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Child::Page => "page",
+            Child::Heap => "heap",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Child> {
+        Child::ALL.into_iter().find(|c| c.name() == name)
+    }
 }
 
 /// An allocator model: what the engine steps, and what the measured exports call.

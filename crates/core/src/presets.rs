@@ -14,7 +14,7 @@ use crate::algorithms::min_align_down::MinAlignDown;
 #[cfg(feature = "core-presets")]
 use crate::algorithms::min_align_up::MinAlignUp;
 use crate::algorithms::Direction;
-use crate::model::Model;
+use crate::model::{Child, Model};
 #[cfg(feature = "more-arenas")]
 use crate::models::blink_alloc::BlinkAlloc;
 #[cfg(feature = "core-presets")]
@@ -126,6 +126,12 @@ impl PresetId {
         self.row().min_aligns
     }
 
+    /// The child allocators this preset can run over, default first; empty
+    /// when it has no such setting.
+    pub fn children(self) -> &'static [Child] {
+        self.row().children
+    }
+
     pub fn description(self) -> &'static str {
         self.row().description
     }
@@ -150,6 +156,8 @@ pub struct Row {
     pub source: Source,
     /// Minimum alignments it can be built with, default first (empty: no such setting).
     pub min_aligns: &'static [u64],
+    /// Child allocators it can run over, default first (empty: no such setting).
+    pub children: &'static [Child],
     /// What the one number `--capacity` passes to the model sets here.
     pub capacity: Capacity,
     /// Where the chunk's own bookkeeping sits, as the real code names it.

@@ -252,6 +252,11 @@ impl Run {
                 text: src.to_string(),
                 capacity: opts.capacity,
                 min_align: opts.min_align,
+                // Always written for a preset that takes one, so a trace
+                // file says which child its placements come from.
+                child: (!preset.children().is_empty())
+                    .then(|| crate::engine::resolve_child(preset, opts.child).ok())
+                    .flatten(),
             },
             chunks: run.state.chunks(),
             ops: run.full.take().expect("kept in full"),

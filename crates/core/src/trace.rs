@@ -3,6 +3,7 @@
 
 use crate::algorithms::Direction;
 use crate::events::ChunkReason;
+use crate::model::Child;
 use crate::program::{Prim, SizeExpr};
 use crate::source::Source;
 use crate::word::Target;
@@ -47,6 +48,10 @@ pub struct ProgramInfo {
     pub capacity: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_align: Option<u64>,
+    /// The child allocator, for a preset that takes one (written even when
+    /// it is the preset's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub child: Option<Child>,
 }
 
 /// One chunk obtained from the simulated base allocator.

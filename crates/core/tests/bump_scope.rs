@@ -33,6 +33,7 @@ fn trace_with(src: &str, up: bool, target: Target, min_align: u64) -> Trace {
         target,
         capacity: None,
         min_align: Some(min_align),
+        child: None,
     };
     run(src, preset(up), &opts).unwrap_or_else(|e| panic!("{e}\n--- program ---\n{src}"))
 }
@@ -119,7 +120,7 @@ fn random_programs_match(up: bool) {
             ("a moved realloc", cov.realloc_moved),
             ("an in-place realloc", cov.realloc_in_place),
             ("a shrink", cov.shrinks),
-            ("a free", cov.frees),
+            ("a free of the last block", cov.frees_of_last),
             ("a reset", cov.resets),
             ("a checkpoint", cov.checkpoints),
             (
@@ -131,6 +132,62 @@ fn random_programs_match(up: bool) {
             ("a chosen capacity", cov.capacities),
         ],
     );
+    cov.require_shares(
+        what,
+        &[
+            ("new chunk", 40.0),
+            ("oversized", 15.0),
+            ("moved realloc", 30.0),
+            ("in-place realloc", 30.0),
+            ("free of the last block", 25.0),
+            ("reset", 15.0),
+            ("restore", 20.0),
+            ("restore that gave bytes back", 10.0),
+        ],
+    );
+}
+
+#[test]
+fn edges_match_the_real_crate() {
+    let native = if cfg!(target_pointer_width = "64") {
+        bumplab_core::Target::W64
+    } else {
+        bumplab_core::Target::Wasm32
+    };
+    for up in [true, false] {
+        for min_align in [1u64, 2, 4, 8, 16] {
+            for (ops, capacity) in bump_scope_diff::edge_programs(up, min_align, native) {
+                compare_on_sim_heap(up, min_align, capacity, &ops)
+                    .unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_largest_request_the_target_allows() {
+    // isize::MAX at the alignment: no chunk can hold it, and `allocate`
+    // fails; the model stops at that request with no room for the chunk.
+    for up in [true, false] {
+        for (align, min_align) in [(1usize, 1u64), (8, 16), (4096, 1)] {
+            let big = (isize::MAX as usize) & !(align - 1);
+            let ops = [
+                AOp::Alloc { size: 8, align: 1 },
+                AOp::Alloc { size: big, align },
+                AOp::Alloc { size: 8, align: 1 },
+            ];
+            let (src, real) = bump_scope_diff::run_real_on_sim_heap_dyn(up, min_align, None, &ops);
+            assert_eq!(real.len(), 1, "the crate stops at the request");
+            let opts = bumplab_core::Options {
+                min_align: Some(min_align),
+                ..bumplab_core::Options::default()
+            };
+            let err = bumplab_core::run(&src, bump_scope_diff::preset(up), &opts).unwrap_err();
+            assert_eq!(err.line, 2, "{err}");
+            assert!(err.message.contains("no room"), "{err}");
+            compare_on_sim_heap(up, min_align, None, &ops[..1]).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
 }
 
 #[test]
@@ -193,6 +250,7 @@ fn a_chosen_capacity_is_bump_with_capacity() {
         target: Target::W64,
         capacity: Some(4096),
         min_align: None,
+        child: None,
     };
     for up in [true, false] {
         let t = run("", preset(up), &opts).unwrap();

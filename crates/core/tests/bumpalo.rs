@@ -1,6 +1,13 @@
 //! The bumpalo preset against bumpalo 3.20.4 itself: deterministic cases
 //! with the numbers bumpalo is known for, each also run on the real crate,
-//! and random programs compared op by op.
+//! the edges of every rule (`bumpalo_diff::edge_programs`, which the wasm32
+//! suite in crates/cost/tests/wasm32_fidelity.rs runs too), the emulated
+//! checkpoints, and random programs compared op by op.
+//!
+//! bumpalo has no checkpoints: the playground's emulation puts the arena
+//! back exactly as it was at the checkpoint, so programs with restores are
+//! compared with the crate running the ops each restore leaves in effect
+//! (`bumpalo_diff::compare_undone`).
 
 #[path = "common/bumpalo_diff.rs"]
 mod bumpalo_diff;
@@ -10,7 +17,8 @@ mod coverage;
 mod placed_chunks;
 
 use bumpalo_diff::{
-    assert_same, lower, parse_steps, run_model, run_real_around, GenOp, Obs, Place, Step,
+    assert_same, compare_undone, lower, parse_steps, run_model, run_real_around, GenOp, Obs, Place,
+    Step,
 };
 use bumplab_core::events::ChunkReason;
 use bumplab_core::heap::{HEAP_BASE, MALLOC_HEADER};
@@ -31,6 +39,7 @@ fn trace_on(src: &str, target: Target, min_align: u64) -> Trace {
         target,
         capacity: None,
         min_align: Some(min_align),
+        child: None,
     };
     run(src, PresetId::Bumpalo, &opts).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -39,6 +48,32 @@ fn trace_on(src: &str, target: Target, min_align: u64) -> Trace {
 /// they agree op by op, and returns the model's trace.
 fn both(src: &str, min_align: u64) -> Trace {
     assert_same(&parse_steps(src), min_align, None)
+}
+
+/// [`both`] with a capacity, for programs that may have checkpoints: each
+/// real chunk placed where the model's is, so every alignment compares.
+fn both_placed(src: &str, min_align: u64, capacity: Option<u64>) -> Trace {
+    let steps = parse_steps(src);
+    let (t, model) = run_model(&steps, bumpalo_diff::native_target(), min_align, capacity);
+    compare_undone(&steps, &t, &model, |effect, bases| {
+        placed_chunks::start_placing(bases);
+        let real = run_real_around(effect, min_align, capacity, &|call| {
+            placed_chunks::placing(call)
+        });
+        assert_eq!(
+            placed_chunks::placed_now(),
+            0,
+            "the Bump freed every chunk it got"
+        );
+        real
+    })
+    .unwrap_or_else(|e| panic!("MIN_ALIGN {min_align}, capacity {capacity:?}: {e}"));
+    for o in &model {
+        if let Some(Place::Unexpected(why)) = &o.place {
+            panic!("{why}");
+        }
+    }
+    t
 }
 
 fn capacities(t: &Trace) -> Vec<u64> {
@@ -310,10 +345,10 @@ fn checkpoints_are_an_emulation_and_say_so() {
         .description()
         .contains("bumpalo has no checkpoints"));
     let src = format!(
-        "a = alloc 8\ncheckpoint s\n{}restore s\nb = alloc 8\n",
+        "a = alloc 8\ncheckpoint c0\n{}restore c0\nb = alloc 8\n",
         repeated("alloc 100", 20)
     );
-    let t = trace_on(&src, Target::W64, 1);
+    let t = both_placed(&src, 1, None);
     let restore = &t.ops[22];
     assert!(has_event(&t, 22, EventKind::Note));
     assert!(has_event(&t, 22, EventKind::ChunkReused));
@@ -322,21 +357,80 @@ fn checkpoints_are_an_emulation_and_say_so() {
     assert_eq!(restore.bump_ptr, t.ops[0].bump_ptr);
     assert_eq!((t.ops[23].chunk, t.ops[23].offset), (Some(0), Some(432)));
     // The next chunk doubles from the saved chunk again.
-    let t = trace_on(
-        &format!("{src}{}", repeated("alloc 300", 2)),
-        Target::W64,
-        1,
-    );
+    let t = both_placed(&format!("{src}{}", repeated("alloc 300", 2)), 1, None);
     assert_eq!(t.chunks.last().unwrap().capacity, 960);
     // A checkpoint before the first chunk: restore gives every chunk back.
-    let t = trace_on(
-        "checkpoint s\na = alloc 8\nrestore s\nb = alloc 8\n",
-        Target::W64,
+    let t = both_placed(
+        "checkpoint c0\na = alloc 8\nrestore c0\nb = alloc 8\n",
         1,
+        None,
     );
     assert_eq!(t.ops[2].bump_ptr, None);
     assert_eq!(t.ops[2].stats.chunks, 0);
     assert_eq!(t.chunks[1].reason, ChunkReason::First);
+}
+
+#[test]
+fn restore_puts_the_bump_pointer_back_exactly_even_over_bytes_freed_since() {
+    // b is the last block when the checkpoint is saved; freeing it after
+    // gives its 16 bytes back, c takes 8 of them; the restore puts the bump
+    // pointer where it was at the checkpoint: below b, as if neither the
+    // free nor c had happened. b's bytes are in use again: c, which lies in
+    // them, is not reclaimed (a restore reclaims the blocks past the bump
+    // pointer), the rest by no block.
+    let t = both_placed(
+        "a = alloc 8\nb = alloc 16 align 8\ncheckpoint c0\nfree b\nc = alloc 8\nrestore c0\nd = alloc 8\n",
+        1,
+        None,
+    );
+    assert_eq!(t.ops[3].bump_ptr, t.ops[0].bump_ptr);
+    assert_eq!(t.ops[5].bump_ptr, t.ops[1].bump_ptr);
+    assert_eq!(t.ops[6].offset, Some(t.ops[1].offset.unwrap() - 8));
+    assert!(t.ops[5].reclaimed.is_empty());
+}
+
+#[test]
+fn edges_match_the_real_crate() {
+    for min_align in [1u64, 2, 4, 8, 16] {
+        for (steps, capacity) in
+            bumpalo_diff::edge_programs(bumpalo_diff::native_target(), min_align)
+        {
+            both_placed(&bumpalo_diff::program_text(&steps), min_align, capacity);
+        }
+    }
+}
+
+#[test]
+fn the_largest_request_the_target_allows() {
+    // isize::MAX less the alignment: bumpalo's new chunk for it overflows
+    // its size arithmetic or finds no memory, and `allocate` fails; the
+    // model stops there with no room for the chunk.
+    for (align, min_align) in [(1u64, 1u64), (8, 16), (4096, 1)] {
+        let big = (i64::MAX as u64) & !(align - 1);
+        let src = format!("a = alloc 8\nb = alloc {big} align {align}\nc = alloc 8\n");
+        let steps = parse_steps(&src);
+        let opts = Options {
+            target: bumpalo_diff::native_target(),
+            capacity: None,
+            min_align: Some(min_align),
+            child: None,
+        };
+        let err = run(
+            &bumpalo_diff::program_text(&steps),
+            PresetId::Bumpalo,
+            &opts,
+        )
+        .unwrap_err();
+        assert_eq!(err.line, 2, "{err}");
+        assert!(err.message.contains("no room"), "{err}");
+        let real = bumpalo_diff::run_real(&steps, min_align, None);
+        assert_eq!(real.len(), 2, "align {align}");
+        assert_eq!(
+            real[1].place,
+            Some(Place::Unexpected("allocate failed".into()))
+        );
+        both(&bumpalo_diff::program_text(&steps[..1]), min_align);
+    }
 }
 
 #[test]
@@ -373,6 +467,8 @@ fn gen_op() -> impl Strategy<Value = GenOp> {
         5 => (any::<usize>(), size()).prop_map(|(pick, size)| GenOp::Realloc { pick, size }),
         4 => prop::option::of(any::<usize>()).prop_map(|pick| GenOp::Free { pick }),
         1 => Just(GenOp::Reset),
+        2 => (0..2u8).prop_map(GenOp::Checkpoint),
+        2 => (0..2u8).prop_map(GenOp::Restore),
     ]
 }
 
@@ -407,18 +503,21 @@ fn random_programs_match_the_real_crate() {
     )| {
         let steps: Vec<Step> = lower(&ops);
         let (t, model) = run_model(&steps, bumpalo_diff::native_target(), min_align, capacity);
-        // Each real chunk where the model's is, modulo a page.
-        let bases: Vec<u64> = t.chunks.iter().map(|c| c.base).collect();
-        placed_chunks::start_placing(&bases);
-        let real: Vec<Obs> =
-            run_real_around(&steps, min_align, capacity, &|call| placed_chunks::placing(call));
-        prop_assert_eq!(placed_chunks::placed_now(), 0, "the Bump freed every chunk it got");
-        prop_assert_eq!(model.len(), real.len());
-        for (i, (m, r)) in model.iter().zip(&real).enumerate() {
-            prop_assert_eq!(
-                m, r,
-                "op {} {:?}, MIN_ALIGN {}, capacity {:?}", i, &steps[i], min_align, capacity
-            );
+        // Each real chunk where the model's is, modulo a page; restores
+        // compared through the program each leaves in effect.
+        let mut freed_all = true;
+        let compared = compare_undone(&steps, &t, &model, |effect, bases| {
+            placed_chunks::start_placing(bases);
+            let real: Vec<Obs> =
+                run_real_around(effect, min_align, capacity, &|call| placed_chunks::placing(call));
+            freed_all &= placed_chunks::placed_now() == 0;
+            real
+        });
+        prop_assert!(freed_all, "the Bump freed every chunk it got");
+        if let Err(e) = compared {
+            prop_assert!(false, "MIN_ALIGN {}, capacity {:?}: {}", min_align, capacity, e);
+        }
+        for m in &model {
             if let Some(Place::Unexpected(why)) = &m.place {
                 prop_assert!(false, "{}", why);
             }
@@ -435,11 +534,28 @@ fn random_programs_match_the_real_crate() {
             ("a moved realloc", cov.realloc_moved),
             ("an in-place realloc", cov.realloc_in_place),
             ("a shrink", cov.shrinks),
-            ("a free", cov.frees),
+            ("a free of the last block", cov.frees_of_last),
             ("a reset", cov.resets),
+            (
+                "a restore that gave bytes back",
+                cov.restores_that_reclaimed,
+            ),
             ("a zero-sized request", cov.zero_sized),
             ("an alignment above 16", cov.big_aligns),
             ("a chosen capacity", cov.capacities),
+        ],
+    );
+    cov.require_shares(
+        "bumpalo",
+        &[
+            ("new chunk", 40.0),
+            ("oversized", 15.0),
+            ("moved realloc", 30.0),
+            ("in-place realloc", 30.0),
+            ("free of the last block", 25.0),
+            ("reset", 15.0),
+            ("restore", 20.0),
+            ("restore that gave bytes back", 10.0),
         ],
     );
 }

@@ -18,6 +18,7 @@ fn trace_on(src: &str, preset: PresetId, capacity: Option<u64>, target: Target) 
         target,
         capacity,
         min_align: None,
+        child: None,
     };
     run(src, preset, &opts).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -270,6 +271,7 @@ fn check(
         target,
         capacity: Some(256),
         min_align: None,
+        child: None,
     };
     let (src, t) = build_and_run(acts, preset, &opts);
     check_invariants(&t, false, 1)

@@ -17,6 +17,7 @@ fn trace_on(src: &str, capacity: Option<u64>, target: Target) -> Trace {
         target,
         capacity,
         min_align: None,
+        child: None,
     };
     run(src, ARENA, &opts).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -245,7 +246,7 @@ proptest! {
         wasm in any::<bool>(),
     ) {
         let target = if wasm { Target::Wasm32 } else { Target::W64 };
-        let opts = Options { target, capacity: Some(64), min_align: None };
+        let opts = Options { target, capacity: Some(64), min_align: None, child: None };
         let (src, t) = build_and_run(&acts, ARENA, &opts);
         if let Err(e) = check_invariants(&t, true, 1) {
             return Err(TestCaseError::fail(format!("{e}\n{src}")));

@@ -309,12 +309,32 @@ fn mutate(rng: &mut Rng, src: &str) -> String {
 
 // ---------------------------------------------------------------- checks
 
+/// The text's lines as the parser numbers them: LF, CRLF and a lone CR
+/// each end one (as `str::lines`, no empty line after the last end).
+fn parser_lines(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        match rest.find(['\n', '\r']) {
+            Some(i) => {
+                out.push(&rest[..i]);
+                let end = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = &rest[i + end..];
+            }
+            None => {
+                out.push(rest);
+                rest = "";
+            }
+        }
+    }
+    out
+}
+
 /// The error points inside the text: a line of it, and a column within that
 /// line or just past its end.
 fn check_error(src: &str, e: &ProgramError) -> Result<(), String> {
     let text = src.strip_prefix('\u{feff}').unwrap_or(src);
-    // Lines as the parser numbers them: a lone \r ends one too.
-    let lines: Vec<&str> = bumplab_core::program::source_lines(text).collect();
+    let lines = parser_lines(text);
     let line = e.line as usize;
     let width = match line {
         0 => return Err(format!("line 0 in {e}")),

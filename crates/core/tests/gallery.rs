@@ -38,10 +38,15 @@ fn entries() -> Vec<Entry> {
                         Some(t) => Target::parse(t).expect("a target"),
                         None => Target::W64,
                     };
+                    let child = r["child"].as_str().map(|c| {
+                        bumplab_core::model::Child::parse(c)
+                            .unwrap_or_else(|| panic!("{id}: no child allocator {c}"))
+                    });
                     let opts = Options {
                         target,
                         capacity: r["capacity"].as_u64(),
                         min_align: None,
+                        child,
                     };
                     let t = run(&program, preset, &opts)
                         .unwrap_or_else(|e| panic!("{id} on {name}: {e}"));
@@ -186,31 +191,64 @@ fn check(e: &Entry) {
             states(e, 1000);
         }
         "zig-reset-retains-capacity" => {
-            let reset = t.ops.iter().position(|o| o.kind == OpKind::Reset).unwrap() as u32;
-            let before: Vec<_> = t
+            let reset = t.ops.iter().position(|o| o.kind == OpKind::Reset).unwrap();
+            // One buffer for the whole run, made by the first op.
+            assert_eq!(t.chunks.len(), 1);
+            let c = &t.chunks[0];
+            assert_eq!((c.created_by, c.freed_by), (Some(0), None));
+            let values = |i: usize, id: &str| -> Vec<(&'static str, u64)> {
+                t.ops[i]
+                    .events
+                    .iter()
+                    .flat_map(|e| &e.steps)
+                    .filter(|s| s.id == id)
+                    .flat_map(|s| s.values.iter().map(|v| (v.name, v.value)))
+                    .collect()
+            };
+            let asked = values(0, "child_alloc")[0];
+            assert_eq!(asked, ("size", 212));
+            states(e, asked.1);
+            assert_eq!(c.size, 4096);
+            states(e, c.size);
+            // Every later block of the round: granted in place, after a gap.
+            let grown = (1..reset)
+                .filter(|&i| !values(i, "child_resize:granted").is_empty())
+                .count() as u64;
+            assert_eq!(grown, 11);
+            states(e, grown);
+            assert!(t.ops[1..reset].iter().all(|o| o.padding == Some(100)));
+            states(e, 100);
+            // The reset keeps the node's size: its usable bytes and the node.
+            let used = values(reset, "used_capacity")[0];
+            assert_eq!(used, ("used", 2300));
+            states(e, used.1);
+            let kept = values(reset, "retained_size")[1];
+            assert_eq!(kept, ("new_size", 2324));
+            states(e, kept.1);
+            assert!(!values(reset, "keep_node").is_empty());
+            // The second round: no gap, the same buffer.
+            assert!(t.ops[reset + 1..]
+                .iter()
+                .all(|o| o.padding == Some(0) && o.chunk == Some(0)));
+            // Over the simulated heap, which never resizes: 3 buffers, and
+            // the reset keeps one as large as all of them.
+            let (p, ht) = &e.traces[1];
+            assert_eq!(*p, PresetId::ZigArena);
+            let before: Vec<_> = ht
                 .chunks
                 .iter()
-                .filter(|c| c.created_by.is_some_and(|o| o < reset))
+                .filter(|c| c.created_by.is_some_and(|o| (o as usize) < reset))
                 .collect();
             assert_eq!(before.len(), 3);
             states(e, 3);
-            assert!(before.iter().all(|c| c.freed_by == Some(reset)));
-            let kept: Vec<_> = t.chunks.iter().filter(|c| c.freed_by.is_none()).collect();
+            let kept: Vec<_> = ht.chunks.iter().filter(|c| c.freed_by.is_none()).collect();
             assert_eq!(kept.len(), 1);
-            let usable: u64 = before.iter().map(|c| c.capacity).sum();
-            assert_eq!(usable, 1550);
-            states(e, usable);
             assert_eq!(kept[0].size, 1574);
             states(e, kept[0].size);
-            assert_eq!(kept[0].created_by, Some(reset));
-            // No new buffer after the reset.
-            assert!(t
-                .chunks
-                .iter()
-                .all(|c| c.created_by.is_none_or(|o| o <= reset)));
+            assert_eq!(kept[0].created_by, Some(reset as u32));
             // The comparison: pmr's release frees everything, and the second
             // round grows again from the first buffer's size.
-            let (p, pt) = &e.traces[1];
+            let (p, pt) = &e.traces[2];
             assert_eq!(*p, PresetId::PmrMonotonic);
             let reset = pt.ops.iter().position(|o| o.kind == OpKind::Reset).unwrap() as u32;
             assert!(pt

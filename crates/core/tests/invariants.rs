@@ -227,7 +227,7 @@ fn property(preset: PresetId) {
             "fitzgen-down" | "hinckley-up-naive" | "hinckley-up" | "up-min-align" | "down-min-align" | "bumper-alloc-buffer"
         );
         let capacity = fixed.then_some(1 << 13);
-        let opts = Options { target, capacity, min_align: None };
+        let opts = Options { target, capacity, min_align: None, child: None };
         let src = runnable(&program(&stmts), preset, &opts);
         match run(&src, preset, &opts) {
             Ok(t) => check(&t, honours_alignment)
@@ -276,6 +276,7 @@ fn a_block_grown_over_a_zero_size_block_is_not_padding_after_it() {
             target,
             capacity: None,
             min_align: None,
+            child: None,
         };
         let t = run(src, PresetId::BlinkAlloc, &opts).unwrap();
         let grow = &t.ops[2];
@@ -297,6 +298,7 @@ fn a_zero_size_block_covered_by_a_growth_in_place_keeps_no_padding() {
         target: Target::W64,
         capacity: Some(8192),
         min_align: None,
+        child: None,
     };
     let t = run(src, PresetId::UpMinAlign, &opts).unwrap();
     assert_eq!(t.ops[4].moved, Some(false));
@@ -313,6 +315,7 @@ fn a_zero_size_block_after_a_growth_in_place_is_measured_from_its_new_end() {
         target: Target::W64,
         capacity: Some(2048),
         min_align: Some(4),
+        child: None,
     };
     let t = run(src, PresetId::UpMinAlign, &opts).unwrap();
     assert_eq!(t.ops[1].padding, Some(3));

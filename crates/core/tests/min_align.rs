@@ -19,6 +19,7 @@ fn trace_with(src: &str, preset: PresetId, min_align: u64, target: Target) -> Tr
         target,
         capacity: None,
         min_align: Some(min_align),
+        child: None,
     };
     run(src, preset, &opts).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -151,6 +152,7 @@ fn size_rounding_keeps_the_pointer_aligned() {
                 target: Target::W64,
                 capacity: Some(1 << 16),
                 min_align: Some(min_align),
+                child: None,
             };
             let t = run(src, preset, &opts).unwrap();
             for op in &t.ops {
@@ -257,7 +259,7 @@ proptest! {
         let min_align = ALL_MIN_ALIGNS[m];
         let target = if wasm { Target::Wasm32 } else { Target::W64 };
         for preset in [UP, DOWN] {
-            let opts = Options { target, capacity: Some(2048), min_align: Some(min_align) };
+            let opts = Options { target, capacity: Some(2048), min_align: Some(min_align), child: None };
             let (src, t) = build_and_run(&acts, preset, &opts);
             if let Err(e) = check_invariants(&t, true, min_align) {
                 return Err(TestCaseError::fail(format!("{preset:?} MIN_ALIGN {min_align}: {e}\n{src}")));

@@ -26,6 +26,7 @@ fn opts(target: Target, capacity: Option<u64>) -> Options {
         target,
         capacity,
         min_align: None,
+        child: None,
     }
 }
 

@@ -52,10 +52,11 @@ pub fn executed_ops(
     target: &str,
     capacity: Option<u32>,
     min_align: Option<u32>,
+    child: Option<String>,
     op: u32,
 ) -> String {
     recorder::arm(op as usize);
-    let trace = crate::full_trace(source, allocator, target, capacity, min_align);
+    let trace = crate::full_trace(source, allocator, target, capacity, min_align, child);
     recorder::disarm();
     let trace = match trace {
         Ok(trace) => trace,

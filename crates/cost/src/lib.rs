@@ -36,9 +36,10 @@ pub fn trace_program(
     target: &str,
     capacity: Option<u32>,
     min_align: Option<u32>,
+    child: Option<String>,
 ) -> String {
     bumplab_core::panic_note::keep();
-    match run(source, allocator, target, capacity, min_align) {
+    match run(source, allocator, target, capacity, min_align, child) {
         Ok(json) => json,
         Err(e) => serde_json::json!({ "error": e }).to_string(),
     }
@@ -66,9 +67,10 @@ pub fn trace_costs(
     target: &str,
     capacity: Option<u32>,
     min_align: Option<u32>,
+    child: Option<String>,
 ) -> String {
     bumplab_core::panic_note::keep();
-    match full_trace(source, allocator, target, capacity, min_align) {
+    match full_trace(source, allocator, target, capacity, min_align, child) {
         Ok(trace) => {
             let costs: Vec<Option<[u64; 4]>> = trace
                 .ops
@@ -119,8 +121,9 @@ fn run(
     target: &str,
     capacity: Option<u32>,
     min_align: Option<u32>,
+    child: Option<String>,
 ) -> Result<String, ProgramError> {
-    let trace = full_trace(source, allocator, target, capacity, min_align)?;
+    let trace = full_trace(source, allocator, target, capacity, min_align, child)?;
     Ok(serde_json::to_string(&trace).expect("a trace always serialises"))
 }
 
@@ -134,12 +137,14 @@ fn full_trace(
     target: &str,
     capacity: Option<u32>,
     min_align: Option<u32>,
+    child: Option<String>,
 ) -> Result<bumplab_core::Trace, ProgramError> {
     let (preset, opts) = bumplab_core::engine::request(
         allocator,
         target,
         capacity.map(u64::from),
         min_align.map(u64::from),
+        child.as_deref(),
     )?;
     let mut trace = bumplab_core::run(source, preset, &opts)?;
     let min_align = bumplab_core::engine::resolve_min_align(preset, opts.min_align)?;
@@ -174,10 +179,11 @@ pub fn executed_ops(
     target: &str,
     capacity: Option<u32>,
     min_align: Option<u32>,
+    child: Option<String>,
     op: u32,
 ) -> String {
     bumplab_core::panic_note::keep();
-    executed::executed_ops(source, allocator, target, capacity, min_align, op)
+    executed::executed_ops(source, allocator, target, capacity, min_align, child, op)
 }
 
 /// The preset registry's rows, as JSON (`bumplab_core::presets::Row`).

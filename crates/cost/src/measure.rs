@@ -79,7 +79,10 @@ fn replay<W: Word, M: Model<W>>(
     trace: &Trace,
     capacity: Option<u64>,
 ) -> Result<Vec<Cost>, Diverged> {
-    let opts = ModelOptions { capacity };
+    let opts = ModelOptions {
+        capacity,
+        child: trace.program.child.unwrap_or_default(),
+    };
     // The heap's and the model's lists start in the replay region, at the
     // same place every pass, so growing them inside a counted call copies
     // the same way whatever the module did before (see `replay_alloc`).

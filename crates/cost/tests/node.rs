@@ -12,8 +12,22 @@ fn json(s: &str) -> Value {
 #[wasm_bindgen_test]
 fn trace_returns_placements_for_both_directions() {
     let src = "a = alloc 1\nb = alloc u64\n";
-    let down = json(&trace_program(src, "fitzgen-down", "64", Some(256), None));
-    let up = json(&trace_program(src, "hinckley-up", "64", Some(256), None));
+    let down = json(&trace_program(
+        src,
+        "fitzgen-down",
+        "64",
+        Some(256),
+        None,
+        None,
+    ));
+    let up = json(&trace_program(
+        src,
+        "hinckley-up",
+        "64",
+        Some(256),
+        None,
+        None,
+    ));
     let offsets = |t: &Value| -> Vec<u64> {
         t["ops"]
             .as_array()
@@ -36,6 +50,7 @@ fn usize_follows_the_target() {
         "wasm32",
         Some(256),
         None,
+        None,
     ));
     assert_eq!(t["target"], "wasm32");
     assert_eq!(t["ops"][0]["size"], 4);
@@ -44,6 +59,7 @@ fn usize_follows_the_target() {
         "hinckley-up",
         "64",
         Some(256),
+        None,
         None,
     ));
     assert_eq!(t["ops"][0]["size"], 8);
@@ -57,6 +73,7 @@ fn bad_input_is_an_error_value_not_a_trap() {
         "64",
         Some(256),
         None,
+        None,
     ));
     assert_eq!(e["error"]["line"], 1);
     assert_eq!(e["error"]["column"], 19);
@@ -65,6 +82,7 @@ fn bad_input_is_an_error_value_not_a_trap() {
         "no-such",
         "64",
         Some(256),
+        None,
         None,
     ));
     assert!(e["error"]["message"]
@@ -76,6 +94,7 @@ fn bad_input_is_an_error_value_not_a_trap() {
         "hinckley-up",
         "64",
         Some(100),
+        None,
         None,
     ));
     assert!(e["error"]["message"]
@@ -127,7 +146,8 @@ fn the_cost_replay_lands_every_block_where_the_trace_did() {
     let src = "a = alloc 1\nb = alloc u64\ncheckpoint s\nc = alloc 24 align 16\nc = realloc c 40\nfree b\nrestore s\nd = alloc 600\nreset\ne = alloc 8\n";
     for preset in PresetId::ALL {
         for target in ["wasm32", "64"] {
-            let (preset_id, opts) = engine::request(preset.name(), target, None, None).unwrap();
+            let (preset_id, opts) =
+                engine::request(preset.name(), target, None, None, None).unwrap();
             let trace = match bumplab_core::run(src, preset_id, &opts) {
                 Ok(t) => t,
                 // A preset may refuse the program (no checkpoints, too small): nothing to replay.
@@ -157,8 +177,10 @@ fn the_cost_replay_lands_every_block_where_the_trace_did() {
 fn trace_costs_is_the_full_traces_costs_real_run_and_baseline() {
     let src = "a = alloc 8\nb = alloc 24 align 16\nb = realloc b 64\nfree a\nreset\n";
     for alloc in ["bumpalo", "bump-scope-up", "fitzgen-down"] {
-        let full = json(&trace_program(src, alloc, "wasm32", None, None));
-        let costs = json(&bumplab_cost::trace_costs(src, alloc, "wasm32", None, None));
+        let full = json(&trace_program(src, alloc, "wasm32", None, None, None));
+        let costs = json(&bumplab_cost::trace_costs(
+            src, alloc, "wasm32", None, None, None,
+        ));
         let ops = full["ops"].as_array().unwrap();
         assert_eq!(costs["ops"], ops.len(), "{alloc}");
         let per_op = costs["costs"].as_array().unwrap();
@@ -183,7 +205,7 @@ fn trace_costs_is_the_full_traces_costs_real_run_and_baseline() {
         );
     }
     let e = json(&bumplab_cost::trace_costs(
-        "free x\n", "bumpalo", "64", None, None,
+        "free x\n", "bumpalo", "64", None, None, None,
     ));
     assert_eq!(e["error"]["line"], 1);
 }

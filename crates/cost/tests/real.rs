@@ -14,6 +14,7 @@ fn trace(src: &str, allocator: &str, target: &str, min_align: u32) -> Value {
         target,
         None,
         Some(min_align),
+        None,
     ))
     .unwrap();
     assert!(t.get("error").is_none(), "{t}");

@@ -1,36 +1,44 @@
-//! The bumpalo, bump-scope and blink-alloc models against the REAL bumpalo
-//! 3.20.4, bump-scope 2.4.1 and blink-alloc 0.4.0 compiled for wasm32, run
-//! under Node by `wasm-pack test --node`: the real chunks come from this
-//! module's global allocator (bumpalo, bump-scope) or from the simulated
-//! heap's algorithm run over this module's memory (blink-alloc, see
-//! crates/core/tests/common/sim_heap.rs), and the model simulates
-//! `Target::Wasm32`.
+//! The bumpalo and bump-scope models against the REAL bumpalo 3.20.4 and
+//! bump-scope 2.4.1 compiled for wasm32, run under Node by `wasm-pack test
+//! --node`: bumpalo's chunks come from this module's global allocator, which
+//! puts them where the model's are modulo a page while a test runs the
+//! crate (crates/core/tests/common/placed_chunks.rs), bump-scope's from the
+//! simulated heap's algorithm run over this module's memory
+//! (crates/core/tests/common/sim_heap.rs), so every alignment compares
+//! exactly; the model simulates `Target::Wasm32`. (blink-alloc's whole
+//! suite runs on wasm32 itself: crates/core/tests/blink_alloc.rs built for
+//! wasm32-wasip1.)
 //!
-//! The harnesses are the native differential tests' own
-//! (crates/core/tests/common/); only the program generator differs: proptest
-//! does not run on wasm32-unknown-unknown, so programs come from a seeded
-//! splitmix64 with the same op and size mix as the native strategies, and a
-//! failure names the seed that reproduces it. Alignments stay at or below 16,
-//! so offsets from a chunk's first usable byte do not depend on where the
-//! global allocator put the chunk.
+//! The harnesses and the edge programs are the native differential tests'
+//! own (crates/core/tests/common/); only the random program generator
+//! differs: proptest does not run on wasm32-unknown-unknown, so programs
+//! come from a seeded splitmix64 with the same op and size mix as the
+//! native strategies, and a failure names the seed that reproduces it.
+//! bumpalo's emulated checkpoints are compared through the program each
+//! restore leaves in effect (`bumpalo_diff::compare_undone`).
 //!
 //! Natively the `#[wasm_bindgen_test]` functions compile but do not run
 //! (comparing a wasm32 model with a 64-bit real crate would be meaningless).
 
-#[path = "../../core/tests/common/arena_diff.rs"]
-mod arena_diff;
-#[path = "../../core/tests/common/blink_diff.rs"]
-mod blink_diff;
 #[path = "../../core/tests/common/bump_scope_diff.rs"]
 mod bump_scope_diff;
 #[path = "../../core/tests/common/bumpalo_diff.rs"]
 mod bumpalo_diff;
+#[path = "../../core/tests/common/placed_chunks.rs"]
+mod placed_chunks;
 #[path = "../../core/tests/common/sim_heap.rs"]
 mod sim_heap;
 
+/// bumpalo takes its chunks from the global allocator: this one puts them
+/// where the model's are while `placing` runs the crate.
+#[global_allocator]
+static GLOBAL: placed_chunks::PlacedChunks = placed_chunks::PlacedChunks;
+
 use bump_scope::settings::BumpSettings;
-use bump_scope_diff::{compare, preset, run_real_dyn, AOp, Real};
-use bumpalo_diff::{lower, parse_steps, program_text, run_model, run_real, GenOp, Place, Step};
+use bump_scope_diff::{compare, compare_on_sim_heap, preset, run_real_dyn, AOp, Real};
+use bumpalo_diff::{
+    compare_undone, lower, parse_steps, run_model, run_real, run_real_around, GenOp, Place, Step,
+};
 use bumplab_core::{run, Options, Target};
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -80,8 +88,14 @@ impl Rng {
         }
     }
 
+    /// Alignments up to a page, small ones likelier: every one compares,
+    /// the chunks being placed where the model's are.
     fn align(&mut self) -> u64 {
-        1 << self.range(0, 4)
+        match self.weighted(&[8, 1, 1]) {
+            0 => 1 << self.range(0, 4),
+            1 => 64,
+            _ => 4096,
+        }
     }
 }
 
@@ -95,7 +109,7 @@ fn bumpalo_program(seed: u64) -> Vec<Step> {
     let mut rng = Rng(seed);
     let n = rng.range(1, MAX_OPS);
     let ops: Vec<GenOp> = (0..n)
-        .map(|_| match rng.weighted(&[10, 5, 4, 1]) {
+        .map(|_| match rng.weighted(&[10, 5, 4, 1, 2, 2]) {
             0 => GenOp::Alloc {
                 size: rng.size(),
                 align: rng.align(),
@@ -107,7 +121,9 @@ fn bumpalo_program(seed: u64) -> Vec<Step> {
             2 => GenOp::Free {
                 pick: (rng.next() % 2 == 0).then(|| rng.next() as usize),
             },
-            _ => GenOp::Reset,
+            3 => GenOp::Reset,
+            4 => GenOp::Checkpoint(rng.range(0, 1) as u8),
+            _ => GenOp::Restore(rng.range(0, 1) as u8),
         })
         .collect();
     lower(&ops)
@@ -142,32 +158,47 @@ fn bump_scope_program(seed: u64) -> Vec<AOp> {
         .collect()
 }
 
-/// Runs a bumpalo program on the model (wasm32) and on the real crate and
-/// asserts every op observed the same: chunk (creation index) and capacity,
-/// offset, moved or not, chunk count, and the current chunk's bump pointer.
+/// Runs a bumpalo program on the model (wasm32) and on the real crate, its
+/// chunks placed where the model's are, and asserts every op observed the
+/// same: chunk (creation index) and capacity, offset, moved or not, chunk
+/// count, and the current chunk's bump pointer (through the program each
+/// restore leaves in effect).
+fn check_bumpalo_steps(
+    steps: &[Step],
+    min_align: u64,
+    capacity: Option<u64>,
+) -> Result<(), String> {
+    let (t, model) = run_model(steps, Target::Wasm32, min_align, capacity);
+    compare_undone(steps, &t, &model, |effect, bases| {
+        placed_chunks::start_placing(bases);
+        let real = run_real_around(effect, min_align, capacity, &|call| {
+            placed_chunks::placing(call)
+        });
+        assert_eq!(
+            placed_chunks::placed_now(),
+            0,
+            "the Bump freed every chunk it got"
+        );
+        real
+    })?;
+    for o in &model {
+        if let Some(Place::Unexpected(why)) = &o.place {
+            return Err(why.clone());
+        }
+    }
+    Ok(())
+}
+
 fn check_bumpalo(seed: u64, min_align: u64) {
     let steps = bumpalo_program(seed);
-    let (_, model) = run_model(&steps, Target::Wasm32, min_align, None);
-    let real = run_real(&steps, min_align, None);
-    assert_eq!(model.len(), real.len());
-    for (i, (m, r)) in model.iter().zip(&real).enumerate() {
-        assert_eq!(
-            m,
-            r,
-            "seed {seed:#x}, MIN_ALIGN {min_align}: op {i} ({:?}) differs, \
-             model left, real right\n{}",
-            steps[i],
-            program_text(&steps)
-        );
-        if let Some(Place::Unexpected(why)) = &m.place {
-            panic!("seed {seed:#x}, MIN_ALIGN {min_align}: {why}");
-        }
+    if let Err(e) = check_bumpalo_steps(&steps, min_align, None) {
+        panic!("seed {seed:#x}, MIN_ALIGN {min_align}: {e}");
     }
 }
 
 fn check_bump_scope(up: bool, seed: u64, min_align: u64) {
     let ops = bump_scope_program(seed);
-    if let Err(e) = compare(up, min_align, Target::Wasm32, &ops) {
+    if let Err(e) = compare_on_sim_heap(up, min_align, None, &ops) {
         panic!("seed {seed:#x}, MIN_ALIGN {min_align}, up={up}: {e}");
     }
 }
@@ -243,6 +274,7 @@ fn bump_scope_first_chunk_holds_480_on_wasm32() {
         target: Target::Wasm32,
         capacity: None,
         min_align: Some(1),
+        child: None,
     };
     for up in [true, false] {
         let t = run("", preset(up), &opts).unwrap();
@@ -264,69 +296,26 @@ fn bump_scope_first_chunk_holds_480_on_wasm32() {
     }
 }
 
-/// blink-alloc programs compared per run (the native suite's op mix).
-const BLINK_PROGRAMS: u64 = 320;
-
 #[wasm_bindgen_test]
-fn blink_alloc_random_programs_match_the_real_crate_on_wasm32() {
-    let base = arena_diff::base_seed();
-    let mut cov = arena_diff::Coverage::default();
-    for k in 0..BLINK_PROGRAMS {
-        let seed = arena_diff::seed_of(base, k);
-        let (steps, capacity) = arena_diff::program(seed, &blink_diff::MIX);
-        let (t, model) = arena_diff::run_model(
-            bumplab_core::PresetId::BlinkAlloc,
-            Target::Wasm32,
-            capacity,
-            &steps,
-        )
-        .unwrap_or_else(|e| panic!("seed {seed:#x}: {e}"));
-        let real = blink_diff::run_real(&steps, capacity);
-        if let Err(e) = arena_diff::compare(
-            "blink-alloc (wasm32)",
-            seed,
-            capacity,
-            &steps,
-            &model,
-            &real,
-        ) {
-            panic!("{e}");
+fn bumpalo_edges_match_the_real_crate_on_wasm32() {
+    for m in MIN_ALIGNS {
+        for (steps, capacity) in bumpalo_diff::edge_programs(Target::Wasm32, m) {
+            if let Err(e) = check_bumpalo_steps(&steps, m, capacity) {
+                panic!("MIN_ALIGN {m}: {e}");
+            }
         }
-        cov.add(&t, &steps, capacity, arena_diff::larger_than_every_chunk);
     }
-    cov.require(
-        "blink-alloc (wasm32)",
-        &[
-            ("new chunk", cov.new_chunks),
-            ("oversized request", cov.oversized),
-            ("moved realloc", cov.realloc_moved),
-            ("in-place realloc", cov.realloc_in_place),
-            ("shrink", cov.shrinks),
-            ("free", cov.frees),
-            ("reset", cov.resets),
-            ("zero-sized request", cov.zero_sized),
-            ("alignment above 16", cov.big_aligns),
-            ("chosen capacity", cov.capacities),
-        ],
-    );
 }
 
 #[wasm_bindgen_test]
-fn blink_alloc_header_is_16_bytes_on_wasm32() {
-    // Four 4-byte words; 256 + 16 = 272 rounds up to a 512-byte first chunk.
-    assert_eq!(blink_diff::HEADER, 16);
-    let steps = arena_diff::parse_steps("a = alloc 8\nb = alloc 500\n");
-    let real = blink_diff::run_real(&steps, None);
-    let first = real[0].chunks[0];
-    assert_eq!((first.size, first.capacity), (512, 496));
-    // Then 256 + 500 + 16 = 772 -> 1024.
-    assert_eq!(real[1].chunks[1].size, 1024);
-    let (_, model) = arena_diff::run_model(
-        bumplab_core::PresetId::BlinkAlloc,
-        Target::Wasm32,
-        None,
-        &steps,
-    )
-    .unwrap();
-    assert_eq!(model, real);
+fn bump_scope_edges_match_the_real_crate_on_wasm32() {
+    for up in [true, false] {
+        for m in MIN_ALIGNS {
+            for (ops, capacity) in bump_scope_diff::edge_programs(up, m, Target::Wasm32) {
+                if let Err(e) = compare_on_sim_heap(up, m, capacity, &ops) {
+                    panic!("MIN_ALIGN {m}, up={up}: {e}");
+                }
+            }
+        }
+    }
 }

@@ -282,7 +282,7 @@ fn check_target(w: &Word, column: u32, t: &str) -> Result<String, FenceError> {
 
 fn check_allocator(column: u32, name: &str) -> Result<String, FenceError> {
     // The engine's own check, so the message lists the allocators it has.
-    request(name, "64", None, None)
+    request(name, "64", None, None, None)
         .map(|_| name.to_string())
         .map_err(|e| info_err(column, e.message))
 }
@@ -478,7 +478,7 @@ pub fn check(info: &str, body: &str) -> Result<Fence, FenceError> {
     }
     let mut ops = 0;
     for (allocator, target, capacity, min_align) in runs {
-        let (preset, opts) = request(&allocator, &target, capacity, min_align)
+        let (preset, opts) = request(&allocator, &target, capacity, min_align, None)
             .map_err(|e| info_err(1, e.message))?;
         // A setting the preset refuses fails the empty program too: the
         // settings' error, not the program's.
@@ -560,6 +560,32 @@ fn dash(n: Option<u64>) -> String {
     n.map_or_else(|| "-".to_string(), |n| n.to_string())
 }
 
+/// The child allocator `allocator` runs over, for a preset that takes one:
+/// its default, as the fence's checks ran it. A link or compare column
+/// writes it out, since one without it means the child the preset had
+/// before the setting existed (web/src/share/link.ts, CHILD_PRESETS).
+fn default_child(allocator: &str) -> Option<&'static str> {
+    bumplab_core::PresetId::parse(allocator)
+        .and_then(|p| p.children().first().copied())
+        .map(|c| c.name())
+}
+
+/// A compare column as links and the element write it.
+fn column_text(c: &Column) -> String {
+    let mut text = format!(
+        "{}:{}:{}:{}",
+        c.allocator,
+        c.target,
+        dash(c.min_align),
+        dash(c.capacity)
+    );
+    if let Some(child) = default_child(&c.allocator) {
+        text.push(':');
+        text.push_str(child);
+    }
+    text
+}
+
 /// The share link's short form for the fence's view (`v1?a=…&p=…&end`),
 /// which the app and the element read as they read any link.
 pub fn share_hash(f: &Fence) -> String {
@@ -574,20 +600,15 @@ pub fn share_hash(f: &Fence) -> String {
     if let Some(m) = s.min_align {
         parts.push(format!("m={m}"));
     }
+    if let Some(child) = default_child(&s.allocator) {
+        parts.push(format!("h={child}"));
+    }
     parts.push(format!("s={}", f.step()));
     if !s.compare.is_empty() {
         let cols: Vec<String> = s
             .compare
             .iter()
-            .map(|c| {
-                link_value(&format!(
-                    "{}:{}:{}:{}",
-                    c.allocator,
-                    c.target,
-                    dash(c.min_align),
-                    dash(c.capacity)
-                ))
-            })
+            .map(|c| link_value(&column_text(c)))
             .collect();
         parts.push(format!("x={}", cols.join(",")));
     }
@@ -651,19 +672,7 @@ pub fn element(f: &Fence, base: &str) -> Element {
         a.push(("min-align".into(), Some(m.to_string())));
     }
     if !s.compare.is_empty() {
-        let cols: Vec<String> = s
-            .compare
-            .iter()
-            .map(|c| {
-                format!(
-                    "{}:{}:{}:{}",
-                    c.allocator,
-                    c.target,
-                    dash(c.min_align),
-                    dash(c.capacity)
-                )
-            })
-            .collect();
+        let cols: Vec<String> = s.compare.iter().map(column_text).collect();
         a.push(("compare".into(), Some(cols.join(","))));
     }
     if s.figure {

@@ -380,6 +380,9 @@ impl Wasm {
             Val::I32(l2),
             none,
             none,
+            // An absent `Option<String>` (the child allocator): a null pointer.
+            Val::I32(0),
+            Val::I32(0),
         ];
         let out = self.call("traceProgram", &args);
         let (ptr, len) = (out[0].unwrap_i32() as usize, out[1].unwrap_i32() as usize);

@@ -38,10 +38,11 @@ impl TraceRun {
         target: &str,
         capacity: Option<u32>,
         min_align: Option<u32>,
+        child: Option<String>,
     ) -> TraceRun {
         bumplab_core::panic_note::keep();
         TraceRun::started(
-            request(allocator, target, capacity, min_align)
+            request(allocator, target, capacity, min_align, child.as_deref())
                 .and_then(|(preset, opts)| Run::new(source, preset, &opts)),
         )
     }
@@ -55,9 +56,10 @@ impl TraceRun {
         target: &str,
         capacity: Option<u32>,
         min_align: Option<u32>,
+        child: Option<String>,
     ) -> TraceRun {
         bumplab_core::panic_note::keep();
-        TraceRun::started(request(allocator, target, capacity, min_align).and_then(
+        TraceRun::started(request(allocator, target, capacity, min_align, child.as_deref()).and_then(
             |(preset, opts)| {
                 let program = Program::from_words(words).ok_or_else(|| {
                     ProgramError::at(
@@ -253,12 +255,14 @@ fn request(
     target: &str,
     capacity: Option<u32>,
     min_align: Option<u32>,
+    child: Option<&str>,
 ) -> Result<(PresetId, Options), ProgramError> {
     bumplab_core::engine::request(
         allocator,
         target,
         capacity.map(u64::from),
         min_align.map(u64::from),
+        child,
     )
 }
 

@@ -17,10 +17,10 @@ const COLUMNS: [&str; 7] = [
 
 #[wasm_bindgen_test]
 fn advancing_in_slices_fills_every_column_as_one_go_does() {
-    let mut whole = TraceRun::new(PROGRAM, "bump-scope-up", "wasm32", None, None);
+    let mut whole = TraceRun::new(PROGRAM, "bump-scope-up", "wasm32", None, None, None);
     assert_eq!(whole.total(), 2401.0);
     assert!(whole.advance(u32::MAX));
-    let mut sliced = TraceRun::new(PROGRAM, "bump-scope-up", "wasm32", None, None);
+    let mut sliced = TraceRun::new(PROGRAM, "bump-scope-up", "wasm32", None, None, None);
     let mut calls = 0;
     while !sliced.advance(7) {
         calls += 1;
@@ -56,7 +56,7 @@ fn advancing_in_slices_fills_every_column_as_one_go_does() {
 
 #[wasm_bindgen_test]
 fn a_detail_is_the_op_in_full_with_the_chunks_used() {
-    let mut run = TraceRun::new(PROGRAM, "bumpalo", "wasm32", None, None);
+    let mut run = TraceRun::new(PROGRAM, "bumpalo", "wasm32", None, None, None);
     assert!(run.advance(100_000));
     for i in [0, 1023, 1024, 2400] {
         let d = json(&run.detail(i));
@@ -112,6 +112,7 @@ fn bad_input_makes_a_failed_run_with_a_json_error() {
         "64",
         Some(256),
         None,
+        None,
     );
     assert!(run.error().is_none());
     assert!(run.advance(10));
@@ -136,7 +137,7 @@ fn bad_input_makes_a_failed_run_with_a_json_error() {
             "the limit is 1,500,000",
         ),
     ] {
-        let mut run = TraceRun::new(src, allocator, target, None, None);
+        let mut run = TraceRun::new(src, allocator, target, None, None, None);
         let e = json(&run.error().expect("failed from the start"));
         assert!(e["message"].as_str().unwrap().contains(says), "{e}");
         assert!(run.advance(1));

@@ -16,6 +16,13 @@ export interface RunSettings {
   capacity: number | null;
   /** One of the preset's minimum alignments. */
   minAlign: number | null;
+  /**
+   * The preset's child allocator, for a preset that takes one (zig-arena:
+   * "page", std.heap.page_allocator, or "heap", a simulated heap that never
+   * resizes in place). Optional: a setting written before it existed has
+   * none, which is the preset's default.
+   */
+  child?: string | null;
 }
 
 /** A program on a preset with its settings. */
@@ -24,15 +31,24 @@ export interface RunConfig extends RunSettings {
 }
 
 /** The arguments of the modules' `TraceRun` constructor, `traceProgram` and `traceCosts`. */
-export type WasmArgs = [source: string, allocator: string, target: string, capacity: number | undefined, minAlign: number | undefined];
+export type WasmArgs = [
+  source: string,
+  allocator: string,
+  target: string,
+  capacity: number | undefined,
+  minAlign: number | undefined,
+  child: string | undefined,
+];
 
 export function wasmArgs(c: RunConfig): WasmArgs {
-  return [c.source, c.allocator, c.target, c.capacity ?? undefined, c.minAlign ?? undefined];
+  return [c.source, c.allocator, c.target, c.capacity ?? undefined, c.minAlign ?? undefined, c.child ?? undefined];
 }
 
 /** Just the configuration of anything that carries one (an app state, a link). */
 export function configOf(c: RunConfig): RunConfig {
-  return { source: c.source, allocator: c.allocator, target: c.target, capacity: c.capacity, minAlign: c.minAlign };
+  const out: RunConfig = { source: c.source, allocator: c.allocator, target: c.target, capacity: c.capacity, minAlign: c.minAlign };
+  if (c.child != null) out.child = c.child;
+  return out;
 }
 
 /** Whether two configurations run the same thing. */
@@ -41,5 +57,7 @@ export function sameConfig(a: RunConfig, b: RunConfig): boolean {
 }
 
 export function sameSettings(a: RunSettings, b: RunSettings): boolean {
-  return a.allocator === b.allocator && a.target === b.target && a.capacity === b.capacity && a.minAlign === b.minAlign;
+  return (
+    a.allocator === b.allocator && a.target === b.target && a.capacity === b.capacity && a.minAlign === b.minAlign && (a.child ?? null) === (b.child ?? null)
+  );
 }

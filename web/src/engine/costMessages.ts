@@ -36,11 +36,15 @@ export function parseCostJob(data: unknown): CostJob | null {
   const target = own(config, "target");
   const capacity = own(config, "capacity");
   const minAlign = own(config, "minAlign");
+  const child = own(config, "child");
   if (typeof source !== "string" || source.length > MAX_SOURCE) return null;
   if (typeof allocator !== "string" || allocator.length > 64) return null;
   if (target !== "64" && target !== "wasm32") return null;
   if (!setting(capacity) || !setting(minAlign)) return null;
-  return { id, config: { source, allocator, target: target as Target, capacity, minAlign } };
+  if (child !== undefined && child !== null && (typeof child !== "string" || child.length > 32)) return null;
+  const job: CostJob = { id, config: { source, allocator, target: target as Target, capacity, minAlign } };
+  if (typeof child === "string") job.config.child = child;
+  return job;
 }
 
 /** A reply from the worker, or null. */

@@ -31,9 +31,9 @@ interface RawTrace {
 const TARGETS = ["wasm32", "64"] as const;
 type TargetName = (typeof TARGETS)[number];
 
-function trace(source: string, allocator: string, target: TargetName, capacity?: number, minAlign?: number): RawTrace {
+function trace(source: string, allocator: string, target: TargetName, capacity?: number, minAlign?: number, child?: string): RawTrace {
   loadCostModuleSync(); // initialises the module once
-  const r = JSON.parse(bumplab.traceProgram(source, allocator, target, capacity, minAlign)) as RawTrace & { error?: { message: string } };
+  const r = JSON.parse(bumplab.traceProgram(source, allocator, target, capacity, minAlign, child)) as RawTrace & { error?: { message: string } };
   if (r.error) throw new Error(`${allocator} on ${target}: ${r.error.message}`);
   return r;
 }
@@ -284,7 +284,8 @@ describe("sizes the descriptions of the arenas checked against their real code s
     expect(d).toContain("a 3-word node (24 B on 64-bit, 12 on wasm32)");
     expect(d).toContain("1.5 x (old buffer + node + alignment + request + 16), rounded up to even");
     for (const target of TARGETS) {
-      const t = trace("a = alloc 8\nb = alloc 100 align 16\nc = alloc 1000 align 4\n", "zig-arena", target);
+      // Over the child that never resizes, every buffer is a new one.
+      const t = trace("a = alloc 8\nb = alloc 100 align 16\nc = alloc 1000 align 4\n", "zig-arena", target, undefined, undefined, "heap");
       const node = target === "64" ? 24 : 12;
       let old = 0;
       const requests: [number, number][] = [[8, 1], [100, 16], [1000, 4]];
@@ -298,6 +299,26 @@ describe("sizes the descriptions of the arenas checked against their real code s
         old = c.capacity;
       }
       expect(t.chunks.length).toBe(3);
+    }
+  });
+
+  it("zig-arena over page_allocator: 4 KiB pages on 64-bit, a power-of-two size class on wasm32, a gap as large as the request", () => {
+    const d = description("zig-arena");
+    expect(d).toContain("Child: std.heap.page_allocator, as Zig programs write it, or a simulated heap that never resizes in place");
+    expect(d).toContain("its 4 KiB pages on 64-bit, its power-of-two size class on wasm32; the chunk shown is that reservation");
+    expect(d).toContain("the block landing after a gap as large as the request");
+    for (const target of TARGETS) {
+      const t = trace("repeat 4 { x = alloc 20 }\n", "zig-arena", target);
+      const c = t.chunks[0]!;
+      // 64-bit: whole pages; wasm32: a power-of-two slot less its 4-byte free-list word.
+      if (target === "64") expect(c.size).toBe(4096);
+      else expect(Math.log2(c.size + 4) % 1).toBe(0);
+      // The default child is page_allocator: the fourth block, past the
+      // node's size (68 bytes, 62 on wasm32), is granted in place and
+      // follows a 20-byte gap.
+      expect(t.ops.every((o) => o.chunk === 0)).toBe(true);
+      const ops = t.ops as (RawOp & { offset?: number; padding?: number })[];
+      expect(ops.map((o) => o.padding), target).toEqual([0, 0, 0, 20]);
     }
   });
 
@@ -331,7 +352,7 @@ describe("no number in a description goes unchecked", () => {
     "blink-alloc": ["4", "32", "16", "256", "16", "16"],
     "llvm-bump-ptr": ["4096", "128", "1"],
     "pmr-monotonic": ["16", "8", "64", "16", "1024", "1", "5"],
-    "zig-arena": ["3", "24", "12", "1", "5", "16"],
+    "zig-arena": ["3", "24", "12", "4", "1", "5", "16"],
     "zig-fixed-buffer": ["4096", "0"],
   };
   it("every number is a citation (a year or a version) or checked above", () => {

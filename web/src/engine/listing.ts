@@ -248,7 +248,7 @@ export function instructionsSource(deps: InstructionsDeps): InstructionsSource {
         },
       );
     }
-    const key = JSON.stringify([config.source, config.allocator, config.target, config.capacity, config.minAlign, op]);
+    const key = JSON.stringify([config.source, config.allocator, config.target, config.capacity, config.minAlign, config.child ?? null, op]);
     const ran = executed.get(key);
     if (ran === undefined && !pending.has(key)) {
       wanted = { key, config, op };

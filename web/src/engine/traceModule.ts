@@ -64,7 +64,7 @@ export interface TraceModule {
 }
 
 type RunClass = (new (...args: ReturnType<typeof wasmArgs>) => WasmRun) & {
-  fromProgram(words: Uint32Array, ...settings: [allocator: string, target: string, capacity: number | undefined, minAlign: number | undefined]): WasmRun;
+  fromProgram(words: Uint32Array, ...settings: [allocator: string, target: string, capacity: number | undefined, minAlign: number | undefined, child: string | undefined]): WasmRun;
 };
 
 function pick<T>(glue: Record<string, unknown>, name: string): T {
@@ -87,6 +87,7 @@ export function parseAllocators(json: string): AllocatorInfo[] {
     minAligns: Array.isArray(a["min_aligns"])
       ? a["min_aligns"].filter((n): n is number => typeof n === "number" && Number.isInteger(n) && n > 0)
       : [],
+    children: Array.isArray(a["children"]) ? a["children"].filter((c): c is string => typeof c === "string" && c !== "") : [],
     family: a["family"] === "more-arenas" ? "more-arenas" : "core",
     group: String(a["group"] ?? "Other"),
     menuRank: typeof a["menu_rank"] === "number" ? a["menu_rank"] : 0,

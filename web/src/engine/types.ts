@@ -222,6 +222,8 @@ export interface AllocatorInfo {
   description: string;
   /** Minimum alignments the preset accepts, its default first; empty: no such setting. */
   minAligns: readonly number[];
+  /** Child allocators the preset can run over, its default first; empty: no such setting. */
+  children: readonly string[];
   /** Which build of the trace module runs it (bumplab_core::presets::Family). */
   family: "core" | "more-arenas";
   /** The allocator chooser's group, and the place in it. */

@@ -57,6 +57,16 @@ export function effectiveMinAlign(config: CompareConfig, allocators: readonly Al
 
 
 
+/** The child allocator a column runs over: the one chosen, else the preset's default; null when the preset takes none. */
+export function effectiveChild(config: CompareConfig, allocators: readonly AllocatorInfo[]): string | null {
+  const children = allocators.find((a) => a.name === config.allocator)?.children ?? [];
+  if (children.length === 0) return null;
+  return config.child != null && children.includes(config.child) ? config.child : (children[0] ?? null);
+}
+
+/** A child allocator as a column's heading names it. */
+const CHILD_HEADINGS: Readonly<Record<string, string>> = { page: "over page_allocator", heap: "over a never-resizing heap" };
+
 /**
  * One heading per column: the preset's name, then only the settings that
  * differ between columns or are not the preset's default ("bumpalo · wasm32
@@ -73,6 +83,7 @@ export function columnLabels(configs: readonly CompareConfig[], allocators: read
   const varies = <T>(values: readonly T[]): boolean => new Set(values).size > 1;
   const showTarget = varies(configs.map((c) => c.target));
   const alignsVary = varies(aligns.filter((a) => a !== null));
+  const childrenVary = varies(configs.map((c) => effectiveChild(c, allocators)).filter((c) => c !== null));
   // No control in the setup row shows the capacity: the heading does, whenever one is chosen.
   const showCapacity = varies(configs.map((c) => c.capacity)) || configs.some((c) => c.capacity !== null);
   const first = configs[0];
@@ -83,6 +94,9 @@ export function columnLabels(configs: readonly CompareConfig[], allocators: read
     if (showTarget) parts.push(targetText(c.target));
     const align = aligns[i];
     if (!noted("minAlign") && align !== null && align !== undefined && (alignsVary || align !== defaults[i])) parts.push(`MIN_ALIGN ${align}`);
+    const child = effectiveChild(c, allocators);
+    const childDefault = allocators.find((a) => a.name === c.allocator)?.children[0] ?? null;
+    if (child !== null && (childrenVary || child !== childDefault)) parts.push(CHILD_HEADINGS[child] ?? `over ${child}`);
     if (showCapacity && !noted("capacity")) parts.push(c.capacity === null ? "default capacity" : `capacity ${c.capacity}`);
     parts.push(...notes.map((n) => n.text));
     return parts.join(" · ");
@@ -90,9 +104,11 @@ export function columnLabels(configs: readonly CompareConfig[], allocators: read
   return labels.map((l, i) => (labels.indexOf(l) !== labels.lastIndexOf(l) ? `${l} (column ${i + 1})` : l));
 }
 
-/** The column after choosing another preset: its default minimum alignment (the old one may not exist there). */
+/** The column after choosing another preset: its default minimum alignment and child allocator (the old ones may not exist there). */
 export function withAllocator(config: CompareConfig, allocator: string): CompareConfig {
-  return allocator === config.allocator ? config : { ...config, allocator, minAlign: null };
+  if (allocator === config.allocator) return config;
+  const { child: _child, ...rest } = config;
+  return { ...rest, allocator, minAlign: null };
 }
 
 /**
@@ -163,18 +179,22 @@ export function counterpartOf(allocator: string, allocators: readonly AllocatorI
  * `carryNotes` says so in the column's label.
  */
 export function carrySettings(settings: CompareConfig, allocator: string, allocators: readonly AllocatorInfo[]): CompareConfig {
-  const aligns = allocators.find((a) => a.name === allocator)?.minAligns ?? [];
-  return {
+  const info = allocators.find((a) => a.name === allocator);
+  const aligns = info?.minAligns ?? [];
+  const out: CompareConfig = {
     allocator,
     target: settings.target,
     minAlign: settings.minAlign !== null && aligns.includes(settings.minAlign) ? settings.minAlign : null,
     capacity: settings.capacity !== null && capacityCarries(settings.allocator, allocator, allocators) ? settings.capacity : null,
   };
+  if (settings.child != null && info?.children.includes(settings.child)) out.child = settings.child;
+  return out;
 }
 
 /** Compare mode as the Compare button opens it: the run on screen, then its counterpart with the same settings where they carry. */
 export function startingColumns(run: CompareConfig, allocators: readonly AllocatorInfo[], lessonPair?: string): CompareConfig[] {
   const settings: CompareConfig = { allocator: run.allocator, target: run.target, minAlign: run.minAlign, capacity: run.capacity };
+  if (run.child != null) settings.child = run.child;
   return [settings, carrySettings(settings, counterpartOf(run.allocator, allocators, lessonPair), allocators)];
 }
 

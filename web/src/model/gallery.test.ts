@@ -29,6 +29,8 @@ describe("gallery", () => {
     expect(() => parseGallery([{ ...good[0], claim: "" }])).toThrow(/bumpalo-next-chunk-doubles: "claim"/);
     expect(() => parseGallery([good[0], good[0]])).toThrow(/used twice/);
     expect(() => parseGallery([{ ...good[0], allocators: [{ allocator: "bumpalo", capacity: -1 }] }])).toThrow(/capacity/);
+    expect(() => parseGallery([{ ...good[0], allocators: [{ allocator: "zig-arena", child: 5 }] }])).toThrow(/child/);
+    expect(galleryById("zig-reset-retains-capacity")?.allocators.map((r) => r.child ?? null)).toEqual([null, "heap", null]);
   });
 
   it("runs every program on every allocator it names", () => {

@@ -52,6 +52,11 @@ function run(v: unknown, where: string): GalleryRun {
     if (typeof capacity !== "number" || !Number.isInteger(capacity) || capacity <= 0) fail(where, '"capacity" is not a positive integer');
     r.capacity = capacity;
   }
+  const child = v["child"];
+  if (child !== undefined) {
+    if (typeof child !== "string" || !/^[a-z][a-z0-9-]*$/.test(child)) fail(where, '"child" is not a child allocator\'s name');
+    r.child = child;
+  }
   return r;
 }
 

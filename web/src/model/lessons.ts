@@ -5,7 +5,7 @@
 // lessons.test.ts: edit a lesson and that test says which claim broke.
 
 import { configOf, sameSettings, type RunConfig, type RunSettings } from "../engine/config";
-import { targetText, type Departure } from "./settings";
+import { childText, targetText, type Departure } from "./settings";
 import { parseNarration } from "./narration";
 import { narrationOf, recordedById, type RecordedProgram } from "./recorded";
 
@@ -343,7 +343,10 @@ export { settingsText, type Departure } from "./settings";
  * editor does, the preset starts at its own default minimum alignment.
  */
 export function triedConfig(from: RunConfig, allocator: string): RunConfig {
-  return { ...configOf(from), allocator, minAlign: allocator === from.allocator ? from.minAlign : null };
+  const same = allocator === from.allocator;
+  const out: RunConfig = { ...configOf(from), allocator, minAlign: same ? from.minAlign : null };
+  if (!same) delete out.child;
+  return out;
 }
 
 /** Null while `current` runs on the settings the lesson was written for. */
@@ -358,9 +361,15 @@ export function departureFrom(lesson: Lesson, current: RunConfig): Departure | n
   if (current.minAlign !== l.minAlign && (current.minAlign !== null || current.allocator === l.allocator)) {
     changed.push(current.minAlign === null ? "the minimum alignment to the preset's default" : `the minimum alignment to ${current.minAlign}`);
   }
+  // Likewise the child allocator.
+  if ((current.child ?? null) !== (l.child ?? null) && (current.child != null || current.allocator === l.allocator)) {
+    changed.push(current.child == null ? "the child allocator to the preset's default" : `the child allocator to ${childText(current.child)}`);
+  }
   // The detours the program on screen offers (a teacher's edit may add one).
   const suggested = new Set<string>();
   for (const n of parseNarration(current.source).values()) for (const t of n.tries) if (t.kind === "allocator") suggested.add(t.allocator);
   const intended = [...suggested].some((a) => sameSettings(triedConfig(l, a), current));
-  return { intended, changed, now: { allocator: current.allocator, target: current.target, capacity: current.capacity, minAlign: current.minAlign } };
+  const now: RunSettings = { allocator: current.allocator, target: current.target, capacity: current.capacity, minAlign: current.minAlign };
+  if (current.child != null) now.child = current.child;
+  return { intended, changed, now };
 }

@@ -8,11 +8,23 @@ export function targetText(target: Target): string {
   return target === "64" ? "64-bit" : "wasm32";
 }
 
+/** What each child allocator a preset can run over is, by its setting's value. */
+export const CHILD_NAMES: Readonly<Record<string, string>> = {
+  page: "std.heap.page_allocator",
+  heap: "a simulated heap that never resizes in place",
+};
+
+/** A child allocator in words: its value's name, or the value itself. */
+export function childText(child: string): string {
+  return CHILD_NAMES[child] ?? child;
+}
+
 /** A run's settings in words: "fitzgen-down, wasm32, capacity 256". */
 export function settingsText(s: RunSettings): string {
   const parts = [s.allocator, targetText(s.target)];
   if (s.capacity !== null) parts.push(`capacity ${s.capacity}`);
   if (s.minAlign !== null) parts.push(`minimum alignment ${s.minAlign}`);
+  if (s.child != null) parts.push(`over ${childText(s.child)}`);
   return parts.join(", ");
 }
 

@@ -241,8 +241,12 @@ function configAt(spec: SweepSpec, value: string, allocators: readonly Allocator
       return { ...base, target: value === "wasm32" ? "wasm32" : "64" };
     case "preset": {
       // The base's minimum alignment where this preset has it, else its default.
-      const aligns = allocators.find((a) => a.name === value)?.minAligns ?? [];
-      return { ...base, allocator: value, minAlign: base.minAlign !== null && aligns.includes(base.minAlign) ? base.minAlign : null };
+      // Likewise its child allocator.
+      const info = allocators.find((a) => a.name === value);
+      const aligns = info?.minAligns ?? [];
+      const point: SweepConfig = { ...base, allocator: value, minAlign: base.minAlign !== null && aligns.includes(base.minAlign) ? base.minAlign : null };
+      if (base.child == null || !info?.children.includes(base.child)) delete point.child;
+      return point;
     }
     case "generatorSize":
     case "generatorAlign": {

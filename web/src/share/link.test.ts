@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CompareConfig } from "../model/compare";
 import type { SweepSetup } from "../model/sweep";
-import { base64url, COMPRESS_FROM, decodeShare, encodeShare, MAX_INFLATED_BYTES, queryParams, shareQuery, type SharedState } from "./link";
+import { base64url, CHILD_PRESETS, COMPRESS_FROM, decodeShare, encodeShare, MAX_INFLATED_BYTES, queryParams, shareQuery, type SharedState } from "./link";
 
 const BASE: SharedState = {
   source: "a = alloc 1\nb = alloc u64",
@@ -25,13 +25,25 @@ async function decodeError(text: string): Promise<string> {
   return r.error;
 }
 
-/** What a decoded state looks like: `lesson: null` is not written. */
+/**
+ * What a decoded state looks like: `lesson: null` is not written; a preset
+ * that takes a child allocator has its child written, its default too.
+ */
 function normalised(s: SharedState): SharedState {
   // Line endings come back as a text box keeps them: \r\n and a lone \r as \n.
   const out: SharedState = { ...s, source: s.source.replace(/\r\n?/g, "\n") };
   if (out.lesson === null || out.lesson === undefined) delete out.lesson;
   if (out.views === undefined) delete out.views;
   if (out.sweep === null || out.sweep === undefined) delete out.sweep;
+  const withChild = <T extends { allocator: string; child?: string | null }>(c: T): T => {
+    const out = { ...c };
+    const preset = CHILD_PRESETS[c.allocator];
+    if (preset) out.child = c.child ?? preset.default;
+    else if (out.child === null || out.child === undefined) delete out.child;
+    return out;
+  };
+  Object.assign(out, withChild(out));
+  if (out.compare) out.compare = out.compare.map(withChild);
   return out;
 }
 
@@ -55,16 +67,24 @@ function randomState(next: () => number): SharedState {
   const len = pick([0, 3, 40, 400, 3000]);
   let source = "";
   while (source.length < len) source += next() < 0.3 ? pick(NASTY) : pick(["a = alloc ", "free b", "reset", "x", "8", " align 16"]);
-  const names = ["bumpalo", "fitzgen-down", "hinckley-up", "bump-scope-up", "up-min-align", "cpp-arena"];
-  const col = (): CompareConfig => ({
-    allocator: pick(names),
-    target: pick(["64", "wasm32"] as const),
-    minAlign: next() < 0.5 ? null : 2 ** int(12),
-    capacity: next() < 0.5 ? null : 16 * (1 + int(4096)),
-  });
+  const names = ["bumpalo", "fitzgen-down", "hinckley-up", "bump-scope-up", "up-min-align", "cpp-arena", "zig-arena"];
+  const child = (allocator: string): { child?: string | null } =>
+    allocator === "zig-arena" ? { child: pick([null, "page", "heap"]) } : {};
+  const col = (): CompareConfig => {
+    const allocator = pick(names);
+    return {
+      allocator,
+      target: pick(["64", "wasm32"] as const),
+      minAlign: next() < 0.5 ? null : 2 ** int(12),
+      capacity: next() < 0.5 ? null : 16 * (1 + int(4096)),
+      ...child(allocator),
+    };
+  };
+  const allocator = pick(names);
   const s: SharedState = {
     source,
-    allocator: pick(names),
+    allocator,
+    ...child(allocator),
     target: pick(["64", "wasm32"] as const),
     capacity: next() < 0.5 ? null : 1 + int(1 << 30),
     minAlign: next() < 0.5 ? null : 2 ** int(12),
@@ -181,6 +201,35 @@ describe("share links: round trip", () => {
     });
   });
 
+  it("writes zig-arena's child allocator, its default too, and reads it back", async () => {
+    const zig: SharedState = { ...BASE, allocator: "zig-arena", step: 0 };
+    expect(shareQuery(zig)).toContain("&h=page&");
+    expect(shareQuery({ ...zig, child: "heap" })).toContain("&h=heap&");
+    expect(shareQuery(BASE)).not.toContain("&h=");
+    expect((await decodeOk(await encodeShare(zig))).child).toBe("page");
+    // A compare column's child is its fifth field.
+    const compare: CompareConfig[] = [
+      { allocator: "zig-arena", target: "64", minAlign: null, capacity: null },
+      { allocator: "zig-arena", target: "wasm32", minAlign: null, capacity: 1024, child: "heap" },
+      { allocator: "pmr-monotonic", target: "64", minAlign: null, capacity: null },
+    ];
+    const link = await encodeShare({ ...zig, compare });
+    expect(link).toContain("x=zig-arena:64:-:-:page,zig-arena:wasm32:-:1024:heap,pmr-monotonic:64:-:-&");
+    expect((await decodeOk(link)).compare?.map((c) => c.child ?? null)).toEqual(["page", "heap", null]);
+  });
+
+  it("opens a zig-arena link made before the child setting existed over the heap that never resizes, as it ran then", async () => {
+    // v1 links written before page_allocator became zig-arena's default have no "h".
+    const old = await decodeOk("v1?a=zig-arena&t=64&s=2&p=a+=+alloc+100&end");
+    expect(old.child).toBe("heap");
+    const cols = await decodeOk("v1?a=bumpalo&s=0&x=zig-arena:64:-:-,bumpalo:64:-:-&p=x&end");
+    expect(cols.compare?.map((c) => c.child ?? null)).toEqual(["heap", null]);
+    // Written again, it says so: the link stays on that child.
+    expect(await encodeShare(old)).toContain("&h=heap&");
+    // Other presets gain nothing.
+    expect((await decodeOk("v1?a=bumpalo&p=x&end")).child).toBeUndefined();
+  });
+
   it("ignores keys it does not know (a later v1 may add optional ones)", async () => {
     expect(await decodeOk("v1?a=bumpalo&zz=1&theme=dark&p=x&end")).toMatchObject({ allocator: "bumpalo", source: "x" });
   });
@@ -243,6 +292,9 @@ describe("share links: hostile and broken input", () => {
       ["v1?a=bumpalo&x=a:64:-:-,b:64:-:-,c:64:-:-,d:64:-:-,e:64:-:-&p=x&end", /not 5/],
       ["v1?a=bumpalo&x=a:64:-,b:64:-:-&p=x&end", /allocator:target:minAlign:capacity/],
       ["v1?a=bumpalo&x=a:64:-:-,b:128:-:-&p=x&end", /x\[2\] target/],
+      ["v1?a=zig-arena&h=Page!&p=x&end", /"h" must be a child allocator's name/],
+      ["v1?a=bumpalo&x=zig-arena:64:-:-:%20,b:64:-:-&p=x&end", /x\[1\] child/],
+      ["v1?a=bumpalo&x=a:64:-:-:page:more,b:64:-:-&p=x&end", /allocator:target:minAlign:capacity\[:child\]/],
       ["v1?a=bumpalo&v=map,map&p=x&end", /twice/],
       ["v1?a=bumpalo&v=<script>&p=x&end", /not a view/],
       ["v1?a=bumpalo&l=../../etc&p=x&end", /"l" must be a preset name/],

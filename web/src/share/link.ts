@@ -3,10 +3,14 @@
 //
 // Format v1, short form (readable, hand-editable):
 //   v1?a=bumpalo&t=64&c=256&m=8&s=3&u=1&x=hinckley-up:64:-:-,fitzgen-down:64:-:-&v=map,code&l=intro&p=a+=+alloc+1%0Ab+=+alloc+u64&end
-// keys: a allocator, t target, c capacity, m minimum alignment, s step,
-// u micro-step within the step's op (absent: the op's end), x compare
-// columns (allocator:target:minAlign:capacity, "-" for the default), v views, l lesson, w sweep (param:value,value,…, and for a
+// keys: a allocator, t target, c capacity, m minimum alignment, h child
+// allocator, s step, u micro-step within the step's op (absent: the op's
+// end), x compare columns (allocator:target:minAlign:capacity[:child], "-"
+// for the default), v views, l lesson, w sweep (param:value,value,…, and for a
 // random mix sweep :ops/minSize/maxSize/minAlign/maxAlign/seed), p program.
+// A preset that takes a child allocator always has its child written (h, or
+// a column's fifth field): a link without one was made before the setting
+// existed, and opens with the child the preset ran over then (CHILD_BEFORE).
 // Values are percent-encoded, "+" is a space. Only a and p are required; unknown keys are ignored so later v1
 // writers can add optional keys. The trailing "&end" tells a whole link from
 // one cut short by a chat client or a line break.
@@ -53,6 +57,24 @@ export const MAX_VIEWS = 8;
 /** A preset (allocator) name as links and trace files may carry it. */
 export const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const VIEW = /^[a-z][a-z0-9-]{0,31}$/;
+/** A child allocator's value as links carry it. */
+const CHILD = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * The presets that take a child allocator: the one they run over by
+ * default, and the one a link made before the setting existed meant (zig-arena
+ * ran over a simulated heap that never resizes in place until page_allocator
+ * became its default).
+ */
+export const CHILD_PRESETS: Readonly<Record<string, { default: string; before: string }>> = {
+  "zig-arena": { default: "page", before: "heap" },
+};
+
+/** The child a link writes for `allocator`: its own, else the default (none for a preset without the setting). */
+function childToWrite(allocator: string, child: string | null | undefined): string | null {
+  const preset = CHILD_PRESETS[allocator];
+  return preset ? (child ?? preset.default) : (child ?? null);
+}
 const TARGETS: readonly Target[] = ["64", "wasm32"];
 const END = "end";
 
@@ -77,10 +99,17 @@ export function shareQuery(s: SharedState): string {
   const parts: string[] = [`a=${encodeValue(s.allocator)}`, `t=${s.target}`];
   if (s.capacity !== null) parts.push(`c=${s.capacity}`);
   if (s.minAlign !== null) parts.push(`m=${s.minAlign}`);
+  const child = childToWrite(s.allocator, s.child);
+  if (child !== null) parts.push(`h=${encodeValue(child)}`);
   parts.push(`s=${s.step}`);
   if (s.micro !== undefined && s.micro !== null) parts.push(`u=${s.micro}`);
   if (s.compare !== null) {
-    const cols = s.compare.map((c) => [c.allocator, c.target, orDash(c.minAlign), orDash(c.capacity)].join(":"));
+    const cols = s.compare.map((c) => {
+      const fields = [c.allocator, c.target, orDash(c.minAlign), orDash(c.capacity)];
+      const child = childToWrite(c.allocator, c.child);
+      if (child !== null) fields.push(child);
+      return fields.join(":");
+    });
     parts.push(`x=${cols.map(encodeValue).join(",")}`);
   }
   if (s.views !== undefined) parts.push(`v=${s.views.map(encodeValue).join(",")}`);
@@ -220,15 +249,25 @@ function compareColumns(raw: string): CompareConfig[] {
   }
   return cols.map((col, i) => {
     const fields = decodeValue("x", col).split(":");
-    if (fields.length !== 4) fail(`compare column ${i + 1} must be allocator:target:minAlign:capacity`);
-    const [a = "", t = "", m = "", c = ""] = fields;
-    return {
+    if (fields.length !== 4 && fields.length !== 5) fail(`compare column ${i + 1} must be allocator:target:minAlign:capacity[:child]`);
+    const [a = "", t = "", m = "", c = "", h] = fields;
+    const column: CompareConfig = {
       allocator: name(`x[${i + 1}] allocator`, a),
       target: target(`x[${i + 1}] target`, t),
       minAlign: minAlign(`x[${i + 1}] minAlign`, m),
       capacity: optionalInteger(`x[${i + 1}] capacity`, c, 1, MAX_CAPACITY),
     };
+    const chosen = childRead(`x[${i + 1}] child`, column.allocator, h);
+    if (chosen !== null) column.child = chosen;
+    return column;
   });
+}
+
+/** The child a link says `allocator` runs over: the one written, else what a link without one meant. */
+function childRead(key: string, allocator: string, text: string | undefined): string | null {
+  if (text === undefined) return CHILD_PRESETS[allocator]?.before ?? null;
+  if (!CHILD.test(text)) fail(`"${key}" must be a child allocator's name (lower-case letters, digits, "-"), not "${clip(text)}"`);
+  return text;
 }
 
 /** Compare columns written as in a link ("hinckley-up:64:-:-,fitzgen-down:64:-:-"), or why not. */
@@ -314,6 +353,7 @@ function parseQuery(query: string): SharedState {
   const v = fields.get("v");
   const l = fields.get("l");
   const w = fields.get("w");
+  const hChild = fields.get("h");
   const state: SharedState = {
     source,
     allocator: name("a", decodeValue("a", a)),
@@ -323,6 +363,8 @@ function parseQuery(query: string): SharedState {
     step: s === undefined ? 0 : integer("s", s, 0, MAX_STEP),
     compare: x === undefined ? null : compareColumns(x),
   };
+  const child = childRead("h", state.allocator, hChild === undefined ? undefined : decodeValue("h", hChild));
+  if (child !== null) state.child = child;
   if (u !== undefined) state.micro = integer("u", u, 0, MAX_MICRO);
   if (v !== undefined) state.views = viewList(v);
   if (l !== undefined) state.lesson = name("l", decodeValue("l", l));

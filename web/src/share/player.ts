@@ -109,10 +109,10 @@ let players = 0;
 
 export function startPlayer(module: TraceModule, root: HTMLElement, shared: SharedState, options: PlayerOptions): Player {
   const comparing = shared.compare !== null;
-  const { source, allocator, target, capacity, minAlign, compare, step } = shared;
+  const { source, allocator, target, capacity, minAlign, child, compare, step } = shared;
   // A link taken inside an op opens the figure at that micro-step (dropped once traced if the op has no such step).
   const micro = shared.micro ?? null;
-  const store = createStore(reducer, initialState({ source, allocator, target, capacity, minAlign, compare, pendingStep: step, micro }));
+  const store = createStore(reducer, initialState({ source, allocator, target, capacity, minAlign, child: child ?? null, compare, pendingStep: step, micro }));
   const { dispatch } = store;
   const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
   const life = new AbortController();

@@ -48,7 +48,9 @@ describe("trace files", () => {
         const r = parsed(text);
         expect(r.ok, `${a.name} ${target}: ${r.ok ? "" : r.error}`).toBe(true);
         if (!r.ok) continue;
-        expect(r.config).toEqual({ source: SOURCE, allocator: a.name, target, capacity: null, minAlign: null });
+        // A preset that takes a child allocator writes it, its default too.
+        const child = a.children.length > 0 ? { child: a.children[0] } : {};
+        expect(r.config).toEqual({ source: SOURCE, allocator: a.name, target, capacity: null, minAlign: null, ...child });
         expect(r.ops).toHaveLength(trace.ops.length);
         expect(importOf(text), `${a.name} ${target}`).toBeNull();
         checked++;
@@ -60,6 +62,17 @@ describe("trace files", () => {
     const r = parsed(traceJson(tuned));
     expect(r.ok && r.config).toMatchObject({ allocator: "up-min-align", capacity: 512, minAlign: 16 });
     expect(importOf(traceJson(tuned))).toBeNull();
+    // zig-arena's child allocator too; a file without one predates the
+    // setting, when zig-arena ran over the heap that never resizes.
+    const heap = jsonTrace(config("repeat 12 { x = alloc 100 }", "zig-arena", { child: "heap" }));
+    const file = traceJson(heap);
+    expect(parsed(file).ok && (parsed(file) as { config: { child?: string } }).config.child).toBe("heap");
+    expect(importOf(file)).toBeNull();
+    const old = JSON.parse(file) as { program: Record<string, unknown> };
+    delete old.program["child"];
+    const oldFile = JSON.stringify(old);
+    expect(parsed(oldFile).ok && (parsed(oldFile) as { config: { child?: string } }).config.child).toBe("heap");
+    expect(importOf(oldFile)).toBeNull();
   });
 
   it("names the field that is wrong", () => {

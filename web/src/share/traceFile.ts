@@ -9,6 +9,7 @@
 import type { RunConfig } from "../engine/config";
 import { addressOf, blockNameOf, chunkOf, failed, kindOf, sizeOf, type TraceView } from "../engine/traceView";
 import { TRACE_VERSION, type AllocatorInfo, type Trace } from "../engine/types";
+import { CHILD_PRESETS } from "./link";
 import { excerpt, normalizeNewlines } from "../model/format";
 import { MAX_CAPACITY, MAX_MIN_ALIGN } from "../model/limits";
 
@@ -89,6 +90,13 @@ export function parseTraceFile(text: string, allocators: readonly AllocatorInfo[
   if (typeof capacity === "string") return refuse(capacity);
   const minAlign = wholeField(program["min_align"], "trace.program.min_align", 1, MAX_MIN_ALIGN);
   if (typeof minAlign === "string") return refuse(minAlign);
+  // A file written before the child allocator setting existed ran over the
+  // child the preset had then (see CHILD_PRESETS).
+  const written = program["child"];
+  if (written !== undefined && (typeof written !== "string" || !/^[a-z][a-z0-9-]{0,31}$/.test(written))) {
+    return refuse(`trace.program.child must be a child allocator's name (lower-case letters, digits, "-"), not ${excerpt(JSON.stringify(written) ?? String(written))}`);
+  }
+  const child = typeof written === "string" ? written : (CHILD_PRESETS[allocator]?.before ?? null);
   if (!Array.isArray(t["ops"])) return refuse("trace.ops must be a list");
   const ops: FileOp[] = [];
   for (const [i, o] of (t["ops"] as unknown[]).entries()) {
@@ -106,7 +114,9 @@ export function parseTraceFile(text: string, allocators: readonly AllocatorInfo[
       size: size as number | null,
     });
   }
-  return { ok: true, config: { source: normalizeNewlines(program["text"]), allocator, target, capacity, minAlign }, ops };
+  const config: RunConfig = { source: normalizeNewlines(program["text"]), allocator, target, capacity, minAlign };
+  if (child !== null) config.child = child;
+  return { ok: true, config, ops };
 }
 
 /** The first op where the replay differs from the file, in words; null when every op matches. */

@@ -229,7 +229,11 @@ const sameConfigs = (a: readonly CompareConfig[] | null, b: readonly CompareConf
 function compareConfigs(configs: readonly CompareConfig[]): CompareConfig[] | null {
   const list = configs
     .slice(0, MAX_COMPARE)
-    .map(({ allocator, target, capacity, minAlign }): CompareConfig => ({ allocator, target, capacity, minAlign }));
+    .map(({ allocator, target, capacity, minAlign, child }): CompareConfig => {
+      const c: CompareConfig = { allocator, target, capacity, minAlign };
+      if (child != null) c.child = child;
+      return c;
+    });
   return list.length >= MIN_COMPARE ? list : null;
 }
 
@@ -244,6 +248,7 @@ function base(state: AppState, action: Action): AppState {
       const change = action.config;
       const next: AppState = { ...state, ...change };
       if (change.allocator !== undefined && change.allocator !== state.allocator && change.minAlign === undefined) next.minAlign = null;
+      if (change.allocator !== undefined && change.allocator !== state.allocator && change.child === undefined) next.child = null;
       if (sameConfig(next, state)) return state;
       // An edited program's narration shows again.
       return change.source !== undefined && change.source !== state.source ? { ...next, narrationHidden: false } : next;
@@ -373,13 +378,14 @@ function base(state: AppState, action: Action): AppState {
       return state.lesson === null ? state : { ...state, lesson: null, narrationHidden: true };
     case "backToLesson": {
       // The lesson's settings; the program stays, edits and all (its narration is its own).
-      const { allocator, target, capacity, minAlign } = action.lesson.config;
+      const { allocator, target, capacity, minAlign, child } = action.lesson.config;
       return {
         ...state,
         allocator,
         target,
         capacity,
         minAlign,
+        child: child ?? null,
         lesson: action.lesson.id,
         narrationHidden: false,
         sweep: null,

@@ -19,6 +19,7 @@ export function sharedOf(s: AppState): SharedState {
     target: s.target,
     capacity: s.capacity,
     minAlign: s.minAlign,
+    ...(s.child != null ? { child: s.child } : {}),
     step: s.step,
     // Only inside an op: a link at an op's end has no micro key, so its text stays the one tests/share-corpus pins.
     ...(s.micro !== null ? { micro: s.micro } : {}),

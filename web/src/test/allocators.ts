@@ -10,6 +10,7 @@ export function fakeAllocator(name: string, over: Partial<AllocatorInfo> = {}): 
     source: "bump-up",
     description: "",
     minAligns: [],
+    children: [],
     family: "core",
     group: "Other",
     menuRank: 0,

@@ -41,7 +41,7 @@ export async function sha256Hex(text: string): Promise<string> {
 /** One digest per configuration the state shows: the main one, then each compare column. */
 export async function stateDigests(state: SharedState): Promise<string[]> {
   const configs = [
-    { allocator: state.allocator, target: state.target, capacity: state.capacity, minAlign: state.minAlign },
+    { allocator: state.allocator, target: state.target, capacity: state.capacity, minAlign: state.minAlign, child: state.child ?? null },
     ...(state.compare ?? []),
   ];
   const digests: string[] = [];

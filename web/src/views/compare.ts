@@ -17,6 +17,7 @@ import {
   columnTotals,
   compareOps,
   differenceTexts,
+  effectiveChild,
   effectiveMinAlign,
   focusAt,
   MAX_COMPARE,
@@ -30,6 +31,7 @@ import {
   type CompareConfig,
   type OpComparison,
 } from "../model/compare";
+import { childText } from "../model/settings";
 import { h, markCurrent, setText } from "./dom";
 import { fillAllocators } from "./allocatorMenu";
 import { figureFit, renderMemoryMap } from "./map";
@@ -141,6 +143,11 @@ function buildSetupCell(refs: Refs, index: number) {
   remove.setAttribute("aria-label", `Remove column ${n}`);
   remove.addEventListener("click", () => refs.handlers.onConfigs(removeColumn(configsOf(refs.data), index)));
   const minAlignField = field(id("min-align"), `Minimum alignment ${n}`, minAlign);
+  const child = h("select", { class: "compare-child" });
+  child.addEventListener("change", () => setConfig(refs, index, (c) => ({ ...c, child: child.value })));
+  // "Child", as the preset's description names it ("Child: …"): a label
+  // with "allocator" in it would share its accessible name with "Allocator".
+  const childField = field(id("child"), `Child ${n}`, child);
   const root = h(
     "div",
     { class: "compare-setup-cell", role: "group", "aria-label": `Column ${n} settings` },
@@ -148,8 +155,9 @@ function buildSetupCell(refs: Refs, index: number) {
     field(id("allocator"), `Allocator ${n}`, allocator),
     field(id("target"), `Target ${n}`, target),
     minAlignField,
+    childField,
   );
-  return { root, allocator, target, minAlignField, minAlign, remove };
+  return { root, allocator, target, minAlignField, minAlign, childField, child, remove };
 }
 
 function buildColumnView(prefix: string, index: number) {
@@ -301,6 +309,16 @@ function drawSetup(refs: Refs, data: CompareData): void {
     }
     const align = String(effectiveMinAlign(config, data.allocators) ?? "");
     if (aligns.length > 0 && cell.minAlign.value !== align) cell.minAlign.value = align;
+    // Child allocator: only for a preset that takes one.
+    const children = data.allocators.find((a) => a.name === config.allocator)?.children ?? [];
+    cell.childField.hidden = children.length < 2;
+    const childKey = children.join(",");
+    if (cell.child.dataset["children"] !== childKey) {
+      cell.child.dataset["children"] = childKey;
+      cell.child.replaceChildren(...children.map((c, k) => h("option", { value: c }, k === 0 ? `${childText(c)} (default)` : childText(c))));
+    }
+    const child = effectiveChild(config, data.allocators) ?? "";
+    if (children.length > 0 && cell.child.value !== child) cell.child.value = child;
     cell.remove.hidden = n <= MIN_COMPARE;
   });
   refs.add.hidden = n >= MAX_COMPARE;

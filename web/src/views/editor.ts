@@ -19,6 +19,7 @@ import { normalizeNewlines } from "../model/format";
 import { sourceTooLarge, utf8Bytes, megabytes } from "../model/limits";
 import { capacityHelp, fillAllocators } from "./allocatorMenu";
 import { showCapacity } from "./capacitySelect";
+import { childText } from "../model/settings";
 import { h, setText } from "./dom";
 import { createProgramEditor, type ProgramEditor } from "./program/editor";
 import { programMenu, type LessonEntry } from "./programMenu";
@@ -150,6 +151,10 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
   );
   const minAlign = h("select", { id: "min-align" });
   const minAlignField = h("div", { class: "field field-inline" }, h("label", { for: "min-align" }, "Minimum alignment"), minAlign);
+  const child = h("select", { id: "child" });
+  // "Child", as the preset's description names it ("Child: …"): a label
+  // with "allocator" in it would share its accessible name with "Allocator".
+  const childField = h("div", { class: "field field-inline" }, h("label", { for: "child" }, "Child"), child);
 
   /** Replaces the whole program as one edit of the editor, so Undo brings back the text it replaced. */
   const loadProgram = (text: string): void => {
@@ -272,6 +277,7 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
   target.addEventListener("change", () => handlers.onConfigure({ target: target.value === "wasm32" ? "wasm32" : "64" }));
   capacity.addEventListener("change", () => handlers.onConfigure({ capacity: capacity.value === "" ? null : Number(capacity.value) }));
   minAlign.addEventListener("change", () => handlers.onConfigure({ minAlign: minAlign.value === "" ? null : Number(minAlign.value) }));
+  child.addEventListener("change", () => handlers.onConfigure({ child: child.value === "" ? null : child.value }));
 
   container.replaceChildren(
     h(
@@ -293,6 +299,7 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     ),
     h("div", { class: "field capacity-help" }, capacityHelpText),
     minAlignField,
+    childField,
     h(
       "details",
       { class: "syntax" },
@@ -310,7 +317,7 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
       editor.replace(text, { undoable: false });
     },
   };
-  return { editor, source, menu, error, allocator, description, more, clampDescription, target, capacity, capacityHelp: capacityHelpText, minAlign, minAlignField };
+  return { editor, source, menu, error, allocator, description, more, clampDescription, target, capacity, capacityHelp: capacityHelpText, minAlign, minAlignField, child, childField };
 }
 
 export function renderEditor(container: HTMLElement, data: EditorData, handlers: EditorHandlers): void {
@@ -358,4 +365,15 @@ function renderSettings(refs: Refs, data: EditorData): void {
   }
   const align = String(config.minAlign ?? aligns[0] ?? "");
   if (aligns.length > 0 && minAlign.value !== align) minAlign.value = align;
+
+  // Child allocator: only for presets that take one.
+  const children = info?.children ?? [];
+  refs.childField.hidden = children.length === 0;
+  const childKey = children.join(",");
+  if (refs.child.dataset["children"] !== childKey) {
+    refs.child.dataset["children"] = childKey;
+    refs.child.replaceChildren(...children.map((c, i) => h("option", { value: c }, i === 0 ? `${childText(c)} (default)` : childText(c))));
+  }
+  const chosen = config.child ?? children[0] ?? "";
+  if (children.length > 0 && refs.child.value !== chosen) refs.child.value = chosen;
 }

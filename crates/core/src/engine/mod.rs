@@ -26,7 +26,7 @@ use std::rc::Rc;
 use crate::algorithms::Direction;
 use crate::columns::Columns;
 use crate::heap::Heap;
-use crate::model::{Model, ModelOptions};
+use crate::model::{Child, Model, ModelOptions};
 use crate::persistent::PVec;
 use crate::presets::{self, PresetId, PresetVisitor};
 use crate::probe::Recorder;
@@ -40,7 +40,7 @@ use crate::trace::note;
 use checkpoints::Dropped;
 use recording::Recording;
 use request::{check_capacity, model_error};
-pub use request::{request, resolve_min_align};
+pub use request::{request, resolve_child, resolve_min_align};
 use shadow::{BlockState, ChunkRec, NameTable, Named};
 
 pub use crate::heap::HEAP_BASE;
@@ -78,6 +78,9 @@ pub struct Options {
     /// The preset's minimum alignment, for presets that have one; `None` for
     /// its default.
     pub min_align: Option<u64>,
+    /// The preset's child allocator, for presets that take one (zig-arena);
+    /// `None` for its default.
+    pub child: Option<Child>,
 }
 
 impl Default for Options {
@@ -86,6 +89,7 @@ impl Default for Options {
             target: Target::W64,
             capacity: None,
             min_align: None,
+            child: None,
         }
     }
 }
@@ -118,6 +122,7 @@ pub(crate) fn start_parsed(
     program.prune();
     check_capacity(opts.capacity)?;
     let min_align = resolve_min_align(preset, opts.min_align)?;
+    resolve_child(preset, opts.child)?;
     let program = Rc::new(program);
     let build = Build {
         preset,
@@ -359,9 +364,10 @@ impl<W: Word> Engine<W> {
         let mut rec = Recorder::default();
         let model_opts = ModelOptions {
             capacity: opts.capacity,
+            child: opts.child.unwrap_or_default(),
         };
         let model = M::new(&mut heap, &model_opts, &mut rec)
-            .map_err(|e| model_error(Pos { line: 1, column: 1 }, e, opts.target))?;
+            .map_err(|e| model_error(Pos { line: 1, column: 1 }, e, opts.target, preset))?;
         let direction = model.direction();
         Ok(Self::around(
             preset,

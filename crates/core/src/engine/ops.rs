@@ -309,7 +309,9 @@ impl<W: Word> Engine<W> {
         name: Name,
     ) -> Result<(), ProgramError> {
         match e {
-            AllocError::HeapExhausted => return Err(model_error(pos, e, self.target)),
+            AllocError::HeapExhausted | AllocError::Overflow => {
+                return Err(model_error(pos, e, self.target, self.preset))
+            }
             AllocError::Full => {
                 // A model that never grows has one fixed chunk (or buffer):
                 // a request larger than all of it fails however empty it is,

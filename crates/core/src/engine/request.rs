@@ -4,7 +4,7 @@
 //! says what is allowed.
 
 use crate::heap::Heap;
-use crate::model::AllocError;
+use crate::model::{AllocError, Child};
 use crate::presets::PresetId;
 use crate::program::{Pos, ProgramError};
 use crate::word::{Target, Word};
@@ -18,6 +18,7 @@ pub fn request(
     target: &str,
     capacity: Option<u64>,
     min_align: Option<u64>,
+    child: Option<&str>,
 ) -> Result<(PresetId, Options), ProgramError> {
     let at_start = |message: String| ProgramError::at(Pos { line: 1, column: 1 }, message);
     let preset = PresetId::parse(allocator).ok_or_else(|| {
@@ -29,12 +30,41 @@ pub fn request(
     })?;
     let target = Target::parse(target)
         .ok_or_else(|| at_start(format!("unknown target '{target}': use 64 or wasm32")))?;
+    let child = match child {
+        None => None,
+        Some(name) => Some(Child::parse(name).ok_or_else(|| {
+            let names: Vec<_> = Child::ALL.iter().map(|c| c.name()).collect();
+            at_start(format!(
+                "unknown child allocator '{name}': use one of {}",
+                names.join(", ")
+            ))
+        })?),
+    };
     let opts = Options {
         target,
         capacity,
         min_align,
+        child,
     };
     Ok((preset, opts))
+}
+
+/// The child allocator `preset` runs over: `requested` if the preset takes
+/// one, its default if `None`.
+pub fn resolve_child(preset: PresetId, requested: Option<Child>) -> Result<Child, ProgramError> {
+    let allowed = preset.children();
+    match requested {
+        None => Ok(allowed.first().copied().unwrap_or_default()),
+        Some(c) if allowed.contains(&c) => Ok(c),
+        Some(c) => Err(ProgramError::at(
+            Pos { line: 1, column: 1 },
+            format!(
+                "{} has no child allocator setting (asked for {})",
+                preset.name(),
+                c.name()
+            ),
+        )),
+    }
 }
 
 /// The minimum alignment `preset` runs with: `requested` if the preset
@@ -99,12 +129,22 @@ pub(super) fn check_layout<W: Word>(size: u64, align: u64, pos: Pos) -> Result<(
 }
 
 /// The error a model's refusal becomes when the program cannot go on.
-pub(super) fn model_error(pos: Pos, e: AllocError, target: Target) -> ProgramError {
+pub(super) fn model_error(
+    pos: Pos,
+    e: AllocError,
+    target: Target,
+    preset: PresetId,
+) -> ProgramError {
     let limit = Heap::<u64>::limit(target);
     let why = match e {
         AllocError::HeapExhausted => {
             format!("the simulated base allocator has no room for the chunk this needs (its heap is {limit:#x} bytes)")
         }
+        AllocError::Overflow => match preset {
+            PresetId::ZigArena => "integer overflow in the allocator's own size arithmetic: Zig's ArenaAllocator panics on this request in a safety-checked build (the grown or new buffer's size does not fit a usize)".into(),
+            PresetId::BlinkAlloc => "the chunk this needs is larger than isize::MAX: blink-alloc 0.4.0 builds its Layout without a check (Layout::from_size_align_unchecked), undefined behaviour that a debug build stops with a panic".into(),
+            _ => "the allocator's own size arithmetic overflows on this request".into(),
+        },
         AllocError::Full => "the allocator is full".into(),
         AllocError::BadAlloc => "std::bad_alloc".into(),
     };

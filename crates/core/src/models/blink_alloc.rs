@@ -218,8 +218,19 @@ impl<W: Word> BlinkAlloc<W> {
             size
         };
 
-        // `alloc_chunk`: the size is a power of two or a multiple of 16 KiB,
-        // so already a multiple of the header's word alignment.
+        // `alloc_chunk`: the size rounded up to the header's alignment (an
+        // overflow there is a clean AllocError; a power of two or a multiple
+        // of 16 KiB needs no rounding), then a Layout made without a check:
+        // past isize::MAX that is undefined behaviour, where the model stops.
+        let word_mask = word::<W>(Self::WORD) - W::ONE;
+        let Some(aligned) = size.checked_add(word_mask).map(|s| s & !word_mask) else {
+            // step: chunk_layout
+            return Err(AllocError::HeapExhausted);
+        };
+        if aligned > W::ISIZE_MAX {
+            probe!(p, CHUNK_LAYOUT_INVALID, aligned);
+            return Err(AllocError::Overflow);
+        }
         let Some((id, base)) = heap.alloc(size, word(Self::WORD)) else {
             // step: heap_alloc
             probe!(p, HEAP_REFUSED, size);
@@ -493,6 +504,7 @@ steps! {
     ADD_ALIGN = "add_align": "aligned above a word: add the alignment, room to round up the first byte";
     ADD_HEADER = "add_header": "add the header's bytes";
     ROUND_POW2 = "round_pow2": "under 16 KiB: round up to a power of two";
+    CHUNK_LAYOUT_INVALID = "chunk_layout" / "invalid": "the chunk's Layout, made without a check, would pass isize::MAX: undefined behaviour";
     ROUND_16K = "round_16k": "16 KiB or more: round up to a multiple of 16 KiB";
     HEAP_ALLOC = "heap_alloc": "ask the base allocator for the chunk";
     HEAP_REFUSED = "heap_alloc" / "refused": "the base allocator has no room for this chunk";

@@ -673,14 +673,17 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
     }
 
     /// The playground's emulation of a checkpoint, which bumpalo lacks:
-    /// chunks made since go back to the base allocator, the saved chunk is
-    /// current again and its bump pointer moves back up to the saved one
-    /// (never down: bytes freed since stay free).
+    /// chunks made since go back to the base allocator (newest first, as
+    /// bumpalo frees a chunk list), the saved chunk is current again and its
+    /// bump pointer is the saved one: the arena is as it was at the
+    /// checkpoint (bytes freed since the checkpoint are taken back with the
+    /// rest, as every other emulated restore and bump-scope's own
+    /// `reset_to` do).
     fn restore<P: Probe<W>>(&mut self, heap: &mut Heap<W>, cp: &(u32, W), p: &mut P) {
         event!(
             p,
             ModelEvent::Note(
-                "bumpalo has no checkpoints: this restore is the playground's emulation (chunks made since the checkpoint are freed, the saved bump pointer comes back)"
+                "bumpalo has no checkpoints: this restore is the playground's emulation (the chunks made since the checkpoint are freed, the saved chunk is current again with its saved bump pointer)"
             )
         );
         let (id, saved) = *cp;
@@ -718,8 +721,7 @@ impl<W: Word, const MIN_ALIGN: u64> Model<W> for Bumpalo<W, MIN_ALIGN> {
             }
         }
         if id != EMPTY {
-            // Down: a higher pointer is fewer bytes in use.
-            let ptr = self.current.ptr.max(saved);
+            let ptr = saved;
             self.current.ptr = ptr; // step: restore
             probe!(p, RESTORE, ptr);
         }
@@ -786,5 +788,5 @@ steps! {
     RESET_FREE = "reset_free": "give an older chunk back to the base allocator";
     RESET = "reset": "move the current chunk's bump pointer back to its footer";
     RESTORE_FREE = "restore_free": "give back a chunk made after the checkpoint";
-    RESTORE = "restore": "move the saved chunk's bump pointer back up to where it was";
+    RESTORE = "restore": "the saved chunk's bump pointer back where it was at the checkpoint";
 }

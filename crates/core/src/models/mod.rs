@@ -11,3 +11,4 @@ pub mod llvm_bump_ptr;
 pub mod pmr_monotonic;
 pub mod zig_arena;
 pub mod zig_fixed_buffer;
+pub mod zig_page;

@@ -12,19 +12,29 @@
 //!   aligned block's end, WHETHER OR NOT it fits: a request that does not
 //!   fit leaves `end_index` past the buffer's end.
 //! * Then the arena asks its child to grow the buffer in place, to hold the
-//!   block after that overshot `end_index`. The child here is the simulated
-//!   heap, which never resizes in place (`std.mem.Allocator.noResize`), so
-//!   the arena goes on to a new buffer of 1.5 x (the old buffer's usable
-//!   bytes + node + alignment + request + 16), rounded up to even, and the
-//!   rest of the old one is abandoned.
+//!   block after that overshot `end_index`: node + the aligned overshot
+//!   index + the request, rounded up to even. The block then lands after a
+//!   gap as large as the request (the bytes the failed attempt reserved).
+//! * The child is the preset's setting ([`Child`]). `std.heap.page_allocator`
+//!   (the default, as Zig programs write it; [`super::zig_page`]) grants
+//!   that inside what it reserved for the buffer: whole pages on 64-bit, a
+//!   size class on wasm32. The chunk the trace shows is that reservation;
+//!   the node's `size`, the arena's own idea of its buffer, grows inside
+//!   it. The simulated heap never resizes in place
+//!   (`std.mem.Allocator.noResize`).
+//! * When the child refuses, the arena goes on to a new buffer of 1.5 x
+//!   (the old buffer's usable bytes + node + alignment + request + 16),
+//!   rounded up to even, and the rest of the old one is abandoned.
 //! * `resize` (and so `realloc`'s in-place path) and `free` work on the last
 //!   allocation of the newest buffer only; a smaller size for any other
 //!   block is accepted in place and gives nothing back.
 //! * `reset(.retain_capacity)` (the playground's reset; with a Capacity,
 //!   `.retain_with_limit = capacity`) frees every buffer but the oldest and
 //!   makes that one as large as all of them were (at most the limit), empty:
-//!   the child cannot grow it in place, so that is a fresh allocation of the
-//!   total and the old buffer is freed after it.
+//!   the child is asked to resize it in place (page_allocator grants a size
+//!   within its reservation, and a smaller one by unmapping pages on
+//!   64-bit, which makes it a new chunk at the same address); otherwise a
+//!   fresh allocation of the total, and the old buffer freed after it.
 //! * A zero-sized request never reaches the arena: `std.mem.Allocator`
 //!   hands out `maxInt(usize)` rounded down to the alignment. The trace
 //!   shows that dangling pointer at its alignment, as it shows Rust's: the
@@ -32,14 +42,21 @@
 //!   high exactly (the differential test checks Zig's real value).
 //!
 //! The arena has no checkpoints: `checkpoint`/`restore` are the
-//! playground's emulation (free the buffers made since, move `end_index`
-//! back). Its thread-safe free list is only ever filled when two threads
+//! playground's emulation, defined on the arena's own fields: `checkpoint`
+//! saves the first node of `used_list` (the newest buffer) and its
+//! `end_index`; `restore` gives the buffers made since back to the child,
+//! newest first, makes the saved buffer first again and sets its
+//! `end_index` to the saved one. A buffer the child grew in place since
+//! keeps its grown size (shrinking it back would mean asking the child
+//! again). The differential test applies the same emulation to the real
+//! arena. Its thread-safe free list is only ever filled when two threads
 //! race, so it stays empty here.
 
 use crate::algorithms::Direction;
 use crate::events::{ChunkDesc, ChunkReason, ModelEvent};
 use crate::heap::Heap;
-use crate::model::{AllocError, Allocated, Failure, Layout, Model, ModelOptions};
+use crate::model::{AllocError, Allocated, Child, Failure, Layout, Model, ModelOptions};
+use crate::models::zig_page::{PageBuffer, PageChild, Resized};
 use crate::probe::Probe;
 use crate::source::Source;
 use crate::steps;
@@ -78,8 +95,12 @@ fn align_forward<W: Word>(addr: W, align: W) -> W {
 /// One buffer: the child's allocation and its node's fields.
 #[derive(Clone, Copy, Debug)]
 struct Node<W> {
-    /// `base` is the node's address; `start` the first byte after it.
+    /// `base` is the node's address; `start` the first byte after it;
+    /// `size` what the child reserved for it.
     desc: ChunkDesc<W>,
+    /// The node's `size` less the node: the buffer as the arena sees it
+    /// (at most `desc.capacity`, less when the child reserved more).
+    len: W,
     /// `end_index`: bytes in use from `start`, possibly past the end.
     end_index: W,
     /// Where its blocks end once a newer buffer took over. Zig leaves
@@ -91,7 +112,21 @@ struct Node<W> {
 impl<W: Word> Node<W> {
     /// The buffer's usable bytes (`size - @sizeOf(Node)`).
     fn len(&self) -> W {
-        self.desc.capacity
+        self.len
+    }
+
+    /// The node's `size` field: what the arena asked of its child.
+    fn asked(&self) -> W {
+        self.len + self.desc.header
+    }
+
+    /// The buffer as the page child knows it.
+    fn page(&self) -> PageBuffer<W> {
+        PageBuffer {
+            id: self.desc.id,
+            base: self.desc.base,
+            reserved: self.desc.size,
+        }
     }
 
     /// Where the bytes in use end, at most the buffer's end.
@@ -100,7 +135,14 @@ impl<W: Word> Node<W> {
     }
 }
 
-/// `ArenaAllocator` over the simulated heap.
+/// The arena's child allocator and its state.
+#[derive(Clone, Debug)]
+enum ChildState<W> {
+    Page(PageChild<W>),
+    Heap,
+}
+
+/// `ArenaAllocator` over its child allocator.
 #[derive(Clone, Debug)]
 pub struct ZigArena<W> {
     /// The `used_list`'s first node: the buffer allocations come from.
@@ -110,6 +152,7 @@ pub struct ZigArena<W> {
     /// `reset`'s mode: `None` for `.retain_capacity`, else the limit of
     /// `.retain_with_limit`.
     limit: Option<W>,
+    child: ChildState<W>,
 }
 
 /// What the playground's emulated checkpoint saves.
@@ -126,6 +169,73 @@ impl<W: Word> ZigArena<W> {
 
     fn node_size() -> W {
         word(Self::NODE_SIZE)
+    }
+
+    /// `child_allocator.rawAlloc(size, .of(Node))`: the new buffer's chunk
+    /// (its reservation), or `None` when the child has no room.
+    fn child_alloc(&mut self, heap: &mut Heap<W>, size: W) -> Option<ChunkDesc<W>> {
+        let node_size = Self::node_size();
+        let (id, base, reserved) = match &mut self.child {
+            ChildState::Heap => {
+                let (id, base) = heap.alloc(size, word(Self::WORD))?;
+                (id, base, size)
+            }
+            ChildState::Page(page) => {
+                let b = page.alloc(size)?;
+                (b.id, b.base, b.reserved)
+            }
+        };
+        Some(ChunkDesc {
+            id,
+            base,
+            size: reserved,
+            start: base + node_size,
+            capacity: reserved - node_size,
+            header: node_size,
+            footer: W::ZERO,
+        })
+    }
+
+    /// `child_allocator.rawFree(node.allocatedSliceUnsafe(), .of(Node))`.
+    fn child_free<P: Probe<W>>(&mut self, heap: &mut Heap<W>, node: &Node<W>, p: &mut P) {
+        let (base, size) = (node.desc.base, node.asked());
+        match &mut self.child {
+            ChildState::Heap => heap.free(base, size),
+            ChildState::Page(page) => page.free(node.page(), size),
+        }
+        probe!(p, FREE_NODE, base, size);
+        event!(p, ModelEvent::ChunkFreed { id: node.desc.id });
+    }
+
+    /// `child_allocator.rawResize(node.allocatedSliceUnsafe(), .of(Node),
+    /// new_size)`: the simulated heap never resizes.
+    fn child_resize(&mut self, node: &Node<W>, new_size: W) -> Resized<W> {
+        match &mut self.child {
+            ChildState::Heap => Resized::Refused,
+            ChildState::Page(page) => page.resize(node.page(), node.asked(), new_size),
+        }
+    }
+
+    /// `node`, resized in place to `new_size` by its child: its node's
+    /// `size`, and when the child's reservation changed (pages unmapped
+    /// past it), the new chunk it now is.
+    fn resized<P: Probe<W>>(node: &mut Node<W>, new_size: W, how: Resized<W>, p: &mut P) {
+        node.len = new_size - node.desc.header;
+        if let Resized::Remapped(b) = how {
+            event!(p, ModelEvent::ChunkFreed { id: node.desc.id });
+            node.desc.id = b.id;
+            node.desc.size = b.reserved;
+            node.desc.capacity = b.reserved - node.desc.header;
+            event!(
+                p,
+                ModelEvent::NewChunk {
+                    chunk: node.desc,
+                    reason: ChunkReason::First,
+                    requested: node.len,
+                }
+            );
+            event!(p, ModelEvent::Note("page_allocator unmapped the pages past the new size: the buffer stays where it is, a chunk of fewer pages"));
+        }
     }
 
     /// `alloc`: the fast path in the first buffer.
@@ -153,7 +263,9 @@ impl<W: Word> ZigArena<W> {
         node.end_index = new_end; // step: settle
         probe!(p, SETTLE, new_end);
         let len = node.len();
-        if new_end > len {
+        // A sum that wrapped is no fit either: the slow path tells Zig's
+        // overflow panic from a full buffer.
+        if new_end > len || new_end < aligned_index {
             // step: fits
             probe!(p, FITS_FAIL, new_end, len);
             node.stop = buf + end_index.min(len);
@@ -189,29 +301,72 @@ impl<W: Word> ZigArena<W> {
     ) -> Result<W, AllocError> {
         let (n, align) = (layout.size, layout.align);
         let node_size = Self::node_size();
-        let prev_size = match &self.first {
+        let prev_size = match self.first {
             Some(node) => {
-                // The size a grown buffer would need, for the block placed
-                // after the overshot end_index.
-                let end = node.desc.start.wrapping_add(node.end_index);
-                let aligned_index = align_forward(end, align).wrapping_sub(node.desc.start);
-                let sum = node_size.wrapping_add(aligned_index).wrapping_add(n);
-                let wanted = sum.wrapping_add(W::ONE) & !W::ONE; // step: child_resize
-                probe!(p, CHILD_RESIZE, aligned_index, wanted);
-                event!(p, ModelEvent::Note("the arena first asks its child allocator to grow this buffer in place; the simulated heap never resizes in place (as std.mem.Allocator.noResize), so the arena makes a new buffer and the rest of this one is abandoned"));
-                node.len()
+                // Zig's arithmetic so far, as its safety checks see it: the
+                // reservation past end_index, the aligned block after it,
+                // and the size a grown buffer would need for the block
+                // placed after the overshot end_index. Any of them past
+                // maxInt(usize) is a panic in a safe build.
+                let start = node.desc.start;
+                let old_index = node.stop - start;
+                let overflow = || AllocError::Overflow;
+                let forward = |index: W| {
+                    start
+                        .wrapping_add(index)
+                        .checked_add(align - W::ONE)
+                        .map(|a| (a & !(align - W::ONE)).wrapping_sub(start))
+                };
+                old_index
+                    .checked_add(n)
+                    .and_then(|e| e.checked_add(align - W::ONE))
+                    .ok_or_else(overflow)?;
+                let settled = forward(old_index)
+                    .and_then(|a| a.checked_add(n))
+                    .ok_or_else(overflow)?;
+                let aligned_index = forward(settled).ok_or_else(overflow)?;
+                let sum = node_size
+                    .checked_add(aligned_index)
+                    .and_then(|s| s.checked_add(n))
+                    .filter(|&s| s != W::MAX)
+                    .ok_or_else(overflow)?;
+                let wanted = (sum + W::ONE) & !W::ONE; // step: child_resize
+                match self.child_resize(&node, wanted) {
+                    Resized::Overflows => return Err(AllocError::Overflow),
+                    Resized::Refused => {
+                        probe!(p, CHILD_RESIZE, aligned_index, wanted);
+                        event!(p, ModelEvent::Note(match self.child {
+                            ChildState::Heap => "the arena first asks its child allocator to grow this buffer in place; the simulated heap never resizes in place (as std.mem.Allocator.noResize), so the arena makes a new buffer and the rest of this one is abandoned",
+                            ChildState::Page(_) => "the arena first asks page_allocator to grow this buffer in place; that needs more than page_allocator reserved for it (its pages on 64-bit, its size class on wasm32), so the arena makes a new buffer and the rest of this one is abandoned",
+                        }));
+                        node.len()
+                    }
+                    how => {
+                        probe!(p, CHILD_RESIZE_GRANTED, aligned_index, wanted);
+                        event!(p, ModelEvent::Note("page_allocator grows this buffer in place, inside what it reserved for it (its pages on 64-bit, its size class on wasm32): the block goes after end_index, which the attempt that did not fit had already moved on by the request's size"));
+                        let end_index = aligned_index + n;
+                        if let Some(first) = &mut self.first {
+                            Self::resized(first, wanted, how, p);
+                            first.end_index = end_index;
+                        }
+                        let addr = node.desc.start + aligned_index; // step: grown_hand_out
+                        probe!(p, GROWN_HAND_OUT, aligned_index, addr);
+                        return Ok(addr);
+                    }
+                }
             }
             None => W::ZERO,
         };
         // min_size = node + alignment + request; then + 16, and half again.
+        // Zig panics on an overflow here too.
         let Some(big_enough) = node_size
             .checked_add(align)
             .and_then(|s| s.checked_add(n))
-            .and_then(|s| s.checked_add(prev_size))
+            .and_then(|s| prev_size.checked_add(s))
             .and_then(|s| s.checked_add(word(SLACK)))
         else {
             // step: big_enough
-            return Err(AllocError::HeapExhausted);
+            return Err(AllocError::Overflow);
         };
         probe!(p, BIG_ENOUGH, prev_size, n, align, big_enough);
         let half = word::<W>(big_enough.to_u64() / 2);
@@ -221,28 +376,20 @@ impl<W: Word> ZigArena<W> {
             .map(|s| s & !W::ONE)
         else {
             // step: buffer_size
-            return Err(AllocError::HeapExhausted);
+            return Err(AllocError::Overflow);
         };
         probe!(p, BUFFER_SIZE, big_enough, size);
-        let Some((id, base)) = heap.alloc(size, word(Self::WORD)) else {
+        let Some(desc) = self.child_alloc(heap, size) else {
             // step: child_alloc
             probe!(p, CHILD_REFUSED, size);
             return Err(AllocError::HeapExhausted);
         };
+        let base = desc.base;
         probe!(p, CHILD_ALLOC, size, base);
-        let start = base + node_size;
+        let start = desc.start;
         let aligned_index = align_forward(start, align) - start; // step: new_index
         let end_index = aligned_index + n;
         probe!(p, NEW_INDEX, aligned_index, end_index);
-        let desc = ChunkDesc {
-            id,
-            base,
-            size,
-            start,
-            capacity: size - node_size,
-            header: node_size,
-            footer: W::ZERO,
-        };
         let reason = if self.first.is_some() {
             ChunkReason::Full
         } else {
@@ -258,6 +405,7 @@ impl<W: Word> ZigArena<W> {
         );
         let node = Node {
             desc,
+            len: size - node_size,
             end_index,
             stop: start,
         };
@@ -348,10 +496,15 @@ impl<W: Word> Model<W> for ZigArena<W> {
             Some(c) => Some(W::from_u64(c).ok_or(AllocError::HeapExhausted)?),
             None => None,
         };
+        let child = match opts.child {
+            Child::Page => ChildState::Page(PageChild::new()),
+            Child::Heap => ChildState::Heap,
+        };
         Ok(ZigArena {
             first: None,
             older: Vec::new(),
             limit,
+            child,
         })
     }
 
@@ -441,58 +594,51 @@ impl<W: Word> Model<W> for ZigArena<W> {
         // Free every node but the last of the list: the oldest.
         let mut list: Vec<Node<W>> = self.first.take().into_iter().collect();
         list.extend(self.older.drain(..).rev());
-        let Some(oldest) = list.pop() else {
+        let Some(mut oldest) = list.pop() else {
             // step: reset_empty
             probe!(p, RESET_EMPTY);
             return;
         };
         for n in list {
-            let (base, size) = (n.desc.base, n.desc.size);
-            heap.free(base, size); // step: free_node
-            probe!(p, FREE_NODE, base, size);
-            event!(p, ModelEvent::ChunkFreed { id: n.desc.id });
+            self.child_free(heap, &n, p); // step: free_node
         }
         // Aligned backwards to stay below the limit.
         let new_size = node_size.wrapping_add(keep) & !W::ONE; // step: retained_size
         probe!(p, RETAINED_SIZE, keep, new_size);
-        let (base, size) = (oldest.desc.base, oldest.desc.size);
         if new_size == node_size {
-            heap.free(base, size);
-            probe!(p, FREE_NODE, base, size);
-            event!(p, ModelEvent::ChunkFreed { id: oldest.desc.id });
+            self.child_free(heap, &oldest, p);
             return;
         }
-        if size == new_size {
-            let mut node = oldest;
-            node.end_index = W::ZERO; // step: keep_node
+        oldest.end_index = W::ZERO;
+        if oldest.asked() == new_size {
+            let base = oldest.desc.base; // step: keep_node
             probe!(p, KEEP_NODE, base);
-            self.first = Some(node);
-            event!(p, ModelEvent::ChunkReused { id: node.desc.id });
+            event!(p, ModelEvent::ChunkReused { id: oldest.desc.id });
+            self.first = Some(oldest);
             return;
         }
+        let how = self.child_resize(&oldest, new_size); // step: retain_resize
+        let asked = oldest.asked();
+        if !matches!(how, Resized::Refused | Resized::Overflows) {
+            probe!(p, RETAIN_RESIZE_GRANTED, asked, new_size);
+            Self::resized(&mut oldest, new_size, how, p);
+            event!(p, ModelEvent::ChunkReused { id: oldest.desc.id });
+            event!(p, ModelEvent::Note("reset keeps the capacity: the child resized the oldest buffer in place to hold as much as all of them did, so the next round needs no new buffer"));
+            self.first = Some(oldest);
+            return;
+        }
+        probe!(p, RETAIN_RESIZE_REFUSED, asked, new_size);
         // The child cannot resize in place: a new buffer of the retained
         // size, then the old one freed.
-        let Some((id, new_base)) = heap.alloc(new_size, word(Self::WORD)) else {
+        let Some(desc) = self.child_alloc(heap, new_size) else {
             // step: retain_alloc
             // "We failed to preheat the arena properly": the old buffer stays.
-            let mut node = oldest;
-            node.end_index = W::ZERO;
-            self.first = Some(node);
+            self.first = Some(oldest);
             return;
         };
-        probe!(p, RETAIN_ALLOC, new_size, new_base);
-        heap.free(base, size);
-        probe!(p, FREE_NODE, base, size);
-        event!(p, ModelEvent::ChunkFreed { id: oldest.desc.id });
-        let desc = ChunkDesc {
-            id,
-            base: new_base,
-            size: new_size,
-            start: new_base + node_size,
-            capacity: new_size - node_size,
-            header: node_size,
-            footer: W::ZERO,
-        };
+        let base = desc.base;
+        probe!(p, RETAIN_ALLOC, new_size, base);
+        self.child_free(heap, &oldest, p);
         event!(
             p,
             ModelEvent::NewChunk {
@@ -504,6 +650,7 @@ impl<W: Word> Model<W> for ZigArena<W> {
         event!(p, ModelEvent::Note("reset keeps the capacity: one buffer as large as all of them were, so the next round needs no new buffer"));
         self.first = Some(Node {
             desc,
+            len: new_size - node_size,
             end_index: W::ZERO,
             stop: desc.start,
         });
@@ -518,7 +665,7 @@ impl<W: Word> Model<W> for ZigArena<W> {
 
     /// The playground's emulation of a checkpoint, which the arena lacks.
     fn restore<P: Probe<W>>(&mut self, heap: &mut Heap<W>, cp: &ZigArenaCheckpoint<W>, p: &mut P) {
-        event!(p, ModelEvent::Note("ArenaAllocator has no checkpoints: this restore is the playground's emulation (buffers made since are freed, end_index comes back)"));
+        event!(p, ModelEvent::Note("ArenaAllocator has no checkpoints: this restore is the playground's emulation (the buffers made since go back to the child, newest first; the saved buffer is first again, its end_index the saved one; a buffer grown in place since keeps its size)"));
         let keep = match cp.first {
             None => 0,
             Some(id) if self.first.is_some_and(|n| n.desc.id == id) => self.older.len() + 1,
@@ -531,10 +678,7 @@ impl<W: Word> Model<W> for ZigArena<W> {
         all.extend(self.first.take());
         while all.len() > keep {
             let Some(n) = all.pop() else { break };
-            let (base, size) = (n.desc.base, n.desc.size);
-            heap.free(base, size);
-            probe!(p, FREE_NODE, base, size);
-            event!(p, ModelEvent::ChunkFreed { id: n.desc.id });
+            self.child_free(heap, &n, p);
         }
         self.first = all.pop();
         self.older = all;
@@ -571,7 +715,9 @@ steps! {
     FITS_PASS = "fits" / "pass": "the block ends within the buffer";
     FITS_FAIL = "fits" / "fail": "the block ends past the buffer; end_index stays past it";
     HAND_OUT = "hand_out": "the block, in the first buffer";
-    CHILD_RESIZE = "child_resize" / "refused": "ask the child to grow the buffer in place: the simulated heap refuses";
+    CHILD_RESIZE = "child_resize" / "refused": "ask the child to grow the buffer in place: it refuses (the simulated heap always does; page_allocator when that needs more than it reserved)";
+    CHILD_RESIZE_GRANTED = "child_resize" / "granted": "page_allocator grows the buffer in place, inside what it reserved: the block goes after the overshot end_index";
+    GROWN_HAND_OUT = "grown_hand_out": "the block, in the grown buffer, after the bytes the attempt that did not fit reserved";
     BIG_ENOUGH = "big_enough": "old buffer's bytes + node + alignment + request + 16";
     BUFFER_SIZE = "buffer_size": "half as much again, rounded up to even";
     CHILD_ALLOC = "child_alloc": "the child allocates the new buffer; its node goes first in the list";
@@ -593,6 +739,8 @@ steps! {
     FREE_NODE = "free_node": "give a buffer back to the child allocator";
     RETAINED_SIZE = "retained_size": "the one buffer kept: node + those bytes, rounded down to even";
     KEEP_NODE = "keep_node": "the oldest buffer already has that size: emptied and kept";
-    RETAIN_ALLOC = "retain_alloc": "a new buffer of that size (the child cannot resize), the old one freed";
+    RETAIN_RESIZE_GRANTED = "retain_resize" / "granted": "the child resizes the oldest buffer in place to that size: emptied and kept";
+    RETAIN_RESIZE_REFUSED = "retain_resize" / "refused": "the child cannot resize it in place";
+    RETAIN_ALLOC = "retain_alloc": "a new buffer of that size, the old one freed";
     RESTORE = "restore": "end_index back to the saved one";
 }

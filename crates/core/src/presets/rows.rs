@@ -5,6 +5,7 @@
 
 use super::{Capacity, CapacityKind, ChunkRecord, Counterpart, Family, Group, PresetId, Row};
 use crate::algorithms::Direction;
+use crate::model::Child;
 use crate::source::Source;
 
 /// The minimum alignments of the seed documents' minimum-alignment trick
@@ -25,6 +26,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::BumpDown,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "chunk size",
@@ -48,6 +50,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::BumpUpNaive,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "chunk size",
@@ -71,6 +74,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::BumpUp,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "chunk size",
@@ -94,6 +98,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::MinAlignUp,
         min_aligns: MIN_ALIGNS_FIXED,
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "chunk size",
@@ -117,6 +122,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::MinAlignDown,
         min_aligns: MIN_ALIGNS_FIXED,
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "chunk size",
@@ -140,6 +146,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::Bumper,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "buffer size",
@@ -163,6 +170,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::Bumper,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "slab size",
@@ -186,6 +194,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::CppArena,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "pool size cap",
@@ -209,6 +218,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::BumpScope,
         min_aligns: MIN_ALIGNS_CRATE,
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "first chunk size",
@@ -232,6 +242,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::BumpScope,
         min_aligns: MIN_ALIGNS_CRATE,
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "first chunk size",
@@ -255,6 +266,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::Core,
         source: Source::Bumpalo,
         min_aligns: MIN_ALIGNS_CRATE,
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "first chunk size",
@@ -267,7 +279,7 @@ pub const PRESETS: [Row; 16] = [
             why: "The two Rust bump crates: bumpalo bumps down with a footer and copies a growing block, bump-scope bumps up with a header and grows it in place.",
         },
         real: "the bumpalo 3.20.4 crate",
-        description: "bumpalo 3.20.4: bumps down, footer at each chunk's end (48 B on 64-bit, 32 on wasm32); Bump::new() owns no chunk until the first allocation (448 B usable, 464 on wasm32), each next chunk at least double; growing the last block moves it down with a copy, shrink moves only the last block and only if half comes back, free reclaims only the last block, reset keeps the current chunk. bumpalo has no checkpoints: checkpoint/restore here are the playground's emulation (restore frees the chunks made since and moves the saved bump pointer back).",
+        description: "bumpalo 3.20.4: bumps down, footer at each chunk's end (48 B on 64-bit, 32 on wasm32); Bump::new() owns no chunk until the first allocation (448 B usable, 464 on wasm32), each next chunk at least double; growing the last block moves it down with a copy, shrink moves only the last block and only if half comes back, free reclaims only the last block, reset keeps the current chunk. bumpalo has no checkpoints: checkpoint/restore here are the playground's emulation: checkpoint saves the current chunk and its bump pointer; restore frees the chunks made since (newest first), makes the saved chunk current and puts its bump pointer back exactly where it was, which leaves the arena as it was at the checkpoint.",
     },
     Row {
         id: PresetId::BlinkAlloc,
@@ -278,6 +290,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::MoreArenas,
         source: Source::BlinkAlloc,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "first chunk size",
@@ -290,7 +303,7 @@ pub const PRESETS: [Row; 16] = [
             why: "Two Rust arenas: blink-alloc bumps up with a header and rounds its chunks to powers of two, bumpalo bumps down with a footer and doubles them.",
         },
         real: "the blink-alloc 0.4.0 crate's BlinkAlloc",
-        description: "blink-alloc 0.4.0 (BlinkAlloc): bumps up, a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32); no chunk until the first allocation, which gets 256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two; each next chunk is sized from the capacity of the chunks before the current one plus the request, a power of two below 16 KiB, a multiple of 16 KiB above; no minimum alignment; growing the last block is in place, shrinking never moves or gives back; deallocate compares the cursor with the block's start, so it gives nothing back; reset keeps the newest chunk. blink-alloc has no checkpoints: checkpoint/restore here are the playground's emulation.",
+        description: "blink-alloc 0.4.0 (BlinkAlloc): bumps up, a 4-word header at each chunk's start (32 B on 64-bit, 16 on wasm32); no chunk until the first allocation, which gets 256 B (Capacity: with_chunk_size) plus the header, rounded to a power of two; each next chunk is sized from the capacity of the chunks before the current one plus the request, a power of two below 16 KiB, a multiple of 16 KiB above; no minimum alignment; growing the last block is in place, shrinking never moves or gives back; deallocate compares the cursor with the block's start, so it gives nothing back; reset keeps the newest chunk. blink-alloc has no checkpoints: checkpoint/restore here are the playground's emulation: checkpoint saves the current chunk and its cursor; restore frees the chunks made since, makes the saved chunk current and puts its cursor back, which leaves the arena as it was at the checkpoint (the chunks kept still count the same total for the next chunk's size).",
     },
     Row {
         id: PresetId::LlvmBumpPtr,
@@ -301,6 +314,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::MoreArenas,
         source: Source::LlvmBumpPtr,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "slab size",
@@ -313,7 +327,7 @@ pub const PRESETS: [Row; 16] = [
             why: "Two slab arenas that give a large request a slab of its own: LLVM's threshold is the whole slab, Bumper.jl's half of one.",
         },
         real: "LLVM 14.0.6's BumpPtrAllocator (llvm/Support/Allocator.h)",
-        description: "LLVM 14.0.6's BumpPtrAllocator (llvm/Support/Allocator.h from Debian's LLVM development package): bumps up through slabs whose list lives outside them (no header); no slab until the first allocation; 4096-byte slabs (Capacity: SlabSize), doubling every 128 slabs; a request whose size + alignment - 1 exceeds the slab size gets a custom-sized slab that never becomes current; Deallocate does nothing; Reset frees the custom slabs and all slabs but the first. No realloc (allocate and copy) and no checkpoints (the playground's emulation).",
+        description: "LLVM 14.0.6's BumpPtrAllocator (llvm/Support/Allocator.h from Debian's LLVM development package): bumps up through slabs whose list lives outside them (no header); no slab until the first allocation; 4096-byte slabs (Capacity: SlabSize), doubling every 128 slabs; a request whose size + alignment - 1 exceeds the slab size gets a custom-sized slab that never becomes current; Deallocate does nothing; Reset frees the custom slabs and all slabs but the first. No realloc (allocate and copy). No checkpoints: the playground's emulation saves CurPtr, End and how many slabs and custom slabs there are; restore frees the slabs and custom slabs made since and puts CurPtr and End back, which leaves the allocator as it was at the checkpoint (the growth delay counts only the slabs kept).",
     },
     Row {
         id: PresetId::PmrMonotonic,
@@ -324,6 +338,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::MoreArenas,
         source: Source::PmrMonotonic,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "first buffer size",
@@ -336,7 +351,7 @@ pub const PRESETS: [Row; 16] = [
             why: "The standard library's monotonic buffer resource against a hand-written C++ parser arena: how each sizes its next buffer, and where its bookkeeping sits.",
         },
         real: "libstdc++'s (GCC 12.2.0) std::pmr::monotonic_buffer_resource",
-        description: "libstdc++'s std::pmr::monotonic_buffer_resource (GCC 12.2.0: <memory_resource> and libstdc++.so): bumps up with std::align; no buffer until the first allocation; each buffer holds max(request, next size) plus a 16-byte record at its end (8 on wasm32), rounded up to 64 and aligned to at least 16; the next size starts at 1024 (Capacity: initial_size) and grows by 1.5 in float; a request that does not fit abandons the rest of the current buffer; a zero-sized request takes one byte; deallocate does nothing; release() (reset) gives every buffer back and starts the sizes over. No realloc (allocate and copy) and no checkpoints (the playground's emulation).",
+        description: "libstdc++'s std::pmr::monotonic_buffer_resource (GCC 12.2.0: <memory_resource> and libstdc++.so): bumps up with std::align; no buffer until the first allocation; each buffer holds max(request, next size) plus a 16-byte record at its end (8 on wasm32), rounded up to 64 and aligned to at least 16; the next size starts at 1024 (Capacity: initial_size) and grows by 1.5 in float; a request that does not fit abandons the rest of the current buffer; a zero-sized request takes one byte; deallocate does nothing; release() (reset) gives every buffer back and starts the sizes over. No realloc (allocate and copy). No checkpoints: the playground's emulation saves the current position, the bytes left and the next buffer's size; restore gives the buffers made since back upstream and puts those three back, which leaves the resource as it was at the checkpoint.",
     },
     Row {
         id: PresetId::ZigArena,
@@ -347,6 +362,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::MoreArenas,
         source: Source::ZigArena,
         min_aligns: &[],
+        children: &Child::ALL,
         capacity: Capacity {
             kind: CapacityKind::RetainLimit,
             means: "reset's retain limit",
@@ -359,7 +375,7 @@ pub const PRESETS: [Row; 16] = [
             why: "Zig's two standard arenas: the arena asks its child allocator for a bigger buffer, the fixed buffer fails when it is full.",
         },
         real: "Zig 0.17.1's std.heap.ArenaAllocator",
-        description: "Zig 0.17.1's std.heap.ArenaAllocator (lib/std/heap/ArenaAllocator.zig in PyPI's ziglang wheel) over the simulated heap as its child allocator: bumps up through buffers that open with a 3-word node (24 B on 64-bit, 12 on wasm32); no buffer until the first allocation; a request that does not fit leaves end_index past the buffer's end, the arena asks the child to grow the buffer in place (the simulated heap never resizes in place, as Allocator.noResize) and makes a new buffer of 1.5 x (old buffer + node + alignment + request + 16), rounded up to even; only the newest buffer's last allocation can be resized or freed; reset is .retain_capacity (Capacity: .retain_with_limit), which keeps one empty buffer as large as all of them were; zero-sized requests get a dangling pointer (Zig's maxInt(usize) rounded down to the alignment, shown at the alignment). No checkpoints (the playground's emulation).",
+        description: "Zig 0.17.1's std.heap.ArenaAllocator (lib/std/heap/ArenaAllocator.zig in PyPI's ziglang wheel) over a child allocator (Child: std.heap.page_allocator, as Zig programs write it, or a simulated heap that never resizes in place): bumps up through buffers that open with a 3-word node (24 B on 64-bit, 12 on wasm32); no buffer until the first allocation; a request that does not fit leaves end_index past the buffer's end, and the arena asks the child to grow the buffer in place to hold the block after that end: page_allocator grants it inside what it reserved for the buffer (its 4 KiB pages on 64-bit, its power-of-two size class on wasm32; the chunk shown is that reservation), the block landing after a gap as large as the request; otherwise the arena makes a new buffer of 1.5 x (old buffer + node + alignment + request + 16), rounded up to even; only the newest buffer's last allocation can be resized or freed; reset is .retain_capacity (Capacity: .retain_with_limit), which keeps one empty buffer as large as all of them were, resized in place when the child can; zero-sized requests get a dangling pointer (Zig's maxInt(usize) rounded down to the alignment, shown at the alignment); a request whose size arithmetic passes maxInt(usize) stops the program where Zig panics. No checkpoints: the playground's emulation saves the newest buffer and its end_index; restore gives the buffers made since back to the child (newest first), makes the saved buffer first again and puts its end_index back; a buffer grown in place since keeps its size.",
     },
     Row {
         id: PresetId::ZigFixedBuffer,
@@ -370,6 +386,7 @@ pub const PRESETS: [Row; 16] = [
         family: Family::MoreArenas,
         source: Source::ZigFixedBuffer,
         min_aligns: &[],
+        children: &[],
         capacity: Capacity {
             kind: CapacityKind::Size,
             means: "buffer size",

@@ -18,6 +18,7 @@
 
 #![allow(dead_code)]
 
+use bumplab_core::model::Child;
 use bumplab_core::trace::OpKind;
 use bumplab_core::{run, Options, PresetId, Target, Trace};
 
@@ -292,7 +293,7 @@ pub enum Block {
     /// first), of `capacity` usable bytes, `offset` bytes from its first
     /// usable byte, at `address` (the simulated heap's address space).
     In {
-        chunk: u32,
+        chunk: u64,
         capacity: u64,
         offset: u64,
         address: u64,
@@ -305,9 +306,11 @@ pub enum Block {
 /// the usable bytes the arena sees in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChunkSeen {
-    pub id: u32,
+    pub id: u64,
     pub size: u64,
     pub capacity: u64,
+    /// Its first usable byte (simulated).
+    pub start: u64,
 }
 
 /// The observable outcome of one op, read the same way from the real
@@ -325,7 +328,67 @@ pub struct Seen {
     /// The bump pointer after the op: the chunk it is in and its offset
     /// from that chunk's first usable byte (`None`: no current chunk, or
     /// the arena does not show it).
-    pub bump: Option<(u32, u64)>,
+    pub bump: Option<(u64, u64)>,
+}
+
+impl Seen {
+    /// What an op that places nothing and changes nothing (a checkpoint)
+    /// leaves behind after `before`.
+    pub fn unchanged(before: Option<&Seen>) -> Seen {
+        Seen {
+            block: None,
+            moved: None,
+            failed: false,
+            chunks: before.map_or_else(Vec::new, |b| b.chunks.clone()),
+            bump: before.and_then(|b| b.bump),
+        }
+    }
+}
+
+/// The same ops with every chunk named by where it starts instead of by
+/// its request number, for comparing runs whose base allocators numbered
+/// requests differently (a run with restores against one without the ops
+/// the restores undid): a chunk's start is unique among the live ones.
+pub fn by_start(seen: &[Seen]) -> Vec<Seen> {
+    seen.iter()
+        .map(|s| {
+            let start = |id: u64| {
+                s.chunks
+                    .iter()
+                    .find(|c| c.id == id)
+                    .map_or(u64::MAX, |c| c.start)
+            };
+            let mut out = s.clone();
+            for c in &mut out.chunks {
+                c.id = c.start;
+            }
+            if let Some(Block::In { chunk, .. }) = &mut out.block {
+                *chunk = start(*chunk);
+            }
+            if let Some((chunk, _)) = &mut out.bump {
+                *chunk = start(*chunk);
+            }
+            out
+        })
+        .collect()
+}
+
+/// The same ops without addresses: where a real child allocator puts its
+/// chunks (page_allocator's mappings) is the system's choice, so chunks
+/// and blocks are compared by id and offset alone.
+pub fn without_addresses(seen: &[Seen]) -> Vec<Seen> {
+    seen.iter()
+        .map(|s| {
+            let mut out = s.clone();
+            for c in &mut out.chunks {
+                c.start = 0;
+            }
+            if let Some(Block::In { address, .. }) = &mut out.block {
+                *address = 0;
+            }
+            out
+        })
+        .collect()
 }
 
 /// A live chunk as a side knows it: where it starts and ends too.
@@ -350,7 +413,7 @@ pub fn block_at(chunks: &[ChunkAt], address: u64, size: u64) -> Block {
 }
 
 /// The bump pointer `ptr` as (chunk, offset from its first usable byte).
-pub fn bump_at(chunks: &[ChunkAt], ptr: u64) -> Option<(u32, u64)> {
+pub fn bump_at(chunks: &[ChunkAt], ptr: u64) -> Option<(u64, u64)> {
     chunks
         .iter()
         .find(|c| c.start <= ptr && ptr <= c.start + c.seen.capacity)
@@ -365,10 +428,22 @@ pub fn run_model(
     capacity: Option<u64>,
     steps: &[Step],
 ) -> Result<(Trace, Vec<Seen>), String> {
+    run_model_over(preset, target, capacity, None, steps)
+}
+
+/// [`run_model`] with a child allocator chosen (zig-arena's setting).
+pub fn run_model_over(
+    preset: PresetId,
+    target: Target,
+    capacity: Option<u64>,
+    child: Option<Child>,
+    steps: &[Step],
+) -> Result<(Trace, Vec<Seen>), String> {
     let opts = Options {
         target,
         capacity,
         min_align: None,
+        child,
     };
     let src = program_text(steps);
     let t = run(&src, preset, &opts).map_err(|e| format!("the model refused it: {e}"))?;
@@ -388,9 +463,10 @@ pub fn run_model(
             .filter(|c| c.created_by.is_none_or(|o| o <= at) && c.freed_by.is_none_or(|o| o > at))
             .map(|c| ChunkAt {
                 seen: ChunkSeen {
-                    id: c.id,
+                    id: u64::from(c.id),
                     size: c.size,
                     capacity: c.capacity,
+                    start: c.start,
                 },
                 start: c.start,
             })
@@ -400,7 +476,7 @@ pub fn run_model(
             (true, Some(id), Some(address)) => {
                 let c = &t.chunks[id as usize];
                 Some(Block::In {
-                    chunk: id,
+                    chunk: u64::from(id),
                     capacity: c.capacity,
                     offset: op.offset.unwrap_or(u64::MAX),
                     address,
@@ -436,6 +512,7 @@ pub fn runnable(
         target,
         capacity,
         min_align: None,
+        child: None,
     };
     loop {
         match run(&program_text(&steps), preset, &opts) {
@@ -488,6 +565,157 @@ pub fn compare(
         }
     }
     Ok(())
+}
+
+/// A real arena run on a program without checkpoints.
+type RealRun<'a> = dyn FnMut(&[Step]) -> Result<Vec<Seen>, String> + 'a;
+
+/// Compares `model` (what `steps` did on the model) with an arena that
+/// has no checkpoints, whose `checkpoint` and `restore` the playground
+/// emulates: the emulation documented for these presets puts the arena
+/// back exactly as it was at the checkpoint (the chunks made since go back
+/// to the base allocator, the bump pointer and everything the next chunk's
+/// size depends on come back). So after a restore the model must do what
+/// the real arena does with the program the restore leaves in effect: the
+/// ops since the checkpoint left out. `real` runs a program without
+/// checkpoints on the real arena; it runs once per restore, on what is in
+/// effect then and the ops up to the next restore. A checkpoint changes
+/// nothing, a restore leaves the arena as the op before its checkpoint
+/// did. Chunks are compared by where they start: the base allocator gave
+/// the undone chunks request numbers the real run never made.
+pub fn compare_undone(
+    what: &str,
+    seed: u64,
+    capacity: Option<u64>,
+    steps: &[Step],
+    model: &[Seen],
+    mut real: impl FnMut(&[Step]) -> Result<Vec<Seen>, String>,
+) -> Result<(), String> {
+    if model.len() != steps.len() {
+        return Err(format!(
+            "{what}: {} ops in the model for {} steps",
+            model.len(),
+            steps.len()
+        ));
+    }
+    let model = by_start(model);
+    // The ops in effect, and where each saved checkpoint cut them.
+    let mut effect: Vec<Step> = Vec::new();
+    let mut saved: Vec<(u8, usize)> = Vec::new();
+    // The model ops of the current segment: each with the index in `effect`
+    // of the op whose outcome it must show, and whether it is that op
+    // itself or only the state it left (a checkpoint, a restore).
+    let mut pending: Vec<(usize, Option<usize>, bool)> = Vec::new();
+    let check = |pending: &mut Vec<(usize, Option<usize>, bool)>,
+                 effect: &[Step],
+                 real: &mut RealRun<'_>|
+     -> Result<(), String> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let got = by_start(&real(effect)?);
+        for &(i, at, itself) in pending.iter() {
+            let want = match at {
+                Some(k) if itself => got[k].clone(),
+                Some(k) => Seen::unchanged(Some(&got[k])),
+                None => Seen::unchanged(None),
+            };
+            if model[i] != want {
+                return Err(format!(
+                    "{what}, seed {seed:#x} (BUMPLAB_SEED={seed:x} replays the run), capacity {capacity:?}: \
+                     op {i} ({:?}) differs from the real arena running the ops in effect\n\
+                     model: {:?}\nreal:  {want:?}\n--- program ---\n{}--- in effect ---\n{}",
+                    steps[i],
+                    model[i],
+                    program_text(steps),
+                    program_text(effect)
+                ));
+            }
+        }
+        pending.clear();
+        Ok(())
+    };
+    for (i, st) in steps.iter().enumerate() {
+        match st {
+            Step::Checkpoint { slot } => {
+                saved.retain(|s| s.0 != *slot);
+                saved.push((*slot, effect.len()));
+                pending.push((i, effect.len().checked_sub(1), false));
+            }
+            Step::Restore { slot } => {
+                check(&mut pending, &effect, &mut real)?;
+                let k = saved
+                    .iter()
+                    .position(|s| s.0 == *slot)
+                    .ok_or_else(|| format!("{what}: op {i} restores a checkpoint never saved"))?;
+                let at = saved[k].1;
+                saved.truncate(k + 1);
+                effect.truncate(at);
+                pending.push((i, at.checked_sub(1), false));
+            }
+            _ => {
+                if *st == Step::Reset {
+                    saved.clear();
+                }
+                effect.push(st.clone());
+                pending.push((i, Some(effect.len() - 1), true));
+            }
+        }
+    }
+    check(&mut pending, &effect, &mut real)
+}
+
+/// The largest `n` in `lo..=hi` for which `holds(n)`, given that it holds
+/// at `lo` and, once it fails, fails for every larger `n`: how an edge test
+/// finds the request at a boundary on the model, to run it and the one
+/// past it on both sides.
+pub fn last_true(lo: u64, hi: u64, holds: impl Fn(u64) -> bool) -> u64 {
+    assert!(holds(lo), "the predicate must hold at {lo}");
+    if holds(hi) {
+        return hi;
+    }
+    let (mut ok, mut bad) = (lo, hi);
+    while bad - ok > 1 {
+        let mid = ok + (bad - ok) / 2;
+        if holds(mid) {
+            ok = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    ok
+}
+
+/// The largest request `target` allows at `align`: the most a `Layout` can
+/// describe, whose size rounded up to the alignment is `isize::MAX` or less.
+pub fn largest_request(target: Target, align: u64) -> u64 {
+    let isize_max = match target {
+        Target::W64 => i64::MAX as u64,
+        Target::Wasm32 => i32::MAX as u64,
+    };
+    isize_max & !(align - 1)
+}
+
+/// How a program that may stop ends on the model: every op's outcome, or
+/// the op the model refused to go past and why (the base allocator has no
+/// room, or the reference's own arithmetic overflows).
+pub fn model_or_stop(
+    preset: PresetId,
+    target: Target,
+    capacity: Option<u64>,
+    child: Option<Child>,
+    steps: &[Step],
+) -> Result<(Trace, Vec<Seen>), (usize, String)> {
+    let opts = Options {
+        target,
+        capacity,
+        min_align: None,
+        child,
+    };
+    if let Err(e) = run(&program_text(steps), preset, &opts) {
+        return Err((e.line as usize - 1, e.message));
+    }
+    run_model_over(preset, target, capacity, child, steps).map_err(|e| (usize::MAX, e))
 }
 
 /// Whether op `i` asked for more than the largest chunk live before it

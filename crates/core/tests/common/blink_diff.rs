@@ -23,11 +23,12 @@ use super::sim_heap::SimHeap;
 
 /// What the header's four words take: cursor, end, prev, cumulative_size.
 pub const HEADER: u64 = 4 * std::mem::size_of::<usize>() as u64;
-/// The random programs: alloc, realloc, free and reset (blink-alloc has no
-/// checkpoints), sizes up to 40,000 so chunks pass 16 KiB, alignments up to
-/// a page, and the starting size chosen at random in some.
+/// The random programs: alloc, realloc, free, reset and the playground's
+/// emulated checkpoints (compared through `arena_diff::compare_undone`:
+/// blink-alloc has none), sizes up to 40,000 so chunks pass 16 KiB,
+/// alignments up to a page, and the starting size chosen at random in some.
 pub const MIX: Mix = Mix {
-    weights: [10, 5, 4, 1, 0, 0],
+    weights: [10, 5, 4, 1, 2, 2],
     min_ops: 1,
     max_ops: 60,
     sizes: &[(6, 0, 64), (3, 65, 600), (1, 601, 5000), (1, 5001, 40000)],
@@ -43,9 +44,6 @@ pub const MIX: Mix = Mix {
         Some(20000),
     ],
 };
-
-/// The buffer the simulated heap hands chunks from.
-const HEAP_BYTES: usize = 32 << 20;
 
 /// The chunks now live, oldest first, read from their headers, and the
 /// cursor of the newest (the crate's current chunk: every new chunk becomes
@@ -66,9 +64,10 @@ fn observe(heap: &SimHeap) -> (Vec<ChunkAt>, Option<u64>) {
             let start = a.sim + HEADER;
             ChunkAt {
                 seen: ChunkSeen {
-                    id: a.id,
+                    id: u64::from(a.id),
                     size: a.size,
                     capacity: end - start,
+                    start,
                 },
                 start,
             }
@@ -80,7 +79,18 @@ fn observe(heap: &SimHeap) -> (Vec<ChunkAt>, Option<u64>) {
 /// Runs `steps` on a real `BlinkAlloc` (with `with_chunk_size_in` when a
 /// capacity is given) and reads what each op left behind.
 pub fn run_real(steps: &[Step], capacity: Option<u64>) -> Vec<Seen> {
-    let heap = SimHeap::new(HEAP_BYTES);
+    run_real_partly(steps, capacity).unwrap_or_else(|(_, e)| panic!("{e}"))
+}
+
+/// [`run_real`], stopping at a request the real `BlinkAlloc` refuses
+/// (`AllocError`: its base allocator, the simulated heap, had no room, or
+/// no `Layout` describes the chunk it needs): what the ops before it left,
+/// and which op it was.
+pub fn run_real_partly(
+    steps: &[Step],
+    capacity: Option<u64>,
+) -> Result<Vec<Seen>, (Vec<Seen>, String)> {
+    let heap = SimHeap::new();
     let mut blink = match capacity {
         Some(c) => BlinkAlloc::with_chunk_size_in(c as usize, &heap),
         None => BlinkAlloc::new_in(&heap),
@@ -92,9 +102,11 @@ pub fn run_real(steps: &[Step], capacity: Option<u64>) -> Vec<Seen> {
         let placed: Option<(NonNull<u8>, Layout)> = match step {
             Step::Alloc { name, size, align } => {
                 let layout = Layout::from_size_align(*size as usize, *align as usize).unwrap();
-                let p = Allocator::allocate(&blink, layout)
-                    .expect("the real BlinkAlloc allocates")
-                    .cast::<u8>();
+                let Ok(p) = Allocator::allocate(&blink, layout) else {
+                    let i = seen.len();
+                    return Err((seen, format!("op {i}: BlinkAlloc::allocate failed")));
+                };
+                let p = p.cast::<u8>();
                 blocks.insert(name.clone(), (p, layout));
                 Some((p, layout))
             }
@@ -109,9 +121,12 @@ pub fn run_real(steps: &[Step], capacity: Option<u64>) -> Vec<Seen> {
                     } else {
                         Allocator::shrink(&blink, ptr, old, new)
                     }
-                }
-                .expect("the real BlinkAlloc reallocates")
-                .cast::<u8>();
+                };
+                let Ok(p) = p else {
+                    let i = seen.len();
+                    return Err((seen, format!("op {i}: BlinkAlloc::grow failed")));
+                };
+                let p = p.cast::<u8>();
                 moved = Some(p != ptr);
                 blocks.insert(name.clone(), (p, new));
                 Some((p, new))
@@ -142,5 +157,5 @@ pub fn run_real(steps: &[Step], capacity: Option<u64>) -> Vec<Seen> {
         });
     }
     blink.reset_final();
-    seen
+    Ok(seen)
 }

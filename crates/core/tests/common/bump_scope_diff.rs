@@ -219,10 +219,6 @@ unsafe impl Allocator for OnSimHeap {
     }
 }
 
-/// Bytes of the simulated heap's buffer: room for the largest programs'
-/// chunks (it is reserved, not touched, until used).
-const SIM_HEAP_BYTES: usize = 64 << 20;
-
 /// [`run_real`] on the simulated heap (every alignment compares exactly),
 /// with `Bump::with_capacity_in(capacity at align 1)` when a capacity is
 /// given, as the model reads its Capacity option.
@@ -230,7 +226,7 @@ pub fn run_real_on_sim_heap<S: BumpAllocatorSettings<GuaranteedAllocated = True>
     ops: &[AOp],
     capacity: Option<u64>,
 ) -> (String, Vec<Seen>) {
-    let heap = SimHeap::new(SIM_HEAP_BYTES);
+    let heap = SimHeap::new();
     SIM_HEAP.with(|h| h.set(&heap));
     let bump = match capacity {
         Some(c) => Bump::<OnSimHeap, S>::with_capacity_in(
@@ -264,12 +260,15 @@ pub fn run_real_in<A: Allocator + Clone, S: BumpAllocatorSettings<GuaranteedAllo
         let s = match *op {
             AOp::Alloc { size, align } => {
                 let layout = Layout::from_size_align(size, align).unwrap();
-                let ptr = bump
-                    .allocate(layout)
-                    .expect("the real heap has room")
-                    .cast::<u8>();
                 let name = fresh();
                 src += &format!("{name} = alloc {size} align {align}\n");
+                let Ok(ptr) = bump.allocate(layout) else {
+                    // The crate refused (no chunk can hold it): the program
+                    // stops here, as the model's does when its base
+                    // allocator has no room. The last line is that request.
+                    break;
+                };
+                let ptr = ptr.cast::<u8>();
                 live.push(Live {
                     name,
                     ptr,
@@ -442,6 +441,138 @@ pub fn compare_on_sim_heap(
     compare_runs(up, min_align, capacity, native, &src, &real)
 }
 
+/// The largest `n` in `lo..=hi` for which `holds(n)`, given that it holds
+/// at `lo` and fails for every `n` past the first that fails.
+fn last_true(lo: u64, hi: u64, holds: impl Fn(u64) -> bool) -> u64 {
+    assert!(holds(lo), "the predicate must hold at {lo}");
+    let (mut ok, mut bad) = (lo, hi + 1);
+    while bad - ok > 1 {
+        let mid = ok + (bad - ok) / 2;
+        if holds(mid) {
+            ok = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    ok
+}
+
+/// The edges of bump-scope's rules for a direction and `min_align` on
+/// `target`, as programs (and capacities) to run on both sides: alignments
+/// of a word, of MIN_ALIGN and twice it, and of a page; a request that
+/// exactly fills the first chunk (after a block, after padding, in a chunk
+/// of a chosen size) and one byte more, and the same by growing the last
+/// block; the next chunk's size at each power of two below a page and each
+/// page above (the largest request that keeps it, and one more byte); size
+/// 0; checkpoints at a chunk's start and end. Boundaries are found on the
+/// model, so a model whose boundary moved is caught on one side of it or
+/// the other.
+pub fn edge_programs(up: bool, min_align: u64, target: Target) -> Vec<(Vec<AOp>, Option<u64>)> {
+    let word = match target {
+        Target::W64 => 8,
+        Target::Wasm32 => 4,
+    };
+    let m = min_align as usize;
+    let alloc = |size: u64, align: u64| AOp::Alloc {
+        size: size as usize,
+        align: align as usize,
+    };
+    let mut out: Vec<(Vec<AOp>, Option<u64>)> = vec![
+        (
+            vec![
+                alloc(1, 1),
+                alloc(8, word),
+                alloc(3, m as u64),
+                alloc(3, 2 * m as u64),
+                alloc(1, word),
+            ],
+            None,
+        ),
+        (
+            vec![alloc(1, 1), alloc(1, 4096), alloc(5000, 4096), alloc(1, 1)],
+            None,
+        ),
+        (
+            vec![
+                alloc(0, 1),
+                alloc(0, 4096),
+                alloc(1, 1),
+                AOp::Realloc { pick: 0, size: 0 },
+                alloc(0, 16),
+            ],
+            None,
+        ),
+        (
+            vec![
+                AOp::Checkpoint(0),
+                alloc(464, 1),
+                AOp::Checkpoint(1),
+                alloc(1, 1),
+                AOp::Restore(1),
+                AOp::Restore(0),
+                alloc(1, 1),
+            ],
+            None,
+        ),
+    ];
+    let opts = |capacity: Option<u64>| Options {
+        target,
+        capacity,
+        min_align: Some(min_align),
+        child: None,
+    };
+    let chunks_after = |src: &str, cap: Option<u64>| -> Vec<u64> {
+        let t = run(src, preset(up), &opts(cap)).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        t.chunks.iter().map(|c| c.capacity).collect()
+    };
+    for (first, align, cap) in [
+        (8u64, 1u64, None),
+        (3, 64, None),
+        (1, 1, Some(16)),
+        (100, 16, Some(1008)),
+    ] {
+        let fits = |n: u64| {
+            chunks_after(
+                &format!("a = alloc {first}\nb = alloc {n} align {align}\n"),
+                cap,
+            )
+            .len()
+                == 1
+        };
+        let rest = last_true(0, 1 << 20, fits);
+        for n in [rest, rest + 1] {
+            out.push((vec![alloc(first, 1), alloc(n, align), alloc(1, 1)], cap));
+            out.push((
+                vec![
+                    alloc(first, 1),
+                    alloc(1, align),
+                    AOp::Realloc {
+                        pick: 0,
+                        size: n as usize,
+                    },
+                ],
+                cap,
+            ));
+        }
+    }
+    let second = |n: u64| -> u64 {
+        chunks_after(&format!("a = alloc 8\nb = alloc {n}\n"), None)
+            .get(1)
+            .copied()
+            .unwrap_or(0)
+    };
+    let first_cap = chunks_after("a = alloc 8\n", None)[0];
+    let mut bound = second(first_cap);
+    while bound < 64 * 1024 {
+        let n = last_true(1, 1 << 20, |n| second(n) <= bound);
+        for n in [n, n + 1] {
+            out.push((vec![alloc(8, 1), alloc(n, 1), alloc(1, 1)], None));
+        }
+        bound = second(n + 1);
+    }
+    out
+}
+
 /// Runs `src` (written by a real run that saw `real`) on the model and
 /// compares op by op.
 fn compare_runs(
@@ -456,6 +587,7 @@ fn compare_runs(
         target,
         capacity,
         min_align: Some(min_align),
+        child: None,
     };
     let t = run(src, preset(up), &opts).map_err(|e| format!("{e}\n--- program ---\n{src}"))?;
     if t.ops.len() != real.len() {

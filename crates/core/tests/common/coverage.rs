@@ -31,6 +31,9 @@ pub struct Coverage {
     /// Reallocs to a smaller size than the block had.
     pub shrinks: u64,
     pub frees: u64,
+    /// Frees of the newest live block (the one a bump allocator can give
+    /// back, if it gives back anything).
+    pub frees_of_last: u64,
     pub resets: u64,
     pub checkpoints: u64,
     pub restores: u64,
@@ -48,6 +51,10 @@ pub struct Coverage {
     pub failed: u64,
     /// Anything else a suite counts, by name.
     pub extra: HashMap<&'static str, u64>,
+    /// How many programs took each path at least once, by the names
+    /// [`Coverage::PATHS`] lists: what [`Coverage::require_shares`] checks,
+    /// so that a path is exercised by many programs, not by one.
+    pub programs_with: HashMap<&'static str, u64>,
 }
 
 impl Coverage {
@@ -55,18 +62,78 @@ impl Coverage {
     /// (`ChunkReason::Oversized`, or `CustomSlab` for a request too large
     /// for a slab).
     pub fn record(&mut self, t: &Trace) {
+        let before = self.clone();
         self.count(t);
         self.oversized += t
             .chunks
             .iter()
             .filter(|c| matches!(c.reason, ChunkReason::Oversized | ChunkReason::CustomSlab))
             .count() as u64;
+        self.tally_paths(&before);
+    }
+
+    /// The paths a program may take, as `programs_with` names them.
+    pub const PATHS: [&'static str; 10] = [
+        "new chunk",
+        "oversized",
+        "moved realloc",
+        "in-place realloc",
+        "free of the last block",
+        "reset",
+        "checkpoint",
+        "restore",
+        "restore that gave bytes back",
+        "failed request",
+    ];
+
+    /// Adds one to each path the program just counted took.
+    fn tally_paths(&mut self, before: &Coverage) {
+        let took = [
+            self.new_chunks > before.new_chunks,
+            self.oversized > before.oversized,
+            self.realloc_moved > before.realloc_moved,
+            self.realloc_in_place > before.realloc_in_place,
+            self.frees_of_last > before.frees_of_last,
+            self.resets > before.resets,
+            self.checkpoints > before.checkpoints,
+            self.restores > before.restores,
+            self.restores_that_reclaimed > before.restores_that_reclaimed,
+            self.failed > before.failed,
+        ];
+        for (path, took) in Self::PATHS.into_iter().zip(took) {
+            *self.programs_with.entry(path).or_default() += u64::from(took);
+        }
+    }
+
+    /// The share of programs, in percent, that took `path`.
+    pub fn share(&self, path: &str) -> f64 {
+        let n = self.programs_with.get(path).copied().unwrap_or(0);
+        100.0 * n as f64 / self.programs.max(1) as f64
+    }
+
+    /// Panics unless at least `percent` of the programs took each `path`:
+    /// a generator that reaches a path once in a run compares it once.
+    pub fn require_shares(&self, what: &str, needs: &[(&str, f64)]) {
+        let short: Vec<String> = needs
+            .iter()
+            .filter(|(path, pct)| self.share(path) < *pct)
+            .map(|(path, pct)| format!("{path}: {:.1}% < {pct}%", self.share(path)))
+            .collect();
+        assert!(
+            short.is_empty(),
+            "the {what} generator takes these paths in too few of its {} programs: {}; fix \
+             the generator (coverage: {})",
+            self.programs,
+            short.join(", "),
+            self.summary(what)
+        );
     }
 
     /// Counts what `t` did, for a preset whose model gives no chunk an
     /// oversized reason: `oversized(t, i)` says whether the chunk op `i`
     /// made was made for one request larger than a normal next chunk.
     pub fn record_with(&mut self, t: &Trace, oversized: impl Fn(&Trace, usize) -> bool) {
+        let before = self.clone();
         self.count(t);
         for (i, op) in t.ops.iter().enumerate() {
             let made = op.events.iter().any(|e| e.kind == EventKind::NewChunk);
@@ -74,6 +141,7 @@ impl Coverage {
                 self.oversized += 1;
             }
         }
+        self.tally_paths(&before);
     }
 
     fn count(&mut self, t: &Trace) {
@@ -85,6 +153,26 @@ impl Coverage {
             .iter()
             .filter(|c| c.created_by.is_some() && c.id > 0)
             .count() as u64;
+        // The live blocks, by the op that placed them, to tell a free of the
+        // newest one.
+        let mut live: Vec<u32> = Vec::new();
+        for op in &t.ops {
+            match op.kind {
+                OpKind::Free => {
+                    let newest = live.iter().max().copied();
+                    self.frees_of_last +=
+                        u64::from(op.target_op.is_some() && op.target_op == newest);
+                    live.retain(|&b| Some(b) != op.target_op);
+                }
+                OpKind::Realloc => live.retain(|&b| Some(b) != op.target_op),
+                OpKind::Reset => live.clear(),
+                _ => {}
+            }
+            live.retain(|b| !op.reclaimed.contains(b));
+            if matches!(op.kind, OpKind::Alloc | OpKind::Realloc) && !op.failed {
+                live.push(op.index);
+            }
+        }
         for op in &t.ops {
             self.failed += u64::from(op.failed);
             let placed = matches!(op.kind, OpKind::Alloc | OpKind::Realloc);
@@ -153,9 +241,9 @@ impl Coverage {
         extra.sort();
         format!(
             "{what}: {} programs, {} ops; {} new chunks ({} oversized), {} moved and {} \
-             in-place reallocs ({} shrinks), {} frees, {} resets, {} checkpoints / {} restores \
-             ({} gave bytes back), {} zero-sized, {} aligned above 16, {} with a chosen \
-             capacity, {} failed{}",
+             in-place reallocs ({} shrinks), {} frees ({} of the last block), {} resets, \
+             {} checkpoints / {} restores ({} gave bytes back), {} zero-sized, {} aligned \
+             above 16, {} with a chosen capacity, {} failed{}; programs taking each path: {}",
             self.programs,
             self.ops,
             self.new_chunks,
@@ -164,6 +252,7 @@ impl Coverage {
             self.realloc_in_place,
             self.shrinks,
             self.frees,
+            self.frees_of_last,
             self.resets,
             self.checkpoints,
             self.restores,
@@ -176,7 +265,12 @@ impl Coverage {
                 String::new()
             } else {
                 format!("; {extra:?}")
-            }
+            },
+            Self::PATHS
+                .iter()
+                .map(|p| format!("{p} {:.0}%", self.share(p)))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 }

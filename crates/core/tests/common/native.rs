@@ -4,6 +4,13 @@
 //! per test and fed programs on stdin (the protocol is in
 //! tests/native/sim_heap.hpp and tests/native/sim_heap.zig).
 //!
+//! Each runs on both targets the models simulate: 64-bit as built for this
+//! machine, and 32-bit: Zig's code compiled for wasm32-wasi and run under
+//! Node's node:wasi (scripts/wasi-run.mjs), the real code on the real
+//! target; the C++ built with `g++ -m32` (Debian's g++-multilib), four-byte
+//! pointers and size_t standing in for wasm32's, as no C++ toolchain for
+//! wasm32 is installed here.
+//!
 //! `scripts/setup.mjs` installs the tools (`npm test` runs it first). A
 //! missing tool is a test FAILURE that says how to install it, never a skip:
 //! a differential test that did not run must not look like one that passed.
@@ -15,6 +22,8 @@ use std::hash::{Hash, Hasher};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use bumplab_core::Target;
 
 use super::arena_diff::{block_at, bump_at, ChunkAt, ChunkSeen, Seen, Step};
 
@@ -177,16 +186,33 @@ pub fn build_cxx(name: &str, source: &str, flags: &[String], libs: &[String]) ->
     })
 }
 
-/// Builds a Zig harness from tests/native/<source> (with sim_heap.zig).
-pub fn build_zig(name: &str, source: &str) -> PathBuf {
+/// The `-m32` flag for a C++ harness built for `target`'s pointer width
+/// (none for 64-bit, this machine's own).
+pub fn cxx_target_flags(target: Target) -> Vec<String> {
+    match target {
+        Target::W64 => Vec::new(),
+        Target::Wasm32 => vec!["-m32".to_string()],
+    }
+}
+
+/// Builds a Zig harness from tests/native/<source> (with sim_heap.zig) for
+/// `target`: this machine (64-bit), or wasm32-wasi (a .wasm module).
+pub fn build_zig(name: &str, source: &str, target: Target) -> PathBuf {
     let (zig, version) = zig();
     let inputs = [native_file(source), native_file("sim_heap.zig")];
-    cached(name, &inputs, &[version], |out| {
+    let triple = match target {
+        Target::W64 => None,
+        Target::Wasm32 => Some("wasm32-wasi"),
+    };
+    let salt = [version, triple.unwrap_or("native").to_string()];
+    let name = format!("{name}-{}", triple.unwrap_or("native"));
+    cached(&name, &inputs, &salt, |out| {
         let cache = build_dir().join("zig-cache");
         let mut cmd = Command::new(&zig);
         cmd.arg("build-exe")
             .arg(native_file(source))
             .args(["-O", "ReleaseSafe"])
+            .args(triple.iter().flat_map(|t| ["-target", t]))
             .arg(format!("-femit-bin={}", out.display()))
             .env("ZIG_GLOBAL_CACHE_DIR", &cache)
             .env("ZIG_LOCAL_CACHE_DIR", &cache);
@@ -195,6 +221,19 @@ pub fn build_zig(name: &str, source: &str) -> PathBuf {
             &format!("building the {name} harness with {}", zig.display()),
         );
     })
+}
+
+/// Node, which runs the wasm32 harnesses: `$NODE` or `node`.
+fn node() -> PathBuf {
+    let node = PathBuf::from(std::env::var("NODE").unwrap_or_else(|_| "node".into()));
+    if first_line(&node, &["--version"]).is_none() {
+        panic!(
+            "{} was not found: the wasm32 differential tests run the real allocators compiled \
+             for wasm32-wasi under Node's node:wasi; {SETUP}",
+            node.display()
+        );
+    }
+    node
 }
 
 /// What the harness said about one op, in simulated addresses.
@@ -207,32 +246,136 @@ pub struct RawOp {
     pub chunks: Vec<ChunkAt>,
 }
 
-/// A running harness.
+/// A running harness. One that crashed (a panic in the real allocator, an
+/// error the harness reported) is started again for the next program.
 pub struct Harness {
     name: String,
     /// A word the program line carries after the capacity, for harnesses
     /// that run more than one allocator.
     mode: String,
+    /// How to start it again.
+    program: PathBuf,
+    args: Vec<std::ffi::OsString>,
+    running: Option<Running>,
+}
+
+struct Running {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
+    /// What it wrote on stderr (a panic's message), read by a thread.
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: std::thread::JoinHandle<()>,
 }
 
 impl Harness {
     pub fn spawn(name: &str, bin: &Path) -> Harness {
-        let mut child = Command::new(bin)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("starting {}: {e}", bin.display()));
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = BufReader::new(child.stdout.take().expect("piped"));
-        Harness {
+        Self::spawn_command(name, bin.to_path_buf(), Vec::new())
+    }
+
+    /// A harness compiled for wasm32-wasi, run under Node's node:wasi with
+    /// a fresh instance (a fresh linear memory) for each program.
+    pub fn spawn_wasi(name: &str, wasm: &Path) -> Harness {
+        let args = vec![
+            // A fresh instance per program: collected as it goes.
+            "--expose-gc".into(),
+            // node:wasi's fast API calls can start a garbage collection
+            // inside a call from wasm, which crashes Node now and then with
+            // SIGSEGV (nodejs/node issue 46777, "Using fast calls for WASI
+            // causes V8 coredump"): the slow calls have no such window.
+            "--no-turbo-fast-api-calls".into(),
+            manifest_dir().join("../../scripts/wasi-run.mjs").into(),
+            "--instance-per-program".into(),
+            wasm.into(),
+        ];
+        Self::spawn_command(name, node(), args)
+    }
+
+    /// The harness `bin` was built into for `target`: run directly, or
+    /// under Node for wasm32.
+    pub fn spawn_for(name: &str, bin: &Path, target: Target) -> Harness {
+        match target {
+            Target::W64 => Self::spawn(name, bin),
+            Target::Wasm32 if bin.to_string_lossy().contains("wasm32-wasi") => {
+                Self::spawn_wasi(name, bin)
+            }
+            // A C++ harness built with -m32 runs here.
+            Target::Wasm32 => Self::spawn(name, bin),
+        }
+    }
+
+    fn spawn_command(name: &str, program: PathBuf, args: Vec<std::ffi::OsString>) -> Harness {
+        let mut h = Harness {
             name: name.to_string(),
             mode: String::new(),
-            child,
-            stdin,
-            stdout,
+            program,
+            args,
+            running: None,
+        };
+        h.start();
+        h
+    }
+
+    fn start(&mut self) -> &mut Running {
+        let name = &self.name;
+        self.running.get_or_insert_with(|| {
+            let mut child = Command::new(&self.program)
+                .args(&self.args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("starting the {name} harness: {e}"));
+            let stdin = child.stdin.take().expect("piped");
+            let stdout = BufReader::new(child.stdout.take().expect("piped"));
+            let mut err = child.stderr.take().expect("piped");
+            let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+            let sink = stderr.clone();
+            let reader = std::thread::spawn(move || {
+                use std::io::Read;
+                let mut buf = [0u8; 4096];
+                while let Ok(n @ 1..) = err.read(&mut buf) {
+                    let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+                    s.push_str(&String::from_utf8_lossy(&buf[..n]));
+                    if s.len() > 64 * 1024 {
+                        let mut cut = s.len() - 32 * 1024;
+                        while !s.is_char_boundary(cut) {
+                            cut += 1;
+                        }
+                        s.drain(..cut);
+                    }
+                }
+            });
+            Running {
+                child,
+                stdin,
+                stdout,
+                stderr,
+                reader,
+            }
+        })
+    }
+
+    /// Stops a harness that failed, with what it said on stderr.
+    fn stopped(&mut self, why: String) -> String {
+        let Some(mut r) = self.running.take() else {
+            return why;
+        };
+        // How it ended, if it did (a killed process or a crash says so).
+        let ended = r.child.try_wait().ok().flatten();
+        let _ = r.child.kill();
+        let _ = r.child.wait();
+        // The reader stops at the end of the pipe, with the last bytes read.
+        let _ = r.reader.join();
+        let err = r.stderr.lock().map(|s| s.clone()).unwrap_or_default();
+        let why = match ended {
+            Some(status) => format!("{why} ({status})"),
+            None => why,
+        };
+        if err.trim().is_empty() {
+            why
+        } else {
+            format!("{why}\n--- its stderr ---\n{}", err.trim_end())
         }
     }
 
@@ -242,8 +385,24 @@ impl Harness {
         self
     }
 
+    /// Tells the harness which of its allocators the next programs run.
+    pub fn set_mode(&mut self, mode: &str) {
+        self.mode = mode.to_string();
+    }
+
     /// Runs one program and reads what each op left behind.
     pub fn run(&mut self, capacity: Option<u64>, steps: &[Step]) -> Result<Vec<RawOp>, String> {
+        self.run_partly(capacity, steps).map_err(|(_, e)| e)
+    }
+
+    /// [`Harness::run`], keeping on failure what the ops before it left:
+    /// a program that makes the real allocator panic is compared up to
+    /// that op.
+    pub fn run_partly(
+        &mut self,
+        capacity: Option<u64>,
+        steps: &[Step],
+    ) -> Result<Vec<RawOp>, (Vec<RawOp>, String)> {
         // Block names as numbers, in order of first appearance.
         let mut ids: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         let mut id = |name: &str| {
@@ -268,37 +427,53 @@ impl Harness {
             msg.push('\n');
         }
         msg.push_str("end\n");
-        self.stdin
+        let name = self.name.clone();
+        let r = self.start();
+        if let Err(e) = r
+            .stdin
             .write_all(msg.as_bytes())
-            .and_then(|()| self.stdin.flush())
-            .map_err(|e| format!("{}: writing the program: {e}", self.name))?;
+            .and_then(|()| r.stdin.flush())
+        {
+            let why = format!("{name}: writing the program: {e}");
+            return Err((Vec::new(), self.stopped(why)));
+        }
         let mut ops = Vec::new();
         loop {
             let mut line = String::new();
-            let n = self
-                .stdout
-                .read_line(&mut line)
-                .map_err(|e| format!("{}: reading: {e}", self.name))?;
-            if n == 0 {
-                return Err(format!("{}: the harness stopped (crashed?)", self.name));
-            }
-            let line = line.trim();
-            if line == "done" {
-                break;
-            }
-            if line.starts_with("error") {
-                return Err(format!("{}: {line}", self.name));
-            }
-            ops.push(parse_op(line).map_err(|e| format!("{}: {e}: {line}", self.name))?);
+            let r = self.start();
+            let read = r.stdout.read_line(&mut line);
+            let why = match read {
+                Err(e) => format!("{name}: reading: {e}"),
+                Ok(0) => format!("{name}: the harness stopped (crashed?)"),
+                Ok(_) => {
+                    let line = line.trim();
+                    if line == "done" {
+                        return Ok(ops);
+                    }
+                    if line.starts_with("error") {
+                        format!("{name}: {line}")
+                    } else {
+                        match parse_op(line) {
+                            Ok(op) => {
+                                ops.push(op);
+                                continue;
+                            }
+                            Err(e) => format!("{name}: {e}: {line}"),
+                        }
+                    }
+                }
+            };
+            return Err((ops, self.stopped(why)));
         }
-        Ok(ops)
     }
 }
 
 impl Drop for Harness {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(mut r) = self.running.take() {
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+        }
     }
 }
 
@@ -323,9 +498,10 @@ fn parse_op(line: &str) -> Result<RawOp, String> {
         let (id, _base, size, capacity, start) = (num()?, num()?, num()?, num()?, num()?);
         chunks.push(ChunkAt {
             seen: ChunkSeen {
-                id: id as u32,
+                id,
                 size,
                 capacity,
+                start,
             },
             start,
         });
@@ -364,7 +540,11 @@ pub fn seen(raw: &[RawOp], steps: &[Step]) -> Vec<Seen> {
 /// value, `maxInt(usize)` rounded down to the block's alignment (checked
 /// here), and the trace shows it at the alignment (see
 /// `bumplab_core::models::zig_arena::dangling`), so it is replaced by that.
-pub fn zig_dangling_as_shown(raw: &mut [RawOp], steps: &[Step]) -> Result<(), String> {
+pub fn zig_dangling_as_shown(
+    raw: &mut [RawOp],
+    steps: &[Step],
+    target: Target,
+) -> Result<(), String> {
     let mut aligns: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
     for (i, (r, st)) in raw.iter_mut().zip(steps).enumerate() {
         let (size, align) = match st {
@@ -387,7 +567,12 @@ pub fn zig_dangling_as_shown(raw: &mut [RawOp], steps: &[Step]) -> Result<(), St
         if size > 0 || inside {
             continue;
         }
-        let zig = bumplab_core::models::zig_arena::zig_dangling(align);
+        let zig = match target {
+            Target::W64 => bumplab_core::models::zig_arena::zig_dangling(align),
+            Target::Wasm32 => u64::from(bumplab_core::models::zig_arena::zig_dangling(
+                u32::try_from(align).map_err(|_| format!("op {i}: alignment {align}"))?,
+            )),
+        };
         if addr != zig {
             return Err(format!(
                 "op {i}: Zig's zero-sized pointer is {addr:#x}, not maxInt(usize) rounded down to {align} ({zig:#x})"

@@ -10,14 +10,46 @@
 // holds, so it returns CurPtr and changes nothing (not even BytesAllocated).
 // A realloc is what a container does with this allocator (it has none):
 // allocate the new size, copy, deallocate the old block.
+//
+// Built with `-m32` (the 4-byte-pointer stand-in for wasm32), there is no
+// 32-bit libLLVMSupport to link: BUMPLAB_NO_LIBLLVM then defines here the
+// one out-of-line function the header's allocator reaches, SmallVector's
+// grow_pod (the slab lists are SmallVectors). It only sizes those lists,
+// which the arena keeps outside its slabs, so no address depends on it.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "llvm/Support/Allocator.h"
 #include "sim_heap.hpp"
+
+#ifdef BUMPLAB_NO_LIBLLVM
+// LLVM 14's lib/Support/SmallVector.cpp grows a POD vector to at least
+// MinSize elements, twice the old capacity plus one if that is more, within
+// what Size_T can count; written here from that description.
+template <class Size_T>
+void llvm::SmallVectorBase<Size_T>::grow_pod(void* FirstEl, size_t MinSize, size_t TSize) {
+  constexpr size_t MaxSize = std::numeric_limits<Size_T>::max();
+  if (MinSize > MaxSize || this->capacity() == MaxSize) {
+    std::printf("error: SmallVector cannot grow past %zu elements\n", MaxSize);
+    std::exit(5);
+  }
+  size_t NewCapacity = std::min(std::max(2 * size_t(this->capacity()) + 1, MinSize), MaxSize);
+  void* NewElts = this->BeginX == FirstEl ? std::malloc(NewCapacity * TSize)
+                                          : std::realloc(this->BeginX, NewCapacity * TSize);
+  if (!NewElts) {
+    std::printf("error: out of memory growing a SmallVector\n");
+    std::exit(5);
+  }
+  if (this->BeginX == FirstEl) std::memcpy(NewElts, this->BeginX, this->size() * TSize);
+  this->BeginX = NewElts;
+  this->Capacity = Size_T(NewCapacity);
+}
+template class llvm::SmallVectorBase<uint32_t>;
+#endif
 
 // The base allocator: what MallocAllocator is to the default BumpPtrAllocator.
 struct SimSlabs {

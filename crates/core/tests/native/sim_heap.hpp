@@ -2,9 +2,14 @@
 // allocators the differential tests run: first fit over a sorted, coalesced
 // free list, 16 bytes of bookkeeping before each block, blocks aligned to at
 // least 16 and their ends rounded up to 16. The same requests get the same
-// simulated addresses as the model's heap; each is backed by the real byte
-// `buffer + (address - HEAP_BASE)` of a page-aligned mapping, so real and
-// simulated addresses agree modulo every alignment up to 4096.
+// simulated addresses as the model's heap. Each allocation is backed by real
+// bytes of its own: a fresh mapping whose first page starts at the simulated
+// address rounded down to 4096, so real and simulated addresses agree modulo
+// every alignment up to 4096, and nothing is mapped between allocations (a
+// 32-bit build, `g++ -m32`, could not map the simulated heap's 4 GiB whole).
+//
+// Built for 64 bits, it is Heap::new(Target::W64): 4 GiB from HEAP_BASE; with
+// `-m32`, Heap::new(Target::Wasm32): up to 2^32, as the wasm32 model's heap.
 //
 // Also the line protocol both C++ harnesses speak (see common/native.rs).
 
@@ -26,54 +31,59 @@ namespace sim {
 
 constexpr uint64_t HEAP_BASE = 0x10000;
 constexpr uint64_t MALLOC_HEADER = 16;
-// Heap::new(Target::W64): 4 GiB from HEAP_BASE.
-constexpr uint64_t HEAP_TOP = HEAP_BASE + (uint64_t(1) << 32);
-// The real bytes behind the simulated ones: mapped lazily, only what is
-// touched costs memory.
-constexpr uint64_t BUFFER_BYTES = uint64_t(1) << 32;
+constexpr uint64_t PAGE = 4096;
+constexpr uint64_t HEAP_TOP = sizeof(void*) == 8 ? HEAP_BASE + (uint64_t(1) << 32) : uint64_t(1) << 32;
 
 struct Allocation {
   uint32_t id;
   uint64_t sim;
   uint64_t size;
   uint64_t align;
+  // The mapping behind it: `mapped` bytes from `map`; the block's first real
+  // byte is `map + sim % PAGE`.
+  char* map;
+  size_t mapped;
+
+  char* real() const { return map + (sim % PAGE); }
 };
 
 struct Heap {
   std::vector<std::pair<uint64_t, uint64_t>> free_ranges;
   uint32_t next_id = 0;
   std::vector<Allocation> live;
-  char* buffer = nullptr;
 
-  Heap() {
-    void* m = mmap(nullptr, BUFFER_BYTES, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) {
-      std::fprintf(stderr, "sim_heap: cannot map the buffer\n");
-      std::exit(2);
-    }
-    buffer = static_cast<char*>(m);
-    reset();
-  }
+  Heap() { reset(); }
 
   void reset() {
+    for (const Allocation& a : live) munmap(a.map, a.mapped);
     free_ranges.assign(1, {HEAP_BASE, HEAP_TOP});
     next_id = 0;
     live.clear();
   }
 
-  void* real(uint64_t sim) const { return buffer + (sim - HEAP_BASE); }
+  // The real byte of a simulated address inside (or just past) a live allocation.
+  void* real(uint64_t sim) const {
+    for (const Allocation& a : live)
+      if (sim >= a.sim && sim <= a.sim + a.size) return a.real() + (sim - a.sim);
+    std::printf("error: %llu is in no live allocation\n", (unsigned long long)sim);
+    std::exit(2);
+  }
 
-  // The simulated address of a pointer into the buffer; any other pointer
-  // (null, a dangling one) as its own value.
+  // The simulated address of a pointer into (or just past) a live
+  // allocation; any other pointer (null, a dangling one) as its own value.
+  // A pointer inside a block wins over one just past another.
   uint64_t sim(const void* p) const {
     uintptr_t v = reinterpret_cast<uintptr_t>(p);
-    uintptr_t b = reinterpret_cast<uintptr_t>(buffer);
-    if (v >= b && v < b + BUFFER_BYTES) return v - b + HEAP_BASE;
+    for (int past = 0; past < 2; past++)
+      for (const Allocation& a : live) {
+        uintptr_t r = reinterpret_cast<uintptr_t>(a.real());
+        if (v >= r && (past ? v == r + a.size : v < r + a.size)) return a.sim + (v - r);
+      }
     return v;
   }
 
-  // Heap::alloc, line for line: nullptr where it returns None.
+  // Heap::alloc, line for line: nullptr where it returns None. nullptr too
+  // when the process cannot map bytes for it (then it is not taken).
   void* alloc(uint64_t size, uint64_t align) {
     if (align < 16) align = 16;
     for (size_t i = 0; i < free_ranges.size(); i++) {
@@ -86,6 +96,11 @@ struct Heap {
       if (__builtin_add_overflow(end, 15, &end)) return nullptr;
       end &= ~uint64_t(15);
       if (end > hi) continue;
+      uint64_t want = ((addr % PAGE) + size + PAGE - 1) / PAGE * PAGE;
+      if (want > SIZE_MAX) return unbacked(size);
+      void* m = mmap(nullptr, size_t(want), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (m == MAP_FAILED) return unbacked(size);
       uint64_t taken_from = addr - MALLOC_HEADER;
       bool before = taken_from > lo, after = end < hi;
       if (before && after) {
@@ -98,10 +113,18 @@ struct Heap {
       } else {
         free_ranges.erase(free_ranges.begin() + i);
       }
-      live.push_back({next_id++, addr, size, align});
-      return real(addr);
+      live.push_back({next_id++, addr, size, align, static_cast<char*>(m), size_t(want)});
+      return live.back().real();
     }
     return nullptr;
+  }
+
+  // The simulated heap had room but this process cannot map it: not an
+  // answer the model could give, so the harness stops and says so.
+  void* unbacked(uint64_t size) {
+    std::printf("error: the simulated heap has room for %llu bytes, but this process cannot map them\n",
+                (unsigned long long)size);
+    std::exit(2);
   }
 
   // Heap::free, checking the block is one of ours with this size.
@@ -114,6 +137,7 @@ struct Heap {
                   (unsigned long long)addr, (unsigned long long)size);
       std::exit(3);
     }
+    munmap(live[k].map, live[k].mapped);
     live.erase(live.begin() + k);
     uint64_t lo = addr - MALLOC_HEADER;
     uint64_t hi = (addr + size + 15) & ~uint64_t(15);

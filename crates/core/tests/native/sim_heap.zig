@@ -1,30 +1,87 @@
 //! The simulated heap (crates/core/src/heap.rs) in Zig, as a child
 //! allocator for the real Zig allocators the differential tests run, and
 //! the line protocol the harnesses speak (see sim_heap.hpp for its
-//! grammar).
+//! grammar), for Linux (64-bit) and for wasm32-wasi (run under Node's
+//! node:wasi by scripts/wasi-run.mjs).
 //!
 //! First fit over a sorted, coalesced free list; 16 bytes of bookkeeping
 //! before each block; blocks aligned to at least 16, their ends rounded up
 //! to 16. The same requests get the same simulated addresses as the
-//! model's heap, each backed by the byte `buffer + (address - heap_base)`
-//! of a page-aligned mapping. It never resizes in place (as
+//! model's heap: built for 64 bits it is Heap::new(Target::W64), 4 GiB from
+//! heap_base; for wasm32, Heap::new(Target::Wasm32), up to 2^32. Each
+//! allocation is backed by real bytes of its own, whose first page starts
+//! at the simulated address rounded down to 4096, so real and simulated
+//! addresses agree modulo every alignment up to 4096 (a wasm32 module could
+//! not hold the simulated heap's whole span). It never resizes in place (as
 //! `std.mem.Allocator.noResize`): the model's simulated heap has no resize.
 
 const std = @import("std");
+const builtin = @import("builtin");
 const linux = std.os.linux;
+const wasi = std.os.wasi;
 const Allocator = std.mem.Allocator;
 const Alignment = std.mem.Alignment;
 
+const is_wasm = builtin.cpu.arch.isWasm();
+
 pub const heap_base: u64 = 0x10000;
 const malloc_header: u64 = 16;
-const heap_top: u64 = heap_base + (1 << 32);
-const buffer_bytes: usize = 1 << 32;
+const page: u64 = 4096;
+const heap_top: u64 = if (@sizeOf(usize) == 8) heap_base + (1 << 32) else 1 << 32;
 
 const Range = struct { lo: u64, hi: u64 };
-pub const Allocation = struct { id: u32, sim: u64, size: u64 };
+/// A live allocation: its simulated address and size, and the real bytes
+/// behind it (`mapped` bytes from `map`; the block starts `sim % page` in).
+pub const Allocation = struct {
+    id: u32,
+    sim: u64,
+    size: u64,
+    map: usize = 0,
+    mapped: usize = 0,
+
+    pub fn realStart(a: Allocation) usize {
+        return a.map + @as(usize, @intCast(a.sim % page));
+    }
+};
 
 const max_ranges = 8192;
 const max_live = 8192;
+
+/// Real bytes for an allocation: a mapping of its own on Linux; on wasm32,
+/// the next pages of linear memory (a harness instance runs one program,
+/// so they are never given back).
+const Backing = struct {
+    /// wasm32: the first byte not yet handed out.
+    top: usize = 0,
+
+    fn get(b: *Backing, len: usize) ?usize {
+        if (is_wasm) {
+            const wasm_page = 64 * 1024;
+            if (b.top == 0) b.top = @wasmMemorySize(0) * wasm_page;
+            const start = std.mem.alignForward(usize, b.top, page);
+            const end = std.math.add(usize, start, len) catch return null;
+            const have = @wasmMemorySize(0) * wasm_page;
+            if (end > have) {
+                const more = (end - have + wasm_page - 1) / wasm_page;
+                if (@wasmMemoryGrow(0, more) < 0) return null;
+            }
+            b.top = end;
+            return start;
+        }
+        const rc = linux.mmap(null, len, .{ .READ = true, .WRITE = true }, .{
+            .TYPE = .PRIVATE,
+            .ANONYMOUS = true,
+            .NORESERVE = true,
+        }, -1, 0);
+        if (rc > std.math.maxInt(usize) - 4096) return null;
+        return rc;
+    }
+
+    fn put(b: *Backing, map: usize, len: usize) void {
+        _ = b;
+        if (!is_wasm) _ = linux.munmap(@ptrFromInt(map), len);
+    }
+};
 
 pub const Heap = struct {
     free_ranges: [max_ranges]Range = undefined,
@@ -32,35 +89,41 @@ pub const Heap = struct {
     live: [max_live]Allocation = undefined,
     n_live: usize = 0,
     next_id: u32 = 0,
-    buffer: [*]u8 = undefined,
+    backing: Backing = .{},
 
     pub fn init(h: *Heap) void {
-        const rc = linux.mmap(null, buffer_bytes, .{ .READ = true, .WRITE = true }, .{
-            .TYPE = .PRIVATE,
-            .ANONYMOUS = true,
-            .NORESERVE = true,
-        }, -1, 0);
-        if (rc > std.math.maxInt(usize) - 4096) fail("cannot map the buffer");
-        h.buffer = @ptrFromInt(rc);
+        h.n_live = 0;
         h.reset();
     }
 
     pub fn reset(h: *Heap) void {
+        for (h.live[0..h.n_live]) |a| h.backing.put(a.map, a.mapped);
         h.free_ranges[0] = .{ .lo = heap_base, .hi = heap_top };
         h.n_free = 1;
         h.n_live = 0;
         h.next_id = 0;
     }
 
+    /// The real byte of a simulated address inside (or just past) a live allocation.
     pub fn real(h: *const Heap, at: u64) [*]u8 {
-        return h.buffer + @as(usize, @intCast(at - heap_base));
+        for (h.live[0..h.n_live]) |a| {
+            if (at >= a.sim and at <= a.sim + a.size) return @ptrFromInt(a.realStart() + @as(usize, @intCast(at - a.sim)));
+        }
+        fail("an address in no live allocation");
     }
 
-    /// The simulated address of a pointer into the buffer; any other
-    /// pointer (a dangling one) as its own value.
+    /// The simulated address of a pointer into (or just past) a live
+    /// allocation; any other pointer (a dangling one) as its own value. A
+    /// pointer inside a block wins over one just past another.
     pub fn sim(h: *const Heap, p: usize) u64 {
-        const b = @intFromPtr(h.buffer);
-        if (p >= b and p < b + buffer_bytes) return p - b + heap_base;
+        for ([_]bool{ false, true }) |past| {
+            for (h.live[0..h.n_live]) |a| {
+                const r = a.realStart();
+                const size: usize = @intCast(a.size);
+                const hit = if (past) p == r + size else p >= r and p < r + size;
+                if (hit) return a.sim + (p - r);
+            }
+        }
         return p;
     }
 
@@ -80,6 +143,11 @@ pub const Heap = struct {
             if (e2[1] != 0) return null;
             const end = e2[0] & ~@as(u64, 15);
             if (end > hi) continue;
+            // The simulated heap has room; this process must have the bytes
+            // too, or the harness cannot say what the real allocator does.
+            const want = ((addr % page) + size + page - 1) / page * page;
+            if (want > std.math.maxInt(usize)) fail("the simulated heap has room, but this process cannot back it");
+            const map = h.backing.get(@intCast(want)) orelse fail("the simulated heap has room, but this process cannot back it");
             const taken_from = addr - malloc_header;
             const before = taken_from > lo;
             const after = end < hi;
@@ -94,10 +162,10 @@ pub const Heap = struct {
                 h.removeRange(i);
             }
             if (h.n_live == max_live) fail("too many live allocations");
-            h.live[h.n_live] = .{ .id = h.next_id, .sim = addr, .size = size };
+            h.live[h.n_live] = .{ .id = h.next_id, .sim = addr, .size = size, .map = map, .mapped = @intCast(want) };
             h.n_live += 1;
             h.next_id += 1;
-            return h.real(addr);
+            return @ptrFromInt(h.live[h.n_live - 1].realStart());
         }
         return null;
     }
@@ -108,6 +176,7 @@ pub const Heap = struct {
         var k: usize = 0;
         while (k < h.n_live and h.live[k].sim != addr) k += 1;
         if (k == h.n_live or h.live[k].size != size) fail("freeing what is not a live block of that size");
+        h.backing.put(h.live[k].map, h.live[k].mapped);
         while (k + 1 < h.n_live) : (k += 1) h.live[k] = h.live[k + 1];
         h.n_live -= 1;
         const lo = addr - malloc_header;
@@ -174,7 +243,38 @@ pub fn fail(msg: []const u8) noreturn {
     out(msg);
     out("\n");
     flush();
-    linux.exit(3);
+    exit(3);
+}
+
+fn exit(code: u8) noreturn {
+    if (is_wasm) wasi.proc_exit(code);
+    linux.exit(code);
+}
+
+/// read(2) of stdin: bytes read, 0 at the end, null on an error.
+fn readStdin(buf: []u8) ?usize {
+    if (is_wasm) {
+        var iov = [_]wasi.iovec_t{.{ .base = buf.ptr, .len = buf.len }};
+        var n: usize = 0;
+        if (wasi.fd_read(0, &iov, 1, &n) != .SUCCESS) return null;
+        return n;
+    }
+    const rc = linux.read(0, buf.ptr, buf.len);
+    if (rc > std.math.maxInt(usize) - 4096) return null;
+    return rc;
+}
+
+/// write(2) to stdout: bytes written, null on an error.
+fn writeStdout(bytes: []const u8) ?usize {
+    if (is_wasm) {
+        var iov = [_]wasi.ciovec_t{.{ .base = bytes.ptr, .len = bytes.len }};
+        var n: usize = 0;
+        if (wasi.fd_write(1, &iov, 1, &n) != .SUCCESS) return null;
+        return n;
+    }
+    const rc = linux.write(1, bytes.ptr, bytes.len);
+    if (rc > std.math.maxInt(usize) - 4096) return null;
+    return rc;
 }
 
 var in_buf: [1 << 16]u8 = undefined;
@@ -186,8 +286,8 @@ pub fn readLine(line: []u8) ?[]u8 {
     var n: usize = 0;
     while (true) {
         if (in_start == in_end) {
-            const rc = linux.read(0, &in_buf, in_buf.len);
-            if (rc == 0 or rc > std.math.maxInt(usize) - 4096) {
+            const rc = readStdin(&in_buf) orelse 0;
+            if (rc == 0) {
                 return if (n > 0) line[0..n] else null;
             }
             in_start = 0;
@@ -223,8 +323,7 @@ pub fn outNum(v: u64) void {
 pub fn flush() void {
     var done: usize = 0;
     while (done < out_len) {
-        const rc = linux.write(1, out_buf[done..].ptr, out_len - done);
-        if (rc > std.math.maxInt(usize) - 4096) linux.exit(4);
+        const rc = writeStdout(out_buf[done..out_len]) orelse exit(4);
         done += rc;
     }
     out_len = 0;
@@ -313,4 +412,7 @@ pub fn printOp(placed: ?u64, moved: ?bool, failed: bool, bump: ?u64, chunks: []c
         outNum(c.start);
     }
     out("\n");
+    // Each op's line leaves at once: if the next op panics, the test
+    // still reads how far the program got.
+    flush();
 }

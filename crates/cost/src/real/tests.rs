@@ -8,6 +8,7 @@ fn real(src: &str, preset: PresetId, target: Target, min_align: u64) -> (Trace, 
         target,
         capacity: None,
         min_align: Some(min_align),
+        child: None,
     };
     let t = run(src, preset, &opts).unwrap();
     let r = real_run(&t, preset, min_align, None, false).unwrap();

@@ -43,6 +43,7 @@ pub fn replay(text: &str, preset: PresetId) -> Result<Replay, String> {
         target: Target::W64,
         capacity,
         min_align: None,
+        child: None,
     };
     let mut run = Run::new(text, preset, &opts).map_err(|e| format!("{}: {e}", preset.name()))?;
     while !run
