@@ -82,8 +82,8 @@ fn a_program_parsed_apart_runs_as_the_text_does() {
     assert_eq!(parsed.statements(), 6);
     let words = parsed.words();
     assert!(parsed.words().is_empty(), "taken once");
-    let mut apart = TraceRun::from_program(words, "bumpalo", "wasm32", None, None);
-    let mut whole = TraceRun::new(PROGRAM, "bumpalo", "wasm32", None, None);
+    let mut apart = TraceRun::from_program(words, "bumpalo", "wasm32", None, None, None);
+    let mut whole = TraceRun::new(PROGRAM, "bumpalo", "wasm32", None, None, None);
     assert!(apart.advance(u32::MAX) && whole.advance(u32::MAX));
     for c in COLUMNS {
         assert_eq!(apart.column(c), whole.column(c), "{c}");
@@ -99,7 +99,7 @@ fn a_program_parsed_apart_runs_as_the_text_does() {
     );
     assert_eq!(e["more"][0]["line"], 2);
     // Damaged words fail the run; they never trap.
-    let mut damaged = TraceRun::from_program(vec![1, 2, 3], "bumpalo", "64", None, None);
+    let mut damaged = TraceRun::from_program(vec![1, 2, 3], "bumpalo", "64", None, None, None);
     assert!(damaged.advance(1));
     assert!(damaged.error().unwrap().contains("came back damaged"));
 }
