@@ -344,6 +344,9 @@ fn almost_every_counted_instruction_of_the_instrumented_code_has_a_line() {
             unmatched.push(names.get(&f).cloned().unwrap_or_else(|| f.to_string()));
             continue;
         };
+        if names.get(&f).is_some_and(|n| sysroot(n)) {
+            continue;
+        }
         for (at, &cost) in lines.iter().zip(&costs[&f]) {
             if cost > 0 {
                 counted += 1;
@@ -465,7 +468,7 @@ fn the_listing_carries_each_instructions_line() {
             let listed = (file >= 0).then(|| (files[file as usize], line));
             let expected = at.map(|a| (table.files[a.file as usize].as_str(), a.line));
             assert_eq!(listed, expected, "function {func} op {i}");
-            if op[2].as_u64() == Some(1) {
+            if op[2].as_u64() == Some(1) && !function["name"].as_str().is_some_and(sysroot) {
                 counted += 1;
                 with_line += usize::from(listed.is_some());
             }
@@ -489,4 +492,14 @@ fn the_listing_carries_each_instructions_line() {
         text.len()
     );
     assert!(with_line * 100 >= counted * 95, "{with_line} of {counted}");
+}
+
+/// A function that names the standard library's precompiled crates (their
+/// hash kept: `core[c5930c85a12de822]::fmt::write`). The sysroot is
+/// built without line tables for wasm32, so its instructions never have a
+/// line (float formatting alone is about 800 counted instructions): the
+/// share of instructions with a line is the share of the code this
+/// workspace and its dependencies compile.
+fn sysroot(name: &str) -> bool {
+    ["core[", "alloc[", "std["].iter().any(|p| name.contains(p))
 }
