@@ -1,5 +1,5 @@
 import { type Locator, type Page } from "@playwright/test";
-import { expect, test } from "./playground";
+import { expect, programText, test } from "./playground";
 
 // Presentation mode runs a whole lesson from the keyboard: → steps, and on a
 // step where the lesson asks a question → first reveals the answer (the room
@@ -132,7 +132,7 @@ for (const [width, height] of [
 /** The program's op lines, trimmed, in order (a repeat's body once): each step's statement is one of them. */
 async function programLines(page: Page): Promise<string[]> {
   // The editor is put away in presentation mode; its text is still the program.
-  const text = await page.getByRole("textbox", { name: "Program", includeHidden: true }).inputValue();
+  const text = await programText(page.getByRole("textbox", { name: "Program", includeHidden: true }));
   return text
     .split("\n")
     .map((l) => l.trim())

@@ -60,8 +60,10 @@ test("scrubbing: a finger dragged along the step slider walks the ops", async ({
   await touchDrag(cdp, [{ x: slider.x + 4, y }], [{ x: slider.x + slider.width - 2, y }], 12);
   await expect(counter(page)).toHaveText("op 6 / 6");
   await expect(page.locator("#memory-map g[data-block]")).toHaveCount(5);
-  // And back to the middle: op 3 of 6.
-  await touchDrag(cdp, [{ x: slider.x + slider.width - 4, y }], [{ x: slider.x + slider.width / 2, y }], 12);
+  // And back to the middle: op 3 of 6 (the slider measured again: the map above it grew with the blocks).
+  const now = await box(page.getByRole("slider", { name: "Step" }));
+  const y2 = now.y + now.height / 2;
+  await touchDrag(cdp, [{ x: now.x + now.width - 4, y: y2 }], [{ x: now.x + now.width / 2, y: y2 }], 12);
   await expect(counter(page)).toHaveText("op 3 / 6");
 });
 
