@@ -46,10 +46,11 @@ export const BUDGETS = {
   keystroke_ms_1m_lines: 50,
   paste_ms_20k_lines: 300,
   wasm_memory_bytes_per_op_lines: 64,
+  adversarial_wasm_memory_mb: 1024,
 };
 
 /** What --only can measure alone. */
-export const ONLY = ["scrub_drag", "sizes", "lines"];
+export const ONLY = ["scrub_drag", "sizes", "lines", "adversarial"];
 
 /** How long a scrub drag takes from the scrubber's left end to its right end. */
 export const DRAG_MS = 2000;
@@ -193,6 +194,47 @@ export function program(ops) {
 }
 
 /** Command-line options. */
+/**
+ * The program that once exhausted the engine's 4 GiB: `live` blocks made one
+ * a line, then frees of a block picked at random, each made again at once,
+ * up to `ops` ops in all (1,500,000, the op limit). Every op is a line of its
+ * own, within every limit, and the live set stays `live` blocks throughout.
+ */
+export function adversarialProgram(live = 20_000, ops = 1_500_000, seed = 1) {
+  let state = seed >>> 0;
+  const pick = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 8) % live;
+  const lines = [];
+  for (let i = 0; i < live; i++) lines.push(`x${i} = alloc 8`);
+  for (let i = 0; i < (ops - live) / 2; i++) {
+    const k = pick();
+    lines.push(`free x${k}`, `x${k} = alloc 8`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * adversarial_wasm_memory_mb: the adversarial program traced to its end by
+ * the command line's trace module (web/pkg-trace-fast, the page's app build),
+ * in a fresh instance; the figure is that instance's memory once the run has
+ * finished or refused.
+ */
+async function adversarialFigures(root, emit) {
+  const mod = await import(pathToFileURL(join(root, "web/pkg-trace-fast/trace.js")).href);
+  const wasm = mod.initSync({ module: readFileSync(join(root, "web/pkg-trace-fast/trace_bg.wasm")) });
+  const source = adversarialProgram();
+  const started = performance.now();
+  const run = new mod.TraceRun(source, "bumpalo", "64", undefined, undefined, undefined);
+  let done = false;
+  while (!done) done = run.advance(100_000);
+  const ms = performance.now() - started;
+  const error = run.error();
+  const ops = run.total();
+  run.free();
+  const mb = wasm.memory.buffer.byteLength / 2 ** 20;
+  const outcome = error ? `refused in ${formatValue(ms)} ms: ${error}` : `${count(ops)} ops traced in ${formatValue(ms)} ms`;
+  emit(formatLine("adversarial_wasm_memory_mb", mb, "MB", { note: `bumpalo, 64-bit: 20,000 live blocks, then a random one freed and made again, 1,500,000 ops on ${count(source.split("\n").length - 1)} lines (${formatValue(source.length / 1e6)} MB); ${outcome}` }));
+}
+
 export function parseArgs(argv) {
   const opts = { smoke: false, runs: null, ops: null, port: 4198, build: true, out: "/tmp/dist-bench", preset: "bump-scope-up", budgetS: null, only: null };
   for (let i = 0; i < argv.length; i++) {
@@ -1013,6 +1055,10 @@ async function main() {
     await linesFigures(opts, emit);
     return lines;
   }
+  if (opts.only === "adversarial") {
+    await adversarialFigures(root, emit);
+    return lines;
+  }
   if (opts.only === "scrub_drag") {
     await scrubDragOnly(opts, emit);
     emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
@@ -1307,6 +1353,7 @@ async function main() {
   }
 
   await productionFigures(opts, emit, root, browser);
+  await adversarialFigures(root, emit);
   emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
   return lines;
 }

@@ -1,8 +1,9 @@
 // The pure parts of scripts/bench.mjs (`npm run bench`): medians, the
 // `name: value unit` lines, budget verdicts, options and the fallback sizes.
 // Vitest: covered once vitest.config.ts's include lists scripts/bench.test.mjs.
-import { describe, expect, test } from "vitest";
+import { describe, expect, it, test } from "vitest";
 import {
+  adversarialProgram,
   ascending,
   BUDGETS,
   count,
@@ -99,6 +100,7 @@ describe("formatLine", () => {
       keystroke_ms_1m_lines: 50,
       paste_ms_20k_lines: 300,
       wasm_memory_bytes_per_op_lines: 64,
+      adversarial_wasm_memory_mb: 1024,
     });
   });
 });
@@ -130,7 +132,7 @@ describe("options, program and sizes", () => {
     expect(parseArgs(["--only", "sizes"]).only).toBe("sizes");
     expect(parseArgs(["--only", "lines"]).only).toBe("lines");
     expect(parseArgs(["--only", "scrub_drag"]).only).toBe("scrub_drag");
-    expect(() => parseArgs(["--only", "memory"])).toThrow("--only knows scrub_drag, sizes, lines, not memory");
+    expect(() => parseArgs(["--only", "memory"])).toThrow("--only knows scrub_drag, sizes, lines, adversarial, not memory");
   });
   test("the program is four ops an iteration, as the native example's", () => {
     expect(program(1_000_000)).toBe("repeat 250000 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}\n");
@@ -225,4 +227,22 @@ describe("the page's trace and the scrub drag", () => {
     expect(s.longCounts).toEqual([0, 1, 2]);
     expect(s.frameMs).toBe(70);
   });
+});
+
+describe("adversarialProgram", () => {
+  it("is 1,500,000 ops, a line each, over 20,000 live blocks, each free naming a live block", () => {
+    const text = adversarialProgram();
+    const lines = text.trimEnd().split("\n");
+    expect(lines).toHaveLength(1_500_000);
+    expect(text.length).toBeGreaterThan(20_000_000);
+    expect(text.length).toBeLessThan(32_000_000);
+    const live = new Set();
+    for (const line of lines.slice(0, 20_000)) live.add(/^(x\d+) = alloc 8$/.exec(line)?.[1]);
+    expect(live.size).toBe(20_000);
+    for (let i = 20_000; i < lines.length; i += 2) {
+      const freed = /^free (x\d+)$/.exec(lines[i] ?? "")?.[1];
+      expect(freed !== undefined && live.has(freed)).toBe(true);
+      expect(lines[i + 1]).toBe(`${freed} = alloc 8`);
+    }
+  }, 60_000);
 });
