@@ -151,7 +151,13 @@ class FirefoxTab implements Tab {
 
   async click(find: PageFn<Element | null>, ...args: unknown[]): Promise<void> {
     const el = await this.#element(find, args);
-    await el.click();
+    try {
+      await el.click();
+    } catch {
+      // Found just as a render replaced it (a stepper button after a step):
+      // the element now in its place is the one a reader's tap would reach.
+      await (await this.#element(find, args)).click();
+    }
   }
 
   async type(text: string, find: PageFn<Element | null>, ...args: unknown[]): Promise<void> {

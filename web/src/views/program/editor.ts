@@ -95,7 +95,24 @@ export function createProgramEditor(parent: HTMLElement, options: ProgramEditorO
       // Stepping moves the current line into view, once per line so the reader
       // can scroll away from it, and never under the caret of someone typing.
       const scroll = currentLine !== null && currentLine !== shownLine && error === null && !view.hasFocus && currentLine <= doc.lines;
-      view.dispatch(scroll ? { ...spec, effects: [...spec.effects, EditorView.scrollIntoView(doc.line(currentLine).from, { y: "nearest", yMargin: 60 })] } : spec);
+      view.dispatch(spec);
+      // The editor's own scroller only: CodeMirror's scrollIntoView also
+      // scrolls the page, which on a phone (the editor above the map) threw
+      // the reader away from the map at every step.
+      if (scroll) {
+        const from = doc.line(currentLine).from;
+        view.requestMeasure({
+          read: (v) => v.lineBlockAt(from),
+          write: (block, v) => {
+            const box = v.scrollDOM;
+            const margin = 60;
+            const top = block.top + v.documentPadding.top;
+            const bottom = block.bottom + v.documentPadding.top;
+            if (top - margin < box.scrollTop) box.scrollTop = Math.max(0, top - margin);
+            else if (bottom + margin > box.scrollTop + box.clientHeight) box.scrollTop = bottom + margin - box.clientHeight;
+          },
+        });
+      }
       shownError = error;
       shownLine = currentLine;
     },
