@@ -11,6 +11,7 @@ import { blockLabel } from "./labels";
 import { BAR_H, BAR_Y, blockIn, LANE0_Y, TITLE_Y, type MemoryMapData, type RowLayout } from "./layout";
 import { updateCard, type Mount } from "./mount";
 import { setAttr, setStyle, setTextOf, style } from "./attrs";
+import { stopMotion } from "./motion";
 import { blockColour } from "./palette";
 
 interface Geometry {
@@ -231,7 +232,8 @@ export function drawBlocks(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMa
     groups.transition().duration(duration).style("opacity", 1);
     groups.transition("geometry").duration(duration).call((t) => place(t, now));
   } else {
-    groups.interrupt().interrupt("geometry");
+    stopMotion(groups);
+    stopMotion(groups, "geometry");
     // A block drawn at once before holds opacity 1 already (an entering one is written here first).
     style(
       groups.filter(function () {

@@ -5,7 +5,7 @@
 // The card shows the block (or bin) under the pointer or with keyboard focus.
 
 import { select, type Selection } from "d3-selection";
-import "d3-transition";
+import type {} from "d3-transition";
 import type { D3ZoomEvent, ZoomBehavior } from "d3-zoom";
 import type { ChunkView } from "../../model/chunks";
 import { appendMapDefs, type MapDefIds } from "../../share/mapDefs";
@@ -13,6 +13,7 @@ import { h } from "../dom";
 import { setStyle } from "./attrs";
 import { binCard, blockCard, createCardElement, showCard } from "./card";
 import { BAR_H, BAR_Y, blockIn, EMPTY_H, MARGIN, PTR_Y, ROW_H, type MapLayout, type MemoryMapData, type RowLayout } from "./layout";
+import { animatable, stopMotion } from "./motion";
 import { IDENTITY, zoomAbout, type AxisZoom } from "./scale";
 
 /** How long an animated step or zoom takes, in milliseconds. */
@@ -293,7 +294,7 @@ function setZoom(m: Mount, z: AxisZoom, animated: boolean): void {
     m.redraw();
     return;
   }
-  const duration = animated && m.data?.animate ? DURATION : 0;
+  const duration = animated && m.data?.animate && animatable() ? DURATION : 0;
   if (duration > 0) {
     m.target = z;
     m.svg
@@ -305,7 +306,7 @@ function setZoom(m: Mount, z: AxisZoom, animated: boolean): void {
       });
   } else {
     m.target = undefined;
-    m.svg.interrupt("zoom");
+    stopMotion(m.svg, "zoom");
     m.svg.call(behaviour.transform, toD3(d3Zoom, z));
   }
 }
@@ -326,7 +327,7 @@ export function syncZoom(m: Mount): void {
   m.target = undefined;
   if (!m.behaviour || !d3Zoom) return;
   m.syncing = true;
-  m.svg.interrupt("zoom");
+  stopMotion(m.svg, "zoom");
   m.svg.call(m.behaviour.transform, toD3(d3Zoom, m.z));
   m.syncing = false;
 }

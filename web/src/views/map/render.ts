@@ -19,7 +19,7 @@
 
 import { axisBottom } from "d3-axis";
 import { pointer, select, type Selection } from "d3-selection";
-import "d3-transition";
+import type {} from "d3-transition";
 import { binFill, type Bin } from "../../model/bins";
 import type { Block } from "../../model/blocks";
 import { bytes, hex } from "../../model/format";
@@ -45,6 +45,7 @@ import {
 } from "./layout";
 import { DURATION, keepRoom, mount, mountOf, setExtents, syncZoom, updateCard, type Mount } from "./mount";
 import { clampZoom, IDENTITY, keepsZoom, layoutKeys, maxZoom, type AxisZoom } from "./scale";
+import { animatable, loadMotionWhenIdle, stopMotion } from "./motion";
 import "./memoryMap.css";
 
 type RowSel = Selection<SVGGElement, RowLayout, SVGGElement, unknown>;
@@ -114,7 +115,9 @@ export function renderMemoryMap(container: HTMLElement, data: MemoryMapData): vo
   m.z = next.z;
   // Only a zoom this render changed is pushed to d3-zoom: an animated zoom in flight keeps going.
   if (m.z.k !== was.k || m.z.x !== was.x) syncZoom(m);
-  draw(m, data.animate ? DURATION : 0);
+  draw(m, data.animate && animatable() ? DURATION : 0);
+  // The next draws may slide: d3-transition is fetched once the page is idle after the first.
+  if (!animatable()) loadMotionWhenIdle();
 }
 
 /** The zoom `data` is drawn at in `m` at `innerWidth`, with the keys it keeps and the most zoom its rows allow. */
@@ -321,7 +324,7 @@ function draw(m: Mount, duration: number): void {
       .style("opacity", 1);
   } else {
     // At once, not through a transition of no length: that would write every row again a frame later.
-    rowSel.interrupt("row");
+    stopMotion(rowSel, "row");
     attr(rowSel, "transform", (d) => `translate(0,${d.y})`);
     style(rowSel, "opacity", 1);
   }
@@ -354,7 +357,7 @@ function draw(m: Mount, duration: number): void {
     attr(attr(label, "text-anchor", p.anchor), "y", p.textY);
     text(label, p.text);
     if (d === 0) {
-      ptr.interrupt("ptr");
+      stopMotion(ptr, "ptr");
       attr(ptr, "transform", `translate(0,${pointerRow.y})`);
       attr(attr(ptr.select("line.ptr-line"), "x1", p.x), "x2", p.x);
       attr(ptr.select("path.ptr-head"), "d", head);
@@ -575,7 +578,7 @@ function drawRow(m: Mount, g: RowGroup, row: RowLayout, data: MemoryMapData, inn
   const usedTo = inSpan(data.direction === "down" ? x(start + capacity) : x(start + view.used));
   const used = g.select<SVGRectElement>("rect.chunk-used");
   if (duration === 0) {
-    used.interrupt("used");
+    stopMotion(used, "used");
     attr(attr(used, "x", usedFrom), "width", Math.max(0, usedTo - usedFrom));
   } else {
     used
