@@ -160,7 +160,8 @@ const SCREENSHOT_PROGRAM = [
 test("screenshot @screenshot", async ({ page }) => {
   test.skip(!process.env["SCREENSHOT"], "set SCREENSHOT=1 to write docs/screenshot.png");
   await page.emulateMedia({ reducedMotion: "reduce", colorScheme: "light" });
-  await page.setViewportSize({ width: 1280, height: 800 });
+  // Tall enough for the map's three chunks and the Cost panel's chart below them.
+  await page.setViewportSize({ width: 1280, height: 1000 });
   await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
   await page.getByRole("textbox", { name: "Program" }).fill(SCREENSHOT_PROGRAM);
   await page.getByRole("button", { name: "Last" }).click();
