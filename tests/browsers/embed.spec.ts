@@ -67,7 +67,8 @@ test("another origin: the iframe and two <bump-lab> elements draw their figures 
   expect(await frame.run(textOf, ".step-counter")).toBe("op 6 / 6");
   expect(await frame.run(blockLabels, "#embed")).toEqual(LABELS);
   // views=code: the code view beside the map.
-  expect(await frame.run(textOf, ".code-view")).toContain("step: bump");
+  // The algorithm's text is fetched after the map: wait for it.
+  await expect.poll(() => frame.run(textOf, ".code-view")).toContain("step: bump");
   expect(await tab.run(blockLabels, "", "bump-lab#one")).toEqual(LABELS);
   // #two: hinckley-up, 64-bit, three allocs bumping up from 0x10010.
   expect(await tab.run(blockLabels, "", "bump-lab#two")).toEqual([
