@@ -570,36 +570,35 @@ impl Run {
         }
     }
 
-    /// Each statement's line.
-    pub fn stmt_lines(&self) -> Vec<u32> {
-        self.program.iter().map(|s| s.pos.line).collect()
+    /// Each statement's line. The statement tables are read one value at
+    /// a time, so a binding can copy a million statements out in pieces
+    /// rather than build each table whole beside the program.
+    pub fn stmt_lines(&self) -> impl Iterator<Item = u32> + '_ {
+        self.program.iter().map(|s| s.pos.line)
     }
 
     /// Each statement's column.
-    pub fn stmt_columns(&self) -> Vec<u32> {
-        self.program.iter().map(|s| s.pos.column).collect()
+    pub fn stmt_columns(&self) -> impl Iterator<Item = u32> + '_ {
+        self.program.iter().map(|s| s.pos.column)
     }
 
     /// Each statement's kind as `meta` numbers ops' (see [`op_kind_code`])
     /// and the name it names, packed as `kind | (name + 1) << 3` (0 above
     /// the kind for none; the names are [`Run::program`]'s, by number); a
     /// repeat is [`STMT_REPEAT`].
-    pub fn stmt_kinds_and_names(&self) -> Vec<u32> {
-        self.program
-            .iter()
-            .map(|s| {
-                let (kind, name) = match s.kind {
-                    StmtKind::Alloc { name, .. } => (OpKind::Alloc, Some(name)),
-                    StmtKind::Realloc { name, .. } => (OpKind::Realloc, Some(name)),
-                    StmtKind::Free { block, .. } => (OpKind::Free, Some(block)),
-                    StmtKind::Checkpoint { name } => (OpKind::Checkpoint, Some(name)),
-                    StmtKind::Restore { name } => (OpKind::Restore, Some(name)),
-                    StmtKind::Reset => (OpKind::Reset, None),
-                    StmtKind::Repeat { .. } => return STMT_REPEAT,
-                };
-                op_kind_code(kind) | name.map_or(0, |n| n.0 + 1) << 3
-            })
-            .collect()
+    pub fn stmt_kinds_and_names(&self) -> impl Iterator<Item = u32> + '_ {
+        self.program.iter().map(|s| {
+            let (kind, name) = match s.kind {
+                StmtKind::Alloc { name, .. } => (OpKind::Alloc, Some(name)),
+                StmtKind::Realloc { name, .. } => (OpKind::Realloc, Some(name)),
+                StmtKind::Free { block, .. } => (OpKind::Free, Some(block)),
+                StmtKind::Checkpoint { name } => (OpKind::Checkpoint, Some(name)),
+                StmtKind::Restore { name } => (OpKind::Restore, Some(name)),
+                StmtKind::Reset => (OpKind::Reset, None),
+                StmtKind::Repeat { .. } => return STMT_REPEAT,
+            };
+            op_kind_code(kind) | name.map_or(0, |n| n.0 + 1) << 3
+        })
     }
 
     /// Every chunk made so far (`freed_by` set for those freed so far).

@@ -13,6 +13,7 @@ use bumplab_core::run::{
     META_STMT_SHIFT, NONE, STMT_REPEAT,
 };
 use bumplab_core::{presets, Options, PresetId, ProgramError, Run};
+use js_sys::Uint32Array;
 use wasm_bindgen::prelude::*;
 
 /// A program being traced, or the reason it cannot be.
@@ -120,37 +121,34 @@ impl TraceRun {
     }
 
     /// A copy of column `which` (`meta`, `chunk`, `offset`, `size`,
-    /// `padding`, `dead_at`, `gone_at`); empty for any other name.
-    pub fn column(&self, which: &str) -> Vec<u32> {
-        self.run
-            .as_ref()
-            .and_then(|r| r.columns().by_name(which))
-            .map(<[u32]>::to_vec)
-            .unwrap_or_default()
+    /// `padding`, `dead_at`, `gone_at`); empty for any other name. Copied
+    /// straight out of this module's memory into a JavaScript array: a
+    /// copy made here first would grow the memory by a column (4 MB a
+    /// million ops), and wasm memory never shrinks.
+    pub fn column(&self, which: &str) -> Uint32Array {
+        let column = self.run.as_ref().and_then(|r| r.columns().by_name(which));
+        Uint32Array::from(column.unwrap_or_default())
     }
 
     /// Each statement's line (repeats included: an op's `meta` holds its
     /// statement's index).
     #[wasm_bindgen(js_name = stmtLines)]
-    pub fn stmt_lines(&self) -> Vec<u32> {
-        self.run.as_ref().map(Run::stmt_lines).unwrap_or_default()
+    pub fn stmt_lines(&self) -> Uint32Array {
+        self.stmt_table(|r| Box::new(r.stmt_lines()))
     }
 
     /// Each statement's column.
     #[wasm_bindgen(js_name = stmtColumns)]
-    pub fn stmt_columns(&self) -> Vec<u32> {
-        self.run.as_ref().map(Run::stmt_columns).unwrap_or_default()
+    pub fn stmt_columns(&self) -> Uint32Array {
+        self.stmt_table(|r| Box::new(r.stmt_columns()))
     }
 
     /// Each statement's kind and name: `kind | (name + 1) << 3`, the kind
     /// as `meta` codes it, the name by its index in [`TraceRun::names`] (0
     /// above the kind for none); a repeat is 7.
     #[wasm_bindgen(js_name = stmtKinds)]
-    pub fn stmt_kinds(&self) -> Vec<u32> {
-        self.run
-            .as_ref()
-            .map(Run::stmt_kinds_and_names)
-            .unwrap_or_default()
+    pub fn stmt_kinds(&self) -> Uint32Array {
+        self.stmt_table(|r| Box::new(r.stmt_kinds_and_names()))
     }
 
     /// The program's block and checkpoint names, one a line.
@@ -232,7 +230,43 @@ fn reserve_heap(ops: u64) {
     }
 }
 
+/// Values a statement table copies into its JavaScript array at a time: the
+/// whole table is never built in wasm memory (4 MB for a million-line
+/// recording), only this much of it.
+const STMT_PIECE: usize = 16 * 1024;
+
 impl TraceRun {
+    /// One `u32` per statement of the program, from `values`, in a
+    /// JavaScript array filled a piece at a time.
+    fn stmt_table<'r>(
+        &'r self,
+        values: impl Fn(&'r Run) -> Box<dyn Iterator<Item = u32> + 'r>,
+    ) -> Uint32Array {
+        let Some(run) = &self.run else {
+            return Uint32Array::new_with_length(0);
+        };
+        let len = run.program().len();
+        let out = Uint32Array::new_with_length(
+            u32::try_from(len).expect("a program fits in u32 statements"),
+        );
+        let mut piece = Vec::with_capacity(STMT_PIECE.min(len));
+        let mut at = 0u32;
+        let mut flush = |piece: &mut Vec<u32>| {
+            let end = at + piece.len() as u32;
+            out.subarray(at, end).copy_from(piece);
+            at = end;
+            piece.clear();
+        };
+        for value in values(run) {
+            piece.push(value);
+            if piece.len() == STMT_PIECE {
+                flush(&mut piece);
+            }
+        }
+        flush(&mut piece);
+        out
+    }
+
     fn started(run: Result<Run, ProgramError>) -> TraceRun {
         match run {
             Ok(run) => {
