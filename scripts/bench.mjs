@@ -46,11 +46,15 @@ export const BUDGETS = {
   keystroke_ms_1m_lines: 50,
   paste_ms_20k_lines: 300,
   wasm_memory_bytes_per_op_lines: 64,
+  recorded_open_ms_bumpalo: 1500,
+  recorded_open_ms_bump_scope_up: 1500,
+  recorded_wasm_memory_bytes_per_op_bumpalo: 64,
+  recorded_wasm_memory_bytes_per_op_bump_scope_up: 64,
   adversarial_wasm_memory_mb: 1024,
 };
 
 /** What --only can measure alone. */
-export const ONLY = ["scrub_drag", "sizes", "lines", "adversarial"];
+export const ONLY = ["scrub_drag", "sizes", "lines", "recorded", "adversarial"];
 
 /** How long a scrub drag takes from the scrubber's left end to its right end. */
 export const DRAG_MS = 2000;
@@ -1055,6 +1059,10 @@ async function main() {
     await linesFigures(opts, emit);
     return lines;
   }
+  if (opts.only === "recorded") {
+    await recordedFigures(opts, emit);
+    return lines;
+  }
   if (opts.only === "adversarial") {
     await adversarialFigures(root, emit);
     return lines;
@@ -1353,9 +1361,59 @@ async function main() {
   }
 
   await productionFigures(opts, emit, root, browser);
+  await linesFigures(opts, emit);
+  if (!opts.smoke) await recordedFigures(opts, emit);
   await adversarialFigures(root, emit);
   emit(`# done in ${formatValue((Date.now() - started) / 1000)} s`);
   return lines;
+}
+
+/**
+ * --only recorded: a real program's recording at scale (scripts/record-large.mjs:
+ * gcc -O2 on a generated file, about 1.09 million calls, made once into
+ * target/recordings), opened from a file in a fresh page on bumpalo and on
+ * bump-scope-up (dev server): the time to the painted last op, the app's
+ * wasm memory per op, and the run's figures as the command line gives them.
+ */
+async function recordedFigures(opts, emit) {
+  const { root } = await import("./lib.mjs");
+  const { recordLarge, replaySummary } = await import("./record-large.mjs");
+  const file = recordLarge();
+  const text = readFileSync(file, "utf8");
+  const ops = Number(/^# (\d+) ops \(repeats expanded\)/m.exec(text)?.[1]);
+  const { chromium } = await import("@playwright/test");
+  const browser = await chromium.launch(LAUNCH);
+  const dev = startServer(root, [], opts.port);
+  const timeout = Math.max(180_000, 10 * opts.budgetS * 1000);
+  try {
+    const origin = await dev.ready;
+    for (const preset of ["bumpalo", "bump-scope-up"]) {
+      const key = preset.replace(/[^a-z0-9]+/gi, "_");
+      const s = replaySummary(file, preset).stats;
+      const opens = [];
+      let grew = NaN;
+      for (let i = 0; i < opts.runs; i++) {
+        // A fresh page each time: its memory grows from the default program's alone.
+        const app = await openApp(browser, origin);
+        await app.page.selectOption("#allocator", preset);
+        await app.page.evaluate((t) => (window.__benchRecording = t), text);
+        const memory = () => app.page.evaluate(async () => (await (await import("/pkg-trace-fast/trace.js")).default()).memory.buffer.byteLength);
+        const before = await memory();
+        opens.push(await openRecordingOnce(app.page, ops, timeout));
+        if (i === 0) grew = (await memory()) - before;
+        await app.page.close();
+      }
+      const about =
+        `gcc -O2 on a generated C file, recorded: ${count(ops)} ops on ${count(text.split("\n").length - 1)} lines (${formatValue(text.length / 1e6)} MB); ` +
+        `${s.chunks} chunks, ${formatValue(s.requested / 1e6)} MB asked for, ${formatValue(s.leaked / 1e6)} MB of freed blocks left in the chunks, ` +
+        `${formatValue(s.padding / 1e6)} MB of padding, ${formatValue(s.copied / 1e6)} MB copied by reallocs that moved`;
+      emit(formatLine(`recorded_open_ms_${key}`, median(opens), "ms", { note: `${about}; opened from a file to the painted last op: ${opens.map(formatValue).join(", ")} ms; load average ${loadavg()[0].toFixed(1)}` }));
+      emit(formatLine(`recorded_wasm_memory_bytes_per_op_${key}`, grew / ops, "B/op", { note: `the app's trace instance grew ${formatValue(grew / 1e6)} MB` }));
+    }
+  } finally {
+    await dev.stop();
+    await browser.close();
+  }
 }
 
 /** The figures of the production build: the embed's payload and first map, the app's first map, the listing's first open, the package. */

@@ -100,6 +100,11 @@ describe("formatLine", () => {
       keystroke_ms_1m_lines: 50,
       paste_ms_20k_lines: 300,
       wasm_memory_bytes_per_op_lines: 64,
+      // A real recording at the same scale holds to the line-by-line budgets.
+      recorded_open_ms_bumpalo: 1500,
+      recorded_open_ms_bump_scope_up: 1500,
+      recorded_wasm_memory_bytes_per_op_bumpalo: 64,
+      recorded_wasm_memory_bytes_per_op_bump_scope_up: 64,
       adversarial_wasm_memory_mb: 1024,
     });
   });
@@ -132,7 +137,8 @@ describe("options, program and sizes", () => {
     expect(parseArgs(["--only", "sizes"]).only).toBe("sizes");
     expect(parseArgs(["--only", "lines"]).only).toBe("lines");
     expect(parseArgs(["--only", "scrub_drag"]).only).toBe("scrub_drag");
-    expect(() => parseArgs(["--only", "memory"])).toThrow("--only knows scrub_drag, sizes, lines, adversarial, not memory");
+    expect(parseArgs(["--only", "recorded"]).only).toBe("recorded");
+    expect(() => parseArgs(["--only", "memory"])).toThrow("--only knows scrub_drag, sizes, lines, recorded, adversarial, not memory");
   });
   test("the program is four ops an iteration, as the native example's", () => {
     expect(program(1_000_000)).toBe("repeat 250000 {\n  a = alloc 8\n  b = alloc 24 align 16\n  free b\n  c = alloc u64\n}\n");
