@@ -1405,7 +1405,7 @@ async function recordedFigures(opts, emit) {
       }
       const about =
         `gcc -O2 on a generated C file, recorded: ${count(ops)} ops on ${count(text.split("\n").length - 1)} lines (${formatValue(text.length / 1e6)} MB); ` +
-        `${s.chunks} chunks, ${formatValue(s.requested / 1e6)} MB asked for, ${formatValue(s.leaked / 1e6)} MB of freed blocks left in the chunks, ` +
+        `${s.chunks} chunks, ${formatValue(s.requested / 1e6)} MB requested by the blocks live at the end, ${formatValue(s.leaked / 1e6)} MB of dead blocks left in the chunks, ` +
         `${formatValue(s.padding / 1e6)} MB of padding, ${formatValue(s.copied / 1e6)} MB copied by reallocs that moved`;
       emit(formatLine(`recorded_open_ms_${key}`, median(opens), "ms", { note: `${about}; opened from a file to the painted last op: ${opens.map(formatValue).join(", ")} ms; load average ${loadavg()[0].toFixed(1)}` }));
       emit(formatLine(`recorded_wasm_memory_bytes_per_op_${key}`, grew / ops, "B/op", { note: `the app's trace instance grew ${formatValue(grew / 1e6)} MB` }));
