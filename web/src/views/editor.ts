@@ -50,9 +50,15 @@ export interface EditorHandlers {
 
 const MIB = 1024 * 1024;
 
-/** Lines past which an edit is handed on only once typing pauses this long (ms). */
+/**
+ * Lines past which an edit is handed on only once typing pauses this long
+ * (ms). A typist's keys come 100 to 250 ms apart, and a long program's run
+ * holds the page's thread for a few hundred ms in its parts that are not
+ * sliced (the view of its columns built, the map's first index), so it
+ * starts once the typing has stopped, not between two keys of a word.
+ */
 export const LONG_PROGRAM_LINES = 20_000;
-export const LONG_EDIT_PAUSE_MS = 120;
+export const LONG_EDIT_PAUSE_MS = 400;
 
 /** The error as the editor shows it: `line:column: message`, as the engine prints it. */
 export function formatError(error: ProgramError): string {
