@@ -202,6 +202,47 @@ for (const [width, height] of [
   });
 }
 
+test("entering and leaving presentation mode, the bump pointer is drawn at the byte it points to", async ({ page }) => {
+  // Lesson 1's op 1: a, one byte, takes 0x1010f, the chunk's last; the pointer is there.
+  await page.getByRole("button", { name: "Programs" }).click();
+  await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).click();
+  const map = page.locator("#memory-map svg.memory-map").first();
+  // Where the axis puts an address: between the two address labels around it.
+  const axisX = (address: number) =>
+    map.locator("text").evaluateAll((texts, at) => {
+      const ticks = texts
+        .filter((t) => /^0x[0-9a-f]+$/.test(t.textContent ?? ""))
+        .map((t) => {
+          const r = t.getBoundingClientRect();
+          return { address: parseInt(t.textContent ?? "", 16), x: r.x + r.width / 2 };
+        });
+      const lo = ticks.filter((t) => t.address <= at).sort((a, b) => b.address - a.address)[0];
+      const hi = ticks.filter((t) => t.address > at).sort((a, b) => a.address - b.address)[0];
+      if (!lo || !hi) return { x: NaN, byte: NaN };
+      const byte = (hi.x - lo.x) / (hi.address - lo.address);
+      return { x: lo.x + (at - lo.address) * byte, byte };
+    }, address);
+  const pointerX = async (): Promise<number> => (await map.locator("g.bump-pointer line.ptr-line").boundingBox())?.x ?? NaN;
+  await page.locator("body").click({ position: { x: 2, y: 2 } });
+  // Each switch lays the map out again at another width: a glide begun for
+  // one layout (a step just taken) must not leave the pointer where that
+  // layout put it.
+  for (const presenting of [true, false, true, false, true]) {
+    await page.keyboard.press("Home");
+    await expect(counter(page)).toHaveText("op 0 / 5");
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("p");
+    await expect(counter(page)).toHaveText("op 1 / 5");
+    await expect(page.getByRole("button", { name: "Present" })).toHaveAttribute("aria-pressed", String(presenting));
+    await expect(map.locator("g.bump-pointer")).toHaveAttribute("data-address", String(0x1010f));
+    // Past any glide (they last 250 ms), the pointer stays at 0x1010f, within two bytes or 6 px.
+    await page.waitForTimeout(700);
+    const want = await axisX(0x1010f);
+    expect(want.byte).toBeGreaterThan(0);
+    expect(Math.abs((await pointerX()) - want.x), `presenting ${presenting}: the pointer at ${await pointerX()}, 0x1010f at ${want.x}`).toBeLessThan(Math.max(6, 2 * want.byte));
+  }
+});
+
 /** The program's op lines, trimmed, in order (a repeat's body once): each step's statement is one of them. */
 async function programLines(page: Page): Promise<string[]> {
   // The editor is put away in presentation mode; its text is still the program.
