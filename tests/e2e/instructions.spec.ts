@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { type Locator, type Page } from "@playwright/test";
 import { expect, test } from "./playground";
 
@@ -291,7 +292,7 @@ test("light and dark, desktop and phone @screenshot", async ({ page }) => {
   await codePanel.screenshot({ path: "test-results/instructions-light-390.png" });
 });
 
-test("compare: the instructions one run executes and the other lacks are marked, on each side", async ({ page }) => {
+test("compare: the instructions one run executes and the other lacks are marked, on each side, under the Rust line each came from", async ({ page }) => {
   await page.getByRole("textbox", { name: "Program" }).fill(PROGRAM);
   await page.getByRole("button", { name: "Last" }).click();
   await page.getByRole("button", { name: "Compare", exact: true }).click();
@@ -314,4 +315,23 @@ test("compare: the instructions one run executes and the other lacks are marked,
   expect(20 - 6).toBe(25 - 11);
   await expect(down.locator("li.instructions-op")).toHaveCount(20);
   await expect(up.locator("li.instructions-op")).toHaveCount(25);
+  // Each run of instructions is headed by the Rust line it was compiled from:
+  // its file:line and its text, as in the files the modules were built from.
+  const rust = (col: typeof down, src: string) => col.locator(`li.instructions-rust[data-src="crates/core/src/${src}"]`);
+  for (const [col, src, text] of [
+    [down, "algorithms/bump_down.rs:36", "let new_ptr = new_ptr & !(align - W::ONE); // step: round_down"],
+    [down, "word.rs:67", "<$t>::checked_sub(self, rhs)"],
+    [up, "algorithms/bump_up.rs:29", "let padding = W::ZERO.wrapping_sub(ptr) & (align - W::ONE); // step: align_offset"],
+    [up, "algorithms/bump_up.rs:33", "let total = padding + size; // step: total_size"],
+  ] as const) {
+    const [file, line] = src.split(":") as [string, string];
+    expect(readFileSync(`crates/core/src/${file}`, "utf8").split("\n")[Number(line) - 1]?.trim()).toBe(text);
+    await expect(rust(col, src)).toHaveCount(1);
+    await expect(rust(col, src).locator(".instructions-rust-src")).toHaveText(`${file.slice(file.lastIndexOf("/") + 1)}:${line}`);
+    await expect(rust(col, src).locator(".instructions-rust-text")).toHaveText(text);
+    // The instruction after the heading is one compiled from that line.
+    await expect(rust(col, src).locator("+ li.instructions-op .instructions-src")).toHaveText(`${file.slice(file.lastIndexOf("/") + 1)}:${line}`);
+  }
+  // The extra branch of bumping down is the checked subtract's: its instructions are under word.rs:67's heading, marked +.
+  await expect(rust(down, "word.rs:67").locator("+ li.instructions-op")).toHaveAttribute("data-unshared", "");
 });

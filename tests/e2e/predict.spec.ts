@@ -163,3 +163,62 @@ test("the Predict toggle hands the keys to the question: arrows then Enter answe
   await page.getByRole("button", { name: "Predict", exact: true }).click();
   await expect(keysHint).toBeVisible();
 });
+
+test("at 1280×800 lesson 1's question is on screen whole, its buttons too, and the map keeps its place between ordinary steps", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const map = page.locator("#memory-map svg.memory-map").first();
+  const mapTop = () => map.evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
+  await atQuestionB(page);
+  // The page is not scrolled: what the learner sees on arrival at the question.
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  const questionTop = await mapTop();
+  for (const l of [
+    page.getByRole("heading", { name: "Where will b land?" }),
+    page.getByRole("slider", { name: "Where will b land?" }),
+    page.getByRole("group", { name: "Move the guess" }),
+    panel(page).getByRole("button", { name: "Reveal", exact: true }),
+    panel(page).getByRole("button", { name: "Next", exact: true }),
+  ]) {
+    const box = await l.boundingBox();
+    expect(box, await l.evaluate((el) => el.className)).not.toBeNull();
+    expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(800);
+    expect(box?.y ?? -1).toBeGreaterThanOrEqual(0);
+  }
+  // Answered by the keyboard from there, the verdict is on screen too.
+  await page.getByRole("slider", { name: "Where will b land?" }).focus();
+  await page.keyboard.press("End");
+  await page.keyboard.press("Shift+ArrowLeft");
+  await page.keyboard.press("Shift+ArrowLeft");
+  await page.keyboard.press("Enter");
+  await expect(verdict(page)).toHaveText("Right: b lands at 0x10100.");
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  // Steps of one to three lines (ops 0 to 4) leave the map where it was; the
+  // closing step's four paragraphs and three Try-it buttons are shown whole,
+  // pushing the map down while they are shown.
+  const tops: number[] = [];
+  await page.getByRole("button", { name: "First" }).click();
+  for (let op = 0; op <= 4; op++) {
+    if (op > 0) await page.getByRole("button", { name: "Step forward" }).click();
+    await expect(counter(page)).toHaveText(`op ${op} / 5`);
+    tops.push(await mapTop());
+  }
+  expect(tops).toEqual(Array<number>(5).fill(questionTop));
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(counter(page)).toHaveText("op 5 / 5");
+  const narration = page.locator(".narration-mount > .narration");
+  await expect(narration.getByRole("button", { name: "Try it: compare all three" })).toBeVisible();
+  const inside = await narration.evaluate((panelEl) => {
+    const box = panelEl.getBoundingClientRect();
+    return [...panelEl.querySelectorAll(".narration-body p, .narration-try")].every((el) => el.getBoundingClientRect().bottom <= box.bottom);
+  });
+  expect(inside).toBe(true);
+  expect(await mapTop()).toBeGreaterThan(questionTop);
+  // A taller window reserves for the closing step too (a quarter of 1700 px
+  // holds it): measured again when the window's height changes, the map no
+  // longer moves at that step.
+  await page.setViewportSize({ width: 1280, height: 1700 });
+  const tall = await mapTop();
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expect(counter(page)).toHaveText("op 4 / 5");
+  expect(await mapTop()).toBe(tall);
+});

@@ -157,3 +157,26 @@ test("predict by touch: a tap on the zoomed strip picks a byte, and the ±1 and 
   await expect(page.locator(".predict-verdict")).toHaveText("Right: b lands at 0x10100.");
   await expect(page.getByRole("group", { name: "Move the guess" })).toBeHidden();
 });
+
+test("lesson 1's compare on a phone: the page never grows wider than the screen, and its question's controls are in reach", async ({ page }) => {
+  await page.getByRole("button", { name: "Programs" }).tap();
+  await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).tap();
+  await page.getByRole("button", { name: "First" }).tap();
+  await page.getByRole("button", { name: "Step forward" }).tap();
+  await expect(counter(page)).toHaveText("op 1 / 5");
+  // The question's nudges and buttons wrap within the screen.
+  for (const l of [page.getByRole("group", { name: "Move the guess" }), page.locator("section.predict").getByRole("button", { name: "Reveal", exact: true })]) {
+    const b = await box(l);
+    expect(b.x).toBeGreaterThanOrEqual(0);
+    expect(b.x + b.width).toBeLessThanOrEqual(390);
+  }
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+  await page.getByRole("button", { name: "Last" }).tap();
+  await page.getByRole("button", { name: "Try it: compare all three" }).tap();
+  await expect(page.locator("section.compare-column")).toHaveCount(3);
+  // The per-op table scrolls inside its frame; the words read to a screen
+  // reader in its cells ("fewest") once widened the page to 434 px.
+  await expect(page.locator(".compare-table .compare-fewest").first()).toBeAttached();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+  expect(await page.evaluate(() => window.innerWidth)).toBe(390);
+});

@@ -377,6 +377,10 @@ function renderCompareInstructionsPanel(m: Mounts, s: AppState, columns: readonl
     {
       shown: s.instructions,
       step: s.step,
+      sourceText: (file) => {
+        const text = ctx.source(file);
+        return text.state === "ready" ? text.text : undefined;
+      },
       columns: columns.map((c, i) => {
         const view = c.result.ok ? c.result.trace : null;
         const op = view ? currentOp(view, clampStep(view, s.step)) : undefined;

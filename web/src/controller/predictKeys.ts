@@ -5,7 +5,8 @@
 //
 // In presentation mode the question is the room's, asked aloud: the teacher
 // drives the lesson with → alone, so → (or Enter) reveals the answer and the
-// next → steps past it, ← steps back; the guess moves only on the focused strip.
+// next → steps past it, ← steps back; the guess moves only on the focused strip,
+// where the arrows step again once the answer is shown.
 
 import type { TraceView } from "../engine/traceView";
 import { moveGuess, predictionAt, stripAt, type GuessMove } from "../model/predict";
@@ -72,6 +73,12 @@ export function predictKeyAction(event: KeyboardEvent, q: PredictKeysState): { a
     return undefined;
   }
   const atEnd = q.step >= q.trace.length;
+  // On a projector, a question answered on the strip leaves the teacher's
+  // arrows stepping there as anywhere else: the guess is fixed once revealed.
+  if (onStrip && q.present === true && p && !event.shiftKey) {
+    if (event.key === "ArrowRight") return { action: { type: "predictNext" } };
+    if (event.key === "ArrowLeft") return { action: { type: "back" } };
+  }
   if (onStrip && event.key in STRIP_MOVES) return { action: null };
   if (onControl || event.shiftKey) return undefined;
   if (event.key === "Enter") return { action: atEnd ? { type: "first" } : { type: "predictNext" } };

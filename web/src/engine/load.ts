@@ -200,7 +200,9 @@ export const loadCostModule: () => Promise<CostModule> = once(async () => {
 // The files the models' steps point into, each a chunk of its own (Vite's
 // glob): the very files the modules were compiled from, at build time. The
 // trace module does not embed them (they would be a sixth of its download).
-const SOURCE_FILES = import.meta.glob<string>("../../../crates/core/src/{algorithms,models}/*.rs", { query: "?raw", import: "default" });
+// word.rs and model.rs too: the Instructions views name their lines (the
+// checked subtract's overflow test is word.rs's `checked_sub`).
+const SOURCE_FILES = import.meta.glob<string>(["../../../crates/core/src/{algorithms,models}/*.rs", "../../../crates/core/src/{word,model}.rs"], { query: "?raw", import: "default" });
 
 /** The text of a source file by its repository path ("crates/core/src/algorithms/bump_down.rs"), or undefined. */
 export function loadSourceText(path: string): Promise<string | undefined> {

@@ -2,13 +2,16 @@
 // side by side, so a difference of one branch reads off the page ("bump up
 // tests for overflow once more"). Only executed instructions are listed here,
 // per function in the order first entered, each branch with its outcome in
-// words. A toggle shows or hides it (the same view setting as the single
-// view's). Drawn from (lookups, view setting) alone.
+// words. Each run of instructions from one Rust line is headed by that line,
+// its file:line and its text (the text the code view shows, once fetched). A
+// toggle shows or hides it (the same view setting as the single view's).
+// Drawn from (lookups, source texts, view setting) alone.
 
 import type { InstructionsLookup } from "../engine/listing";
 import { branchOutcome, compactSource, executedListing, lacking, operatorOf, shortName, summaryText, type ExecutedListing } from "../model/instructions";
 import { h } from "./dom";
 import { shownText, TOGGLE_NAME } from "./instructions";
+import "./instructionsCompare.css";
 
 export interface CompareInstructionsColumn {
   /** The column's name as compare mode heads it (the preset and its settings). */
@@ -21,6 +24,27 @@ export interface CompareInstructionsData {
   columns: CompareInstructionsColumn[];
   /** The op in view, 1-based (0: before the first op). */
   step: number;
+  /**
+   * A source file's text by its repository path, once fetched (undefined while
+   * it loads, or for a file the page does not ship): the Rust lines shown.
+   */
+  sourceText?: (file: string) => string | undefined;
+}
+
+/** A source file's lines by path, split once per render. */
+type SourceLines = (file: string) => readonly string[] | undefined;
+
+/** The Rust line heading a run of instructions: its file:line and, when known, its text. */
+function rustLine(file: string | null, line: number, lines: SourceLines): HTMLElement | null {
+  const src = compactSource(file, line);
+  if (src === "" || file === null) return null;
+  const text = lines(file)?.[line - 1]?.trim();
+  return h(
+    "li",
+    { class: "instructions-rust", "data-src": `${file}:${line}` },
+    h("span", { class: "instructions-rust-src" }, src),
+    text ? h("code", { class: "instructions-rust-text", title: text }, text) : null,
+  );
 }
 
 export interface CompareInstructionsHandlers {
@@ -49,7 +73,7 @@ export function referenceColumn(index: number, count: number): number | null {
   return index === 0 ? 1 : 0;
 }
 
-function columnBody(c: CompareInstructionsColumn, onRetry: () => void, against: { label: string; x: ExecutedListing } | null): HTMLElement[] {
+function columnBody(c: CompareInstructionsColumn, onRetry: () => void, against: { label: string; x: ExecutedListing } | null, lines: SourceLines): HTMLElement[] {
   const l = c.lookup;
   if (l === null) return [h("p", { class: "instructions-status" }, "No op yet.")];
   if (l.state === "loading") return [h("p", { class: "instructions-status", role: "status" }, l.what)];
@@ -80,6 +104,7 @@ function columnBody(c: CompareInstructionsColumn, onRetry: () => void, against: 
   for (const f of x.functions) {
     const rows = f.rows.filter((r) => r.runs > 0);
     const marks = rows.map(() => extra[at++] === true);
+    let heading: string | null = null;
     out.push(
       h(
         "section",
@@ -94,10 +119,14 @@ function columnBody(c: CompareInstructionsColumn, onRetry: () => void, against: 
         h(
           "ol",
           { class: "instructions-ops", "aria-label": `Executed in ${shortName(f.name)}` },
-          ...rows.map((r, i) => {
+          ...rows.flatMap((r, i) => {
             const outcome = branchOutcome(r);
             const only = marks[i] === true;
-            return h(
+            // A new Rust line heads the instructions compiled from it.
+            const from = r.file !== null && r.line > 0 ? `${r.file}:${r.line}` : null;
+            const head = from !== null && from !== heading ? rustLine(r.file, r.line, lines) : null;
+            if (from !== null) heading = from;
+            const li = h(
               "li",
               { class: `instructions-op is-executed${r.branch ? " is-branch" : ""}${only ? " is-unshared" : ""}`, ...(only ? { "data-unshared": "" } : {}) },
               only ? h("span", { class: "instructions-unshared", title: `${against?.label ?? "the other column"} has no counterpart` }, "+") : null,
@@ -107,6 +136,7 @@ function columnBody(c: CompareInstructionsColumn, onRetry: () => void, against: 
               r.callees.length > 0 && !r.text.startsWith("call $") ? h("span", { class: "instructions-call" }, `→ ${r.callees.map(shortName).join(", ")}`) : null,
               h("span", { class: "instructions-src" }, compactSource(r.file, r.line)),
             );
+            return head ? [head, li] : [li];
           }),
         ),
       ),
@@ -115,8 +145,17 @@ function columnBody(c: CompareInstructionsColumn, onRetry: () => void, against: 
   return out;
 }
 
+/** The source files the ready columns' executed instructions come from. */
+function sourceFiles(columns: readonly CompareInstructionsColumn[]): string[] {
+  const files = new Set<string>();
+  for (const c of columns) for (const f of executedOf(c)?.functions ?? []) for (const r of f.rows) if (r.runs > 0 && r.file !== null) files.add(r.file);
+  return [...files];
+}
+
 export function renderCompareInstructions(mount: HTMLElement, data: CompareInstructionsData, handlers: CompareInstructionsHandlers): void {
-  const key = [data.shown, data.step, ...data.columns.flatMap((c) => [c.label, c.lookup])];
+  // Drawn again when a source text arrives, too.
+  const texts = new Map((data.shown ? sourceFiles(data.columns) : []).map((file) => [file, data.sourceText?.(file)]));
+  const key = [data.shown, data.step, ...data.columns.flatMap((c) => [c.label, c.lookup]), ...[...texts].flatMap(([file, text]) => [file, text])];
   const was = keys.get(mount);
   if (was && was.length === key.length && was.every((v, i) => v === key[i])) return;
   keys.set(mount, key);
@@ -134,6 +173,14 @@ export function renderCompareInstructions(mount: HTMLElement, data: CompareInstr
     if (hadFocus) toggle.focus();
     return;
   }
+  const split = new Map<string, readonly string[]>();
+  const lines: SourceLines = (file) => {
+    const text = texts.get(file);
+    if (text === undefined) return undefined;
+    let got = split.get(file);
+    if (!got) split.set(file, (got = text.split("\n")));
+    return got;
+  };
   const grid = h(
     "div",
     { class: "compare-instructions-grid", style: `--columns: ${Math.max(1, data.columns.length)}` },
@@ -142,7 +189,7 @@ export function renderCompareInstructions(mount: HTMLElement, data: CompareInstr
       const other = ref === null ? undefined : data.columns[ref];
       const otherX = other ? executedOf(other) : null;
       const against = other && otherX ? { label: other.label, x: otherX } : null;
-      return h("section", { class: "compare-instructions-column", "aria-label": `Wasm executed on ${c.label}` }, h("h4", { class: "compare-instructions-label" }, c.label), ...columnBody(c, handlers.onRetry, against));
+      return h("section", { class: "compare-instructions-column", "aria-label": `Wasm executed on ${c.label}` }, h("h4", { class: "compare-instructions-label" }, c.label), ...columnBody(c, handlers.onRetry, against, lines));
     }),
   );
   mount.replaceChildren(head, grid);

@@ -35,8 +35,9 @@ export interface NarrationData {
   pending?: boolean;
   /**
    * Every step's narration in the program: the panel keeps the height of the
-   * tallest, so the map below it stays put from step to step and no step's
-   * words are cut off (absent: the panel is as tall as this step's).
+   * tallest of ordinary length (reservedHeight), so the map below it stays put
+   * from step to step, and a longer step pushes it down rather than cut its
+   * words off (absent: the panel is as tall as this step's).
    */
   all?: readonly Narration[];
 }
@@ -62,8 +63,10 @@ interface Refs {
   key: string | null;
   /** What the banner, actions and errors show. */
   restKey: string | null;
-  /** What the panel's reserved height was measured for (the narrations and the width), and the height. */
-  reserved: { key: string; width: number; height: number } | null;
+  /** What the panel's reserved height was measured for (the narrations, the width and the window's height), and the height. */
+  reserved: { key: string; width: number; windowHeight: number; height: number } | null;
+  /** The steps the panel reserves a height for, to measure again when the window's height changes. */
+  reserving: { steps: readonly StepText[] } | null;
   handlers: NarrationHandlers;
 }
 
@@ -109,7 +112,7 @@ function build(mount: HTMLElement, handlers: NarrationHandlers): Refs {
   );
   root.dataset["view"] = "narration";
   mount.replaceChildren(root);
-  const refs: Refs = { root, kicker, title, exit, writtenFor, banner, bannerText, body, tries, errors, key: null, restKey: null, reserved: null, handlers };
+  const refs: Refs = { root, kicker, title, exit, writtenFor, banner, bannerText, body, tries, errors, key: null, restKey: null, reserved: null, reserving: null, handlers };
   exit.addEventListener("click", () => refs.handlers.onExitLesson());
   back.addEventListener("click", () => refs.handlers.onBackToLesson?.());
   return refs;
@@ -139,13 +142,37 @@ function paragraphs(text: string): HTMLElement[] {
   return parseParagraphs(text).map((p) => h("p", {}, ...inlineNodes(p)));
 }
 
+/** A step as the panel lays it out: its words and its Try-it buttons' labels. */
+type StepText = { text: string; tries: readonly string[] };
+
 /**
- * The height of the tallest of `steps` (words and Try-it buttons) in this
- * panel at its width: each is laid out in a hidden copy of the panel, in the
- * mount so the same rules apply. The mount keeps it as its least height
- * (--narration-tallest, narration.css).
+ * The share of the window's height the panel may reserve. A step taller than
+ * that is an exception (a lesson's closing words, a recording's long
+ * introduction): reserving it for every step would leave a screenful of blank
+ * above the map on the short ones and push a question below the fold, so such
+ * a step pushes the map down while it is shown instead.
  */
-function tallestHeight(refs: Refs, steps: readonly { text: string; tries: readonly string[] }[]): number {
+export const RESERVE_SHARE = 0.25;
+
+/**
+ * The height to reserve for steps measured at `heights` in a window `windowHeight`
+ * tall: the tallest of those within the reserve's share of the window (the
+ * steps of ordinary length, between which the map then never moves); if none
+ * is, the shortest.
+ */
+export function reservedHeight(heights: readonly number[], windowHeight: number): number {
+  if (heights.length === 0) return 0;
+  const cap = windowHeight * RESERVE_SHARE;
+  const ordinary = heights.filter((h) => h <= cap);
+  return ordinary.length > 0 ? Math.max(...ordinary) : Math.min(...heights);
+}
+
+/**
+ * The height of each of `steps` (words and Try-it buttons) in this panel at
+ * its width: each is laid out in a hidden copy of the panel, in the mount so
+ * the same rules apply.
+ */
+function stepHeights(refs: Refs, steps: readonly StepText[]): number[] {
   const probe = refs.root.cloneNode(true) as HTMLElement;
   for (const el of [probe, ...probe.querySelectorAll("[id], [aria-live], [role]")]) {
     el.removeAttribute("id");
@@ -158,7 +185,7 @@ function tallestHeight(refs: Refs, steps: readonly { text: string; tries: readon
   const body = probe.querySelector<HTMLElement>(".narration-body");
   const tries = probe.querySelector<HTMLElement>(".narration-tries");
   refs.root.after(probe);
-  let tallest = 0;
+  const heights: number[] = [];
   for (const step of steps) {
     if (body) {
       body.hidden = false;
@@ -168,26 +195,56 @@ function tallestHeight(refs: Refs, steps: readonly { text: string; tries: readon
       tries.hidden = step.tries.length === 0;
       tries.replaceChildren(...step.tries.map((label) => h("button", { type: "button", class: "narration-try" }, `Try it: ${label}`)));
     }
-    tallest = Math.max(tallest, probe.offsetHeight);
+    heights.push(probe.offsetHeight);
   }
   probe.remove();
-  return tallest;
+  return heights;
 }
 
-/** Keeps the mount at least as tall as the program's tallest narration (measured again when the narrations or the width change). */
-function reserveHeight(mount: HTMLElement, refs: Refs, all: readonly Narration[] | undefined, summary: string | null): void {
-  const steps = [...(summary !== null ? [{ text: summary, tries: [] }] : []), ...(all ?? []).map((n) => ({ text: n.text, tries: n.tries.map((t) => t.label) }))];
+/** The mounts whose panels reserve a height: measured again when the window's height changes. */
+const reserving = new Set<HTMLElement>();
+let listening = false;
+
+function listenForHeight(): void {
+  if (listening || typeof window === "undefined") return;
+  listening = true;
+  window.addEventListener("resize", () => {
+    for (const mount of reserving) {
+      const refs = views.get(mount);
+      if (!mount.isConnected || !refs?.reserving) reserving.delete(mount);
+      else reserveHeight(mount, refs, refs.reserving.steps);
+    }
+  });
+}
+
+/**
+ * Keeps the mount at least as tall as the program's steps of ordinary length
+ * (reservedHeight), measured again when the narrations, the panel's width or
+ * the window's height change (--narration-tallest, narration.css).
+ */
+function reserveHeight(mount: HTMLElement, refs: Refs, steps: readonly StepText[]): void {
   const width = refs.root.offsetWidth;
   if (steps.length === 0 || width === 0) {
     refs.reserved = null;
+    refs.reserving = null;
+    reserving.delete(mount);
     mount.style.removeProperty("--narration-tallest");
     return;
   }
   const key = JSON.stringify(steps);
-  if (refs.reserved && refs.reserved.key === key && refs.reserved.width === width) return;
-  const height = tallestHeight(refs, steps);
-  refs.reserved = { key, width, height };
+  refs.reserving = { steps };
+  reserving.add(mount);
+  listenForHeight();
+  const windowHeight = window.innerHeight;
+  if (refs.reserved && refs.reserved.key === key && refs.reserved.width === width && refs.reserved.windowHeight === windowHeight) return;
+  const height = reservedHeight(stepHeights(refs, steps), windowHeight);
+  refs.reserved = { key, width, windowHeight, height };
   mount.style.setProperty("--narration-tallest", `${height}px`);
+}
+
+/** The steps whose height the panel reserves: the lesson's summary (before the first narrated step) and every narration. */
+function reservedSteps(all: readonly Narration[] | undefined, summary: string | null): StepText[] {
+  return [...(summary !== null ? [{ text: summary, tries: [] }] : []), ...(all ?? []).map((n) => ({ text: n.text, tries: n.tries.map((t) => t.label) }))];
 }
 
 export function renderNarration(mount: HTMLElement, data: NarrationData, handlers: NarrationHandlers): void {
@@ -230,7 +287,7 @@ export function renderNarration(mount: HTMLElement, data: NarrationData, handler
   // Before the first narrated step, the lesson's one-line summary. Away from
   // the lesson's run the body is hidden, and emptied so nothing stale is announced.
   const pending = lesson !== null && !away && data.pending === true;
-  reserveHeight(mount, refs, away || pending ? undefined : data.all, lesson && !away && !pending ? lesson.summary : null);
+  reserveHeight(mount, refs, reservedSteps(away || pending ? undefined : data.all, lesson && !away && !pending ? lesson.summary : null));
   const key = away ? "away" : pending ? "pending" : text !== "" ? `n:${text}` : lesson ? `s:${lesson.summary}` : "";
   if (key === refs.key) return;
   refs.key = key;

@@ -158,10 +158,9 @@ function build(mount: HTMLElement, handlers: PredictHandlers): Refs {
     ask,
     strip,
     zoom,
-    nudges,
-    pick,
     hint,
-    h("div", { class: "predict-buttons" }, reveal, next, startOver),
+    // One row where it fits, so the question, its strips and its answer keep to one screen of a laptop.
+    h("div", { class: "predict-controls" }, nudges, pick, h("div", { class: "predict-buttons" }, reveal, next, startOver)),
     result,
   );
   root.dataset["view"] = "predict";

@@ -357,7 +357,10 @@ function draw(m: Mount, duration: number): void {
     attr(attr(label, "text-anchor", p.anchor), "y", p.textY);
     text(label, p.text);
     if (d === 0) {
+      // The glide's parts run on the line, head, arrow and label themselves:
+      // left running, they would end where an earlier draw aimed them.
       stopMotion(ptr, "ptr");
+      stopMotion(ptr.selectAll("line, path, text"), "ptr");
       attr(ptr, "transform", `translate(0,${pointerRow.y})`);
       attr(attr(ptr.select("line.ptr-line"), "x1", p.x), "x2", p.x);
       attr(ptr.select("path.ptr-head"), "d", head);
