@@ -27,7 +27,7 @@ import type { Target } from "./engine/types";
 import { standaloneSvg, svgFileText, svgToPng } from "./share/export";
 import { mapFigure } from "./share/figure";
 import { decodeShare, encodeShare, parseCompare, type SharedState } from "./share/link";
-import { parseViews, startPlayer, type Player } from "./share/player";
+import { parseViews, startPlayer, type Player } from "./player";
 import { parseTheme, setTheme } from "./share/theme";
 import { DEFAULT_CONFIG } from "./model/defaults";
 import { normalizeNewlines } from "./model/format";

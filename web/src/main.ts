@@ -1,5 +1,6 @@
 import "./styles.css";
-import { findMounts, startApp } from "./app";
+import { startApp } from "./app";
+import { findMounts } from "./mounts";
 import { loadAppTraceModule } from "./engine/appLoad";
 import { applyTheme, storedTheme } from "./views/theme";
 

@@ -1,7 +1,7 @@
 // What the views single out at a step, derived from the trace: the blocks the
 // op placed or acted on (plus those the narration names), the code view's
 // file and lines, and the counters at every step. The app (app.ts) and the
-// embeddable player (share/player.ts) both use these, so an embed highlights
+// embeddable player (player.ts) both use these, so an embed highlights
 // and counts exactly as the app does.
 
 import { stmtIndex, type TraceView } from "../engine/traceView";
