@@ -4,12 +4,12 @@
 // per frame (appView.ts). Every run is traced by a controller and dispatched
 // into the store: a render only reads the state.
 
-import { measureCosts } from "./engine/costWorkerClient";
-import { parseInWorker, PARSE_IN_WORKER_CHARS } from "./engine/parseWorkerClient";
-import { fetchListing, fetchListingFunction, instructionsSource } from "./engine/listing";
-import { loadCostModule, loadSourceText } from "./engine/load";
-import { sourceTexts } from "./engine/sourceTexts";
-import type { TraceModule } from "./engine/traceModule";
+import { measureCosts } from "./wasm/costWorkerClient";
+import { parseInWorker, PARSE_IN_WORKER_CHARS } from "./wasm/parseWorkerClient";
+import { fetchListing, fetchListingFunction, instructionsSource } from "./wasm/listing";
+import { loadCostModule, loadSourceText } from "./wasm/load";
+import { sourceTexts } from "./wasm/sourceTexts";
+import type { TraceModule } from "./wasm/traceModule";
 import { startCompareTracer } from "./controller/compare";
 import { bindEscape } from "./controller/escape";
 import { bindStepKeys } from "./controller/keyboard";

@@ -5,11 +5,11 @@
 // dispatched) and what the context looks up; it never starts a trace, and
 // its only effects are the handlers it is given.
 
-import type { RunConfig } from "./engine/config";
-import { sourceShown, type SourceLookup } from "./engine/sourceTexts";
-import type { TraceView } from "./engine/traceView";
-import { overInstructionsCap, type InstructionsLookup, type InstructionsSource } from "./engine/listing";
-import type { AllocatorInfo, Op, Trace } from "./engine/types";
+import type { RunConfig } from "./wasm/config";
+import { sourceShown, type SourceLookup } from "./wasm/sourceTexts";
+import type { TraceView } from "./wasm/traceView";
+import { overInstructionsCap, type InstructionsLookup, type InstructionsSource } from "./wasm/listing";
+import type { AllocatorInfo, Op, Trace } from "./wasm/types";
 import { carrySettings, columnLabels, compareStepText, pairReason, type CompareColumn } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";

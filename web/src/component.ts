@@ -22,8 +22,8 @@
 
 import appStyles from "./styles.css?inline";
 import playerStyles from "./embed.css?inline";
-import { EngineLoadError, loadTraceModule, logEngineFailure } from "./engine/load";
-import type { Target } from "./engine/types";
+import { EngineLoadError, loadTraceModule, logEngineFailure } from "./wasm/load";
+import type { Target } from "./wasm/types";
 import { standaloneSvg, svgFileText, svgToPng } from "./share/export";
 import { mapFigure } from "./share/figure";
 import { decodeShare, encodeShare, parseCompare, type SharedState } from "./share/link";

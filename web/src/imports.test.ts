@@ -2,10 +2,10 @@
 // file depends on itself through others, and the layers point one way, so
 // each layer can be read, tested and bundled without the ones above it:
 //
-//   engine  <-  model  <-  state  <-  controller  <-  views  <-  appView, shells
+//   wasm  <-  model  <-  state  <-  controller  <-  views  <-  appView, shells
 //
 // share/ holds the share link's and trace file's formats and the figure
-// export: pure functions on engine and model that state, controller and
+// export: pure functions on wasm and model that state, controller and
 // views all use. The shells (app.ts, player.ts, main.ts, embed.ts,
 // component.ts) are at the top, beside appView.ts: nothing imports them but
 // each other. A render never starts a trace: no view reaches a module that
@@ -106,7 +106,7 @@ function findCycles(graph: Graph): string[][] {
 
 /** Layers a file's layer must not import from ("app": the top-level shells and appView.ts). */
 const FORBIDDEN: Record<string, readonly string[]> = {
-  engine: ["model", "views", "state", "controller", "share", "app"],
+  wasm: ["model", "views", "state", "controller", "share", "app"],
   model: ["views", "state", "controller", "share", "app"],
   state: ["views", "controller", "share", "app"],
   // Controllers run effects and dispatch: what they draw is the views' to say.
@@ -138,7 +138,7 @@ function layerViolations(graph: Graph): string[] {
 }
 
 /** The modules that run the trace module: only controllers and shells may reach them. */
-const TRACE_STARTERS = ["engine/run.ts", "engine/slices.ts", "controller/tracer.ts", "controller/compare.ts", "controller/sweep.ts"];
+const TRACE_STARTERS = ["wasm/run.ts", "wasm/slices.ts", "controller/tracer.ts", "controller/compare.ts", "controller/sweep.ts"];
 
 /** Every module `roots` reach through their imports, themselves included. */
 function reached(graph: Graph, roots: readonly string[]): Set<string> {
@@ -197,7 +197,7 @@ describe("the import graph", () => {
   });
 
   it("keeps the layers pointing one way", () => {
-    expect(layerViolations(new Map([["model/x.ts", ["views/y.ts", "engine/z.ts"]]]))).toEqual(["model/x.ts -> views/y.ts"]);
+    expect(layerViolations(new Map([["model/x.ts", ["views/y.ts", "wasm/z.ts"]]]))).toEqual(["model/x.ts -> views/y.ts"]);
     expect(layerViolations(new Map([["controller/x.ts", ["views/y.ts", "state/z.ts", "app.ts"]]]))).toEqual(["controller/x.ts -> views/y.ts", "controller/x.ts -> app.ts"]);
     expect(layerViolations(new Map([["share/x.ts", ["state/y.ts", "controller/z.ts", "model/w.ts"]]]))).toEqual(["share/x.ts -> state/y.ts", "share/x.ts -> controller/z.ts"]);
     expect(layerViolations(new Map([["views/x.ts", ["player.ts", "appView.ts", "share/y.ts"]]]))).toEqual(["views/x.ts -> player.ts", "views/x.ts -> appView.ts"]);
@@ -218,6 +218,6 @@ describe("the import graph", () => {
     const shells = reached(graph, ["app.ts", "player.ts"]);
     for (const file of TRACE_STARTERS) expect(shells.has(file), file).toBe(true);
     // The search finds a starter a view would reach through another module.
-    expect(reached(new Map([["views/a.ts", ["model/b.ts"]], ["model/b.ts", ["engine/run.ts"]]]), ["views/a.ts"]).has("engine/run.ts")).toBe(true);
+    expect(reached(new Map([["views/a.ts", ["model/b.ts"]], ["model/b.ts", ["wasm/run.ts"]]]), ["views/a.ts"]).has("wasm/run.ts")).toBe(true);
   });
 });

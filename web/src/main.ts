@@ -1,7 +1,7 @@
 import "./styles.css";
 import { startApp } from "./app";
 import { findMounts } from "./mounts";
-import { loadAppTraceModule } from "./engine/appLoad";
+import { loadAppTraceModule } from "./wasm/appLoad";
 import { applyTheme, storedTheme } from "./views/theme";
 
 // The stored theme first, so the page does not flash the system's while the engine loads.

@@ -6,10 +6,10 @@
 // with the trace module, fetches the cost module only when something it
 // shows reads costs, and frees its runs when destroyed.
 
-import { configOf } from "./engine/config";
-import { sourceShown, sourceTexts } from "./engine/sourceTexts";
-import { loadSourceText } from "./engine/load";
-import type { TraceModule } from "./engine/traceModule";
+import { configOf } from "./wasm/config";
+import { sourceShown, sourceTexts } from "./wasm/sourceTexts";
+import { loadSourceText } from "./wasm/load";
+import type { TraceModule } from "./wasm/traceModule";
 import { startCompareTracer } from "./controller/compare";
 import { measureOnPage } from "./controller/costs";
 import { bindStepKeys } from "./controller/keyboard";

@@ -5,10 +5,10 @@
 // until their replacements are traced; the replaced runs are freed after the
 // next render.
 
-import type { RunSettings } from "../engine/config";
-import { traceInSlices } from "../engine/run";
-import { withCosts } from "../engine/traceView";
-import type { TraceModule, TraceRunHandle } from "../engine/traceModule";
+import type { RunSettings } from "../wasm/config";
+import { traceInSlices } from "../wasm/run";
+import { withCosts } from "../wasm/traceView";
+import type { TraceModule, TraceRunHandle } from "../wasm/traceModule";
 import type { CompareColumn } from "../model/compare";
 import type { Action, AppState } from "../state/reducer";
 import type { Store } from "../state/store";

@@ -7,7 +7,7 @@
 // drives the lesson with → alone, so → (or Enter) reveals the answer and the
 // next → steps past it, ← steps back; the guess moves only on the focused strip.
 
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import { moveGuess, predictionAt, stripAt, type GuessMove } from "../model/predict";
 import type { Action } from "../state/reducer";
 import { keepsKeys, OWN_SPACE } from "./keyboard";

@@ -4,10 +4,10 @@
 // nothing. Checked on the real trace module, counting the runs it starts.
 
 import { describe, expect, it } from "vitest";
-import type { RunConfig } from "../engine/config";
-import { loadCostModuleSync, loadTraceModuleSync } from "../engine/node";
-import { addressOf } from "../engine/traceView";
-import type { TraceModule } from "../engine/traceModule";
+import type { RunConfig } from "../wasm/config";
+import { loadCostModuleSync, loadTraceModuleSync } from "../wasm/node";
+import { addressOf } from "../wasm/traceView";
+import type { TraceModule } from "../wasm/traceModule";
 import { initialState, reducer, type Action, type AppState } from "../state/reducer";
 import { createStore, type Store } from "../state/store";
 import { startCompareTracer } from "./compare";

@@ -5,10 +5,10 @@
 // one before. Each point runs on the trace module with its costs, like any
 // run the page shows, and its run is freed once summed.
 
-import { configOf, type RunConfig } from "../engine/config";
-import { traceNow } from "../engine/run";
-import { withCosts } from "../engine/traceView";
-import type { TraceModule } from "../engine/traceModule";
+import { configOf, type RunConfig } from "../wasm/config";
+import { traceNow } from "../wasm/run";
+import { withCosts } from "../wasm/traceView";
+import type { TraceModule } from "../wasm/traceModule";
 import { defaultValues, runSweep, specOf, type PointRunner, type SweepResult, type SweepSetup } from "../model/sweep";
 import type { Action, AppState } from "../state/reducer";
 import type { Store } from "../state/store";

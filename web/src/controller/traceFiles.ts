@@ -3,10 +3,10 @@
 // nothing changes. An export is the full trace (the cost module's, which
 // carries each op's costs) of the configuration that made the map on screen.
 
-import { loadCostModule } from "../engine/load";
-import { traceNow } from "../engine/run";
-import type { TraceModule } from "../engine/traceModule";
-import type { AllocatorInfo, Trace } from "../engine/types";
+import { loadCostModule } from "../wasm/load";
+import { traceNow } from "../wasm/run";
+import type { TraceModule } from "../wasm/traceModule";
+import type { AllocatorInfo, Trace } from "../wasm/types";
 import { parseTraceFile, replayDiffers } from "../share/traceFile";
 import type { Action } from "../state/reducer";
 import type { Tracer } from "./tracer";

@@ -4,8 +4,8 @@
 // embeddable player (player.ts) both use these, so an embed highlights
 // and counts exactly as the app does.
 
-import { stmtIndex, type TraceView } from "../engine/traceView";
-import type { NamedValue, Op, SourceName, Stats } from "../engine/types";
+import { stmtIndex, type TraceView } from "../wasm/traceView";
+import type { NamedValue, Op, SourceName, Stats } from "../wasm/types";
 import { statsAt, type ChunkView } from "./chunks";
 import { microIndex, microSteps } from "./describe";
 import type { Narration } from "./narration";

@@ -3,8 +3,8 @@
 // predict question and the statement line all read them here, so no view
 // clamps the step again or looks its op up on its own.
 
-import type { TraceView } from "../engine/traceView";
-import type { Op } from "../engine/types";
+import type { TraceView } from "../wasm/traceView";
+import type { Op } from "../wasm/types";
 import { currentOp } from "../model/describe";
 import { clampStep } from "../model/step";
 import type { AppState } from "./reducer";

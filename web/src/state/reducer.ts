@@ -4,10 +4,10 @@
 // runs are traced by the controllers and dispatched here, so a render only
 // reads them.
 
-import { configOf, sameConfig, type RunConfig } from "../engine/config";
-import type { ExecutedColumnName } from "../engine/listing";
-import { opAt, placed, type TraceView } from "../engine/traceView";
-import type { ProgramError } from "../engine/types";
+import { configOf, sameConfig, type RunConfig } from "../wasm/config";
+import type { ExecutedColumnName } from "../wasm/listing";
+import { opAt, placed, type TraceView } from "../wasm/traceView";
+import type { ProgramError } from "../wasm/types";
 import type { CompareColumn, CompareConfig } from "../model/compare";
 import { MAX_COMPARE, MIN_COMPARE } from "../model/limits";
 import type { CostMetric } from "../model/costs";

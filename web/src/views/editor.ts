@@ -12,9 +12,9 @@
 // typing pauses (LONG_EDIT_PAUSE_MS): reading a million lines out of the
 // editor at every keystroke would cost more than the keystroke.
 
-import type { RunConfig } from "../engine/config";
-import { allErrors } from "../engine/errors";
-import type { AllocatorInfo, ProgramError } from "../engine/types";
+import type { RunConfig } from "../wasm/config";
+import { allErrors } from "../wasm/errors";
+import type { AllocatorInfo, ProgramError } from "../wasm/types";
 import { normalizeNewlines } from "../model/format";
 import { sourceTooLarge, utf8Bytes, megabytes } from "../model/limits";
 import { capacityHelp, fillAllocators } from "./allocatorMenu";

@@ -4,7 +4,7 @@
 // (run, step, view settings) alone; the shells only say which to draw and
 // where.
 
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import { mostChunksAlive, noChunkYet, statsAt } from "../model/chunks";
 import { describeMicro, describeStep, microSteps } from "../model/describe";
 import { codeFocus, focusOf, highlighted, statsSeries } from "../model/focus";
