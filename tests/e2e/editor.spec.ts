@@ -279,6 +279,8 @@ test("the Programs menu replays known behaviours of real arenas, each beside an 
 });
 
 test("stepping through a long program scrolls the editor so the current op's line is in view", async ({ page }) => {
+  // Some forty steps, each waited on: more than the default 30 s on a busy 2-core machine.
+  test.setTimeout(90_000);
   const source = Array.from({ length: 200 }, (_, i) => `b${i + 1} = alloc 8`).join("\n");
   await program(page).fill(source);
   await page.locator("#allocator").selectOption("bumpalo");

@@ -37,7 +37,7 @@ function fileTransfer(page: Page, text: string, name: string): Promise<JSHandle<
 // Generating, dropping and tracing a million ops takes tens of seconds on a busy 2-core machine.
 test.setTimeout(240_000);
 
-test("a recording of a million ops dropped on the page runs, and steps to its last op", async ({ page }) => {
+test("a recording of a million lines dropped on the page runs, steps, drags to the op where the hand stops, and takes a typed line", async ({ page }) => {
   await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
   const rec = recording(1_000_000);
   const path = join(dir, "recording.txt");
@@ -74,6 +74,27 @@ test("a recording of a million ops dropped on the page runs, and steps to its la
   // The op in view's line is scrolled into view and marked, a million lines down.
   await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-current")).toHaveText(String(lastLine));
   await expect(page.locator(".cm-content .code-line.is-current")).toHaveAttribute("data-line", String(lastLine));
+
+  // Dragged by hand along the scrubber and released: the counter, the editor's
+  // marked line and the Requested counter agree on the op where the hand
+  // stopped. One op a line, so op k is on line lastLine - (ops - k).
+  const box = await page.locator("#step").boundingBox();
+  if (!box) throw new Error("the scrubber is not on screen");
+  const y = box.y + box.height / 2;
+  const at = (fraction: number): number => box.x + 1 + (box.width - 2) * fraction;
+  await page.mouse.move(at(0.2), y);
+  await page.mouse.down();
+  for (let i = 1; i <= 20; i++) await page.mouse.move(at(0.2 + (0.3 * i) / 20), y);
+  await page.mouse.up();
+  const stopped = Number(/^op (\d+) \//.exec((await counter(page).textContent()) ?? "")?.[1]);
+  expect(stopped).toBeGreaterThan(400_000);
+  expect(stopped).toBeLessThan(600_000);
+  const stoppedLine = String(lastLine - (1_000_000 - stopped));
+  await expect(page.locator(".cm-lineNumbers .cm-gutterElement.is-current")).toHaveText(stoppedLine, { timeout: 30_000 });
+  await expect(page.locator(".cm-content .code-line.is-current")).toHaveAttribute("data-line", stoppedLine);
+  await expect(page.locator("#op-details .op-index")).toHaveText(`Op ${stopped}`);
+  await page.keyboard.press("End");
+  await expect(counter(page)).toHaveText("op 1000000 / 1000000", { timeout: 30_000 });
 
   // Typed at its end, a line runs once typing pauses, a million ops in.
   await program(page).click();

@@ -14,6 +14,9 @@ import type { Action, AppState } from "../state/reducer";
 import type { Store } from "../state/store";
 import { costsFor, type Measure } from "./costs";
 
+/** At most this many characters more or fewer is an edit typed, which waits for the next key. */
+export const TYPED_CHARS = 80;
+
 export interface TracerOptions {
   /** Where costs are measured; absent: nothing shown reads them. */
   measure?: Measure;
@@ -124,7 +127,12 @@ export function startTracer(module: TraceModule, store: Store<AppState, Action>,
     if (asked || !sameConfig({ ...now, source: "" }, { ...before, source: "" })) retrace();
     else if (now.source !== before.source) {
       clearTimeout(timer);
-      timer = setTimeout(retrace, options.debounceMs ?? 0);
+      // Typing changes the text a few characters at a time, and the next
+      // key is coming: wait for it. A change of more than a typed line at
+      // once (a paste, a file, an undo of one) is the whole edit: run it.
+      const typed = Math.abs(now.source.length - before.source.length) <= TYPED_CHARS;
+      if (typed) timer = setTimeout(retrace, options.debounceMs ?? 0);
+      else retrace();
     }
   });
 

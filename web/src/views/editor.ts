@@ -10,7 +10,8 @@
 // refused before anything runs, saying its size and the limit, and the
 // program on screen stays. A long program's text is handed on only once
 // typing pauses (LONG_EDIT_PAUSE_MS): reading a million lines out of the
-// editor at every keystroke would cost more than the keystroke.
+// editor at every keystroke would cost more than the keystroke. A paste, a
+// drop or an undo is handed on at once: no more keys are coming.
 
 import type { RunConfig } from "../wasm/config";
 import { allErrors } from "../wasm/errors";
@@ -113,10 +114,10 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     id: "program",
     labelledBy: label.id,
     describedBy: `${error.id} ${hint.id}`,
-    onChange(text, lines) {
+    onChange(text, lines, typing) {
       read = text;
       clearTimeout(pending);
-      if (lines > LONG_PROGRAM_LINES) pending = setTimeout(handOn, LONG_EDIT_PAUSE_MS);
+      if (typing && lines > LONG_PROGRAM_LINES) pending = setTimeout(handOn, LONG_EDIT_PAUSE_MS);
       else handOn();
     },
   });

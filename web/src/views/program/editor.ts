@@ -22,7 +22,8 @@ export interface ProgramEditorOptions {
   labelledBy: string;
   describedBy: string;
   /** Called after the text changed by typing, a paste or `replace`, with a way to read it. */
-  onChange(text: () => string, lines: number): void;
+  /** `typing`: the edit is keys typed or deleted, and more may follow at once. */
+  onChange(text: () => string, lines: number, typing: boolean): void;
 }
 
 export interface ProgramEditor {
@@ -62,7 +63,11 @@ export function createProgramEditor(parent: HTMLElement, options: ProgramEditorO
           autocorrect: "off",
         }),
         EditorView.updateListener.of((u) => {
-          if (u.docChanged) options.onChange(() => u.state.doc.toString(), u.state.doc.lines);
+          if (!u.docChanged) return;
+          // Keys typed or deleted come one after another; a paste, a drop,
+          // an undo or a program set from outside is the whole edit.
+          const typing = u.transactions.some((tr) => tr.isUserEvent("input.type") || tr.isUserEvent("delete"));
+          options.onChange(() => u.state.doc.toString(), u.state.doc.lines, typing);
         }),
       ],
     }),
