@@ -33,7 +33,7 @@ const LISTING = fileURLToPath(new URL("./web/pkg-cost/listing/", import.meta.url
  * function: scripts/split-listing.mjs) copied into the build as
  * assets/listing-<hash>/, named by a hash of its files so a new module's
  * listing never meets an old one in a cache, and LISTING_DIR defined for
- * web/src/engine/listing.ts: that folder relative to the module, or the
+ * web/src/wasm/listing.ts: that folder relative to the module, or the
  * folder itself on the dev server. The files are as many as the module's
  * functions; the Instructions view fetches those an op ran.
  */
@@ -83,7 +83,7 @@ export default defineConfig({
       },
     },
   },
-  // The app's cost worker (web/src/engine/costWorker.ts) imports the metered
+  // The app's cost worker (web/src/wasm/costWorker.ts) imports the metered
   // module's glue: a module worker, built as ES like the pages.
   worker: { format: "es" },
   server: { host: "127.0.0.1" },

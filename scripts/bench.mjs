@@ -415,7 +415,7 @@ async function traceModuleRun(page, source, preset, runs, breakdown) {
       let traceModule;
       let wasm;
       try {
-        const loaders = await import("/src/engine/appLoad.ts");
+        const loaders = await import("/src/wasm/appLoad.ts");
         if (typeof loaders.loadAppTraceModule !== "function") return { unavailable: "appLoad.ts has no loadAppTraceModule" };
         // The app's build (for speed), the one its runs use.
         traceModule = await loaders.loadAppTraceModule();
@@ -515,7 +515,7 @@ export async function loadProgram(page, source, preset, ops, timeout) {
  */
 async function watchRunStarts(page) {
   await page.evaluate(async () => {
-    const { loadAppTraceModule } = await import("/src/engine/appLoad.ts");
+    const { loadAppTraceModule } = await import("/src/wasm/appLoad.ts");
     const module = await loadAppTraceModule();
     if (module.__benchWatched) return;
     const startRun = module.startRun.bind(module);

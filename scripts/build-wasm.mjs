@@ -155,7 +155,7 @@ async function buildTrace() {
  * Adds `reinstantiate()` to wasm-bindgen's glue: a fresh instance of the
  * module it loaded, in place of one a trap left in an unknown state (the
  * glue keeps its instance in a variable of its own, and initialises only
- * once). The page's adapter (web/src/engine/traceModule.ts) calls it after a
+ * once). The page's adapter (web/src/wasm/traceModule.ts) calls it after a
  * trap, having dropped every object of the old instance.
  */
 export function addReinstantiate(module, glueFile, typesFile) {

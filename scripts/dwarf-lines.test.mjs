@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
-import { parseListingFunction, parseListingIndex } from "../web/src/engine/listing.ts";
+import { parseListingFunction, parseListingIndex } from "../web/src/wasm/listing.ts";
 import {
   callerLine,
   compareListing,

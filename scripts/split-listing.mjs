@@ -14,7 +14,7 @@
 //
 // The files are as many as the module has instrumented functions, whatever
 // that number is; each is a few kB gzipped (the largest, the engine's
-// dispatcher, about 30). web/src/engine/listing.ts reads them back.
+// dispatcher, about 30). web/src/wasm/listing.ts reads them back.
 //
 //   node scripts/split-listing.mjs [LISTING_JSON] [OUT_DIR]
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { parseListing, parseListingFunction, parseListingIndex } from "../web/src/engine/listing.ts";
+import { parseListing, parseListingFunction, parseListingIndex } from "../web/src/wasm/listing.ts";
 import { splitFunction, splitListing } from "./split-listing.mjs";
 
 const LISTING = {

@@ -1,34 +1,37 @@
 // The app's shell: the store, the controllers that run its effects
-// (tracing, costs, playback, keys, compare columns, sweeps, share links), and
-// a render of everything from the state once per frame (appView.ts).
+// (tracing, costs, compare columns, sweeps, playback, keys, share links, trace
+// files, recorded programs), and a render of everything from the state once
+// per frame (appView.ts). Every run is traced by a controller and dispatched
+// into the store: a render only reads the state.
 
-import type { RunConfig } from "./engine/config";
-import { measureCosts } from "./engine/costWorkerClient";
-import { parseInWorker, PARSE_IN_WORKER_CHARS } from "./engine/parseWorkerClient";
-import { fetchListing, fetchListingFunction, instructionsSource } from "./engine/listing";
-import { loadCostModule, loadSourceText } from "./engine/load";
-import { traceNow } from "./engine/run";
-import { sourceTexts } from "./engine/sourceTexts";
-import type { TraceModule } from "./engine/traceModule";
-import type { Trace } from "./engine/types";
-import { compareTracer } from "./controller/compare";
+import { measureCosts } from "./wasm/costWorkerClient";
+import { parseInWorker, PARSE_IN_WORKER_CHARS } from "./wasm/parseWorkerClient";
+import { fetchListing, fetchListingFunction, instructionsSource } from "./wasm/listing";
+import { loadCostModule, loadSourceText } from "./wasm/load";
+import { sourceTexts } from "./wasm/sourceTexts";
+import type { TraceModule } from "./wasm/traceModule";
+import { startCompareTracer } from "./controller/compare";
+import { bindEscape } from "./controller/escape";
 import { bindStepKeys } from "./controller/keyboard";
 import { bindPresent, fitPresentedNarration, presentFromSearch } from "./controller/present";
 import { bindPredictKeys, PREDICT_STRIP_ATTR } from "./controller/predictKeys";
 import { startPlayback } from "./controller/playback";
-import { sweepBase, sweepRunner } from "./controller/sweep";
+import { openRecorded } from "./controller/recorded";
+import { startSweepRunner, sweepBase } from "./controller/sweep";
 import { startTracer } from "./controller/tracer";
+import { traceFiles } from "./controller/traceFiles";
 import { startingColumns } from "./model/compare";
-import { lessonById, recordedLesson } from "./model/lessons";
-import { clampStep } from "./model/step";
+import { lessonById } from "./model/lessons";
 import { parseNarration, pausesAt, predictsNext, type Narration } from "./model/narration";
 import { predictShown } from "./model/predict";
-import { parseTraceFile, replayDiffers } from "./share/traceFile";
+import { stepInView } from "./state/inView";
 import { initialState, reducer, type Action, type AppState } from "./state/reducer";
 import { syncShareLinks } from "./state/shareSync";
 import { createStore, type Store } from "./state/store";
-import { findMounts, followsDrag, lessonPair, prepareFollowingDrag, progressBar, renderApp, showNotice, type AppViewContext, type Mounts } from "./appView";
+import { followsDrag, lessonPair, prepareFollowingDrag, renderApp, type AppViewContext } from "./appView";
+import { findMounts, type Mounts } from "./mounts";
 import { stagedFrameScheduler } from "./views/dom";
+import { progressBar, showNotice } from "./views/notice";
 import { applyTheme, storedTheme } from "./views/theme";
 
 export { findMounts, type Mounts };
@@ -74,9 +77,8 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
     onLiveRuns: (n) => (document.body.dataset["liveRuns"] = String(n)),
   });
   startPlayback(store, (s, step) => (s.trace ? pausesAt(s.trace, step, narrations(s.tracedSource)) : false));
-  const columns = compareTracer(module, { measure: measureCosts, onChange: () => scheduleRender() });
-  const sweeps = sweepRunner(module, measureCosts, () => scheduleRender(), (text) => showNotice(mounts.notice, text));
-  store.subscribe((s) => sweeps.sync(s));
+  const columns = startCompareTracer(module, store, { measure: measureCosts });
+  const sweeps = startSweepRunner(module, store, measureCosts, (text) => showNotice(mounts.notice, text));
   syncShareLinks(store, {
     known: (allocator) => allocators.some((a) => a.name === allocator),
     lessonExists: (id) => lessonById(id) !== undefined,
@@ -89,20 +91,7 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
   });
 
   // ---- Keys -------------------------------------------------------------------
-  document.addEventListener("keydown", (event) => {
-    if (event.key !== "Escape" || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-    // Escape closes the Share panel first, then leaves compare mode or the sweep (a select keeps it to close itself).
-    const share = document.querySelector<HTMLDetailsElement>("details.share-menu[open]");
-    const s = store.getState();
-    if (share) {
-      share.open = false;
-      share.querySelector("summary")?.focus();
-    } else if (event.target instanceof HTMLSelectElement) return;
-    else if (s.compare !== null) dispatch({ type: "exitCompare" });
-    else if (s.sweep !== null) dispatch({ type: "closeSweep" });
-    else return;
-    event.preventDefault();
-  });
+  bindEscape(document, store);
   // Presentation mode's toggle goes in the header beside the theme; its P and
   // Escape keys are bound after Escape's handler above, which closes what is open first.
   const tools = mounts.theme.parentElement;
@@ -111,7 +100,7 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
   bindPredictKeys(document, dispatch, () => {
     const s = store.getState();
     if (!s.trace) return null;
-    const step = clampStep(s.trace, s.step);
+    const { step } = stepInView(s, s.trace);
     const single = s.compare === null && s.sweep === null;
     const lessonAsks = predictsNext(s.trace, step, narrations(s.tracedSource));
     return predictShown({ predict: s.predict, single, lessonAsks }, s.trace, step) ? { trace: s.trace, step, guess: s.guess, revealed: s.revealed, present: s.present } : null;
@@ -150,52 +139,7 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
     dispatch(s.sweep !== null ? { type: "closeSweep" } : { type: "setSweep", setup: sweeps.toOpen(s) });
   });
 
-  // ---- Trace files ------------------------------------------------------------
-  // An import replays the file's program here and shows it only if every op
-  // lands where the file says; otherwise nothing changes.
-  const importTrace = async (text: string): Promise<string> => {
-    const file = parseTraceFile(text, allocators);
-    if (!file.ok) return file.error;
-    await module.ready(file.config.allocator);
-    const replay = traceNow(module, file.config);
-    if (!replay.ok) return `The file's program does not run here: ${replay.error.line}:${replay.error.column}: ${replay.error.message}.`;
-    const differs = replayDiffers(replay.view, file.ops);
-    replay.run.free();
-    if (differs !== null) return `The trace was not imported: ${differs}.`;
-    tracer.cancel();
-    dispatch({ type: "openConfig", config: file.config });
-    return `Imported a trace of ${file.ops.length} ops on ${file.config.allocator}: its program is in the editor.`;
-  };
-  const exportTrace = (): Promise<Trace | string> => {
-    // The configuration that made the map on screen (the settings may have changed since).
-    const config: RunConfig | undefined = tracer.shownConfig();
-    if (!config) return Promise.resolve("There is no traced program to export.");
-    return loadCostModule().then(
-      (m) => {
-        const r = m.trace(config);
-        return r.ok ? r.trace : `The trace could not be exported: ${r.error.message}`;
-      },
-      (error: unknown) => `The exporter (the cost module) did not load: ${error instanceof Error ? error.message : String(error)}. Try again.`,
-    );
-  };
-
-  // ---- Recorded programs --------------------------------------------------------
-  // Hundreds of kB each, so a file under the site's examples/, fetched when
-  // chosen; it opens where the narration's totals hold (its last op, or the
-  // one before a reset that ends it).
-  const openRecorded = async (id: string): Promise<void> => {
-    const found = recordedLesson(id);
-    if (!found) return;
-    const { lesson, recorded } = found;
-    try {
-      const response = await fetch(new URL(recorded.path, document.baseURI));
-      if (!response.ok) throw new Error(`${response.status} ${response.statusText}`.trim());
-      const source = await response.text();
-      dispatch({ type: "startLesson", lesson: { id, config: { ...lesson.config, source }, step: recorded.opensAt } });
-    } catch (error: unknown) {
-      showNotice(mounts.notice, `The recorded program ${recorded.path} did not load (${error instanceof Error ? error.message : String(error)}): the program on screen is unchanged.`);
-    }
-  };
+  const files = traceFiles(module, allocators, tracer, dispatch);
 
   // ---- Rendering --------------------------------------------------------------
   const sourceOf = sourceTexts({ sourcePath: (name) => module.sourcePath(name), load: loadSourceText, onLoaded: () => scheduleRender() });
@@ -221,19 +165,17 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
     source: sourceOf,
     sourcePath: (file) => module.sourcePath(file),
     animate: () => !reducedMotion.matches,
-    columns: (source, configs) => columns.columns(source, configs),
-    sweep: { running: sweeps.running(), result: sweeps.result() },
     sweepBase: sweepBase(s),
     dispatch,
-    onImportTrace: importTrace,
-    onExportTrace: exportTrace,
+    onImportTrace: (text) => files.importTrace(text),
+    onExportTrace: () => files.exportTrace(),
     onSweepRun: (_spec, setup) => {
       // The same sweep again runs again (a Run after a Cancel); another one runs through the store.
-      if (s.sweep !== null && JSON.stringify(s.sweep) === JSON.stringify(setup)) sweeps.sync(s, true);
+      if (s.sweep !== null && JSON.stringify(s.sweep) === JSON.stringify(setup)) sweeps.again();
       else dispatch({ type: "setSweep", setup });
     },
     onSweepCancel: () => sweeps.cancel(),
-    onOpenRecorded: (id) => void openRecorded(id),
+    onOpenRecorded: (id) => void openRecorded(id, document.baseURI, dispatch, (text) => showNotice(mounts.notice, text)),
     instructions,
     shownConfig: () => tracer.shownConfig(),
   });

@@ -1,16 +1,16 @@
-// What the app draws, from its state and the controllers' results: the
-// editor and the header's controls, then one of the three modes (the single
-// view of one run, compare's columns, the sweep's chart), the lesson's
-// narration and the predict question. A function of (state, what the
-// controllers hold); the only effects are the handlers it is given.
+// What the app draws, from its state: the editor and the header's controls,
+// then one of the three modes (the single view of one run, compare's
+// columns, the sweep's chart), the lesson's narration and the predict
+// question. A function of the state (whose runs the controllers traced and
+// dispatched) and what the context looks up; it never starts a trace, and
+// its only effects are the handlers it is given.
 
-import type { RunConfig } from "./engine/config";
-import { sourceShown, type SourceLookup } from "./engine/sourceTexts";
-import type { TraceView } from "./engine/traceView";
-import { overInstructionsCap, type InstructionsLookup, type InstructionsSource } from "./engine/listing";
-import type { AllocatorInfo, Op, Trace } from "./engine/types";
-import { clampStep } from "./model/step";
-import { carrySettings, columnLabels, compareStepText, pairReason, type CompareColumn, type CompareConfig } from "./model/compare";
+import type { RunConfig } from "./wasm/config";
+import { sourceShown, type SourceLookup } from "./wasm/sourceTexts";
+import type { TraceView } from "./wasm/traceView";
+import { overInstructionsCap, type InstructionsLookup, type InstructionsSource } from "./wasm/listing";
+import type { AllocatorInfo, Op, Trace } from "./wasm/types";
+import { carrySettings, columnLabels, compareStepText, pairReason, type CompareColumn } from "./model/compare";
 import { opCostSummary } from "./model/costs";
 import { currentOp, microIndex } from "./model/describe";
 import { codeFocus } from "./model/focus";
@@ -18,9 +18,11 @@ import { galleryById } from "./model/gallery";
 import { departureFrom, LESSONS, lessonById, recordedLesson, triedConfig } from "./model/lessons";
 import { narrationAt, narrationErrors, predictsNext, tryProblem, type Narration, type TryAction } from "./model/narration";
 import { predictShown } from "./model/predict";
-import type { SweepResult, SweepSetup, SweepSpec } from "./model/sweep";
+import type { SweepSetup, SweepSpec } from "./model/sweep";
 import { caseForOp, X86_REFERENCE } from "./model/x86";
+import { stepInView } from "./state/inView";
 import type { Action, AppState } from "./state/reducer";
+import type { Mounts } from "./mounts";
 import { sharedOf } from "./state/shareSync";
 import { renderCodeView } from "./views/codeView";
 import { renderCompare } from "./views/compare";
@@ -46,77 +48,7 @@ import { renderX86Table } from "./views/x86Table";
 /** docs/trace-format.md's "Cost" section, rendered as a page of its own (scripts/vite-docs.mjs). */
 const COST_DOCS = "docs/trace-format.html#cost";
 
-export interface Mounts {
-  editor: HTMLElement;
-  mapSummary: HTMLElement;
-  map: HTMLElement;
-  stepper: HTMLElement;
-  stats: HTMLElement;
-  cost: HTMLElement;
-  x86: HTMLElement;
-  opDetails: HTMLElement;
-  code: HTMLElement;
-  theme: HTMLElement;
-  compare: HTMLElement;
-  /** The header's mode toggle: Single run, Compare, Sweep; the active one is pressed. */
-  singleButton: HTMLElement;
-  compareButton: HTMLElement;
-  /** The sweep view, in place of the single map and cost panels. */
-  sweep: HTMLElement;
-  sweepButton: HTMLElement;
-  /** The map's legend: nothing on a sweep's chart is a block. */
-  mapLegend: HTMLElement;
-  /** The heading of the panel the modes share: it names what the mode shows there. */
-  mapHeading: HTMLElement;
-  /** Messages that are not the program's error (a share link that did not open). */
-  notice: HTMLElement;
-  narration: HTMLElement;
-  predict: HTMLElement;
-  share: HTMLElement;
-  predictButton: HTMLElement;
-  /** Shown only in the single view: compare mode draws its own maps and costs. */
-  costPanel: HTMLElement;
-  details: HTMLElement;
-}
-
-const IDS: Record<keyof Mounts, string> = {
-  editor: "editor",
-  mapSummary: "map-summary",
-  map: "memory-map",
-  stepper: "stepper",
-  stats: "stats",
-  cost: "cost-view",
-  x86: "x86-reference",
-  opDetails: "op-details",
-  code: "code-view",
-  theme: "theme-toggle",
-  compare: "compare",
-  singleButton: "single-button",
-  compareButton: "compare-button",
-  sweep: "sweep",
-  sweepButton: "sweep-button",
-  mapLegend: "map-legend",
-  mapHeading: "map-heading",
-  notice: "notice",
-  narration: "narration",
-  share: "share-panel",
-  predict: "predict",
-  predictButton: "predict-button",
-  costPanel: "cost-panel",
-  details: "detail-grid",
-};
-
-export function findMounts(): Mounts {
-  const out = {} as Mounts;
-  for (const [key, id] of Object.entries(IDS) as [keyof Mounts, string][]) {
-    const el = document.getElementById(id);
-    if (!el) throw new Error(`#${id} is missing from index.html`);
-    out[key] = el;
-  }
-  return out;
-}
-
-/** What the controllers hold that the app draws. */
+/** What the app draws besides its state: lookups, settings and the handlers of its effects. */
 export interface AppViewContext {
   allocators: readonly AllocatorInfo[];
   /** The program editor's view (views/editor.ts), loaded by the app alone: embeds never fetch it. */
@@ -126,8 +58,6 @@ export interface AppViewContext {
   source: (file: string) => SourceLookup;
   sourcePath: (file: string) => string | undefined;
   animate: () => boolean;
-  columns: (source: string, configs: readonly CompareConfig[]) => CompareColumn[] | null;
-  sweep: { running: { done: number; total: number } | null; result: SweepResult | null };
   sweepBase: RunConfig;
   dispatch: (a: Action) => void;
   onImportTrace: (text: string) => Promise<string>;
@@ -257,7 +187,7 @@ function showMode(m: Mounts, mode: Mode): void {
 
 /** The single view's run at `s`'s step, as its map, stepper and (unless `following`) the rest show it. */
 function singleRunInput(s: AppState, trace: TraceView, ctx: AppViewContext, following: boolean): RunViewInput {
-  const step = clampStep(trace, s.step);
+  const { step } = stepInView(s, trace);
   return {
     state: s,
     trace,
@@ -281,8 +211,7 @@ function singleRunInput(s: AppState, trace: TraceView, ctx: AppViewContext, foll
  * the drag settles (renderApp).
  */
 function renderSingle(m: Mounts, s: AppState, trace: TraceView, ctx: AppViewContext, following = false): void {
-  const step = clampStep(trace, s.step);
-  const op = currentOp(trace, step);
+  const { step, op } = stepInView(s, trace);
   if (following) catchingUp(m, true);
   renderRun(
     following ? { stepper: m.stepper, mapSummary: m.mapSummary, map: m.map } : m,
@@ -383,7 +312,8 @@ function renderCompareInstructionsPanel(m: Mounts, s: AppState, columns: readonl
       },
       columns: columns.map((c, i) => {
         const view = c.result.ok ? c.result.trace : null;
-        const op = view ? currentOp(view, clampStep(view, s.step)) : undefined;
+        // Each column is a run of its own: its op at the step in view.
+        const op = view ? currentOp(view, s.step) : undefined;
         return {
           label: labels[i] ?? c.config.allocator,
           lookup: !s.instructions ? null : view ? instructionsOf(ctx, view, { ...c.config, source: s.tracedSource }, op) : { state: "failed", message: "This column's program did not run." },
@@ -410,8 +340,7 @@ function renderStatementLine(m: Mounts, s: AppState, trace: TraceView, ctx: AppV
     m.narration.before(mount);
   }
   mount.hidden = false;
-  const step = clampStep(trace, s.step);
-  const op = currentOp(trace, step);
+  const { step, op } = stepInView(s, trace);
   // In compare mode each column's cost is its own: the line names the op alone.
   const cost = op && s.compare === null ? (opCostSummary(trace, op, ctx.allocators.find((a) => a.name === trace.allocator)?.chunkRecord ?? "none")?.text ?? null) : null;
   const lines = ctx.lines(s.tracedSource);
@@ -525,7 +454,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   if (renderFollowingDrag(m, s, ctx)) return;
   catchingUp(m, false);
   const { dispatch } = ctx;
-  const op = s.trace ? currentOp(s.trace, s.step) : undefined;
+  const op = s.trace ? stepInView(s, s.trace).op : undefined;
   ctx.renderEditor(
     m.editor,
     {
@@ -560,7 +489,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   renderSharePanel(m.share, { state: sharedOf(s), trace: s.trace }, { onImportTrace: ctx.onImportTrace, onExportTrace: ctx.onExportTrace });
   const trace = s.trace;
   if (!trace) return;
-  const step = clampStep(trace, s.step);
+  const { step } = stepInView(s, trace);
   // Compare columns run different code: the stepper names the op they all ran,
   // not what the single run's allocator did (nor its micro-steps).
   if (s.compare === null) renderRunStepper(m.stepper, s, trace, true, dispatch);
@@ -576,7 +505,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     renderCompareInstructionsPanel(m, s, null, ctx);
     renderSweep(
       m.sweep,
-      { allocators: ctx.allocators, base: ctx.sweepBase, setup: s.sweep, running: ctx.sweep.running, result: ctx.sweep.result },
+      { allocators: ctx.allocators, base: ctx.sweepBase, setup: s.sweep, running: s.sweepRun?.running ?? null, result: s.sweepRun?.result ?? null },
       {
         onRun: ctx.onSweepRun,
         onCancel: ctx.onSweepCancel,
@@ -587,7 +516,7 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
   } else if (s.compare !== null) {
     showMode(m, "compare");
     // Until the columns are traced (a few ms) the mount keeps what it showed.
-    const columns = ctx.columns(s.tracedSource, s.compare);
+    const columns = s.compareColumns;
     renderCompareInstructionsPanel(m, s, columns, ctx);
     if (!columns) return;
     renderSlide(m, s, columns, ctx);
@@ -614,52 +543,4 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
     renderCompareInstructionsPanel(m, s, null, ctx);
     renderSingle(m, s, trace, ctx);
   }
-}
-
-/**
- * A message above the page that is not the program's error, with a Dismiss
- * button; with `link` (a share link that did not open), a Copy link button
- * too, so the reader can keep, repair or report the link they were given.
- */
-export function showNotice(mount: HTMLElement, text: string, link?: string): void {
-  const dismiss = h("button", { type: "button", class: "link-button" }, "Dismiss");
-  dismiss.addEventListener("click", () => {
-    mount.hidden = true;
-    mount.replaceChildren();
-  });
-  const actions: (Node | string)[] = [];
-  if (link !== undefined) {
-    const copied = h("output", { class: "notice-copied" });
-    const copy = h("button", { type: "button", class: "link-button" }, "Copy link");
-    copy.addEventListener("click", () => {
-      navigator.clipboard.writeText(link).then(
-        () => (copied.textContent = "Copied."),
-        () => (copied.textContent = `Copy it from the address bar: the clipboard is not available here.`),
-      );
-    });
-    actions.push(" ", copy, copied);
-  }
-  mount.replaceChildren(h("span", {}, text), ...actions, " ", dismiss);
-  mount.hidden = false;
-}
-
-/** The progress of a long run, above the map it will replace (the last good map stays meanwhile). */
-export function progressBar(map: HTMLElement): (tracing: AppState["tracing"]) => void {
-  const bar = h("div", { class: "trace-progress", role: "progressbar", "aria-label": "Tracing the program", hidden: "" });
-  const text = h("span", { class: "trace-progress-text" });
-  const fill = h("span", { class: "trace-progress-bar" });
-  bar.append(fill, text);
-  map.before(bar);
-  return (tracing) => {
-    bar.hidden = tracing === null;
-    if (!tracing) return;
-    const done = Math.min(tracing.executed, tracing.total);
-    bar.setAttribute("aria-valuemin", "0");
-    bar.setAttribute("aria-valuemax", String(tracing.total));
-    bar.setAttribute("aria-valuenow", String(done));
-    const said = `Tracing… ${done.toLocaleString("en-US")} of ${tracing.total.toLocaleString("en-US")} ops`;
-    bar.setAttribute("aria-valuetext", said);
-    text.textContent = said;
-    fill.style.width = `${tracing.total > 0 ? (100 * done) / tracing.total : 0}%`;
-  };
 }

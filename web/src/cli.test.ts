@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCostModuleSync } from "./engine/node";
+import { loadCostModuleSync } from "./wasm/node";
 import { MAX_SOURCE_BYTES, sourceTooLarge } from "./model/limits";
 import { traceJson } from "./share/traceFile";
 import { recording } from "./test/recording";

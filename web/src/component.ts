@@ -22,12 +22,12 @@
 
 import appStyles from "./styles.css?inline";
 import playerStyles from "./embed.css?inline";
-import { EngineLoadError, loadTraceModule, logEngineFailure } from "./engine/load";
-import type { Target } from "./engine/types";
+import { EngineLoadError, loadTraceModule, logEngineFailure } from "./wasm/load";
+import type { Target } from "./wasm/types";
 import { standaloneSvg, svgFileText, svgToPng } from "./share/export";
 import { mapFigure } from "./share/figure";
 import { decodeShare, encodeShare, parseCompare, type SharedState } from "./share/link";
-import { parseViews, startPlayer, type Player } from "./share/player";
+import { parseViews, startPlayer, type Player } from "./player";
 import { parseTheme, setTheme } from "./share/theme";
 import { DEFAULT_CONFIG } from "./model/defaults";
 import { normalizeNewlines } from "./model/format";

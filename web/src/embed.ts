@@ -5,9 +5,9 @@
 
 import "./styles.css";
 import "./embed.css";
-import { EngineLoadError, loadTraceModule, logEngineFailure } from "./engine/load";
+import { EngineLoadError, loadTraceModule, logEngineFailure } from "./wasm/load";
 import { decodeShare, queryParams, type SharedState } from "./share/link";
-import { parseViews, startPlayer } from "./share/player";
+import { parseViews, startPlayer } from "./player";
 import { parseHostMessage, parseTheme, resizeMessage, setTheme } from "./share/theme";
 import { DEFAULT_CONFIG } from "./model/defaults";
 

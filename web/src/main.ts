@@ -1,6 +1,7 @@
 import "./styles.css";
-import { findMounts, startApp } from "./app";
-import { loadAppTraceModule } from "./engine/appLoad";
+import { startApp } from "./app";
+import { findMounts } from "./mounts";
+import { loadAppTraceModule } from "./wasm/appLoad";
 import { applyTheme, storedTheme } from "./views/theme";
 
 // The stored theme first, so the page does not flash the system's while the engine loads.

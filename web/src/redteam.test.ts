@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeShare } from "./share/link";
 import { parseTraceFile } from "./share/traceFile";
 import { isShareLink } from "./state/shareSync";
-import type { AllocatorInfo } from "./engine/types";
+import type { AllocatorInfo } from "./wasm/types";
 import { excerpt, normalizeNewlines } from "./model/format";
 import { parseValues } from "./model/sweep";
 

@@ -130,11 +130,11 @@ describe('every addEventListener("message") site', () => {
   it("are the ones known here (a new one must be added with its check)", () => {
     expect(sites).toEqual([
       "web/src/embed.ts",
-      "web/src/engine/costWorker.ts",
-      "web/src/engine/costWorkerClient.ts",
-      "web/src/engine/parseWorker.ts",
-      "web/src/engine/parseWorkerClient.ts",
       "web/src/share/measureEmbed.ts",
+      "web/src/wasm/costWorker.ts",
+      "web/src/wasm/costWorkerClient.ts",
+      "web/src/wasm/parseWorker.ts",
+      "web/src/wasm/parseWorkerClient.ts",
     ]);
   });
 
@@ -145,10 +145,10 @@ describe('every addEventListener("message") site', () => {
   const CHECKS: Record<string, readonly RegExp[]> = {
     "web/src/embed.ts": [/event\.source\s*!==\s*window\.parent/, /parseHostMessage\(\s*event\.data\s*\)/],
     // A dedicated worker hears only the page that made it; the page listens on that Worker object only.
-    "web/src/engine/costWorker.ts": [/parseCostJob\(\s*e\.data\s*\)/, /if \(!job\) return/],
-    "web/src/engine/costWorkerClient.ts": [/w\.addEventListener\(\s*"message"/, /parseCostReply\(\s*e\.data\s*\)/, /if \(!reply\) return/],
-    "web/src/engine/parseWorker.ts": [/parseParseJob\(\s*e\.data\s*\)/, /if \(!job\) return/],
-    "web/src/engine/parseWorkerClient.ts": [/w\.addEventListener\(\s*"message"/, /parseParseReply\(\s*e\.data\s*\)/, /if \(!reply \|\| !pending/],
+    "web/src/wasm/costWorker.ts": [/parseCostJob\(\s*e\.data\s*\)/, /if \(!job\) return/],
+    "web/src/wasm/costWorkerClient.ts": [/w\.addEventListener\(\s*"message"/, /parseCostReply\(\s*e\.data\s*\)/, /if \(!reply\) return/],
+    "web/src/wasm/parseWorker.ts": [/parseParseJob\(\s*e\.data\s*\)/, /if \(!job\) return/],
+    "web/src/wasm/parseWorkerClient.ts": [/w\.addEventListener\(\s*"message"/, /parseParseReply\(\s*e\.data\s*\)/, /if \(!reply \|\| !pending/],
     // The share panel hears its own measuring frame only, and only a height.
     "web/src/share/measureEmbed.ts": [/event\.source\s*===\s*frame\.contentWindow\s*&&\s*isResizeMessage\(\s*event\.data\s*\)/],
   };
@@ -161,7 +161,7 @@ describe('every addEventListener("message") site', () => {
   });
 
   it("the cost worker's guards refuse every shape but their one message", async () => {
-    const { parseCostJob, parseCostReply } = await import("./engine/costMessages");
+    const { parseCostJob, parseCostReply } = await import("./wasm/costMessages");
     const { MAX_SOURCE_BYTES } = await import("./model/limits");
     const config = { source: "a = alloc 8", allocator: "bumpalo", target: "64", capacity: null, minAlign: null };
     const badJobs: unknown[] = [

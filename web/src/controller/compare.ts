@@ -1,18 +1,20 @@
 // Compare mode's columns: the program traced once per column on the trace
 // module, so stepping never re-traces, then each column's costs from the
-// cost module. The columns on screen stay until their replacements are
-// traced; the replaced runs are freed after the next render.
+// cost module. The columns traced are dispatched into the store, as the
+// single run's trace is: views only read them. The columns on screen stay
+// until their replacements are traced; the replaced runs are freed after the
+// next render.
 
-import type { RunSettings } from "../engine/config";
-import { traceInSlices } from "../engine/run";
-import { withCosts } from "../engine/traceView";
-import type { TraceModule, TraceRunHandle } from "../engine/traceModule";
+import type { RunSettings } from "../wasm/config";
+import { traceInSlices } from "../wasm/run";
+import { withCosts } from "../wasm/traceView";
+import type { TraceModule, TraceRunHandle } from "../wasm/traceModule";
 import type { CompareColumn } from "../model/compare";
+import type { Action, AppState } from "../state/reducer";
+import type { Store } from "../state/store";
 import { costsFor, type Measure } from "./costs";
 
 export interface CompareTracer {
-  /** The columns for `source` on `configs`: those on screen until these are traced (null before any). */
-  columns(source: string, configs: readonly RunSettings[]): CompareColumn[] | null;
   /** Frees the runs of replaced columns: call after each render. */
   afterRender(): void;
   destroy(): void;
@@ -21,20 +23,20 @@ export interface CompareTracer {
 export interface CompareTracerOptions {
   /** Where costs are measured; absent: the columns show none. */
   measure?: Measure;
-  /** Called whenever the columns change (traced, or costs arrived). */
-  onChange: () => void;
   /** While a long column is in slices. */
   onProgress?: (executed: number, total: number) => void;
 }
 
-interface ColumnSet {
-  key: string;
-  columns: CompareColumn[];
-  runs: TraceRunHandle[];
-}
-
-export function compareTracer(module: TraceModule, options: CompareTracerOptions): CompareTracer {
-  let shown: ColumnSet | null = null;
+/**
+ * Traces the store's compare columns whenever what they run changes (the
+ * columns' settings, or the program as last traced without error), and
+ * dispatches them: `compareTraced` once traced, again once their costs are
+ * measured.
+ */
+export function startCompareTracer(module: TraceModule, store: Store<AppState, Action>, options: CompareTracerOptions = {}): CompareTracer {
+  const { dispatch } = store;
+  /** The runs behind the columns in the store, and what they were traced from. */
+  let shown: { key: string; runs: TraceRunHandle[] } | null = null;
   let tracingKey = "";
   let abort: AbortController | null = null;
   let retired: TraceRunHandle[] = [];
@@ -63,9 +65,9 @@ export function compareTracer(module: TraceModule, options: CompareTracerOptions
       tracingKey = "";
       abort = null;
       if (shown) retired.push(...shown.runs);
-      const set: ColumnSet = { key, columns, runs };
-      shown = set;
-      options.onChange();
+      const mine = { key, runs };
+      shown = mine;
+      dispatch({ type: "compareTraced", columns });
       const measure = options.measure;
       if (!measure) return;
       const measured = await Promise.all(
@@ -76,24 +78,30 @@ export function compareTracer(module: TraceModule, options: CompareTracerOptions
           return { config: column.config, result: { ok: true, trace: withCosts(view, costs) } };
         }),
       );
-      if (destroyed || shown !== set) return;
-      shown = { ...set, columns: measured };
-      options.onChange();
+      // Replaced meanwhile: the newer columns measure their own.
+      if (destroyed || shown !== mine) return;
+      dispatch({ type: "compareTraced", columns: measured });
     })();
   };
 
+  // The columns run the program the map shows (the last one traced without
+  // error): nothing to run until it is traced.
+  const sync = (s: AppState): void => {
+    if (destroyed || s.compare === null || s.trace === null) return;
+    const key = JSON.stringify([s.tracedSource, s.compare]);
+    if (key !== shown?.key && key !== tracingKey) trace(key, s.tracedSource, s.compare);
+  };
+  const unsubscribe = store.subscribe(sync);
+  sync(store.getState());
+
   return {
-    columns(source, configs) {
-      const key = JSON.stringify([source, configs]);
-      if (key !== shown?.key && key !== tracingKey) trace(key, source, configs);
-      return shown?.columns ?? null;
-    },
     afterRender() {
       freeAll(retired);
       retired = [];
     },
     destroy() {
       destroyed = true;
+      unsubscribe();
       abort?.abort();
       if (shown) freeAll(shown.runs);
       shown = null;

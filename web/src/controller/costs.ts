@@ -2,9 +2,9 @@
 // configuration, after the run's first map (the trace module never waits for
 // it), and only for runs the cost module can replay.
 
-import type { RunConfig } from "../engine/config";
-import type { CostsResult } from "../engine/costModule";
-import { loadCostModule } from "../engine/load";
+import type { RunConfig } from "../wasm/config";
+import type { CostsResult } from "../wasm/costModule";
+import { loadCostModule } from "../wasm/load";
 
 /** Measures a configuration's costs somewhere: in a worker (the app), on the page (embeds). */
 export type Measure = (config: RunConfig) => Promise<CostsResult>;

@@ -8,7 +8,7 @@
 // next → steps past it, ← steps back; the guess moves only on the focused strip,
 // where the arrows step again once the answer is shown.
 
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import { moveGuess, predictionAt, stripAt, type GuessMove } from "../model/predict";
 import type { Action } from "../state/reducer";
 import { keepsKeys, OWN_SPACE } from "./keyboard";

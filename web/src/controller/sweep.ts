@@ -1,25 +1,23 @@
-// The sweep view's runs. The store holds what to sweep; the points are
-// derived and arrive one per macrotask, so they live here. A sweep (re)runs
-// when what it sweeps or the configuration it starts from changes; a new
-// run cancels the one before. Each point runs on the trace module with its
-// costs, like any run the page shows, and its run is freed once summed.
+// The sweep view's runs. The store holds what to sweep; the points arrive
+// one per macrotask and are dispatched into the store as they do (its
+// `sweepRun`), so the view only reads them. A sweep (re)runs when what it
+// sweeps or the configuration it starts from changes; a new run cancels the
+// one before. Each point runs on the trace module with its costs, like any
+// run the page shows, and its run is freed once summed.
 
-import { configOf, type RunConfig } from "../engine/config";
-import { traceNow } from "../engine/run";
-import { withCosts } from "../engine/traceView";
-import type { TraceModule } from "../engine/traceModule";
+import { configOf, type RunConfig } from "../wasm/config";
+import { traceNow } from "../wasm/run";
+import { withCosts } from "../wasm/traceView";
+import type { TraceModule } from "../wasm/traceModule";
 import { defaultValues, runSweep, specOf, type PointRunner, type SweepResult, type SweepSetup } from "../model/sweep";
-import type { AppState } from "../state/reducer";
+import type { Action, AppState } from "../state/reducer";
+import type { Store } from "../state/store";
 import { costsFor, type Measure } from "./costs";
 
 export interface SweepRunner {
-  /** Runs the state's sweep unless that sweep of that base already ran (or `again`). */
-  sync(s: AppState, again?: boolean): void;
+  /** Runs the state's sweep again, though that sweep of that base already ran (a Run after a Cancel). */
+  again(): void;
   cancel(): void;
-  /** Progress of the sweep under way, null when none. */
-  running(): { done: number; total: number } | null;
-  /** The points so far (all of them once done). */
-  result(): SweepResult | null;
   /** What the Sweep button opens: the last sweep closed, else MIN_ALIGN where the preset has it, else the presets. */
   toOpen(s: AppState): SweepSetup;
 }
@@ -27,8 +25,13 @@ export interface SweepRunner {
 /** The program as last traced: an edit with an error keeps sweeping the last good one, as the map does. */
 export const sweepBase = (s: AppState): RunConfig => ({ ...configOf(s), source: s.tracedSource });
 
-export function sweepRunner(module: TraceModule, measure: Measure, onChange: () => void, onFailure: (message: string) => void): SweepRunner {
+/**
+ * Runs the store's sweep whenever it or the configuration it starts from
+ * changes, dispatching its progress and points (`sweepRan`).
+ */
+export function startSweepRunner(module: TraceModule, store: Store<AppState, Action>, measure: Measure, onFailure: (message: string) => void): SweepRunner {
   const allocators = module.allocators();
+  const onChange = (): void => store.dispatch({ type: "sweepRan", run: { running: run ? { done: run.done, total: run.total } : null, result: result?.result ?? null } });
   let run: { key: string; controller: AbortController; done: number; total: number } | null = null;
   let result: { key: string; result: SweepResult } | null = null;
   let last: SweepSetup | null = null;
@@ -58,6 +61,7 @@ export function sweepRunner(module: TraceModule, measure: Measure, onChange: () 
     const mine = { key, controller: new AbortController(), done: 0, total: spec.spec.values.length };
     run = mine;
     result = { key, result: { param: spec.spec.param, points: [], total: mine.total, cancelled: false } };
+    onChange();
     runSweep(point, spec.spec, allocators, {
       signal: mine.controller.signal,
       onProgress: (done, total, latest) => {
@@ -85,20 +89,23 @@ export function sweepRunner(module: TraceModule, measure: Measure, onChange: () 
     );
   };
 
+  const sync = (s: AppState, again = false): void => {
+    if (s.sweep !== null) {
+      start(s, again);
+      last = s.sweep;
+    } else if (run || result) {
+      run?.controller.abort();
+      run = null;
+      result = null;
+      store.dispatch({ type: "sweepRan", run: null });
+    }
+  };
+  store.subscribe((s) => sync(s));
+  sync(store.getState());
+
   return {
-    sync(s, again = false) {
-      if (s.sweep !== null) {
-        start(s, again);
-        last = s.sweep;
-      } else if (run || result) {
-        run?.controller.abort();
-        run = null;
-        result = null;
-      }
-    },
+    again: () => sync(store.getState(), true),
     cancel: () => run?.controller.abort(),
-    running: () => (run ? { done: run.done, total: run.total } : null),
-    result: () => result?.result ?? null,
     toOpen(s) {
       const hasAligns = (allocators.find((a) => a.name === s.allocator)?.minAligns.length ?? 0) > 0;
       // Minimum alignments are the preset's own: a remembered list may not fit this one.

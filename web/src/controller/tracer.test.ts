@@ -3,7 +3,7 @@
 // here as the module's `ready` call, which this fake module counts.
 
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { TraceModule } from "../engine/traceModule";
+import type { TraceModule } from "../wasm/traceModule";
 import { initialState, reducer } from "../state/reducer";
 import { createStore } from "../state/store";
 import { startTracer, TYPED_CHARS, type Tracer } from "./tracer";

@@ -6,10 +6,10 @@
 // freed once the render that stops drawing it is done. The app and the
 // player both run one.
 
-import { configOf, sameConfig, type RunConfig } from "../engine/config";
-import { traceInSlices, type ParseApart } from "../engine/run";
-import { withCosts, type OpColumns } from "../engine/traceView";
-import type { TraceModule, TraceRunHandle } from "../engine/traceModule";
+import { configOf, sameConfig, type RunConfig } from "../wasm/config";
+import { traceInSlices, type ParseApart } from "../wasm/run";
+import { withCosts, type OpColumns } from "../wasm/traceView";
+import type { TraceModule, TraceRunHandle } from "../wasm/traceModule";
 import type { Action, AppState } from "../state/reducer";
 import type { Store } from "../state/store";
 import { costsFor, type Measure } from "./costs";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import { traced } from "../test/runs";
 import { blocksAt } from "../test/blocks";
 import { clampStep } from "./step";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { kindOf, type TraceView } from "../engine/traceView";
+import { kindOf, type TraceView } from "../wasm/traceView";
 import { traced } from "../test/runs";
 import { blocksAt } from "../test/blocks";
 import { bumpPointerAt, chunkAliveAt, chunksAt, chunkViewsAt, currentChunkAt, mostChunksAlive, noChunkYet, statsAt } from "./chunks";

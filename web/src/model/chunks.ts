@@ -9,8 +9,8 @@
 // Everything here reads the TraceView (columns, `op(i)`, `chunksUsed(i)`):
 // no step replays the ops before it.
 
-import { NONE, sampleFor, type TraceView } from "../engine/traceView";
-import type { ChunkInfo, Direction, Stats } from "../engine/types";
+import { NONE, sampleFor, type TraceView } from "../wasm/traceView";
+import type { ChunkInfo, Direction, Stats } from "../wasm/types";
 import type { Block } from "./blocks";
 import { clampStep } from "./step";
 import { heldAt, type HeldRow } from "./held";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { TraceView, ViewResult } from "../engine/traceView";
-import type { AllocatorInfo, Op } from "../engine/types";
-import { loadTraceModuleSync } from "../engine/node";
+import type { TraceView, ViewResult } from "../wasm/traceView";
+import type { AllocatorInfo, Op } from "../wasm/types";
+import { loadTraceModuleSync } from "../wasm/node";
 import { measured, viewResult } from "../test/runs";
 import { fakeAllocator } from "../test/allocators";
 import {

@@ -24,9 +24,9 @@ import {
   placed,
   type TraceView,
   type ViewResult,
-} from "../engine/traceView";
-import type { RunSettings } from "../engine/config";
-import type { AllocatorInfo, CapacityMeaning, Cost, OpKind } from "../engine/types";
+} from "../wasm/traceView";
+import type { RunSettings } from "../wasm/config";
+import type { AllocatorInfo, CapacityMeaning, Cost, OpKind } from "../wasm/types";
 import { metricHeading } from "./metrics";
 import { clampStep } from "./step";
 import { statsAt } from "./chunks";

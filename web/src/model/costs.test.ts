@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { withCosts } from "../engine/traceView";
+import { withCosts } from "../wasm/traceView";
 import { config, jsonTrace, viewOf } from "../test/runs";
-import type { Cost, Op, Trace } from "../engine/types";
-import type { TraceView } from "../engine/traceView";
+import type { Cost, Op, Trace } from "../wasm/types";
+import type { TraceView } from "../wasm/traceView";
 import { countTick } from "../views/costView";
-import { loadTraceModuleSync } from "../engine/node";
+import { loadTraceModuleSync } from "../wasm/node";
 import {
   barIndexOf,
   baselineLabel,

@@ -3,8 +3,8 @@
 // programs, the real crate's and the global allocator's counts when the trace
 // carries them, and where the model differs from the real crate.
 
-import { blockNameOf, chunkMadeBy, kindOf, type TraceView } from "../engine/traceView";
-import type { ChunkRecord, Cost, Op, RealMismatch, RealRun, Shape } from "../engine/types";
+import { blockNameOf, chunkMadeBy, kindOf, type TraceView } from "../wasm/traceView";
+import type { ChunkRecord, Cost, Op, RealMismatch, RealRun, Shape } from "../wasm/types";
 import { shapeName, shapeTag } from "./shape";
 
 export type CostMetric = "instructions" | "branches";

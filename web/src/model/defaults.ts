@@ -1,7 +1,7 @@
 // The run the page, an embed and <bump-lab> start with: apart from the
 // generators, so an embed's first map does not load the Programs menu's.
 
-import type { RunConfig } from "../engine/config";
+import type { RunConfig } from "../wasm/config";
 
 /** The program the page starts with: sizes, types, an array, padding and a free. */
 export const DEFAULT_PROGRAM = [

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { opAt } from "../engine/traceView";
+import { opAt } from "../wasm/traceView";
 import { traced } from "../test/runs";
 import { describeMicro, describeStep, microIndex, microSteps } from "./describe";
 

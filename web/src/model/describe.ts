@@ -1,7 +1,7 @@
 // One plain sentence for the op that produced the current step.
 
-import { blockNameOf, kindOf, lineOf, opAt, type TraceView } from "../engine/traceView";
-import type { Op, StepOut } from "../engine/types";
+import { blockNameOf, kindOf, lineOf, opAt, type TraceView } from "../wasm/traceView";
+import type { Op, StepOut } from "../wasm/types";
 import { clampStep } from "./step";
 import { bumpPointerAt, chunksAt, noChunkYet, statsAt } from "./chunks";
 import { bytes, hex } from "./format";

@@ -1,11 +1,11 @@
 // What the views single out at a step, derived from the trace: the blocks the
 // op placed or acted on (plus those the narration names), the code view's
 // file and lines, and the counters at every step. The app (app.ts) and the
-// embeddable player (share/player.ts) both use these, so an embed highlights
+// embeddable player (player.ts) both use these, so an embed highlights
 // and counts exactly as the app does.
 
-import { stmtIndex, type TraceView } from "../engine/traceView";
-import type { NamedValue, Op, SourceName, Stats } from "../engine/types";
+import { stmtIndex, type TraceView } from "../wasm/traceView";
+import type { NamedValue, Op, SourceName, Stats } from "../wasm/types";
 import { statsAt, type ChunkView } from "./chunks";
 import { microIndex, microSteps } from "./describe";
 import type { Narration } from "./narration";

@@ -2,7 +2,7 @@
 // names (the claims themselves are checked in crates/core/tests/gallery.rs).
 import { describe, expect, it } from "vitest";
 import raw from "./gallery.json";
-import { loadTraceModuleSync } from "../engine/node";
+import { loadTraceModuleSync } from "../wasm/node";
 import { viewResult } from "../test/runs";
 import { GALLERY, galleryById, parseGallery } from "./gallery";
 

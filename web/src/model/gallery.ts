@@ -4,7 +4,7 @@
 // tests can check them: crates/core/tests/gallery.rs runs each program on its
 // allocators and checks every number its claim states against the trace.
 
-import type { RunSettings } from "../engine/config";
+import type { RunSettings } from "../wasm/config";
 import raw from "./gallery.json";
 
 export interface GallerySource {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadTraceModuleSync } from "../engine/node";
-import { failed as opFailed, kindOf, type TraceView } from "../engine/traceView";
+import { loadTraceModuleSync } from "../wasm/node";
+import { failed as opFailed, kindOf, type TraceView } from "../wasm/traceView";
 import { config, opsOf, traced, viewResult } from "../test/runs";
 import {
   EXAMPLES,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { TraceView } from "../engine/traceView";
-import type { ChunkInfo } from "../engine/types";
+import type { TraceView } from "../wasm/traceView";
+import type { ChunkInfo } from "../wasm/types";
 import { traced as run } from "../test/runs";
 import { binBlocks } from "../test/mapOracles";
 import { blockAt, blocksAt } from "../test/blocks";

@@ -5,7 +5,7 @@
 // and panning at one step cost a binary search plus the blocks (or bins,
 // heldBins.ts) in view.
 
-import { META_ALIGN_SHIFT, META_KIND, META_PLACED, META_STMT_SHIFT, NONE, type TraceView } from "../engine/traceView";
+import { META_ALIGN_SHIFT, META_KIND, META_PLACED, META_STMT_SHIFT, NONE, type TraceView } from "../wasm/traceView";
 import type { Bin } from "./bins";
 import { binsOf } from "./heldBins";
 import { addressOfId, chunkStarts, deltaCore, derivable, EMPTY_ROW, fullCore, rowOf, type Core } from "./heldRows";

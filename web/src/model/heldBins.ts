@@ -4,7 +4,7 @@
 // step near one binned before are those bins plus what the ops in between
 // changed, so scrubbing a million-block chunk costs the change, not the row.
 
-import { NONE, type TraceView } from "../engine/traceView";
+import { NONE, type TraceView } from "../wasm/traceView";
 import type { Bin } from "./bins";
 import { chunkStarts, derivable, heldAfter, rowOf, touchedBetween } from "./heldRows";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import { traced } from "../test/runs";
 import { deltaCore, fullCore, touchedBetween, type Core } from "./heldRows";
 

@@ -16,7 +16,7 @@
 // A block placed outside every chunk (a zero-sized dangling pointer) belongs
 // to chunk 0's row, as the map draws it.
 
-import { META_PLACED, NONE, type OpColumns, type TraceView } from "../engine/traceView";
+import { META_PLACED, NONE, type OpColumns, type TraceView } from "../wasm/traceView";
 
 /** A row's held ops: in op order (read backwards when `backwards`, addresses falling), or sorted by address. */
 export interface RowIds {

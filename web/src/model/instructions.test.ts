@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INSTRUCTIONS_MAX_OPS, instructionsSource, overInstructionsCap, parseListing, type ExecutedColumn, type Listing } from "../engine/listing";
+import { INSTRUCTIONS_MAX_OPS, instructionsSource, overInstructionsCap, parseListing, type ExecutedColumn, type Listing } from "../wasm/listing";
 import { branchOutcome, compactSource, executedBranches, executedListing, isSlowPath, lacking, operatorOf, shortName, summaryText } from "./instructions";
 
 // A listing in listing.json's shape: a root that calls an alloc whose

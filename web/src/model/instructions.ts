@@ -4,7 +4,7 @@
 // callees, and the Rust file and line every operator came from. Pure: from
 // the listing and one column of `executedOps`.
 
-import type { ExecutedColumn, Listing, ListingOp } from "../engine/listing";
+import type { ExecutedColumn, Listing, ListingOp } from "../wasm/listing";
 
 /** One operator of a function that ran, with what this op did with it. */
 export interface InstructionRow {

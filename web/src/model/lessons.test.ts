@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadTraceModuleSync } from "../engine/node";
-import type { Op, Trace } from "../engine/types";
+import { loadTraceModuleSync } from "../wasm/node";
+import type { Op, Trace } from "../wasm/types";
 import { jsonTrace, viewOf } from "../test/runs";
 import { chunkViewsAt } from "./chunks";
 import { baselineCost, realCost } from "./costs";

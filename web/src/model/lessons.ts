@@ -4,7 +4,7 @@
 // or comparison the narration states is checked against the engine's trace in
 // lessons.test.ts: edit a lesson and that test says which claim broke.
 
-import { configOf, sameSettings, type RunConfig, type RunSettings } from "../engine/config";
+import { configOf, sameSettings, type RunConfig, type RunSettings } from "../wasm/config";
 import { childText, targetText, type Departure } from "./settings";
 import { parseNarration } from "./narration";
 import { narrationOf, recordedById, type RecordedProgram } from "./recorded";

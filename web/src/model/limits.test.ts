@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadTraceModuleSync } from "../engine/node";
+import { loadTraceModuleSync } from "../wasm/node";
 import { encodeShare, MAX_SOURCE_CHARS } from "../share/link";
 import { recording } from "../test/recording";
 import { MAX_RUN_OPS, MAX_SOURCE_BYTES, megabytes, sourceTooLarge, utf8Bytes } from "./limits";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadTraceModuleSync } from "../engine/node";
-import { chunkMadeBy } from "../engine/traceView";
+import { loadTraceModuleSync } from "../wasm/node";
+import { chunkMadeBy } from "../wasm/traceView";
 import { traced } from "../test/runs";
 import { bumpPointerAt, chunkViewsAt } from "./chunks";
 import { microSteps } from "./describe";

@@ -12,8 +12,8 @@
 // Only the recorded values are read: nothing here re-runs an algorithm, so
 // a model whose code disagrees with its narration shows the disagreement.
 
-import { chunkMadeBy, type TraceView } from "../engine/traceView";
-import type { Op, StepOut } from "../engine/types";
+import { chunkMadeBy, type TraceView } from "../wasm/traceView";
+import type { Op, StepOut } from "../wasm/types";
 import { clampStep } from "./step";
 import { bumpPointerAt, chunkView, chunkViewsAt, currentChunkAt, type ChunkView } from "./chunks";
 import { microIndex, microSteps } from "./describe";

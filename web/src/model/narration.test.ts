@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lineOf, type TraceView } from "../engine/traceView";
+import { lineOf, type TraceView } from "../wasm/traceView";
 import { traced } from "../test/runs";
 import { inlineText, narrationAt, narrationErrors, parseInline, parseNarration, parseParagraphs, pausesAt, predictsNext, safeHref, tryProblem, type TryAction } from "./narration";
 

@@ -20,7 +20,7 @@
 // [links](https://…). Parsed here into a small AST; the view builds DOM nodes
 // from it, so nothing the author wrote is ever interpreted as HTML.
 
-import { lineOf, type TraceView } from "../engine/traceView";
+import { lineOf, type TraceView } from "../wasm/traceView";
 import { clampStep } from "./step";
 import { MAX_COMPARE } from "./limits";
 

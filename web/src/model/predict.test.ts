@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { TraceView } from "../engine/traceView";
-import type { Target } from "../engine/types";
+import type { TraceView } from "../wasm/traceView";
+import type { Target } from "../wasm/types";
 import { traced } from "../test/runs";
 import { hex } from "./format";
 import { clampAddress, cursorStart, gradeGuess, moveGuess, predictionAt, stripAt, zoomWindow, type Prediction } from "./predict";

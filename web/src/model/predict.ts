@@ -2,8 +2,8 @@
 // will land; the trace already knows. Everything here is derived from
 // (trace, step), like the rest of the model.
 
-import { chunkById, opAt, placed, type TraceView } from "../engine/traceView";
-import type { ChunkInfo, Op, TraceEvent } from "../engine/types";
+import { chunkById, opAt, placed, type TraceView } from "../wasm/traceView";
+import type { ChunkInfo, Op, TraceEvent } from "../wasm/types";
 import type { Block } from "./blocks";
 import { clampStep } from "./step";
 import { heldAt } from "./held";

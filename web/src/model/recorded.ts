@@ -6,7 +6,7 @@
 // recorded.test.ts traces every file and recomputes the facts from the
 // trace (recordedFacts), so no number in a narration is typed in unchecked.
 
-import type { Trace } from "../engine/types";
+import type { Trace } from "../wasm/types";
 import { bytes } from "./format";
 
 /** What one replay of a recorded program did, as recordedFacts reads it off the trace. */

@@ -4,8 +4,8 @@
 // at step 1,000,000 as at step 100.
 
 import { describe, expect, it } from "vitest";
-import { META_PLACED, META_STMT_SHIFT, NONE, statsEveryFor, stmtTable, type OpColumns, type StmtInfo, type TraceView } from "../engine/traceView";
-import type { Op, Stats } from "../engine/types";
+import { META_PLACED, META_STMT_SHIFT, NONE, statsEveryFor, stmtTable, type OpColumns, type StmtInfo, type TraceView } from "../wasm/traceView";
+import type { Op, Stats } from "../wasm/types";
 import { initialState, reducer } from "../state/reducer";
 import { columnTotals, compareOps, focusAt } from "./compare";
 import { costBars, hasCosts, opTooltip } from "./costs";

@@ -1,8 +1,8 @@
 // A run's settings in words, for the lessons and the narration view: small,
 // so an embed's narration does not load the lessons (or compare) with it.
 
-import type { RunSettings } from "../engine/config";
-import type { Target } from "../engine/types";
+import type { RunSettings } from "../wasm/config";
+import type { Target } from "../wasm/types";
 
 export function targetText(target: Target): string {
   return target === "64" ? "64-bit" : "wasm32";

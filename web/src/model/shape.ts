@@ -5,7 +5,7 @@
 // shows the op's count: the op's details, the Instructions view and the cost
 // chart's bars.
 
-import type { OpKind, Shape } from "../engine/types";
+import type { OpKind, Shape } from "../wasm/types";
 
 /** "u64", "[u32]", "layout": the short name under a cost bar. */
 export function shapeName(shape: Shape): string {

@@ -5,7 +5,7 @@
 // Every number comes from the columns' traces (compareOps, columnTotals): the
 // same counts the compare table and the Cost panel show.
 
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import { cheapestOf, columnTotals, compareOps, placementAt } from "./compare";
 
 /** The most op rows a slide holds: more would not read from the back of a room. */

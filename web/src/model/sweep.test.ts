@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadTraceModuleSync } from "../engine/node";
-import type { Stats, Trace } from "../engine/types";
+import { loadTraceModuleSync } from "../wasm/node";
+import type { Stats, Trace } from "../wasm/types";
 import { jsonTrace, measured, viewResult } from "../test/runs";
 import { randomMix, RANDOM_MIX_DEFAULTS } from "./generators";
 import {

@@ -10,10 +10,10 @@
 // `columnTotals`: a sweep point and the main view opened on that
 // configuration always agree.
 
-import type { RunConfig } from "../engine/config";
-import type { ViewResult, TraceView } from "../engine/traceView";
-import type { AllocatorInfo, ProgramError } from "../engine/types";
-import { nextTask } from "../engine/tasks";
+import type { RunConfig } from "../wasm/config";
+import type { ViewResult, TraceView } from "../wasm/traceView";
+import type { AllocatorInfo, ProgramError } from "../wasm/types";
+import { nextTask } from "../wasm/tasks";
 import { statsAt } from "./chunks";
 import { columnTotals, targetText, type ColumnTotals } from "./compare";
 import { randomMix, RANDOM_MIX_DEFAULTS, RANDOM_MIX_LIMITS, type RandomMixOptions } from "./generators";

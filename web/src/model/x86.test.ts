@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import raw from "../../../docs/bench/native-x86_64.json";
 import { changedSince, lockedVersions, registryDependencies, type Sources } from "../../../scripts/source-hashes.mjs";
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import { measured, traced } from "../test/runs";
 import { caseForOp, countText, parseX86Bench, presetLibrary, X86_REFERENCE } from "./x86";
 

@@ -6,7 +6,7 @@
 // wasm counts of the cost chart.
 
 import raw from "../../../docs/bench/native-x86_64.json";
-import { firstChunkOp, opAt, type TraceView } from "../engine/traceView";
+import { firstChunkOp, opAt, type TraceView } from "../wasm/traceView";
 import { currentOp } from "./describe";
 
 export interface X86Count {

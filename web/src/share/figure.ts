@@ -5,8 +5,8 @@
 // headless browser) both come through here, so a figure from the command
 // line is the page's own.
 
-import type { TraceView as Run } from "../engine/traceView";
-import { lineOf } from "../engine/traceView";
+import type { TraceView as Run } from "../wasm/traceView";
+import { lineOf } from "../wasm/traceView";
 import { clampStep } from "../model/step";
 import { describeStep } from "../model/describe";
 import { bytes } from "../model/format";

@@ -18,8 +18,8 @@
 // Long form: "v1z" + base64url(deflate-raw(the short form's query)). The
 // same parser reads both, so the two forms can never disagree.
 
-import type { RunConfig } from "../engine/config";
-import type { Target } from "../engine/types";
+import type { RunConfig } from "../wasm/config";
+import type { Target } from "../wasm/types";
 import type { CompareConfig } from "../model/compare";
 import { normalizeNewlines } from "../model/format";
 import { isSweepParam, MAX_CAPACITY, MAX_COMPARE, MAX_MIN_ALIGN, MAX_SWEEP_POINTS, MIN_COMPARE, type SweepParam } from "../model/limits";

@@ -1,8 +1,8 @@
 // Trace files: what export writes reads back by replaying its program, and
 // anything else is refused with the field or the op that is wrong.
 import { describe, expect, it } from "vitest";
-import { loadTraceModuleSync } from "../engine/node";
-import type { Trace } from "../engine/types";
+import { loadTraceModuleSync } from "../wasm/node";
+import type { Trace } from "../wasm/types";
 import { DEFAULT_PROGRAM } from "../model/generators";
 import { config, jsonTrace, viewResult } from "../test/runs";
 import { parseTraceFile, replayDiffers, traceJson, type TraceFile } from "./traceFile";

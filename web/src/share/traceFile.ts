@@ -6,9 +6,9 @@
 // another version whose placements differ, is refused with the first
 // difference, and nothing on screen changes.
 
-import type { RunConfig } from "../engine/config";
-import { addressOf, blockNameOf, chunkOf, failed, kindOf, sizeOf, type TraceView } from "../engine/traceView";
-import { TRACE_VERSION, type AllocatorInfo, type Trace } from "../engine/types";
+import type { RunConfig } from "../wasm/config";
+import { addressOf, blockNameOf, chunkOf, failed, kindOf, sizeOf, type TraceView } from "../wasm/traceView";
+import { TRACE_VERSION, type AllocatorInfo, type Trace } from "../wasm/types";
 import { CHILD_PRESETS } from "./link";
 import { excerpt, normalizeNewlines } from "../model/format";
 import { MAX_CAPACITY, MAX_MIN_ALIGN } from "../model/limits";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import { traced } from "../test/runs";
 import type { CompareConfig } from "../model/compare";
 import { initialState, reducer, type Action, type AppState } from "./reducer";

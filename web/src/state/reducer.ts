@@ -1,15 +1,18 @@
-// The app state and its pure reducer. Everything drawn is derived from
-// (trace, step) plus view settings; nothing derived is stored here.
+// The app state and its pure reducer. Everything drawn is derived from the
+// runs (the single run's trace, compare's columns, the sweep's points), the
+// step and the view settings; nothing derived from them is stored here. The
+// runs are traced by the controllers and dispatched here, so a render only
+// reads them.
 
-import { configOf, sameConfig, type RunConfig } from "../engine/config";
-import type { ExecutedColumnName } from "../engine/listing";
-import { opAt, placed, type TraceView } from "../engine/traceView";
-import type { ProgramError } from "../engine/types";
-import type { CompareConfig } from "../model/compare";
+import { configOf, sameConfig, type RunConfig } from "../wasm/config";
+import type { ExecutedColumnName } from "../wasm/listing";
+import { opAt, placed, type TraceView } from "../wasm/traceView";
+import type { ProgramError } from "../wasm/types";
+import type { CompareColumn, CompareConfig } from "../model/compare";
 import { MAX_COMPARE, MIN_COMPARE } from "../model/limits";
 import type { CostMetric } from "../model/costs";
 import { DEFAULT_CONFIG } from "../model/defaults";
-import type { SweepSetup } from "../model/sweep";
+import type { SweepResult, SweepSetup } from "../model/sweep";
 import type { SharedState } from "../share/link";
 import { microSteps } from "../model/describe";
 
@@ -26,6 +29,14 @@ export interface LessonStart {
   config: RunConfig;
   /** The op it opens at (clamped once traced); a lesson is read from its first op by default. */
   step?: number;
+}
+
+/** The sweep's runs as far as they went. */
+export interface SweepRun {
+  /** Configurations run of how many, while a sweep runs; null: not running. */
+  running: { done: number; total: number } | null;
+  /** The points so far (all of them once done). */
+  result: SweepResult | null;
 }
 
 /** The app's state: the run's configuration (its source as typed), and what is shown of it. */
@@ -56,8 +67,16 @@ export interface AppState extends RunConfig {
   theme: Theme;
   /** Compare mode's columns (the same program on each); null: single view. */
   compare: CompareConfig[] | null;
+  /**
+   * Compare's columns as last traced (controller/compare.ts), with their
+   * costs once measured; null before any. Those on screen stay until their
+   * replacements are traced, so they may be of an earlier `compare`.
+   */
+  compareColumns: CompareColumn[] | null;
   /** The sweep view's parameter and values (it replaces the single view); null: closed. */
   sweep: SweepSetup | null;
+  /** The sweep's runs (controller/sweep.ts); null: none since the sweep view last closed. */
+  sweepRun: SweepRun | null;
   /** The lesson being followed (its id), if any. */
   lesson: string | null;
   /**
@@ -129,6 +148,10 @@ export type Action =
   /** Opens the sweep view, or sets the sweep it runs (a Run). */
   | { type: "setSweep"; setup: SweepSetup }
   | { type: "closeSweep" }
+  /** Compare's columns traced (or their costs measured). */
+  | { type: "compareTraced"; columns: CompareColumn[] }
+  /** The sweep's progress and points so far; null: its runs were dropped. */
+  | { type: "sweepRan"; run: SweepRun | null }
   /** A sweep point chosen: that configuration in the single view, at its last op. */
   | { type: "openConfig"; config: RunConfig }
   | { type: "startLesson"; lesson: LessonStart }
@@ -159,7 +182,9 @@ export function initialState(overrides: Partial<AppState> = {}): AppState {
     speed: 1,
     theme: "auto",
     compare: null,
+    compareColumns: null,
     sweep: null,
+    sweepRun: null,
     lesson: null,
     narrationHidden: false,
     predict: false,
@@ -347,6 +372,10 @@ function base(state: AppState, action: Action): AppState {
       return { ...state, sweep: { ...action.setup, values: [...action.setup.values] }, compare: null, predict: false, playing: false };
     case "closeSweep":
       return state.sweep === null ? state : { ...state, sweep: null };
+    case "compareTraced":
+      return { ...state, compareColumns: action.columns };
+    case "sweepRan":
+      return action.run === state.sweepRun ? state : { ...state, sweepRun: action.run };
     case "openConfig":
       return {
         ...state,

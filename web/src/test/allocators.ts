@@ -1,7 +1,7 @@
 // An AllocatorInfo for tests that need a preset the engine does not list:
 // every field the registry's row gives, empty or neutral unless the test says.
 
-import type { AllocatorInfo } from "../engine/types";
+import type { AllocatorInfo } from "../wasm/types";
 
 export function fakeAllocator(name: string, over: Partial<AllocatorInfo> = {}): AllocatorInfo {
   return {

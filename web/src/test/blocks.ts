@@ -2,7 +2,7 @@
 // each. The page reads `heldAt` rows instead, which make objects only for the
 // blocks in view.
 
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import { clampStep } from "../model/step";
 import { heldAt, type Block } from "../model/held";
 

@@ -4,8 +4,8 @@
 // link shows (tests/share-corpus/v1.json pins these digests). Test code:
 // the runs are the page's, on the trace module.
 
-import { opAt, type TraceView } from "../engine/traceView";
-import type { Op } from "../engine/types";
+import { opAt, type TraceView } from "../wasm/traceView";
+import type { Op } from "../wasm/types";
 import type { SharedState } from "../share/link";
 import { viewResult } from "./runs";
 

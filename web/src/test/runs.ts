@@ -2,11 +2,11 @@
 // module (the columnar run, to its end), with the cost module's numbers
 // added where a test reads costs. Not part of the page.
 
-import type { RunConfig, RunSettings } from "../engine/config";
-import { loadCostModuleSync, loadTraceModuleSync } from "../engine/node";
-import { traceNow } from "../engine/run";
-import { withCosts, type TraceView, type ViewResult } from "../engine/traceView";
-import type { Op, Trace } from "../engine/types";
+import type { RunConfig, RunSettings } from "../wasm/config";
+import { loadCostModuleSync, loadTraceModuleSync } from "../wasm/node";
+import { traceNow } from "../wasm/run";
+import { withCosts, type TraceView, type ViewResult } from "../wasm/traceView";
+import type { Op, Trace } from "../wasm/types";
 
 /** A full configuration from the parts a test names (the rest: the preset's defaults, 64-bit). */
 export function config(source: string, allocator = "fitzgen-down", settings: Partial<RunSettings> = {}): RunConfig {

@@ -2,7 +2,7 @@
 // panel and the compare view's columns. A module of its own so the compare
 // view (in embeds too) does not bring the program editor with it.
 
-import type { AllocatorInfo } from "../engine/types";
+import type { AllocatorInfo } from "../wasm/types";
 import { h } from "./dom";
 
 /** The Capacity knob's help for `allocator`: its row of the preset registry, through the engine's list. */

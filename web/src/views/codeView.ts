@@ -3,7 +3,7 @@
 // marked, and the values the step recorded show under its line, as a debugger
 // shows locals. Each file's lines are built once and kept. Plain text only.
 
-import type { NamedValue } from "../engine/types";
+import type { NamedValue } from "../wasm/types";
 import { hexWithDecimal } from "../model/format";
 import { h, setText } from "./dom";
 

@@ -6,8 +6,8 @@
 // traces and the step; the only state kept here is DOM references, so a
 // re-render with the same data changes nothing.
 
-import type { TraceView, ViewResult } from "../engine/traceView";
-import type { AllocatorInfo, Target } from "../engine/types";
+import type { TraceView, ViewResult } from "../wasm/traceView";
+import type { AllocatorInfo, Target } from "../wasm/types";
 import { clampStep } from "../model/step";
 import { bumpPointerAt, chunkViewsAt, mostChunksAlive, noChunkYet, statsAt } from "../model/chunks";
 import {

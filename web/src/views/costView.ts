@@ -8,7 +8,7 @@
 import { axisBottom, axisLeft, axisRight } from "d3-axis";
 import { scaleLinear, type ScaleLinear } from "d3-scale";
 import { select, type Selection } from "d3-selection";
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import {
   notComparedCount,
   barIndexOf,

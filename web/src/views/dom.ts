@@ -1,6 +1,6 @@
 // Minimal DOM building. Text always goes through textContent, never innerHTML.
 
-import { nextTask } from "../engine/tasks";
+import { nextTask } from "../wasm/tasks";
 
 type Attrs = Record<string, string | number | boolean | null | undefined>;
 type Child = Node | string | null | undefined | false;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadTraceModuleSync } from "../engine/node";
+import { loadTraceModuleSync } from "../wasm/node";
 import { config, viewResult } from "../test/runs";
-import type { AllocatorInfo } from "../engine/types";
+import type { AllocatorInfo } from "../wasm/types";
 import { Text } from "@codemirror/state";
 import { fakeAllocator } from "../test/allocators";
 import { capacityHelp as helpOf, groupAllocators } from "./allocatorMenu";

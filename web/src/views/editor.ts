@@ -13,9 +13,9 @@
 // editor at every keystroke would cost more than the keystroke. A paste, a
 // drop or an undo is handed on at once: no more keys are coming.
 
-import type { RunConfig } from "../engine/config";
-import { allErrors } from "../engine/errors";
-import type { AllocatorInfo, ProgramError } from "../engine/types";
+import type { RunConfig } from "../wasm/config";
+import { allErrors } from "../wasm/errors";
+import type { AllocatorInfo, ProgramError } from "../wasm/types";
 import { normalizeNewlines } from "../model/format";
 import { sourceTooLarge, utf8Bytes, megabytes } from "../model/limits";
 import { capacityHelp, fillAllocators } from "./allocatorMenu";

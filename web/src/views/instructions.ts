@@ -9,10 +9,10 @@
 // instructions are marked together. The operators are one roving-tabindex
 // list moved with the arrow keys. Drawn from (lookup, current line) alone.
 
-import type { ExecutedColumnName, InstructionsLookup } from "../engine/listing";
+import type { ExecutedColumnName, InstructionsLookup } from "../wasm/listing";
 import { branchOutcome, compactSource, executedListing, shortName, summaryText, type ExecutedListing, type FunctionRun, type InstructionRow } from "../model/instructions";
 import { shapeListingNote } from "../model/shape";
-import type { Shape } from "../engine/types";
+import type { Shape } from "../wasm/types";
 import { h, setText } from "./dom";
 
 /** A Rust line: the code view's file and a 1-based line. */

@@ -7,7 +7,7 @@
 // toggle shows or hides it (the same view setting as the single view's).
 // Drawn from (lookups, source texts, view setting) alone.
 
-import type { InstructionsLookup } from "../engine/listing";
+import type { InstructionsLookup } from "../wasm/listing";
 import { branchOutcome, compactSource, executedListing, lacking, operatorOf, shortName, summaryText, type ExecutedListing } from "../model/instructions";
 import { h } from "./dom";
 import { shownText, TOGGLE_NAME } from "./instructions";

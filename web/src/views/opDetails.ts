@@ -5,7 +5,7 @@
 // those after it have not run yet, so their values stay hidden, as do the
 // events (placed, padding) their outcome reports.
 
-import type { Op } from "../engine/types";
+import type { Op } from "../wasm/types";
 import type { OpCostSummary } from "../model/costs";
 import { hexWithDecimal } from "../model/format";
 import { shapeSentence } from "../model/shape";

@@ -1,10 +1,10 @@
-// The palette in styles.css, light and dark: text and the controls' edges keep
+// The palette in styles/base.css, light and dark: text and the controls' edges keep
 // WCAG contrast on the surfaces they sit on, in both themes.
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
-const css = readFileSync(new URL("../styles.css", import.meta.url), "utf8");
+const css = readFileSync(new URL("../styles/base.css", import.meta.url), "utf8");
 const rootStart = css.indexOf(":root {");
 const root = css.slice(rootStart, css.indexOf("\n}", rootStart));
 

@@ -12,7 +12,7 @@
 import { scaleLinear } from "d3-scale";
 import { select } from "d3-selection";
 import { PREDICT_STRIP_ATTR } from "../controller/predictKeys";
-import type { TraceView } from "../engine/traceView";
+import type { TraceView } from "../wasm/traceView";
 import type { Block } from "../model/blocks";
 import { bytes, hex } from "../model/format";
 import { clampAddress, gradeGuess, moveGuess, predictionAt, stripAt, zoomWindow, type GuessMove, type Prediction, type StripData } from "../model/predict";

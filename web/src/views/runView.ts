@@ -4,13 +4,13 @@
 // (run, step, view settings) alone; the shells only say which to draw and
 // where.
 
-import type { TraceView } from "../engine/traceView";
-import { clampStep } from "../model/step";
+import type { TraceView } from "../wasm/traceView";
 import { mostChunksAlive, noChunkYet, statsAt } from "../model/chunks";
-import { currentOp, describeMicro, describeStep, microSteps } from "../model/describe";
+import { describeMicro, describeStep, microSteps } from "../model/describe";
 import { codeFocus, focusOf, highlighted, statsSeries } from "../model/focus";
 import { microMapAt } from "../model/microMap";
 import type { Narration } from "../model/narration";
+import { stepInView, type StepInView } from "../state/inView";
 import type { Action, AppState } from "../state/reducer";
 import type { renderCodeView as RenderCode } from "./codeView";
 import type { renderCostView as RenderCost } from "./costView";
@@ -61,16 +61,14 @@ export const emptyMapText = (trace: TraceView, step: number): string =>
 
 /** The stepper's sentence for the run at `s`'s step: what the op did, or inside an op that it is in progress. */
 export function runStepText(s: AppState, trace: TraceView, micro = true): string {
-  const step = clampStep(trace, s.step);
-  const op = currentOp(trace, step);
+  const { step, op } = stepInView(s, trace);
   // Inside an op its outcome has not happened yet: the stepper names the op, not where it lands.
   return micro && op && s.micro !== null ? `${op.block ? `${op.block}: ` : ""}${op.kind} in progress` : describeStep(trace, step);
 }
 
 /** The stepper alone (compare mode moves every column with it). */
 export function renderRunStepper(mount: HTMLElement, s: AppState, trace: TraceView, micro: boolean, dispatch: (a: Action) => void): void {
-  const step = clampStep(trace, s.step);
-  const op = currentOp(trace, step);
+  const { step, op } = stepInView(s, trace);
   renderStepper(
     mount,
     {
@@ -88,7 +86,7 @@ export function renderRunStepper(mount: HTMLElement, s: AppState, trace: TraceVi
 /** What a run's stepper, map summary and map show at the step in view: derived from (run, step, view settings), no DOM. */
 interface RunFrame {
   step: number;
-  op: ReturnType<typeof currentOp>;
+  op: StepInView["op"];
   /** The step whose memory the map and counters show (inside an op, the one before it). */
   rowsStep: number;
   stats: ReturnType<typeof statsAt>;
@@ -127,8 +125,7 @@ function runFrame(player: HTMLElement, input: RunViewInput): RunFrame {
 
 function deriveFrame(input: RunViewInput): RunFrame {
   const { state: s, trace } = input;
-  const step = clampStep(trace, s.step);
-  const op = currentOp(trace, step);
+  const { step, op } = stepInView(s, trace);
   // Inside an op (a micro-step before its last) the map shows the memory as its code has it so far.
   const micro = microMapAt(trace, step, input.micro ? s.micro : null);
   const rows = micro.rows;

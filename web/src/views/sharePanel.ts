@@ -6,8 +6,8 @@
 // textContent; every failure is said in the panel's status line.
 
 import "./sharePanel.css";
-import type { Trace } from "../engine/types";
-import type { TraceView as Run } from "../engine/traceView";
+import type { Trace } from "../wasm/types";
+import type { TraceView as Run } from "../wasm/traceView";
 import { clampStep } from "../model/step";
 import { bumpPointerAt, chunkViewsAt } from "../model/chunks";
 import { focusAt } from "../model/compare";

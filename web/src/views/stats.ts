@@ -6,7 +6,7 @@ import { max } from "d3-array";
 import { scaleLinear, type ScaleLinear } from "d3-scale";
 import { select } from "d3-selection";
 import { line } from "d3-shape";
-import type { Stats } from "../engine/types";
+import type { Stats } from "../wasm/types";
 import type { StatsSeries } from "../model/focus";
 import { bytes, percent } from "../model/format";
 import { METRICS } from "../model/metrics";

@@ -11,7 +11,7 @@ import { axisBottom, axisLeft } from "d3-axis";
 import { scaleLinear, scalePoint } from "d3-scale";
 import { select } from "d3-selection";
 import { line } from "d3-shape";
-import type { AllocatorInfo } from "../engine/types";
+import type { AllocatorInfo } from "../wasm/types";
 import { validateRandomMix, type RandomMixOptions } from "../model/generators";
 import { metricHeading } from "../model/metrics";
 import {

@@ -9,8 +9,8 @@
 // It goes through the app's path: chunkViewsAt on the TraceView's columns
 // (model/held.ts), then renderMemoryMap.
 
-import { META_PLACED, NONE, statsEveryFor, stmtTable, type ChunkUsed, type OpColumns, type TraceView } from "../../engine/traceView";
-import type { ChunkInfo, Direction, Op, Stats } from "../../engine/types";
+import { META_PLACED, NONE, statsEveryFor, stmtTable, type ChunkUsed, type OpColumns, type TraceView } from "../../wasm/traceView";
+import type { ChunkInfo, Direction, Op, Stats } from "../../wasm/types";
 import { chunkViewsAt } from "../../model/chunks";
 import type { MemoryMapData } from "./layout";
 import { renderMemoryMap } from "./render";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { traced } from "../../test/runs";
 import { bumpPointerAt, chunkViewsAt } from "../../model/chunks";
-import type { TraceView } from "../../engine/traceView";
+import type { TraceView } from "../../wasm/traceView";
 import { cutLabel, DETAIL_READS, FIGURE_MIN_BLOCK_PX, figureFit, rowCut, usedSpans, type AddressSpan } from "./fit";
 import { layoutMap, MARGIN, type MemoryMapData } from "./layout";
 

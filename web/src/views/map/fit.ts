@@ -6,8 +6,8 @@
 // bump pointer), and the rest of the chunk is drawn as one "unused" break at
 // the far end. Pure: the run in, spans out; the run itself is never altered.
 
-import type { ChunkInfo, Direction } from "../../engine/types";
-import { chunkById, chunkOf, paddingOf, placed, sizeOf, type TraceView } from "../../engine/traceView";
+import type { ChunkInfo, Direction } from "../../wasm/types";
+import { chunkById, chunkOf, paddingOf, placed, sizeOf, type TraceView } from "../../wasm/traceView";
 
 /** Addresses [lo, hi) of a chunk. */
 export interface AddressSpan {

@@ -1,7 +1,7 @@
 // The map's words: accessible names of blocks and chunks, a chunk's reason
 // for existing, and the note shown when rows draw fill instead of blocks.
 
-import type { ChunkInfo } from "../../engine/types";
+import type { ChunkInfo } from "../../wasm/types";
 import type { Block } from "../../model/blocks";
 import type { ChunkView } from "../../model/chunks";
 import { bytes, hex } from "../../model/format";

@@ -5,7 +5,7 @@
 // measured with a canvas when there is one, else estimated.
 
 import { scaleLinear, type ScaleLinear } from "d3-scale";
-import type { ChunkInfo, Direction } from "../../engine/types";
+import type { ChunkInfo, Direction } from "../../wasm/types";
 import type { Bin } from "../../model/bins";
 import type { Block } from "../../model/blocks";
 import type { ChunkView } from "../../model/chunks";

@@ -2,7 +2,7 @@
 // address axis, the hex ticks for what is in view, when bytes are wide enough
 // to draw one by one, and when a new trace keeps the zoom.
 
-import type { ChunkInfo } from "../../engine/types";
+import type { ChunkInfo } from "../../wasm/types";
 
 /** A zoom along x only, in plot pixels: x' = x * k + x0 (d3-zoom's k and x). */
 export interface AxisZoom {

@@ -2,7 +2,7 @@
 // where it lies, and whether the drawing is of an older program (the current
 // one has an error).
 
-import type { ChunkInfo, Direction } from "../../engine/types";
+import type { ChunkInfo, Direction } from "../../wasm/types";
 import { hex } from "../../model/format";
 import { h, setText } from "../dom";
 

@@ -5,7 +5,7 @@
 
 import type { Text } from "@codemirror/state";
 import type { Diagnostic } from "@codemirror/lint";
-import type { ProgramError } from "../../engine/types";
+import type { ProgramError } from "../../wasm/types";
 import { errorTokenIndex, tokenizeLine } from "../../model/highlight";
 
 /** The document range of the token error `e` points at; a point at the line's end past it. */

@@ -10,8 +10,8 @@ import { EditorView, drawSelection, keymap, lineNumbers } from "@codemirror/view
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { lintGutter, setDiagnostics } from "@codemirror/lint";
 import { search, searchKeymap } from "@codemirror/search";
-import type { ProgramError } from "../../engine/types";
-import { allErrors } from "../../engine/errors";
+import type { ProgramError } from "../../wasm/types";
+import { allErrors } from "../../wasm/errors";
 import { diagnosticsOf, errorRange } from "./diagnostics";
 import { programHighlight } from "./highlight";
 import { marksField, programMarks, setMarks } from "./marks";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { overCostCap } from "../controller/costs";
-import { loadTraceModuleSync } from "../engine/node";
+import { overCostCap } from "./controller/costs";
+import { loadTraceModuleSync } from "./wasm/node";
 import { needsCosts, parseViews, tracingText } from "./player";
 
 describe("the player's costs and status", () => {

@@ -6,23 +6,23 @@
 // with the trace module, fetches the cost module only when something it
 // shows reads costs, and frees its runs when destroyed.
 
-import { configOf } from "../engine/config";
-import { sourceShown, sourceTexts } from "../engine/sourceTexts";
-import { loadSourceText } from "../engine/load";
-import type { TraceModule } from "../engine/traceModule";
-import { compareTracer } from "../controller/compare";
-import { measureOnPage } from "../controller/costs";
-import { bindStepKeys } from "../controller/keyboard";
-import { startPlayback } from "../controller/playback";
-import { startTracer } from "../controller/tracer";
-import { clampStep } from "../model/step";
-import { compareStepText } from "../model/describe";
-import { initialState, reducer, type Action, type AppState } from "../state/reducer";
-import { createStore, type Store } from "../state/store";
-import { frameScheduler, h, setText } from "../views/dom";
-import { renderRun, type RunRenderers } from "../views/runView";
-import { renderStepper } from "../views/stepper";
-import { encodeShare, type SharedState } from "./link";
+import { configOf } from "./wasm/config";
+import { sourceShown, sourceTexts } from "./wasm/sourceTexts";
+import { loadSourceText } from "./wasm/load";
+import type { TraceModule } from "./wasm/traceModule";
+import { startCompareTracer } from "./controller/compare";
+import { measureOnPage } from "./controller/costs";
+import { bindStepKeys } from "./controller/keyboard";
+import { startPlayback } from "./controller/playback";
+import { startTracer } from "./controller/tracer";
+import { compareStepText } from "./model/describe";
+import { stepInView } from "./state/inView";
+import { initialState, reducer, type Action, type AppState } from "./state/reducer";
+import { createStore, type Store } from "./state/store";
+import { frameScheduler, h, setText } from "./views/dom";
+import { renderRun, type RunRenderers } from "./views/runView";
+import { renderStepper } from "./views/stepper";
+import { encodeShare, type SharedState } from "./share/link";
 
 /** Views an embed may show besides the map (the map is always shown). */
 export const OPTIONAL_VIEWS = ["code", "cost", "stats"] as const;
@@ -39,12 +39,12 @@ async function loadViews(
   views: ReadonlySet<OptionalView>,
   comparing: boolean,
   narrates: boolean,
-): Promise<RunRenderers & { compare?: typeof import("../views/compare").renderCompare; narration?: PlayerNarration }> {
+): Promise<RunRenderers & { compare?: typeof import("./views/compare").renderCompare; narration?: PlayerNarration }> {
   const [code, cost, stats, compare, narration] = await Promise.all([
-    !comparing && views.has("code") ? import("../views/codeView") : undefined,
-    !comparing && views.has("cost") ? import("../views/costView") : undefined,
-    !comparing && views.has("stats") ? import("../views/stats") : undefined,
-    comparing ? import("../views/compare") : undefined,
+    !comparing && views.has("code") ? import("./views/codeView") : undefined,
+    !comparing && views.has("cost") ? import("./views/costView") : undefined,
+    !comparing && views.has("stats") ? import("./views/stats") : undefined,
+    comparing ? import("./views/compare") : undefined,
     !comparing && narrates ? import("./playerNarration") : undefined,
   ]);
   return { code: code?.renderCodeView, cost: cost?.renderCostView, stats: stats?.renderStats, compare: compare?.renderCompare, narration };
@@ -171,7 +171,7 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
   const onProgress = (executed: number, total: number): void => setText(status, tracingText(executed, total));
   store.subscribe((s) => setText(status, s.tracing ? tracingText(s.tracing.executed, s.tracing.total) : ""));
   const tracer = startTracer(module, store, measure ? { measure } : {});
-  const columns = compareTracer(module, { ...(measure ? { measure } : {}), onChange: () => scheduleRender(), onProgress });
+  const columns = startCompareTracer(module, store, { ...(measure ? { measure } : {}), onProgress });
   const playback = startPlayback(store);
   bindStepKeys(root, dispatch, { micro: false, play: false, signal: life.signal });
 
@@ -209,9 +209,9 @@ export function startPlayer(module: TraceModule, root: HTMLElement, shared: Shar
       // The stepper names the op every column ran, not what the single run's allocator did.
       if (options.controls) {
         const description = compareStepText(trace, s.step, s.tracedSource.split("\n"));
-        renderStepper(mounts.stepper, { step: clampStep(trace, s.step), total: trace.length, playing: s.playing, speed: s.speed, description, micro: null }, dispatch);
+        renderStepper(mounts.stepper, { step: stepInView(s, trace).step, total: trace.length, playing: s.playing, speed: s.speed, description, micro: null }, dispatch);
       }
-      const shown = columns.columns(s.tracedSource, s.compare);
+      const shown = s.compareColumns;
       if (!shown || !views.compare) return;
       views.compare(
         compareMount,
