@@ -223,6 +223,8 @@ for (const key of keys) {
       problems.push(`${e.mutant}: listed as equivalent but no longer generated (the line moved?): re-check it`);
     }
   }
+  // Read again: another run (of other files) may have written it since.
+  summary.files = readJson(summaryPath, summary).files;
   const previous = summary.files[key];
   summary.files[key] = {
     file: spec.file,
