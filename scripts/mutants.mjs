@@ -157,7 +157,10 @@ function finish(out, merged, outcomes) {
   const all = [...latest.values()];
   writeFileSync(merged, JSON.stringify(all));
   // The run's wall time, baseline and build included, as cargo-mutants records it.
-  const seconds = Math.round((Date.parse(outcomes.end_time) - Date.parse(outcomes.start_time)) / 1000);
+  // (None yet for a run still going or cut short, read with --collect.)
+  const seconds = outcomes.end_time
+    ? Math.round((Date.parse(outcomes.end_time) - Date.parse(outcomes.start_time)) / 1000)
+    : null;
   return { outcomes: all, seconds };
 }
 
