@@ -8,3 +8,4 @@ export const ACTIONLINT: string;
 export const FIREFOX: string;
 export const WEBKIT_DRIVER: string;
 export const MINIBROWSER: string;
+export const CARGO_MUTANTS: string;

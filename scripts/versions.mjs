@@ -18,6 +18,9 @@ export const ACTIONLINT = "1.7.12";
 // `cargo install mdbook` from crates.io by setup.mjs --with-site-generators,
 // without its serve and watch features (the test only builds).
 export const MDBOOK = "0.5.4";
+// cargo-mutants for `npm run mutants` (scripts/mutants.mjs, outside `npm test`):
+// `cargo install --locked` from crates.io by that script when missing.
+export const CARGO_MUTANTS = "27.1.0";
 
 // The browsers besides Chromium in `npm test` (tests/browsers/), Debian's,
 // installed by setup.mjs --with-browser: Firefox ESR, driven over WebDriver

@@ -39,6 +39,8 @@ const PRESET: PresetId = PresetId::BlinkAlloc;
 const H: u64 = blink_diff::HEADER;
 /// The word on the target this runs on.
 const WORD: u64 = H / 4;
+/// blink-alloc's `CHUNK_START_SIZE`: the first chunk's size before the header.
+const CHUNK_START: u64 = 256;
 
 /// Runs `src` on the model and on the real crate, asserts they agree op by
 /// op (through the emulation's definition when it has checkpoints), and
@@ -329,6 +331,36 @@ fn edges_match_the_real_crate() {
     }
 }
 
+/// The micro-steps op `i` of `t` recorded, by id.
+fn step_ids(t: &Trace, i: usize) -> Vec<&str> {
+    t.ops[i]
+        .events
+        .iter()
+        .flat_map(|e| e.steps.iter().map(|s| s.id.as_str()))
+        .collect()
+}
+
+#[test]
+fn a_chunk_of_exactly_16_kib_is_rounded_to_a_multiple_of_16_kib() {
+    // The crate rounds `chunk_size < CHUNK_POWER_OF_TWO_THRESHOLD` up to a
+    // power of two, anything else up to a multiple of 16 KiB. At exactly
+    // 16 KiB (256 + n + H) both give 16384: the step the code view lights
+    // is the one that tells them apart. One byte less is a power of two.
+    let n = 16384 - CHUNK_START - H;
+    for (n, taken, not) in [
+        (n, "round_16k", "round_pow2"),
+        (n - 1, "round_pow2", "round_16k"),
+    ] {
+        let t = both(&format!("a = alloc 8\nb = alloc {n}\n"), None);
+        assert_eq!(t.chunks[1].size, 16384, "{n}");
+        let steps = step_ids(&t, 1);
+        assert!(
+            steps.contains(&taken) && !steps.contains(&not),
+            "{n}: {steps:?}"
+        );
+    }
+}
+
 /// How `steps` end on the model and on the crate, compared up to where
 /// they stop: both run every op, or both stop at the same op (the model has
 /// no room for the chunk where the crate's allocate fails).
@@ -425,6 +457,41 @@ fn the_largest_request_the_target_allows() {
             );
         }
     }
+}
+
+#[test]
+fn a_chunk_within_16_kib_of_the_top_of_wasm32_is_aligned_to_its_word_then_stops() {
+    // Within 16 KiB of the top of the address space, rounding a chunk's
+    // size up to a multiple of 16 KiB overflows and the crate keeps the
+    // size as it is; `alloc_chunk` then rounds it up to the header's word
+    // (an overflow there is a clean AllocError) and makes its Layout
+    // without a check, past isize::MAX: undefined behaviour, where the
+    // model stops and says so. Only wasm32 gets there: the chunks before
+    // must count about 2 GiB, and on 64-bit the heap holds 4 GiB of the 16
+    // EiB. (Checked on the model alone: the crate built for wasm32 cannot
+    // hold the 3 GiB of chunks this takes under node:wasi.)
+    const GIB: u64 = 1 << 30;
+    let before = format!("a = alloc {GIB}\nb = alloc {GIB}\nc = alloc 16369\n");
+    let t = trace_on(&before, Target::Wasm32);
+    // 2^30 + 16 (the header), rounded up to 16 KiB, twice; the third chunk
+    // counts the first one (2^30 + 16368 usable) plus 16369 + 16: 2^30 +
+    // 32753, rounded up to 2^30 + 32 KiB.
+    let caps = capacities(&t);
+    assert_eq!(caps, [GIB + 16368, GIB + 16368, GIB + 32768 - 16]);
+    // The current chunk counts the two before it; a request of n makes a
+    // chunk of those + n + the header: the last word of the address space,
+    // 2^32 - 4, for this n.
+    let n = (1 << 32) - 4 - 16 - (caps[0] + caps[1]);
+    assert_eq!(n, (1 << 31) - 32756);
+    let stop = |n: u64| {
+        let src = format!("{before}d = alloc {n}\n");
+        let opts = Options {
+            target: Target::Wasm32,
+            ..Options::default()
+        };
+        run(&src, PRESET, &opts).map(|_| ()).unwrap_err().message
+    };
+    assert!(stop(n).contains("isize::MAX"), "{}", stop(n));
 }
 
 /// Random programs compared per run.

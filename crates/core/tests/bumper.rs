@@ -187,6 +187,82 @@ fn slab_buffer_adds_slabs_and_custom_slabs() {
 }
 
 #[test]
+fn a_request_that_exactly_fills_the_slab_stays_in_it() {
+    // 200 + 56 == 256: `current + size > slab_end` is false, the block
+    // ends on the slab's last byte. One byte more takes a fresh slab.
+    let t = trace("a = alloc 200\nb = alloc 56\nc = alloc 1\n", SLAB, 256);
+    let at = |i: usize| (t.ops[i].chunk.unwrap(), t.ops[i].offset.unwrap());
+    assert_eq!((at(1), at(2)), ((0, 200), (1, 0)));
+    assert_eq!(t.ops[1].bump_ptr, Some(t.chunks[0].start + 256));
+    let t = trace("a = alloc 200\nb = alloc 57\n", SLAB, 256);
+    assert_eq!(t.ops[1].chunk, Some(1));
+}
+
+#[test]
+fn a_wasm32_end_past_4_gib_is_past_the_slab_not_wrapped() {
+    // wasm32, 256-byte slabs: a custom slab of 2 GiB - 64 KiB first, so the
+    // slab c opens lies above 2^31 (at 0x80000130); from c's end, the
+    // largest request ends past 2^32. Julia's unchecked add would wrap to
+    // a small address, below the slab's end, and hand out bytes no slab
+    // owns; the model counts the end as past the slab, so the request gets
+    // a custom slab of its own, for which the 4 GiB heap has no room.
+    let big = (1u64 << 31) - (1 << 16);
+    let largest = (1u64 << 31) - 1;
+    let prefix = format!("a = alloc {big}\nb = alloc 200\nc = alloc 100\n");
+    let t = trace_on(&prefix, SLAB, Some(256), Target::Wasm32);
+    assert_eq!(t.chunks[2].start, 0x8000_0130);
+    assert_eq!(t.ops[2].bump_ptr, Some(0x8000_0130 + 100));
+    let opts = Options {
+        target: Target::Wasm32,
+        capacity: Some(256),
+        min_align: None,
+        child: None,
+    };
+    let e = run(&format!("{prefix}d = alloc {largest}\n"), SLAB, &opts).unwrap_err();
+    assert_eq!((e.line, e.column), (4, 1));
+    assert!(e.message.contains("no room"), "{}", e.message);
+}
+
+#[test]
+fn a_restore_past_a_custom_slab_alone_frees_it_and_no_slab_is_current_again() {
+    // b: 300 >= 128, a custom slab; c: 200 + 20 fits the first slab. No
+    // slab was made since the checkpoint, only the custom slab: the restore
+    // frees it, and the first slab never stopped being current.
+    let t = trace(
+        "a = alloc 200\ncheckpoint s\nb = alloc 300\nc = alloc 20\nrestore s\nd = alloc 8\n",
+        SLAB,
+        256,
+    );
+    assert_eq!(t.ops[2].chunk, Some(1));
+    assert_eq!(t.chunks[1].reason, ChunkReason::CustomSlab);
+    assert_eq!((t.ops[3].chunk, t.ops[3].offset), (Some(0), Some(200)));
+    assert_eq!(t.chunks[1].freed_by, Some(4));
+    let reused = |t: &Trace, i: usize| -> Vec<String> {
+        t.ops[i]
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::ChunkReused)
+            .map(|e| e.text.clone())
+            .collect()
+    };
+    assert_eq!(reused(&t, 4), Vec::<String>::new());
+    assert_eq!(t.ops[4].bump_ptr, Some(t.chunks[0].start + 200));
+    assert_eq!((t.ops[5].chunk, t.ops[5].offset), (Some(0), Some(200)));
+    // A slab made since (200 + 100 > 256, 100 < 128): freed, and the first
+    // slab is current again.
+    let t = trace(
+        "a = alloc 200\ncheckpoint s\nb = alloc 100\nrestore s\n",
+        SLAB,
+        256,
+    );
+    assert_eq!(t.chunks[1].freed_by, Some(3));
+    assert_eq!(
+        reused(&t, 3),
+        ["chunk 0, kept from before, is current again"]
+    );
+}
+
+#[test]
 fn restore_frees_what_was_added_since_the_checkpoint() {
     let t = trace(
         "a = alloc 200\ncheckpoint s\nb = alloc 100\nc = alloc 300\nd = alloc 100\nrestore s\ne = alloc 50\n",

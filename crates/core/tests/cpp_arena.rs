@@ -224,6 +224,39 @@ fn reset_and_restore_are_emulated_and_noted() {
 }
 
 #[test]
+fn a_restore_says_a_pool_is_current_again_only_when_a_newer_one_went() {
+    // No pool made since the checkpoint: the last pool never stopped being
+    // current, and nothing says it is current again.
+    let t = trace(
+        "a = alloc 100\ncheckpoint s\nb = alloc 100\nrestore s\nc = alloc 8\n",
+        None,
+    );
+    assert_eq!(t.chunks.len(), 1);
+    let restore = &t.ops[3];
+    assert_eq!(restore.reclaimed, vec![2]);
+    assert_eq!(restore.bump_ptr, Some(t.chunks[0].start + 100));
+    assert!(!restore
+        .events
+        .iter()
+        .any(|e| e.kind == EventKind::ChunkReused));
+    assert_eq!((t.ops[4].chunk, t.ops[4].offset), (Some(0), Some(100)));
+    // One made since (3000 > the 1948 left): it is freed and the first pool
+    // is said to be current again.
+    let t = trace(
+        "a = alloc 100\ncheckpoint s\nb = alloc 3000\nrestore s\n",
+        None,
+    );
+    assert_eq!(t.chunks[1].freed_by, Some(3));
+    let reused: Vec<_> = t.ops[3]
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::ChunkReused)
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(reused, ["chunk 0, kept from before, is current again"]);
+}
+
+#[test]
 fn restoring_a_checkpoint_from_before_the_first_pool_frees_every_pool() {
     let t = trace(
         "checkpoint s\na = alloc 3000\nrestore s\nb = alloc 1\n",

@@ -289,3 +289,22 @@ fn the_empty_program_is_a_valid_trace_with_no_ops() {
         assert!(t.ops.is_empty(), "{preset:?}");
     }
 }
+
+#[test]
+fn a_request_that_exactly_fills_the_chunk_fits_and_one_byte_more_does_not() {
+    // 200 + 56 is the chunk's 256 bytes: `total > room` (or its mirror
+    // bumping down) is false and the chunk is full; 57 does not fit.
+    for preset in [
+        PresetId::HinckleyUp,
+        PresetId::HinckleyUpNaive,
+        PresetId::FitzgenDown,
+        PresetId::UpMinAlign,
+        PresetId::DownMinAlign,
+    ] {
+        let t = trace("a = alloc 200\nb = alloc 56\n", preset);
+        assert!(!t.ops[1].failed, "{preset:?}");
+        assert_eq!(t.ops[1].stats.used, 256, "{preset:?}");
+        let t = trace("a = alloc 200\nb = alloc 57\n", preset);
+        assert!(t.ops[1].failed, "{preset:?}");
+    }
+}

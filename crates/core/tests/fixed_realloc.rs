@@ -218,3 +218,21 @@ fn no_room_for_the_new_size_fails_and_keeps_the_pointer() {
         assert_eq!(t.ops[2].address, Some(next), "{preset:?}");
     }
 }
+
+#[test]
+fn bumping_up_the_last_block_can_grow_to_exactly_the_chunks_end() {
+    // The room from the block's start to the chunk's end is 256: a new size
+    // of 256 fits (`new_size > room` is false) and fills the chunk; 257
+    // does not.
+    for preset in UP {
+        let t = trace("a = alloc 8\nb = realloc a 256\n", preset);
+        assert!(!t.ops[1].failed, "{preset:?}");
+        assert_eq!(
+            (t.ops[1].address, t.ops[1].moved, t.ops[1].bump_ptr),
+            (Some(START), Some(false), Some(END)),
+            "{preset:?}"
+        );
+        let t = trace("a = alloc 8\nb = realloc a 257\n", preset);
+        assert!(t.ops[1].failed, "{preset:?}");
+    }
+}

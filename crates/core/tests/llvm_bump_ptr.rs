@@ -179,6 +179,49 @@ fn reset_keeps_the_first_slab_and_frees_the_rest() {
     assert_eq!((t.ops[11].chunk, t.ops[11].offset), (Some(0), Some(0)));
 }
 
+/// What op `i` of `t` says about a chunk becoming current again.
+fn reused(t: &Trace, i: usize) -> Vec<&str> {
+    t.ops[i]
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::ChunkReused)
+        .map(|e| e.text.as_str())
+        .collect()
+}
+
+#[test]
+fn only_a_slab_that_stopped_being_current_is_said_to_be_current_again() {
+    // A reset with one slab: it never stopped being current, so nothing is
+    // said. With two, the first is current again.
+    let t = both(
+        "a = alloc 8\nreset\nb = alloc 4000\nc = alloc 200\nreset\nd = alloc 8\n",
+        None,
+    );
+    assert_eq!(capacities(&t), [4096, 4096]);
+    assert_eq!((t.ops[3].chunk, t.ops[3].offset), (Some(1), Some(0)));
+    assert_eq!(reused(&t, 1), Vec::<&str>::new());
+    assert_eq!(
+        reused(&t, 4),
+        ["chunk 0, kept from before, is current again"]
+    );
+    // A restore past a custom-sized slab only: that slab never was current,
+    // the saved one never stopped being. Past a new slab: the saved one is
+    // current again.
+    let t = both(
+        "a = alloc 8\ncheckpoint c0\nb = alloc 5000\nrestore c0\ncheckpoint c1\nc = alloc 4090\nrestore c1\nd = alloc 8\n",
+        None,
+    );
+    assert_eq!(capacities(&t), [4096, 5000, 4096]);
+    assert_eq!(t.chunks[1].freed_by, Some(3));
+    assert_eq!(t.chunks[2].freed_by, Some(6));
+    assert_eq!(reused(&t, 3), Vec::<&str>::new());
+    assert_eq!(
+        reused(&t, 6),
+        ["chunk 0, kept from before, is current again"]
+    );
+    assert_eq!((t.ops[7].chunk, t.ops[7].offset), (Some(0), Some(8)));
+}
+
 #[test]
 fn deallocate_and_realloc_give_nothing_back() {
     let t = both(

@@ -270,3 +270,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn bumping_down_a_request_larger_than_the_pointer_fails_without_wrapping() {
+    // 1 MiB is more than the bump pointer's address (64 KiB and a little):
+    // `ptr < size` stops it before `ptr - size` could wrap to the top of
+    // the address space, and the pointer stays at the chunk's end.
+    for target in [Target::W64, Target::Wasm32] {
+        let t = trace_with("a = alloc 1048576\nb = alloc 8\n", DOWN, 8, target);
+        assert!(t.ops[0].failed, "{target:?}");
+        assert_eq!(t.ops[1].offset, Some(248), "{target:?}");
+    }
+    // A request of exactly the pointer's address does not wrap: it passes
+    // that guard and fails at the chunk's start (ptr - size is 0).
+    let end = HEAP_BASE + MALLOC_HEADER + 256;
+    let t = trace(&format!("a = alloc {end}\n"), DOWN, 8);
+    assert!(t.ops[0].failed);
+    let steps = step_ids(&t.ops[0]);
+    assert!(
+        steps.contains(&"check_wrap:pass".to_string())
+            && steps.last().map(String::as_str) == Some("check_start:fail"),
+        "{steps:?}"
+    );
+}

@@ -173,6 +173,61 @@ fn a_request_that_does_not_fit_abandons_the_rest_of_the_buffer() {
     assert_eq!(t.ops[2].stats.unused, 72 + 1600 - 16 - 150);
 }
 
+/// What op `i` of `t` says, of events of `kind`.
+fn said(t: &Trace, i: usize, kind: EventKind) -> Vec<&str> {
+    t.ops[i]
+        .events
+        .iter()
+        .filter(|e| e.kind == kind)
+        .map(|e| e.text.as_str())
+        .collect()
+}
+
+#[test]
+fn only_a_request_above_the_next_size_is_oversized_and_only_leftover_bytes_are_abandoned() {
+    // a fills the first buffer's 1072 bytes exactly: b's new buffer
+    // abandons nothing. b asks exactly the next size, 1536: an ordinary
+    // new buffer (1536 + 16 rounded up to 64). c asks one byte more than
+    // the next size, 2304: a buffer sized for it, and 48 bytes abandoned.
+    let t = both("a = alloc 1072\nb = alloc 1536\nc = alloc 2305\n", None);
+    assert_eq!(sizes(&t), [1088, 1600, 2368]);
+    let reasons: Vec<_> = t.chunks.iter().map(|c| c.reason).collect();
+    assert_eq!(
+        reasons,
+        [
+            ChunkReason::First,
+            ChunkReason::Full,
+            ChunkReason::Oversized
+        ]
+    );
+    let abandoned = |i: usize| {
+        said(&t, i, EventKind::Note)
+            .iter()
+            .any(|n| n.contains("abandoned"))
+    };
+    assert!(!abandoned(1));
+    assert!(abandoned(2));
+    assert_eq!(t.ops[2].stats.unused, 1584 - 1536 + 2352 - 2305);
+}
+
+#[test]
+fn a_restore_says_the_saved_buffer_is_current_again_only_when_a_newer_one_went() {
+    // c0: nothing made since but a block in the same buffer. c1: a new
+    // buffer since, which the restore gives back.
+    let t = both(
+        "a = alloc 8\ncheckpoint c0\nb = alloc 8\nrestore c0\ncheckpoint c1\nc = alloc 2000\nrestore c1\nd = alloc 8\n",
+        None,
+    );
+    assert_eq!(sizes(&t), [1088, 2048]);
+    assert_eq!(t.chunks[1].freed_by, Some(6));
+    assert_eq!(said(&t, 3, EventKind::ChunkReused), Vec::<&str>::new());
+    assert_eq!(
+        said(&t, 6, EventKind::ChunkReused),
+        ["chunk 0, kept from before, is current again"]
+    );
+    assert_eq!((t.ops[7].chunk, t.ops[7].offset), (Some(0), Some(8)));
+}
+
 #[test]
 fn a_zero_sized_request_takes_a_byte() {
     let t = both("a = alloc 0\nb = alloc 0\nc = alloc 1\n", None);

@@ -562,6 +562,40 @@ fn the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says_on(targe
 }
 
 #[test]
+fn an_index_that_wraps_in_a_buffer_past_2_gib_is_zigs_overflow_not_a_fit() {
+    // wasm32 over the simulated heap: the first buffer, for the largest
+    // request, is 1.5 x of it, over 3 GiB, and another GiB fits after it.
+    // Then the largest request again: end_index + n passes maxInt(u32) and
+    // wraps to below the buffer's length. Zig's safety-checked add panics
+    // there; a wrapped index is no fit. (page_allocator on wasm32 has no
+    // size class that large.)
+    let largest = largest_request(Target::Wasm32, 1);
+    let src = format!(
+        "a = alloc {largest}\nb = alloc {}\nc = alloc {largest}\n",
+        1u64 << 30
+    );
+    let t = arena_diff::model_or_stop(
+        PRESET,
+        Target::Wasm32,
+        None,
+        Some(Child::Heap),
+        &parse_steps(&src),
+    );
+    assert!(
+        matches!(&t, Err((2, why)) if why.contains("integer overflow")),
+        "{:?}",
+        t.map(|_| ())
+    );
+    assert_eq!(both_until_stop(Target::Wasm32, Child::Heap, &src), Some(2));
+    // The buffer (compared with Zig's above): 1.5 x (node + 1 + n + 16),
+    // rounded up to even, less the 12-byte node; a and b at its start.
+    let prefix = parse_steps(&src)[..2].to_vec();
+    let (t, _) = model_run(Target::Wasm32, Child::Heap, None, &prefix).unwrap();
+    assert_eq!(t.chunks[0].capacity, (3 << 30) + 30);
+    assert_eq!(offsets(&t), [Some(0), Some(largest)]);
+}
+
+#[test]
 fn the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says() {
     the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says_on(Target::W64);
 }
