@@ -336,8 +336,9 @@ test("the Capacity select shows a gallery entry's 464-byte slab, never blank", a
   await page.getByRole("group", { name: "Known behaviours of real arenas" }).getByRole("menuitem", { name: /^Bumper\.jl's slab-boundary pitfall/ }).click();
   await expect(page.locator("section.compare-column")).toHaveCount(2);
   await page.getByRole("button", { name: "Exit compare" }).click();
-  const capacity = page.getByRole("combobox", { name: "Capacity" });
-  await expect(page.getByRole("combobox", { name: "Allocator" })).toHaveValue("bumper-slab");
+  await expect(page.locator("section.compare-column")).toHaveCount(0);
+  const capacity = page.getByRole("combobox", { name: "Capacity", exact: true });
+  await expect(page.getByRole("combobox", { name: "Allocator", exact: true })).toHaveValue("bumper-slab");
   await expect(capacity).toHaveValue("464");
   expect(await capacity.evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent)).toBe("464 bytes");
   // Listed in order among the round sizes; choosing another drops it.

@@ -5,9 +5,9 @@
 // (Ctrl/Cmd+F), and Tab moving focus on. What it marks (errors, the op in
 // view) comes from the page's state through `show`.
 
-import { EditorState } from "@codemirror/state";
+import { EditorState, Transaction } from "@codemirror/state";
 import { EditorView, drawSelection, keymap, lineNumbers } from "@codemirror/view";
-import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, isolateHistory } from "@codemirror/commands";
 import { lintGutter, setDiagnostics } from "@codemirror/lint";
 import { search, searchKeymap } from "@codemirror/search";
 import type { ProgramError } from "../../wasm/types";
@@ -83,7 +83,12 @@ export function createProgramEditor(parent: HTMLElement, options: ProgramEditorO
         changes: { from: 0, to: view.state.doc.length, insert: next },
         selection: { anchor: 0 },
         scrollIntoView: true,
-        ...(undoable ? {} : { annotations: [] }),
+        // An undoable replacement is an undo step of its own: CodeMirror
+        // joins changes made within half a second, and a program chosen just
+        // after the page set its first one would undo to an empty editor.
+        // One that is not undoable (the page setting the text it shows)
+        // stays out of the history.
+        annotations: undoable ? isolateHistory.of("full") : Transaction.addToHistory.of(false),
       });
     },
     show(error, currentLine) {
