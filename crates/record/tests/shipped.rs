@@ -109,26 +109,7 @@ fn the_jq_recording_is_what_its_command_records() {
     let part = dir.join(format!("package-lock.json.{}", std::process::id()));
     std::fs::copy(inputs().join("package-lock.json"), &part).unwrap();
     std::fs::rename(&part, dir.join("package-lock.json")).unwrap();
-    let out_file = tmp().join("jq-again.txt");
-    let out = Command::new(env!("CARGO_BIN_EXE_bumplab-record"))
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", "/root")
-        .current_dir(dir)
-        .args(["run", "--shim"])
-        .arg(library())
-        .arg("--out")
-        .arg(&out_file)
-        .args(["--", "jq", ".", "package-lock.json"])
-        .stdout(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run bumplab-record: {e}"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let again = std::fs::read_to_string(&out_file).unwrap();
+    let again = record_again(dir, &[], &["jq", ".", "package-lock.json"], "jq-again.txt");
     let (text, again) = (without_pid(&text), without_pid(&again));
     assert!(
         text == again,
@@ -156,24 +137,38 @@ fn the_gcc_recording_is_what_its_command_records() {
     let part = dir.join(format!("bumplab_record.c.{}", std::process::id()));
     std::fs::copy(inputs().join("bumplab_record.c"), &part).unwrap();
     std::fs::rename(&part, dir.join("bumplab_record.c")).unwrap();
-    let out_file = tmp().join("gcc-again.txt");
+    let again = record_again(
+        dir,
+        &["--process", "cc1"],
+        &["setarch", "-R", "gcc", "-fsyntax-only", "bumplab_record.c"],
+        "gcc-again.txt",
+    );
+    let (text, again) = (without_pid(&text), without_pid(&again));
+    assert!(
+        text == again,
+        "gcc records another program now:\n{}",
+        first_difference(&text, &again)
+    );
+}
+
+/// The program `command` records when run again in `dir` with PATH and HOME
+/// alone (the recorder's `options` before `--out`), as the shipped
+/// recordings were made.
+fn record_again(dir: &Path, options: &[&str], command: &[&str], out_name: &str) -> String {
+    let out_file = tmp().join(out_name);
     let out = Command::new(env!("CARGO_BIN_EXE_bumplab-record"))
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
         .env("HOME", "/root")
         .current_dir(dir)
-        .args(["run", "--process", "cc1", "--shim"])
+        .arg("run")
+        .args(options)
+        .arg("--shim")
         .arg(library())
         .arg("--out")
         .arg(&out_file)
-        .args([
-            "--",
-            "setarch",
-            "-R",
-            "gcc",
-            "-fsyntax-only",
-            "bumplab_record.c",
-        ])
+        .arg("--")
+        .args(command)
         .stdout(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run bumplab-record: {e}"));
@@ -182,13 +177,7 @@ fn the_gcc_recording_is_what_its_command_records() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let again = std::fs::read_to_string(&out_file).unwrap();
-    let (text, again) = (without_pid(&text), without_pid(&again));
-    assert!(
-        text == again,
-        "gcc records another program now:\n{}",
-        first_difference(&text, &again)
-    );
+    std::fs::read_to_string(&out_file).unwrap()
 }
 
 /// The first line where two programs differ, with its number, for a failure
