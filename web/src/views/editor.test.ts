@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import { loadTraceModuleSync } from "../wasm/node";
 import { config, viewResult } from "../test/runs";
 import type { AllocatorInfo } from "../wasm/types";
-import { Text } from "@codemirror/state";
+import { EditorState, Text, type Transaction } from "@codemirror/state";
+import { deleteCharBackward, indentMore, insertNewlineAndIndent, insertTab, copyLineDown, undo, history } from "@codemirror/commands";
 import { fakeAllocator } from "../test/allocators";
 import { capacityHelp as helpOf, groupAllocators } from "./allocatorMenu";
 import { formatError } from "./editor";
 import { diagnosticsOf, errorRange } from "./program/diagnostics";
+import { typedEdit } from "./program/editor";
 import { menuKeyIndex, typeaheadIndex } from "./programMenu";
 
 const info = (name: string, group: string, menuRank = 0): AllocatorInfo => fakeAllocator(name, { group, menuRank });
@@ -123,5 +125,36 @@ describe("Programs menu keys", () => {
     expect(typeaheadIndex(titles, 0, "s")).toBe(2);
     expect(typeaheadIndex(titles, 2, "s")).toBe(2);
     expect(typeaheadIndex(titles, 0, "z")).toBeNull();
+  });
+});
+
+describe("which edits are keys", () => {
+  /** The transaction a command makes on `a = alloc 8` with the caret at its end. */
+  const by = (command: (target: { state: EditorState; dispatch: (tr: Transaction) => void }) => boolean): Transaction => {
+    const state = EditorState.create({ doc: "a = alloc 8", selection: { anchor: 11 }, extensions: [history()] });
+    let made: Transaction | null = null;
+    expect(command({ state, dispatch: (tr) => (made = tr) })).toBe(true);
+    if (!made) throw new Error("the command made no transaction");
+    return made;
+  };
+  const typed = (userEvent?: string): Transaction => EditorState.create({ doc: "a" }).update({ changes: { from: 1, insert: "b" }, userEvent });
+
+  it("counts a typed character, Enter, Tab, Backspace, an indent and a copied line as keys, after which more may come", () => {
+    expect(typedEdit(typed("input.type"))).toBe(true);
+    expect(typedEdit(by(insertNewlineAndIndent))).toBe(true);
+    expect(typedEdit(by(insertTab))).toBe(true);
+    expect(typedEdit(by(deleteCharBackward))).toBe(true);
+    expect(typedEdit(by(indentMore))).toBe(true);
+    expect(typedEdit(by(copyLineDown))).toBe(true);
+  });
+
+  it("counts a paste, a drop, an undo and a program set from outside as the whole edit", () => {
+    expect(typedEdit(typed("input.paste"))).toBe(false);
+    expect(typedEdit(typed("input.drop"))).toBe(false);
+    expect(typedEdit(typed())).toBe(false);
+    const edited = by(insertNewlineAndIndent).state;
+    let undone: Transaction | null = null;
+    expect(undo({ state: edited, dispatch: (tr) => (undone = tr) })).toBe(true);
+    expect(undone && typedEdit(undone)).toBe(false);
   });
 });

@@ -38,6 +38,19 @@ export interface ProgramEditor {
   goTo(error: ProgramError): void;
 }
 
+/**
+ * Whether an edit is a key's: keys typed or deleted come one after another,
+ * so more may follow at once. CodeMirror names a typed character
+ * "input.type", but Enter, Tab and a copied line are plain "input" (or
+ * "input.indent", "input.copyline"), and a moved or indented line is
+ * "move.line" or "indent". A paste, a drop, an undo or a program set from
+ * outside (no user event) is the whole edit.
+ */
+export function typedEdit(tr: Transaction): boolean {
+  if (tr.isUserEvent("input.paste") || tr.isUserEvent("input.drop")) return false;
+  return tr.isUserEvent("input") || tr.isUserEvent("delete") || tr.isUserEvent("move.line") || tr.isUserEvent("indent");
+}
+
 export function createProgramEditor(parent: HTMLElement, options: ProgramEditorOptions): ProgramEditor {
   let shownError: ProgramError | null = null;
   let shownLine: number | null = null;
@@ -64,9 +77,7 @@ export function createProgramEditor(parent: HTMLElement, options: ProgramEditorO
         }),
         EditorView.updateListener.of((u) => {
           if (!u.docChanged) return;
-          // Keys typed or deleted come one after another; a paste, a drop,
-          // an undo or a program set from outside is the whole edit.
-          const typing = u.transactions.some((tr) => tr.isUserEvent("input.type") || tr.isUserEvent("delete"));
+          const typing = u.transactions.some(typedEdit);
           options.onChange(() => u.state.doc.toString(), u.state.doc.lines, typing);
         }),
       ],
