@@ -141,6 +141,32 @@ test("a pasted program runs and edits the text, a long one too", async ({ page, 
   await expect(requested(page)).toHaveText(`${rec.requested} B`);
 });
 
+test("a long file opened runs before the editor takes it, and Undo brings back the program it replaced", async ({ page }) => {
+  // An arena that grows: the recording outgrows the first program's one fixed chunk.
+  await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
+  const small = "x = alloc 16 align 8\ny = alloc 8\n";
+  await program(page).click();
+  await page.keyboard.press("ControlOrMeta+A");
+  await page.keyboard.insertText(small);
+  await expect(counter(page)).toHaveText("op 2 / 2");
+  // Long enough that its parse starts in the worker before the editor builds its lines.
+  const rec = recording(15_000, 3);
+  expect(rec.text.length).toBeGreaterThan(200_000);
+  const path = join(dir, "long.txt");
+  writeFileSync(path, rec.text);
+  await page.locator("#program-file").setInputFiles(path);
+  await expect(counter(page)).toHaveText("op 15000 / 15000", { timeout: 60_000 });
+  await expect(program(page)).toHaveProgram(rec.text);
+  await expect(requested(page)).toHaveText(`${rec.requested} B`);
+
+  // One edit: Undo brings back the two lines, and their run.
+  await program(page).click();
+  await page.keyboard.press("ControlOrMeta+z");
+  await expect(program(page)).toHaveProgram(small);
+  await expect(counter(page)).toHaveText("op 2 / 2", { timeout: 30_000 });
+  await expect(requested(page)).toHaveText("24 B");
+});
+
 test("a file over the size limit is refused with its size and the limit, and the run on screen stays", async ({ page }) => {
   const small = "x = alloc 16 align 8\ny = alloc 8\n";
   const smallPath = join(dir, "small.txt");

@@ -45,8 +45,13 @@ export const MAX_RUN_OPS = 1_500_000;
 
 /** The bytes `text` takes in UTF-8 (a file's size), without encoding it. */
 export function utf8Bytes(text: string): number {
+  // Up to the first character past ASCII, each is one byte: a regular
+  // expression finds it four times faster than a loop reading each one
+  // (a recording of 20 MB is all ASCII).
+  const first = text.search(/[^\x00-\x7f]/);
+  if (first < 0) return text.length;
   let n = text.length;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = first; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x80) continue;
     // Two bytes up to U+07FF, else three; a surrogate pair (two units) is

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { loadTraceModuleSync } from "../wasm/node";
 import { config, viewResult } from "../test/runs";
 import type { AllocatorInfo } from "../wasm/types";
-import { EditorState, Text, type Transaction } from "@codemirror/state";
-import { deleteCharBackward, indentMore, insertNewlineAndIndent, insertTab, copyLineDown, undo, history } from "@codemirror/commands";
+import { EditorState, Text, type StateCommand, type Transaction } from "@codemirror/state";
+import { copyLineDown, history, indentMore, insertNewlineAndIndent, insertTab, undo } from "@codemirror/commands";
 import { fakeAllocator } from "../test/allocators";
 import { capacityHelp as helpOf, groupAllocators } from "./allocatorMenu";
 import { formatError } from "./editor";
@@ -130,7 +130,7 @@ describe("Programs menu keys", () => {
 
 describe("which edits are keys", () => {
   /** The transaction a command makes on `a = alloc 8` with the caret at its end. */
-  const by = (command: (target: { state: EditorState; dispatch: (tr: Transaction) => void }) => boolean): Transaction => {
+  const by = (command: StateCommand): Transaction => {
     const state = EditorState.create({ doc: "a = alloc 8", selection: { anchor: 11 }, extensions: [history()] });
     let made: Transaction | null = null;
     expect(command({ state, dispatch: (tr) => (made = tr) })).toBe(true);
@@ -143,7 +143,9 @@ describe("which edits are keys", () => {
     expect(typedEdit(typed("input.type"))).toBe(true);
     expect(typedEdit(by(insertNewlineAndIndent))).toBe(true);
     expect(typedEdit(by(insertTab))).toBe(true);
-    expect(typedEdit(by(deleteCharBackward))).toBe(true);
+    // Backspace and Delete need a view; their edits are "delete.backward" and "delete.forward".
+    expect(typedEdit(typed("delete.backward"))).toBe(true);
+    expect(typedEdit(typed("delete.forward"))).toBe(true);
     expect(typedEdit(by(indentMore))).toBe(true);
     expect(typedEdit(by(copyLineDown))).toBe(true);
   });

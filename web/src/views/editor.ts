@@ -23,6 +23,7 @@ import { showCapacity } from "./capacitySelect";
 import { childText } from "../model/settings";
 import { h, setText } from "./dom";
 import { createProgramEditor, type ProgramEditor } from "./program/editor";
+import { PARSE_IN_WORKER_CHARS } from "../wasm/parseWorkerClient";
 import { programMenu, type LessonEntry } from "./programMenu";
 import "./editor.css";
 
@@ -116,11 +117,14 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
     read = null;
     handlers.onConfigure({ source: reported });
   };
+  // Set while the editor takes a text already handed on: its change is not another edit.
+  let taking = false;
   const editor = createProgramEditor(area, {
     id: "program",
     labelledBy: label.id,
     describedBy: `${error.id} ${hint.id}`,
     onChange(text, lines, typing) {
+      if (taking) return;
       read = text;
       clearTimeout(pending);
       if (typing && lines > LONG_PROGRAM_LINES) pending = setTimeout(handOn, LONG_EDIT_PAUSE_MS);
@@ -163,10 +167,31 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
   // with "allocator" in it would share its accessible name with "Allocator".
   const childField = h("div", { class: "field field-inline" }, h("label", { for: "child" }, "Child"), child);
 
-  /** Replaces the whole program as one edit of the editor, so Undo brings back the text it replaced. */
+  /**
+   * Replaces the whole program as one edit of the editor, so Undo brings
+   * back the text it replaced. A long one is handed on first and taken by
+   * the editor in the next task: its parse in the worker then goes on while
+   * the editor builds its lines, instead of after.
+   */
   const loadProgram = (text: string): void => {
-    editor.replace(text);
-    handOn();
+    if (text.length < PARSE_IN_WORKER_CHARS) {
+      editor.replace(text);
+      handOn();
+      return;
+    }
+    clearTimeout(pending);
+    pending = undefined;
+    read = null;
+    reported = text;
+    handlers.onConfigure({ source: text });
+    setTimeout(() => {
+      taking = true;
+      try {
+        editor.replace(text);
+      } finally {
+        taking = false;
+      }
+    }, 0);
   };
   const menu = programMenu(
     loadProgram,
