@@ -5,7 +5,7 @@
 // into the store: a render only reads the state.
 
 import { measureCosts } from "./wasm/costWorkerClient";
-import { parseInWorker, PARSE_IN_WORKER_CHARS } from "./wasm/parseWorkerClient";
+import { parseInWorker, PARSE_IN_WORKER_CHARS, warmParser } from "./wasm/parseWorkerClient";
 import { fetchListing, fetchListingFunction, instructionsSource } from "./wasm/listing";
 import { loadCostModule, loadSourceText } from "./wasm/load";
 import { sourceTexts } from "./wasm/sourceTexts";
@@ -209,5 +209,6 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
 
   tracer.retrace();
   render(null);
+  warmParser();
   return store;
 }
