@@ -178,6 +178,8 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
     onOpenRecorded: (id) => void openRecorded(id, document.baseURI, dispatch, (text) => showNotice(mounts.notice, text)),
     instructions,
     shownConfig: () => tracer.shownConfig(),
+    onTyping: () => tracer.hold(),
+    onHandedOn: () => tracer.resume(),
   });
   const render = (prepared: AppState | null): void => {
     const latest = store.getState();

@@ -70,6 +70,10 @@ export interface AppViewContext {
   instructions?: InstructionsSource;
   /** The configuration that made the run on screen (the settings may have changed since). */
   shownConfig?: () => RunConfig | undefined;
+  /** The program is being typed into, its edit not handed on yet: the run under way waits (Tracer.hold). */
+  onTyping?: () => void;
+  /** An edit of the program was handed on (after its configure): a held run starts again if it changed nothing. */
+  onHandedOn?: () => void;
 }
 
 /**
@@ -466,7 +470,11 @@ export function renderApp(m: Mounts, s: AppState, ctx: AppViewContext): void {
       lessons: LESSONS.map(({ id, title, summary }) => ({ id, title, summary })),
     },
     {
-      onConfigure: (config) => dispatch({ type: "configure", config }),
+      onConfigure: (config) => {
+        dispatch({ type: "configure", config });
+        if (config.source !== undefined) ctx.onHandedOn?.();
+      },
+      onTyping: () => ctx.onTyping?.(),
       onLesson: (id) => {
         // A recorded program's file is fetched first.
         if (recordedLesson(id)) return ctx.onOpenRecorded(id);

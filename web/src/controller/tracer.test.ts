@@ -58,3 +58,68 @@ describe("the tracer's debounce", () => {
     expect(started).toBe(2);
   });
 });
+
+describe("a run held while its program is typed into", () => {
+  let started: number;
+  let tracer: Tracer | undefined;
+  // A run that stays under way: its engine never finishes loading.
+  const module = (): TraceModule =>
+    ({
+      ready: () => {
+        started++;
+        return new Promise(() => undefined);
+      },
+    }) as unknown as TraceModule;
+
+  beforeEach(() => {
+    started = 0;
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    tracer?.destroy();
+    vi.useRealTimers();
+  });
+
+  const setUp = () => {
+    const store = createStore(reducer, initialState());
+    const spy = vi.spyOn(AbortController.prototype, "abort");
+    tracer = startTracer(module(), store, { debounceMs: 0 });
+    return { store, spy };
+  };
+
+  it("stops the run under way, and starts it again when the edit handed on changed nothing", () => {
+    const { store, spy } = setUp();
+    tracer?.retrace();
+    expect(started).toBe(1);
+    tracer?.hold();
+    expect(spy).toHaveBeenCalledTimes(1);
+    // Keys typed and deleted again: the store's program is the same.
+    store.dispatch({ type: "configure", config: { source: store.getState().source } });
+    tracer?.resume();
+    expect(started).toBe(2);
+    // Resumed once: another resume without a hold starts nothing.
+    tracer?.resume();
+    expect(started).toBe(2);
+    spy.mockRestore();
+  });
+
+  it("lets the edit's own run replace the held one when the program changed", () => {
+    const { store, spy } = setUp();
+    tracer?.retrace();
+    tracer?.hold();
+    store.dispatch({ type: "configure", config: { source: `${store.getState().source}${"z = alloc 8\n".repeat(8)}` } });
+    expect(started).toBe(2);
+    tracer?.resume();
+    expect(started).toBe(2);
+    spy.mockRestore();
+  });
+
+  it("holds nothing when no run is under way", () => {
+    const { spy } = setUp();
+    tracer?.hold();
+    tracer?.resume();
+    expect(started).toBe(0);
+    expect(spy).not.toHaveBeenCalled();
+    spy.mockRestore();
+  });
+});

@@ -37,6 +37,17 @@ export interface Tracer {
   retrace(): void;
   /** Stops the run under way, if any (an import replaces what it would show). */
   cancel(): void;
+  /**
+   * The program on screen is being typed into and not yet handed on: the
+   * run under way, of a text already old, stops, so its last tasks (its
+   * view built, its render) never land between two keys.
+   */
+  hold(): void;
+  /**
+   * The edit was handed on: if it changed nothing the store holds (keys
+   * typed and deleted again), the held run starts again.
+   */
+  resume(): void;
   /** Frees the runs no render draws any more: call after each render. */
   afterRender(): void;
   /** The configuration the view on screen was traced from. */
@@ -69,6 +80,7 @@ export function startTracer(module: TraceModule, store: Store<AppState, Action>,
   const retired = new Set<TraceRunHandle>();
   let live = 0;
   let running: AbortController | null = null;
+  let held = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let destroyed = false;
 
@@ -83,6 +95,7 @@ export function startTracer(module: TraceModule, store: Store<AppState, Action>,
 
   const retrace = (): void => {
     clearTimeout(timer);
+    held = false;
     const s = store.getState();
     const config = configOf(s);
     running?.abort();
@@ -154,6 +167,15 @@ export function startTracer(module: TraceModule, store: Store<AppState, Action>,
       clearTimeout(timer);
       running?.abort();
       running = null;
+    },
+    hold() {
+      if (!running) return;
+      running.abort();
+      running = null;
+      held = true;
+    },
+    resume() {
+      if (held && running === null) retrace();
     },
     afterRender: () => freeRetired(true),
     shownConfig() {

@@ -43,6 +43,11 @@ export interface EditorData {
 export interface EditorHandlers {
   /** The program typed, or a preset or setting chosen. */
   onConfigure(change: Partial<RunConfig>): void;
+  /**
+   * Keys are being typed into a long program whose edit waits for the typing
+   * to pause: the run under way, of the text before them, should stop.
+   */
+  onTyping?(): void;
   /** A lesson was chosen in the Programs menu: load its program and preset. */
   onLesson?(id: string): void;
   /** A known behaviour was chosen: load its program on its allocators. */
@@ -127,8 +132,10 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
       if (taking) return;
       read = text;
       clearTimeout(pending);
-      if (typing && lines > LONG_PROGRAM_LINES) pending = setTimeout(handOn, LONG_EDIT_PAUSE_MS);
-      else handOn();
+      if (typing && lines > LONG_PROGRAM_LINES) {
+        pending = setTimeout(handOn, LONG_EDIT_PAUSE_MS);
+        handlers.onTyping?.();
+      } else handOn();
     },
   });
   // The label is not a form control's: clicking it focuses the editor as it would one.
