@@ -547,6 +547,30 @@ test.describe("a phone, 390 × 844", () => {
     expect(inLesson).toBeLessThan(844);
   });
 
+  test("a narration longer than its box fades at the foot until it is scrolled to its end", async ({ page }) => {
+    const paragraph = `#> ${"A bump allocator hands out memory by moving one pointer, and this sentence is long. ".repeat(3)}`;
+    await page.getByRole("textbox", { name: "Program" }).fill([paragraph, "#>", paragraph, "#>", paragraph, "a = alloc 8", "b = alloc 16", ""].join("\n"));
+    await expect(counter(page)).toHaveText("op 2 / 2");
+    await page.locator("body").click({ position: { x: 2, y: 2 } });
+    await page.keyboard.press("Home");
+    await page.keyboard.press("ArrowRight");
+    const box = page.locator(".narration-mount");
+    await expect(box).toContainText("A bump allocator hands out memory");
+    const fade = () => box.evaluate((m) => getComputedStyle(m, "::after").opacity);
+    expect(await box.evaluate((m) => m.scrollHeight - m.clientHeight)).toBeGreaterThan(100);
+    await expect.poll(fade).toBe("1");
+    await box.evaluate((m) => (m.scrollTop = m.scrollHeight));
+    await expect.poll(fade).toBe("0");
+    // A narration that fits its box has no fade.
+    await page.getByRole("textbox", { name: "Program" }).fill("#> Short.\na = alloc 8\n");
+    await expect(counter(page)).toHaveText(/ \/ 1$/);
+    await page.locator("body").click({ position: { x: 2, y: 2 } });
+    await page.keyboard.press("End");
+    await expect(box).toContainText("Short.");
+    expect(await box.evaluate((m) => m.scrollHeight - m.clientHeight)).toBe(0);
+    await expect.poll(fade).toBe("0");
+  });
+
   test("every chunk row's title clears its fill: five-digit capacities shorten the title to the chunk alone", async ({ page }) => {
     await page.getByRole("combobox", { name: "Allocator" }).selectOption("bumpalo");
     await page.getByRole("textbox", { name: "Program" }).fill("repeat 2500 {\n  a = alloc 8\n  c = alloc u64\n}\n");
