@@ -505,6 +505,152 @@ fn chunks_made_after_a_checkpoint_are_kept_and_reused() {
     }
 }
 
+/// Runs `ops` on the real crate and on the model (64-bit), asserts every
+/// op agrees, and returns the model's trace.
+fn both(up: bool, min_align: u64, ops: &[AOp]) -> Trace {
+    let (src, real) = run_real_dyn(up, min_align, ops);
+    let t = trace_with(&src, up, Target::W64, min_align);
+    assert_eq!(t.ops.len(), real.len(), "up={up}");
+    for (i, want) in real.iter().enumerate() {
+        assert_eq!(
+            &trace_seen(&t, i),
+            want,
+            "op {i} up={up} MIN_ALIGN {min_align}"
+        );
+    }
+    t
+}
+
+/// The ids of the micro-steps op `op` took, in order.
+fn step_ids(t: &Trace, op: usize) -> Vec<String> {
+    t.ops[op]
+        .events
+        .iter()
+        .flat_map(|e| e.steps.iter().map(|s| s.id.clone()))
+        .collect()
+}
+
+/// The value named `name` of the first step `id` that op `op` took.
+fn step_value(t: &Trace, op: usize, id: &str, name: &str) -> u64 {
+    let step = t.ops[op]
+        .events
+        .iter()
+        .flat_map(|e| e.steps.iter())
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("op {op} took no step {id}"));
+    step.values
+        .iter()
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("step {id} has no value {name}"))
+        .value
+}
+
+#[test]
+fn a_request_whose_size_hint_is_exactly_twice_the_last_chunk_is_a_full_chunk() {
+    // The first chunk is 496 bytes, so the next one's hint is at least 992.
+    // 928 bytes need exactly 992 either way: up, malloc's 16 + the header's
+    // 32 + 928 + 16; down, 16 + 928 rounded up to 16 (944) + 32 + 16. The
+    // chunk is the doubled one, made because the first was full. 929 bytes
+    // need 993 (up) or 1008 (down): the request sizes the chunk, which
+    // still rounds to 1024 less malloc's 16.
+    for up in [true, false] {
+        let t = both(up, 1, &[alloc(928, 1)]);
+        assert_eq!(step_value(&t, 0, "required_size", "required"), 992);
+        assert_eq!(step_value(&t, 0, "grown_size", "grown"), 992);
+        assert_eq!(t.chunks[1].size, 1008, "up={up}");
+        assert_eq!(format!("{:?}", t.chunks[1].reason), "Full", "up={up}");
+        let t = both(up, 1, &[alloc(929, 1)]);
+        let required = if up { 993 } else { 1008 };
+        assert_eq!(step_value(&t, 0, "required_size", "required"), required);
+        assert_eq!(t.chunks[1].size, 1008, "up={up}");
+        assert_eq!(format!("{:?}", t.chunks[1].reason), "Oversized", "up={up}");
+    }
+}
+
+#[test]
+fn bumping_down_the_size_hint_puts_the_header_at_the_next_16_after_the_content() {
+    // ChunkSizeHint::for_capacity bumping down: malloc's two words (16),
+    // then the content, then the header at the next multiple of 16, then
+    // 16 more. The hint the code view shows for each size from 497 to 512:
+    // 16 + size rounded up to 16, + 32 + 16. Bumping up the header comes
+    // first, so nothing is rounded: 16 + 32 + size + 16.
+    for size in 497..=512u64 {
+        let t = both(false, 1, &[alloc(size as usize, 1)]);
+        let at_header = (16 + size).div_ceil(16) * 16;
+        assert_eq!(
+            step_value(&t, 0, "required_size", "required"),
+            at_header + 32 + 16,
+            "size {size}"
+        );
+        let t = both(true, 1, &[alloc(size as usize, 1)]);
+        assert_eq!(
+            step_value(&t, 0, "required_size", "required"),
+            16 + 32 + size + 16,
+            "size {size}"
+        );
+    }
+}
+
+#[test]
+fn bumping_up_rounds_the_bump_pointer_to_min_align_only_above_1() {
+    // With MIN_ALIGN 1 the rounding compiles away: no step for it. With 2
+    // the pointer after a 3-byte block is rounded from 3 to 4.
+    let t = both(true, 1, &[alloc(3, 1), alloc(1, 1)]);
+    assert!(
+        !step_ids(&t, 0).contains(&"up_round_min_align".to_string()),
+        "{:?}",
+        step_ids(&t, 0)
+    );
+    assert_eq!(t.ops[1].offset, Some(3));
+    let t = both(true, 2, &[alloc(3, 1), alloc(1, 1)]);
+    assert!(
+        step_ids(&t, 0).contains(&"up_round_min_align".to_string()),
+        "{:?}",
+        step_ids(&t, 0)
+    );
+    assert_eq!(step_value(&t, 0, "up_round_min_align", "new_pos") % 2, 0);
+    assert_eq!(t.ops[1].offset, Some(4));
+}
+
+#[test]
+fn a_restore_says_chunks_are_kept_only_when_some_were_made_since() {
+    const KEPT: &str = "the chunks made since the checkpoint are kept";
+    let says_kept = |t: &Trace, op: usize| {
+        t.ops[op]
+            .events
+            .iter()
+            .any(|e| e.kind == EventKind::Note && e.text.contains(KEPT))
+    };
+    for up in [true, false] {
+        // 400 bytes do not fit the 364 left: a second chunk, kept.
+        let t = both(
+            up,
+            1,
+            &[
+                alloc(100, 1),
+                AOp::Checkpoint(0),
+                alloc(400, 1),
+                AOp::Restore(0),
+            ],
+        );
+        assert_eq!(t.chunks.len(), 2);
+        assert!(says_kept(&t, 3), "up={up}");
+        // 8 bytes fit: no chunk made since, nothing to say.
+        let t = both(
+            up,
+            1,
+            &[
+                alloc(100, 1),
+                AOp::Checkpoint(0),
+                alloc(8, 1),
+                AOp::Restore(0),
+            ],
+        );
+        assert_eq!(t.chunks.len(), 1);
+        assert!(!says_kept(&t, 3), "up={up}");
+    }
+}
+
 #[test]
 fn the_model_emits_a_new_chunk_event_per_chunk() {
     // Checked on the recorded events directly, independent of the engine.

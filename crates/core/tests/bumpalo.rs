@@ -390,6 +390,71 @@ fn restore_puts_the_bump_pointer_back_exactly_even_over_bytes_freed_since() {
 }
 
 #[test]
+fn a_request_of_exactly_twice_the_chunk_is_a_full_chunk_and_one_byte_more_is_oversized() {
+    // 440 bytes are left of the first 448; the next chunk is twice 448 =
+    // 896 at least. A request of 896 bytes (rounded to the chunk's 16: 896)
+    // gets that doubled chunk: the chunk was full, the request did not
+    // size it. 897 rounds to 912, past the doubling: it sizes the chunk,
+    // which comes out as large (912 + 64 is below 1024 too).
+    let t = both("a = alloc 8\nb = alloc 896\n", 1);
+    assert_eq!(capacities(&t), [448, 960]);
+    assert_eq!(t.chunks[1].reason, ChunkReason::Full);
+    let t = both("a = alloc 8\nb = alloc 897\n", 1);
+    assert_eq!(capacities(&t), [448, 960]);
+    assert_eq!(t.chunks[1].reason, ChunkReason::Oversized);
+    assert_eq!(t.chunks[1].requested, 897);
+}
+
+#[test]
+fn a_chunk_of_exactly_a_page_is_rounded_to_pages_not_to_a_power_of_two() {
+    // bumpalo rounds a size BELOW a page to a power of two and a page or
+    // more to whole pages. At exactly 4096 both give 8192 - 64 = 8128, so
+    // only the step taken (the line the code view lights) tells them
+    // apart; 4080 is below a page and takes the power of two to the same
+    // capacity.
+    let t = both("a = alloc 4096\n", 1);
+    assert_eq!(capacities(&t), [8128]);
+    let steps = step_ids(&t, 0);
+    assert!(steps.contains(&"round_page".to_string()), "{steps:?}");
+    assert!(!steps.contains(&"round_pow2".to_string()), "{steps:?}");
+    let t = both("a = alloc 4080\n", 1);
+    assert_eq!(capacities(&t), [8128]);
+    let steps = step_ids(&t, 0);
+    assert!(steps.contains(&"round_pow2".to_string()), "{steps:?}");
+    assert!(!steps.contains(&"round_page".to_string()), "{steps:?}");
+}
+
+#[test]
+fn a_wasm32_chunk_whose_layout_passes_isize_max_at_its_alignment_is_halved() {
+    // bumpalo makes each chunk's Layout with Layout::from_size_align, which
+    // refuses a size that, rounded up to the alignment, passes isize::MAX;
+    // the slow path then tries half the size. After a first chunk of
+    // 1 GiB - 48 bytes (1 GiB - 16 with its footer, 32 bytes on wasm32),
+    // the next is twice that: 2 GiB - 16 bytes with the footer, a Layout
+    // that is fine at the chunk's own alignment of 16 (2^31 - 16 is at most
+    // 2^31 - 1) but not at 32, where it rounds to 2^31. So a request
+    // aligned to 16 gets the doubled chunk and one aligned to 32 the halved
+    // one. Model only: the crate built for wasm32 cannot hold 3 GiB of
+    // chunks under node:wasi.
+    let first = "a = alloc 1073737728 align 1\n";
+    let t = trace_on(
+        &format!("{first}b = alloc 4096 align 16\n"),
+        Target::Wasm32,
+        1,
+    );
+    assert_eq!(capacities(&t), [0x3FFF_FFD0, 0x7FFF_FFD0]);
+    assert_eq!(t.chunks[1].size, 0x7FFF_FFF0);
+    let t = trace_on(
+        &format!("{first}b = alloc 4096 align 32\n"),
+        Target::Wasm32,
+        1,
+    );
+    assert_eq!(capacities(&t), [0x3FFF_FFD0, 0x3FFF_FFD0]);
+    assert_eq!(t.chunks[1].start % 32, 0);
+    assert!(!t.ops[1].failed);
+}
+
+#[test]
 fn edges_match_the_real_crate() {
     for min_align in [1u64, 2, 4, 8, 16] {
         for (steps, capacity) in

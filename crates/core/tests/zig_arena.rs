@@ -416,14 +416,27 @@ fn edges_match_zig_on(target: Target) {
         // A second request that exactly fills the first buffer (the
         // node's size over the simulated heap, what page_allocator
         // reserved over it), and one byte more.
-        let fits = |n: u64| {
-            let src = format!("a = alloc 8\nb = alloc {n}\n");
-            let (t, _) = model_run(target, child, None, &parse_steps(&src)).unwrap();
-            t.chunks.len() == 1
+        // Over page_allocator, also after a first buffer of 45,044 bytes
+        // (for 30,000): on wasm32 that is one 64 KiB big page, which
+        // page_allocator grows in place by counting big pages, not by its
+        // size classes.
+        let firsts: &[u64] = match child {
+            Child::Page => &[8, 30000],
+            Child::Heap => &[8],
         };
-        let fill = last_true(0, 1 << 20, fits);
-        for n in [fill, fill + 1] {
-            cases.push((format!("a = alloc 8\nb = alloc {n}\nc = alloc 1\n"), None));
+        for &first in firsts {
+            let fits = |n: u64| {
+                let src = format!("a = alloc {first}\nb = alloc {n}\n");
+                let (t, _) = model_run(target, child, None, &parse_steps(&src)).unwrap();
+                t.chunks.len() == 1
+            };
+            let fill = last_true(0, 1 << 20, fits);
+            for n in [fill, fill + 1] {
+                cases.push((
+                    format!("a = alloc {first}\nb = alloc {n}\nc = alloc 1\n"),
+                    None,
+                ));
+            }
         }
         // The first buffer's size at each boundary of the child's
         // reservation, and the growth from there.
@@ -596,6 +609,50 @@ fn an_index_that_wraps_in_a_buffer_past_2_gib_is_zigs_overflow_not_a_fit() {
 }
 
 #[test]
+fn growing_a_big_page_buffer_near_4_gib_overflows_page_allocators_count_on_wasm32() {
+    // On wasm32 page_allocator counts the big pages of a buffer of 64 KiB
+    // or more (bigPagesNeeded) by adding a big page and 3 to its size
+    // unchecked: asked to grow such a buffer to within 64 KiB + 7 bytes of
+    // maxInt(u32), Zig panics there. A first request of 30,000 bytes makes
+    // a buffer of one big page; the largest second request the model
+    // survives still has its growth refused (then no room for a new
+    // buffer: 1.5 x of 2 GiB), the one after it panics, on both sides.
+    let (target, child) = (Target::Wasm32, Child::Page);
+    let stop = |first: u64, n: u64| {
+        let src = format!("a = alloc {first}\nb = alloc {n}\n");
+        arena_diff::model_or_stop(PRESET, target, None, Some(child), &parse_steps(&src))
+            .err()
+            .map(|(k, why)| (k, why.contains("integer overflow")))
+    };
+    let largest = largest_request(target, 1);
+    let n = last_true(1, largest, |n| stop(30000, n) != Some((1, true)));
+    assert_eq!(stop(30000, n), Some((1, false)));
+    assert_eq!(stop(30000, n + 1), Some((1, true)));
+    // The arena grows to node + (30,000 + n) + n, rounded up to even; with
+    // page_allocator's free-list word and a big page and 3, that passes
+    // maxInt(u32) from n + 1 on.
+    let wanted = |n: u64| (12 + 30000 + 2 * n + 1) & !1;
+    assert!(wanted(n) + 4 + 65536 + 3 <= u64::from(u32::MAX), "{n}");
+    assert!(wanted(n + 1) + 4 + 65536 + 3 > u64::from(u32::MAX), "{n}");
+    assert_eq!(
+        both_until_stop(target, child, &format!("a = alloc 30000\nb = alloc {n}\n")),
+        Some(1)
+    );
+    assert_eq!(
+        both_until_stop(
+            target,
+            child,
+            &format!("a = alloc 30000\nb = alloc {}\n", n + 1)
+        ),
+        Some(1)
+    );
+    // After a small first buffer (a size class) no such count: the
+    // arena's own sums overflow, about 32 KiB later.
+    let small = last_true(1, largest, |n| stop(8, n) != Some((1, true)));
+    assert!(small > n + 30000, "{small} {n}");
+}
+
+#[test]
 fn the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says() {
     the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says_on(Target::W64);
 }
@@ -603,6 +660,85 @@ fn the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says() {
 #[test]
 fn the_largest_requests_overflow_zigs_size_arithmetic_on_wasm32() {
     the_largest_requests_overflow_zigs_size_arithmetic_as_the_model_says_on(Target::Wasm32);
+}
+
+#[test]
+fn page_allocator_on_64_bit_maps_at_most_4_gib_all_told() {
+    // The model's mappings hold 4 GiB together, as its simulated heap does;
+    // past that it says the child has no room (a real kernel would map
+    // more: model only). The largest first request gets a buffer whose
+    // pages are exactly those 4 GiB, ending where the first mapping ends;
+    // one byte more needs another page and has no room.
+    let first = |n: u64| {
+        arena_diff::model_or_stop(
+            PRESET,
+            Target::W64,
+            None,
+            Some(Child::Page),
+            &parse_steps(&format!("a = alloc {n}\n")),
+        )
+    };
+    let n = last_true(1, 1 << 34, |n| first(n).is_ok());
+    let (t, _) = first(n).unwrap();
+    assert_eq!(t.chunks.len(), 1);
+    assert_eq!(t.chunks[0].size, 1 << 32);
+    assert_eq!(
+        t.chunks[0].base + t.chunks[0].size,
+        bumplab_core::models::zig_page::MMAP_TOP
+    );
+    assert!(
+        matches!(first(n + 1), Err((0, why)) if why.contains("no room")),
+        "{:?}",
+        first(n + 1).map(|_| ())
+    );
+}
+
+#[test]
+fn a_buffer_freed_on_wasm32_is_handed_out_again_to_the_next_of_its_size_class() {
+    // BrkAllocator keeps a freed slot on its size class's free list and
+    // hands it out before cutting a new one. b's buffer (7,816 bytes: the
+    // 8 KiB class) goes back at the restore, and c's buffer, as large, is
+    // that slot again: c lands where b did, on Zig's arena as on the model.
+    // (Their linear memories start at different places, so each side's
+    // addresses are compared with its own.)
+    let src = "a = alloc 100\ncheckpoint c0\nb = alloc 5000\nrestore c0\nc = alloc 5000\n";
+    let t = both_on(Target::Wasm32, Child::Page, src, None);
+    // The chunk is what page_allocator reserved: the slot less its word.
+    assert_eq!(t.chunks[1].size, 8188);
+    assert_eq!(t.chunks[1].freed_by, Some(3));
+    assert_eq!(t.chunks[2].base, t.chunks[1].base);
+    assert_eq!(t.ops[4].address, t.ops[2].address);
+    let mut h = harness(Target::Wasm32)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    h.set_mode("arena-page");
+    let raw = h.run(None, &parse_steps(src)).unwrap();
+    assert!(raw[2].address.is_some());
+    assert_eq!(raw[4].address, raw[2].address);
+}
+
+#[test]
+fn page_allocator_on_wasm32_grows_memory_up_to_exactly_4_gib() {
+    // The model's linear memory starts at 64 KiB and may grow to wasm32's
+    // whole 4 GiB address space: big pages of 1, 2, 4 ... 2^14 (less the
+    // free-list word) fill it up to 2 GiB, and 2^15 more end exactly at
+    // 4 GiB. Then nothing more; nor does 2 GiB that would end past it.
+    // Model only: the real program's memory starts after its stack and data.
+    use bumplab_core::models::zig_page::{PageChild, BIGPAGE};
+    let big = |pages: u64| (pages * BIGPAGE - 8) as u32;
+    let mut c = PageChild::<u32>::new();
+    for k in 0..15 {
+        c.alloc(big(1 << k)).unwrap();
+    }
+    let last = c.alloc(big(1 << 15)).unwrap();
+    assert_eq!(u64::from(last.base), 1 << 31);
+    assert_eq!(c.alloc(big(1)), None);
+    let mut c = PageChild::<u32>::new();
+    c.alloc(big(1)).unwrap();
+    let half = c.alloc(big(1 << 15)).unwrap();
+    assert_eq!(u64::from(half.base), 2 * BIGPAGE);
+    // It would end 128 KiB past 4 GiB.
+    assert_eq!(c.alloc(big(1 << 15)), None);
 }
 
 /// alloc, realloc, free, reset, checkpoint and restore; sizes up to
