@@ -8,29 +8,30 @@ import { initialState, reducer } from "../state/reducer";
 import { createStore } from "../state/store";
 import { startTracer, TYPED_CHARS, type Tracer } from "./tracer";
 
+let started: number;
+let tracer: Tracer | undefined;
+/** A module whose `ready` (a trace's start) is counted and answers `ready()`. */
+const fakeModule = (ready: () => Promise<void>): TraceModule =>
+  ({
+    ready: () => {
+      started++;
+      return ready();
+    },
+  }) as unknown as TraceModule;
+
+beforeEach(() => {
+  started = 0;
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  tracer?.destroy();
+  vi.useRealTimers();
+});
+
 describe("the tracer's debounce", () => {
-  let started: number;
-  let tracer: Tracer | undefined;
-  const module = (): TraceModule =>
-    ({
-      ready: () => {
-        started++;
-        return Promise.reject(new Error("not loaded in this test"));
-      },
-    }) as unknown as TraceModule;
-
-  beforeEach(() => {
-    started = 0;
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    tracer?.destroy();
-    vi.useRealTimers();
-  });
-
   const setUp = () => {
     const store = createStore(reducer, initialState());
-    tracer = startTracer(module(), store, { debounceMs: 150 });
+    tracer = startTracer(fakeModule(() => Promise.reject(new Error("not loaded in this test"))), store, { debounceMs: 150 });
     return store;
   };
 
@@ -60,30 +61,11 @@ describe("the tracer's debounce", () => {
 });
 
 describe("a run held while its program is typed into", () => {
-  let started: number;
-  let tracer: Tracer | undefined;
-  // A run that stays under way: its engine never finishes loading.
-  const module = (): TraceModule =>
-    ({
-      ready: () => {
-        started++;
-        return new Promise(() => undefined);
-      },
-    }) as unknown as TraceModule;
-
-  beforeEach(() => {
-    started = 0;
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    tracer?.destroy();
-    vi.useRealTimers();
-  });
-
   const setUp = () => {
     const store = createStore(reducer, initialState());
     const spy = vi.spyOn(AbortController.prototype, "abort");
-    tracer = startTracer(module(), store, { debounceMs: 0 });
+    // A run that stays under way: its engine never finishes loading.
+    tracer = startTracer(fakeModule(() => new Promise(() => undefined)), store, { debounceMs: 0 });
     return { store, spy };
   };
 

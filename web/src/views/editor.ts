@@ -114,13 +114,20 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
   let reported = "";
   let pending: ReturnType<typeof setTimeout> | undefined;
   let read: (() => string) | null = null;
-  const handOn = (): void => {
+  /** Hands `text` on as the program, and drops any edit still waiting. */
+  const handOnText = (text: string): void => {
     clearTimeout(pending);
     pending = undefined;
-    if (!read) return;
-    reported = read();
     read = null;
-    handlers.onConfigure({ source: reported });
+    reported = text;
+    handlers.onConfigure({ source: text });
+  };
+  const handOn = (): void => {
+    if (read) handOnText(read());
+    else {
+      clearTimeout(pending);
+      pending = undefined;
+    }
   };
   // Set while the editor takes a text already handed on: its change is not another edit.
   let taking = false;
@@ -186,11 +193,7 @@ function build(container: HTMLElement, handlers: EditorHandlers) {
       handOn();
       return;
     }
-    clearTimeout(pending);
-    pending = undefined;
-    read = null;
-    reported = text;
-    handlers.onConfigure({ source: text });
+    handOnText(text);
     setTimeout(() => {
       taking = true;
       try {
