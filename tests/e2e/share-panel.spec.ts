@@ -43,6 +43,21 @@ async function downloadOf(page: Page, button: string): Promise<{ name: string; b
   return { name: file.suggestedFilename(), bytes: readFileSync(await file.path()) };
 }
 
+test("a page opened at a link says it is ready only once it draws the link's step, not the default program before it", async ({ page }) => {
+  // What the step counter says at the moment body[data-ready] is set: tests,
+  // screenshots and a reader's first click all act from that moment.
+  await page.addInitScript(() => {
+    new MutationObserver((_, observer) => {
+      if (document.body?.dataset["ready"] !== "true") return;
+      document.documentElement.dataset["counterAtReady"] = document.querySelector(".step-counter")?.textContent ?? "(none)";
+      observer.disconnect();
+    }).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-ready"] });
+  });
+  await page.goto("about:blank");
+  await page.goto(`/#${await encodeShare(STATE)}`);
+  await expect(page.locator("html")).toHaveAttribute("data-counter-at-ready", "op 2 / 6");
+});
+
 test("Copy link: the copied link, opened in a new page, shows the same program, allocator and step", async ({ page, context }) => {
   await openAtState(page);
   // Step on, so the link must carry a step the page reached, not the one it opened at.

@@ -79,12 +79,19 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
   startPlayback(store, (s, step) => (s.trace ? pausesAt(s.trace, step, narrations(s.tracedSource)) : false));
   const columns = startCompareTracer(module, store, { measure: measureCosts });
   const sweeps = startSweepRunner(module, store, measureCosts, (text) => showNotice(mounts.notice, text));
-  syncShareLinks(store, {
+  // The page is ready (body[data-ready], what tests and screenshots wait
+  // for) once the start link is applied and the run it names is drawn.
+  let linkSettled = false;
+  const settled = (): void => {
+    linkSettled = true;
+    scheduleRender();
+  };
+  void syncShareLinks(store, {
     known: (allocator) => allocators.some((a) => a.name === allocator),
     lessonExists: (id) => lessonById(id) !== undefined,
     notice: (text, link) => showNotice(mounts.notice, text, link),
     clearNotice: () => (mounts.notice.hidden = true),
-  });
+  }).then(settled, settled);
   applyTheme(store.getState().theme);
   store.subscribe((s, prev) => {
     if (s.theme !== prev.theme) applyTheme(s.theme);
@@ -188,7 +195,8 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
     showProgress(s.tracing);
     renderApp(mounts, s, context(s));
     fitPresentedNarration(mounts.narration, s.present);
-    document.body.dataset["ready"] = "true";
+    // A run drawn (or the program's error said) for the program in view, no trace still to come.
+    if (linkSettled && (s.error !== null || (s.pendingStep === null && s.trace !== null))) document.body.dataset["ready"] = "true";
     tracer.afterRender();
     columns.afterRender();
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeShare, encodeShare, shareQuery } from "../share/link";
+import { decodeShare, encodeShare, MAX_STEP, shareQuery } from "../share/link";
 import { traced } from "../test/runs";
 import { initialState, reducer, type Action, type AppState } from "./reducer";
 import { isShareLink, sharedOf } from "./shareSync";
@@ -37,6 +37,20 @@ describe("share links", () => {
       compare: null,
       lesson: "bump-down",
     });
+  });
+
+  it("carry the step a trace still to come opens at, not op 0 of the page before it", async () => {
+    // A link opened in a fresh page, copied before its trace arrives.
+    const shared = { ...sharedOf(loaded()), step: 2, micro: 1 };
+    const opening = run(initialState(), { type: "applyShared", shared });
+    expect([opening.step, opening.pendingStep]).toEqual([0, 2]);
+    expect(shareQuery(sharedOf(opening))).toMatch(/&s=2&u=1&/);
+    // A program opened at its last op: the link asks for the largest step, which opens at the last op.
+    const last = run(loaded(), { type: "openConfig", config: { source: SOURCE, allocator: "fitzgen-down", target: "64", capacity: 256, minAlign: null, child: null } });
+    expect(sharedOf(last).step).toBe(MAX_STEP);
+    const decoded = await decodeShare(await encodeShare(sharedOf(last)));
+    if (!decoded.ok) throw new Error(decoded.error);
+    expect(run(initialState(), { type: "applyShared", shared: decoded.state }, { type: "traced", trace: TRACE, source: SOURCE }).step).toBe(3);
   });
 });
 

@@ -4,7 +4,7 @@
 // fill the history. Writing starts once the start link is applied, so the
 // default program never overwrites a link still being decoded.
 
-import { decodeShare, encodeShare, type SharedState } from "../share/link";
+import { decodeShare, encodeShare, MAX_STEP, type SharedState } from "../share/link";
 import type { Action, AppState } from "./reducer";
 import type { Store } from "./store";
 
@@ -20,7 +20,11 @@ export function sharedOf(s: AppState): SharedState {
     capacity: s.capacity,
     minAlign: s.minAlign,
     ...(s.child != null ? { child: s.child } : {}),
-    step: s.step,
+    // The step a trace still to come opens at (a share link's, a lesson's
+    // first op), else the one in view: a link copied before the trace arrives
+    // opens where the page is going, not at op 0. "The last op" is asked for
+    // as a step past any run, which a link carries as its largest.
+    step: Math.min(s.pendingStep ?? s.step, MAX_STEP),
     // Only inside an op: a link at an op's end has no micro key, so its text stays the one tests/share-corpus pins.
     ...(s.micro !== null ? { micro: s.micro } : {}),
     compare: s.compare,
@@ -54,7 +58,12 @@ export interface ShareSyncOptions {
   clearNotice(): void;
 }
 
-export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyncOptions): void {
+/**
+ * Keeps the URL's hash and the state in step; the promise settles once the
+ * start link (if the page opened with one) is applied or refused, so the page
+ * is not called ready while it still shows the default program.
+ */
+export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyncOptions): Promise<void> {
   let timer: number | undefined;
   // When the state last changed: a drag of the scrubber changes the step every
   // frame, and one timer re-armed for what is left of the quiet time (not one
@@ -130,7 +139,8 @@ export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyn
   };
 
   const link = window.location.hash.slice(1);
-  if (isShareLink(link)) void open(link, true).finally(startWriting);
+  let started = Promise.resolve();
+  if (isShareLink(link)) started = open(link, true).finally(startWriting);
   else startWriting();
   // A link pasted into the address bar of an open page (replaceState fires no hashchange).
   window.addEventListener("hashchange", (event) => {
@@ -143,4 +153,5 @@ export function syncShareLinks(store: Store<AppState, Action>, options: ShareSyn
     pasted += 1;
     void open(text, false);
   });
+  return started;
 }
