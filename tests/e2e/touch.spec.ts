@@ -180,3 +180,16 @@ test("lesson 1's compare on a phone: the page never grows wider than the screen,
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
   expect(await page.evaluate(() => window.innerWidth)).toBe(390);
 });
+
+test("a share link opened on a phone starts at the top of the page, not at the program editor under the map", async ({ page }) => {
+  const { encodeShare } = await import("../../web/src/share/link");
+  const link = await encodeShare({ source: "a = alloc 1\nb = alloc u64\nc = alloc 24 align 16", allocator: "hinckley-up", target: "64", capacity: null, minAlign: null, step: 2, compare: null });
+  await page.goto("about:blank");
+  await page.goto(`/#${link}`);
+  await expect(page.locator("body")).toHaveAttribute("data-ready", "true");
+  await expect(counter(page)).toHaveText("op 2 / 3");
+  // The editor took the link's program (it sits far below the first screen on a phone) and the page stayed at its top.
+  await expect(page.locator("#program")).toHaveProgram("a = alloc 1\nb = alloc u64\nc = alloc 24 align 16");
+  expect(await page.locator("#program").evaluate((e) => e.getBoundingClientRect().top)).toBeGreaterThan(844);
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+});

@@ -90,10 +90,13 @@ export function createProgramEditor(parent: HTMLElement, options: ProgramEditorO
     view,
     text,
     replace(next, { undoable = true } = {}) {
+      // The caret goes to the top and the editor's own scroller with it, the
+      // page staying where it is: CodeMirror's scrollIntoView would scroll the
+      // page too, and on a phone (the editor under the map) a share link
+      // opened at the editor instead of the page's top.
       view.dispatch({
         changes: { from: 0, to: view.state.doc.length, insert: next },
         selection: { anchor: 0 },
-        scrollIntoView: true,
         // An undoable replacement is an undo step of its own: CodeMirror
         // joins changes made within half a second, and a program chosen just
         // after the page set its first one would undo to an empty editor.
@@ -101,6 +104,7 @@ export function createProgramEditor(parent: HTMLElement, options: ProgramEditorO
         // stays out of the history.
         annotations: undoable ? isolateHistory.of("full") : Transaction.addToHistory.of(false),
       });
+      view.scrollDOM.scrollTop = 0;
     },
     show(error, currentLine) {
       const doc = view.state.doc;
