@@ -193,3 +193,16 @@ test("a share link opened on a phone starts at the top of the page, not at the p
   expect(await page.locator("#program").evaluate((e) => e.getBoundingClientRect().top)).toBeGreaterThan(844);
   expect(await page.evaluate(() => window.scrollY)).toBe(0);
 });
+
+test("a lesson picked from the Programs menu on a phone comes into view: the menu sits under the map, the lesson above it", async ({ page }) => {
+  const menu = page.getByRole("button", { name: "Programs" });
+  await menu.scrollIntoViewIfNeeded();
+  expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(844);
+  await menu.tap();
+  await page.getByRole("menuitem", { name: "Why bumping down needs fewer instructions" }).tap();
+  await expect(counter(page)).toHaveText("op 0 / 5");
+  await expect(page.getByRole("button", { name: "Exit lesson" })).toBeInViewport();
+  const top = await page.getByRole("region", { name: "Why bumping down needs fewer instructions" }).evaluate((e) => e.getBoundingClientRect().top);
+  expect(top).toBeGreaterThanOrEqual(0);
+  expect(top).toBeLessThan(100);
+});

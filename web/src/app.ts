@@ -188,6 +188,21 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
     onTyping: () => tracer.hold(),
     onHandedOn: () => tracer.resume(),
   });
+  // A lesson just started is brought into view once drawn: it is picked from
+  // the Programs menu beside the editor, which on a phone sits far under the
+  // map and the lesson's narration, where the reader reads next.
+  let revealLesson = false;
+  store.subscribe((s, prev) => {
+    if (s.lesson !== null && s.lesson !== prev.lesson) revealLesson = true;
+  });
+  const showLesson = (s: AppState): void => {
+    if (!revealLesson || s.lesson === null || s.trace === null || s.pendingStep !== null) return;
+    revealLesson = false;
+    const panel = mounts.narration.firstElementChild;
+    if (!(panel instanceof HTMLElement) || panel.hidden) return;
+    const box = panel.getBoundingClientRect();
+    if (box.top < 0 || box.top > window.innerHeight) panel.scrollIntoView({ block: "start" });
+  };
   const render = (prepared: AppState | null): void => {
     const latest = store.getState();
     // A frame following the drag draws the state its task prepared; the hand's newer step comes a frame later.
@@ -195,6 +210,7 @@ export function startApp(module: TraceModule, mounts: Mounts, editor: EditorModu
     showProgress(s.tracing);
     renderApp(mounts, s, context(s));
     fitPresentedNarration(mounts.narration, s.present);
+    showLesson(s);
     // A run drawn (or the program's error said) for the program in view, no trace still to come.
     if (linkSettled && (s.error !== null || (s.pendingStep === null && s.trace !== null))) document.body.dataset["ready"] = "true";
     tracer.afterRender();
