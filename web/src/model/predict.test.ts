@@ -31,6 +31,12 @@ describe("predictionAt", () => {
     expect(predictionAt(t, 0)?.reason).toBe("bump up: the block starts at the pointer, 0x10010, already 1-aligned, and the pointer moves past it to 0x10011");
   });
 
+  it("bumping up with a minimum alignment: the pointer moves past the block, then rounds up to it", () => {
+    const t = trace("a = alloc u8\nb = alloc 3", "up-min-align", 256);
+    expect(predictionAt(t, 0)?.reason).toBe("bump up: the block starts at the pointer, 0x10010, already 1-aligned, and the pointer moves past it to 0x10011, rounded up to 0x10018");
+    expect(predictionAt(t, 1)?.reason).toBe("bump up: the block starts at the pointer, 0x10018, already 1-aligned, and the pointer moves past it to 0x1001b, rounded up to 0x10020");
+  });
+
   it("a block that needs a new chunk lands in that chunk, empty on the strip", () => {
     const t = trace("a = alloc u64", "bumpalo");
     const p = predictionAt(t, 0);

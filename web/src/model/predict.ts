@@ -45,8 +45,12 @@ function placingOp(trace: TraceView, step: number): Op | undefined {
 
 const eventOf = (op: Op, kind: string): TraceEvent | undefined => op.events.find((e) => e.kind === kind);
 
-/** The bump arithmetic, from where the pointer was to where the block starts. */
-function bumpSentence(trace: TraceView, op: Op, from: number): string {
+/**
+ * The bump arithmetic, from where the pointer was to where the block starts;
+ * bumping up, on to where the pointer is after it (`after`, in the block's
+ * chunk), which a minimum alignment rounds up past the block's end.
+ */
+function bumpSentence(trace: TraceView, op: Op, from: number, after: number | undefined): string {
   const address = op.address ?? 0;
   const size = op.size ?? 0;
   const align = op.align ?? 1;
@@ -58,7 +62,8 @@ function bumpSentence(trace: TraceView, op: Op, from: number): string {
     return `${head}; the block starts at ${hex(address)}`;
   }
   const head = `bump up: the block starts at the pointer, ${hex(from)}`;
-  const tail = `, and the pointer moves past it to ${hex(address + size)}`;
+  const end = address + size;
+  const tail = after !== undefined && after > end ? `, and the pointer moves past it to ${hex(end)}, rounded up to ${hex(after)}` : `, and the pointer moves past it to ${hex(end)}`;
   if (from === address) return `${head}, already ${align}-aligned${tail}`;
   if (address > from) return `bump up: ${hex(from)} rounded up to ${hex(address)} for alignment (${bytes(address - from)} of padding)${tail}`;
   return `${head}; the block starts at ${hex(address)}`;
@@ -70,7 +75,8 @@ function reasonFor(trace: TraceView, step: number, op: Op, chunk: ChunkInfo, new
   const made = eventOf(op, "new_chunk");
   const ptr = bumpPointerAt(trace, step);
   const from = newChunk || ptr === undefined || !chunkContains(chunk, ptr) ? bumpOrigin(trace.direction, chunk) : ptr;
-  const bump = bumpSentence(trace, op, from);
+  const next = bumpPointerAt(trace, step + 1);
+  const bump = bumpSentence(trace, op, from, next !== undefined && chunkContains(chunk, next) ? next : undefined);
   const prefix = newChunk && made ? `no room where the pointer is: ${made.text}; ` : "";
   if (op.kind === "realloc") {
     const inPlace = eventOf(op, "grew_in_place") ?? eventOf(op, "shrank_in_place");
