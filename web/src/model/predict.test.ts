@@ -179,10 +179,10 @@ describe("gradeGuess: to the exact byte", () => {
     });
     expect(gradeGuess(up, 0x10010).mistake).toBe("You rounded down: bumping up rounds the bump pointer 0x10011 up to 8-aligned, to 0x10018, not down to 0x10010.");
     expect(gradeGuess(up, 0x10020).mistake).toBe(
-      "That is where the bump pointer moves after b: bumping up, the block starts at the pointer, rounded up to 0x10018, and ends at 0x10020.",
+      "That is where b ends, not where it starts: bumping up, the block starts at the pointer, rounded up to 0x10018, and ends at 0x10020.",
     );
     const a = at(t, 0);
-    expect(gradeGuess(a, 0x10011).mistake).toBe("That is where the bump pointer moves after a: bumping up, the block starts at the pointer, 0x10010, and ends at 0x10011.");
+    expect(gradeGuess(a, 0x10011).mistake).toBe("That is where a ends, not where it starts: bumping up, the block starts at the pointer, 0x10010, and ends at 0x10011.");
   });
 
   it("a new chunk: a guess outside it says so; a realloc in place has no bump to diagnose", () => {

@@ -270,7 +270,7 @@ function mistakeFor(p: Prediction, guess: number): string {
     return `You rounded down: bumping up rounds the bump pointer ${hex(from)} up to ${align}-aligned, to ${hex(at)}, not down to ${hex(guess)}.`;
   }
   if (size > 0 && guess === at + size) {
-    return `That is where the bump pointer moves after ${name}: bumping up, the block starts at the pointer${padding > 0 ? `, rounded up to ${hex(at)}` : `, ${hex(at)}`}, and ends at ${hex(guess)}.`;
+    return `That is where ${name} ends, not where it starts: bumping up, the block starts at the pointer${padding > 0 ? `, rounded up to ${hex(at)}` : `, ${hex(at)}`}, and ends at ${hex(guess)}.`;
   }
   if (oneStep) {
     return padding === 0
