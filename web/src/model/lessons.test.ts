@@ -278,8 +278,10 @@ describe("the claims each lesson makes", () => {
     expect(only(t, "b").address).toBe(0x10018);
     expect([only(t, "c").address, only(t, "c").bump_ptr]).toEqual([0x10020, 0x10028]);
     expect(only(t, "d").address).toBe(0x10028);
-    // "The 5 bytes after c are the price."
+    // "the 5 bytes after c were set aside when c was rounded", and "hinckley-up puts d at 0x10028 too, padding it by 5".
     expect((only(t, "c").bump_ptr ?? 0) - addr(only(t, "c")) - (only(t, "c").size ?? 0)).toBe(5);
+    const hinckley = traceLesson(l, "hinckley-up");
+    expect([only(hinckley, "d").address, only(hinckley, "d").padding]).toEqual([0x10028, 5]);
     const fs = opsAt(t, "f");
     expect(fs).toHaveLength(3);
     for (const f of fs) {
