@@ -97,6 +97,12 @@ describe("fast and slow parts", () => {
     const op1 = big.ops[1];
     if (!op1) throw new Error("two ops");
     expect(slowReason(viewOf(big), op1)).toBe("new oversized chunk");
+    // The slab-boundary pitfall: the restore frees the slab the scope made and bumps in the kept one again.
+    const slab = jsonTrace(config("a = alloc 127\nb = alloc 127\ncheckpoint s\ny = alloc 10\nrestore s", "bumper-slab", { target: "wasm32", capacity: 256 }));
+    const restore = slab.ops[4];
+    if (!restore) throw new Error("five ops");
+    expect(restore.events.filter((e) => e.kind === "chunk_freed")).toHaveLength(1);
+    expect(slowReason(viewOf(slab), restore)).toBe("1 chunk freed");
   });
 });
 
