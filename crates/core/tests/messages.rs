@@ -86,6 +86,10 @@ fn one_byte_is_one_byte_in_every_sentence() {
             PresetId::BumpScopeUp,
         ),
         ("a = alloc 1\nb = realloc a 8", PresetId::Bumpalo),
+        (
+            "a = alloc 1\ncheckpoint s\nb = alloc 1\nrestore s\nreset",
+            PresetId::HinckleyUp,
+        ),
     ]
     .into_iter()
     .flat_map(|(src, preset)| texts(src, preset))
@@ -104,7 +108,8 @@ fn one_byte_is_one_byte_in_every_sentence() {
         "{texts:?}"
     );
     assert!(
-        texts.contains(&"freed, but its 1 byte cannot be reused until the blocks after it go too"),
+        texts
+            .contains(&"freed, not reclaimed: the bump pointer does not move back over its 1 byte"),
         "{texts:?}"
     );
     assert!(
@@ -116,7 +121,20 @@ fn one_byte_is_one_byte_in_every_sentence() {
         "{texts:?}"
     );
     assert!(texts.contains(&"1 byte copied"), "{texts:?}");
-    assert!(texts.iter().all(|t| !t.contains(" 1 bytes")), "{texts:?}");
+    assert!(
+        texts.contains(&"restored 's': 1 block reclaimed"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"reset: 1 block reclaimed; every checkpoint is dropped"),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .all(|t| !t.contains(" 1 bytes") && !t.contains(" 1 blocks")),
+        "{texts:?}"
+    );
 }
 
 #[test]

@@ -501,8 +501,8 @@ impl<W: Word> Engine<W> {
                 self.reclaim_all(cols, &mut op);
                 note(self.detail, &mut op.events, EventKind::Reset, || {
                     format!(
-                        "reset: {} blocks reclaimed; every checkpoint is dropped",
-                        op.reclaimed.len()
+                        "reset: {} reclaimed; every checkpoint is dropped",
+                        crate::text::plural(op.reclaimed.len() as u64, "block")
                     )
                 });
                 op
@@ -556,7 +556,10 @@ impl<W: Word> Engine<W> {
                 self.reclaim_all(cols, &mut op);
                 let text = self.text(name);
                 note(self.detail, &mut op.events, EventKind::Restored, || {
-                    format!("restored '{text}': {} blocks reclaimed", op.reclaimed.len())
+                    format!(
+                        "restored '{text}': {} reclaimed",
+                        crate::text::plural(op.reclaimed.len() as u64, "block")
+                    )
                 });
                 op
             }

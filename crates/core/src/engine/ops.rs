@@ -291,8 +291,10 @@ impl<W: Word> Engine<W> {
             });
         } else {
             note(self.detail, &mut op.events, EventKind::NotReclaimed, || {
+                // True of every model: some give the bytes back at a reset,
+                // some only when the arena is dropped, and their own events say which.
                 format!(
-                    "freed, but its {} cannot be reused until the blocks after it go too",
+                    "freed, not reclaimed: the bump pointer does not move back over its {}",
                     bytes(size)
                 )
             });
