@@ -29,6 +29,7 @@ test("the classic mistake, 0x10107 for b, is graded wrong with the padding it mi
   await expect(panel(page).locator(".predict-ask")).toHaveText(
     "b = alloc 8 bytes, align 8, in chunk 0, 0x10010–0x10110 (bumping down); the bump pointer is at 0x1010f.",
   );
+  await expect(panel(page).locator(".predict-zoom-caption")).toHaveText(/^Zoomed in: 0x[0-9a-f]+–0x[0-9a-f]+, one cell per byte; the long lines are 8-aligned\.$/);
   const strip = page.getByRole("slider", { name: "Where will b land?" });
   await strip.focus();
   await page.keyboard.press("End");
@@ -48,6 +49,16 @@ test("the classic mistake, 0x10107 for b, is graded wrong with the padding it mi
   );
   // Answering runs nothing: the op asked about is still the next one.
   await expect(counter(page)).toHaveText("op 1 / 5");
+});
+
+test("a block of alignment 1 may start at any byte, and the zoomed strip says so", async ({ page }) => {
+  await atQuestionB(page);
+  // d = alloc [u8; 13], two ops on: the lesson asks about it too.
+  await panel(page).getByRole("button", { name: "Next", exact: true }).click();
+  await expect(counter(page)).toHaveText("op 2 / 5");
+  await page.getByRole("button", { name: "Step forward" }).click();
+  await expect(page.getByRole("slider", { name: "Where will d land?" })).toBeVisible();
+  await expect(panel(page).locator(".predict-zoom-caption")).toHaveText(/^Zoomed in: 0x[0-9a-f]+–0x[0-9a-f]+, one cell per byte; the block could start at any byte\.$/);
 });
 
 test("one byte off is wrong; the exact byte is right", async ({ page }) => {

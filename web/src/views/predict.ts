@@ -418,7 +418,9 @@ function drawZoom(refs: Refs, strip: StripData, p: Prediction, data: PredictData
     const block = clip(p.address, p.address + Math.max(1, p.size));
     if (block) answer.append("rect").attr("class", "predict-answer-block").attr("x", block.x).attr("width", block.width).attr("y", ZOOM_BAR_Y - 2).attr("height", ZOOM_BAR_H + 4).attr("rx", 2);
   }
-  setText(refs.zoomCaption, `Zoomed in: ${hex(lo)}–${hex(hi)}, one cell per byte; the long lines are ${align}-aligned.`);
+  // With an alignment of 1 every line is long: any byte is a place the block could start.
+  const lines = align > 1 ? `the long lines are ${align}-aligned` : "the block could start at any byte";
+  setText(refs.zoomCaption, `Zoomed in: ${hex(lo)}–${hex(hi)}, one cell per byte; ${lines}.`);
 }
 
 /** The bytes skipped for alignment between the bump pointer and the block, if any. */
