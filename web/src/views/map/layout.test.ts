@@ -5,7 +5,7 @@ import { syntheticMapData } from "./bench";
 import { zoomAbout } from "./scale";
 import { blockLabel } from "./labels";
 import { microMapAt } from "../../model/microMap";
-import { DETAIL_LIMIT, layoutMap, type MemoryMapData } from "./layout";
+import { DETAIL_LIMIT, layoutMap, metaLabel, type MemoryMapData } from "./layout";
 
 // layoutMap is the map's pure half: data, width and zoom in, what to draw out.
 // 872 px wide leaves 804 px of plot between the margins.
@@ -123,5 +123,16 @@ describe("layoutMap inside an op", () => {
     const row = layoutMap({ ...defaultProgram(), rows: m.rows, bumpPtr: m.bumpPtr, micro: { candidate: m.candidate, padding: m.padding } }, WIDTH).rows[0]!;
     expect(row.ghost).toBeNull();
     expect(row.pending).toBeNull();
+  });
+});
+
+describe("metaLabel", () => {
+  it("names a header or footer as fully as its box has room for, never past its edges", () => {
+    // Without a canvas a label is 7 px a character (+2), with 4 px of room each side.
+    expect(metaLabel("header", 16, 200)).toBe("header 16 B");
+    expect(metaLabel("footer", 16, 11 * 7 + 2 + 8)).toBe("footer 16 B");
+    expect(metaLabel("header", 16, 11 * 7 + 2 + 7)).toBe("16 B");
+    expect(metaLabel("header", 16, 4 * 7 + 2 + 8)).toBe("16 B");
+    expect(metaLabel("header", 16, 4 * 7 + 2 + 7)).toBe("");
   });
 });

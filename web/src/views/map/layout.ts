@@ -269,6 +269,16 @@ function blocksInView(held: HeldRow, lo: number, hi: number): { from: number; to
 }
 
 /**
+ * A header's or footer's label, as long as its box has room for: "header
+ * 16 B", else "16 B", else none (its title still names it). A compare
+ * column's row caps the box at 30% of a narrow row, under the long label.
+ */
+export function metaLabel(kind: "header" | "footer", n: number, width: number): string {
+  for (const label of [`${kind} ${n} B`, `${n} B`]) if (labelWidth(label) + 8 <= width) return label;
+  return "";
+}
+
+/**
  * The unzoomed pixel widths of a chunk's header and footer: to scale, but
  * never narrower than their labels nor wider than 30% of the row.
  */
@@ -370,8 +380,8 @@ function layoutRow(
   const visible = visibleAddresses({ start: domain.lo, capacity: span }, base.x0, base.x1, innerWidth, z);
   const bytePx = span > 0 ? (usable.x1 - usable.x0) / span : 0;
   const meta: MetaRegion[] = [];
-  if (hw > 0) meta.push({ kind: "header", bytes: chunk.header, x: zoomX(z, 0), width: hw * z.k, label: `header ${chunk.header} B` });
-  if (fw > 0) meta.push({ kind: "footer", bytes: chunk.footer, x: zoomX(z, innerWidth - fw), width: fw * z.k, label: `footer ${chunk.footer} B` });
+  if (hw > 0) meta.push({ kind: "header", bytes: chunk.header, x: zoomX(z, 0), width: hw * z.k, label: metaLabel("header", chunk.header, hw * z.k) });
+  if (fw > 0) meta.push({ kind: "footer", bytes: chunk.footer, x: zoomX(z, innerWidth - fw), width: fw * z.k, label: metaLabel("footer", chunk.footer, fw * z.k) });
 
   const fill = `${view.used} / ${chunk.capacity} B used`;
   const reason = chunkReason(chunk);
