@@ -200,7 +200,7 @@ test("a Try-it action goes to an op: the parser arena's exact fit", async ({ pag
   await expect(counter(page)).toHaveText("op 8 / 8");
   await narration(page).getByRole("button", { name: "Try it: back to the exact fit" }).click();
   await expect(counter(page)).toHaveText("op 5 / 8");
-  await expect(narrationBody(page)).toContainText("so an exact fit still makes a new pool, 128 bytes");
+  await expect(narrationBody(page)).toContainText("so an exact fit still makes a new pool, 64 * 2 = 128 bytes");
 });
 
 test("a directive the narration cannot read is shown at its line", async ({ page }) => {
