@@ -20,7 +20,7 @@ mod arena_diff;
 #[path = "common/native.rs"]
 mod native;
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use arena_diff::{
     base_seed, compare_undone, largest_request, last_true, model_or_stop, parse_steps, program,
@@ -38,13 +38,8 @@ const PRESET: PresetId = PresetId::LlvmBumpPtr;
 
 /// The harness for `target`, built once per test binary and shared.
 fn harness(target: Target) -> &'static Mutex<Harness> {
-    static H64: OnceLock<Mutex<Harness>> = OnceLock::new();
-    static H32: OnceLock<Mutex<Harness>> = OnceLock::new();
-    let cell = match target {
-        Target::W64 => &H64,
-        Target::Wasm32 => &H32,
-    };
-    cell.get_or_init(|| {
+    static HARNESSES: native::PerTarget = native::PerTarget::new();
+    HARNESSES.get(target, || {
         let (llvm, version) = native::llvm_config();
         let out = |args: &[&str]| -> Vec<String> {
             let o = std::process::Command::new(&llvm)
@@ -76,7 +71,7 @@ fn harness(target: Target) -> &'static Mutex<Harness> {
             }
         };
         let bin = native::build_cxx(name, "llvm_bump_ptr.cpp", &flags, &libs);
-        Mutex::new(Harness::spawn(name, &bin))
+        Harness::spawn(name, &bin)
     })
 }
 

@@ -21,7 +21,7 @@ mod arena_diff;
 #[path = "common/native.rs"]
 mod native;
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use arena_diff::{
     base_seed, compare_undone, largest_request, last_true, model_or_stop, parse_steps, program,
@@ -39,13 +39,8 @@ const PRESET: PresetId = PresetId::PmrMonotonic;
 
 /// The harness for `target`, built once per test binary and shared.
 fn harness(target: Target) -> &'static Mutex<Harness> {
-    static H64: OnceLock<Mutex<Harness>> = OnceLock::new();
-    static H32: OnceLock<Mutex<Harness>> = OnceLock::new();
-    let cell = match target {
-        Target::W64 => &H64,
-        Target::Wasm32 => &H32,
-    };
-    cell.get_or_init(|| {
+    static HARNESSES: native::PerTarget = native::PerTarget::new();
+    HARNESSES.get(target, || {
         let mut flags = vec!["-std=c++17".to_string()];
         flags.extend(native::cxx_target_flags(target));
         let name = match target {
@@ -53,7 +48,7 @@ fn harness(target: Target) -> &'static Mutex<Harness> {
             Target::Wasm32 => "pmr_monotonic-m32",
         };
         let bin = native::build_cxx(name, "pmr_monotonic.cpp", &flags, &[]);
-        Mutex::new(Harness::spawn(name, &bin))
+        Harness::spawn(name, &bin)
     })
 }
 

@@ -11,7 +11,7 @@ mod arena_diff;
 #[path = "common/native.rs"]
 mod native;
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use arena_diff::{
     base_seed, compare, largest_request, last_true, parse_steps, program, run_model, runnable,
@@ -28,15 +28,10 @@ const PRESET: PresetId = PresetId::ZigFixedBuffer;
 
 /// The harness for `target`, built once per test binary and shared.
 fn harness(target: Target) -> &'static Mutex<Harness> {
-    static H64: OnceLock<Mutex<Harness>> = OnceLock::new();
-    static H32: OnceLock<Mutex<Harness>> = OnceLock::new();
-    let cell = match target {
-        Target::W64 => &H64,
-        Target::Wasm32 => &H32,
-    };
-    cell.get_or_init(|| {
+    static HARNESSES: native::PerTarget = native::PerTarget::new();
+    HARNESSES.get(target, || {
         let bin = native::build_zig("zig_heaps", "zig_heaps.zig", target);
-        Mutex::new(Harness::spawn_for("zig_heaps", &bin, target).with_mode("fba"))
+        Harness::spawn_for("zig_heaps", &bin, target).with_mode("fba")
     })
 }
 

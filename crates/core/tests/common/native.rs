@@ -246,6 +246,35 @@ pub struct RawOp {
     pub chunks: Vec<ChunkAt>,
 }
 
+/// A suite's harnesses, one per target, each started on first use and then
+/// shared by every test of the binary (a `static` at the suite).
+pub struct PerTarget {
+    w64: std::sync::OnceLock<std::sync::Mutex<Harness>>,
+    wasm32: std::sync::OnceLock<std::sync::Mutex<Harness>>,
+}
+
+impl PerTarget {
+    pub const fn new() -> Self {
+        Self {
+            w64: std::sync::OnceLock::new(),
+            wasm32: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The harness for `target`, started by `start` the first time.
+    pub fn get(
+        &'static self,
+        target: Target,
+        start: impl FnOnce() -> Harness,
+    ) -> &'static std::sync::Mutex<Harness> {
+        let cell = match target {
+            Target::W64 => &self.w64,
+            Target::Wasm32 => &self.wasm32,
+        };
+        cell.get_or_init(|| std::sync::Mutex::new(start()))
+    }
+}
+
 /// A running harness. One that crashed (a panic in the real allocator, an
 /// error the harness reported) is started again for the next program.
 pub struct Harness {

@@ -2,7 +2,7 @@
 //! harness (tests/native/zig_heaps.zig) and the model, each run over a child
 //! allocator on a target, and the comparison of what each op left on them.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use super::arena_diff::{compare, parse_steps, run_model_over, without_addresses, Seen, Step};
 use super::native::{self, Harness};
@@ -16,15 +16,10 @@ pub const CHILDREN: [Child; 2] = [Child::Page, Child::Heap];
 
 /// The harness for `target`, built once per test binary and shared.
 pub fn harness(target: Target) -> &'static Mutex<Harness> {
-    static H64: OnceLock<Mutex<Harness>> = OnceLock::new();
-    static H32: OnceLock<Mutex<Harness>> = OnceLock::new();
-    let cell = match target {
-        Target::W64 => &H64,
-        Target::Wasm32 => &H32,
-    };
-    cell.get_or_init(|| {
+    static HARNESSES: native::PerTarget = native::PerTarget::new();
+    HARNESSES.get(target, || {
         let bin = native::build_zig("zig_heaps", "zig_heaps.zig", target);
-        Mutex::new(Harness::spawn_for("zig_heaps", &bin, target))
+        Harness::spawn_for("zig_heaps", &bin, target)
     })
 }
 
